@@ -1,0 +1,144 @@
+//! Running the real `kubectl` against a target. The harness talks to every cluster the way a
+//! learner does, so what it sees is what `kubectl` shows (resource names, short names, kinds).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+
+/// Upper bound for one kubectl call; a hung API server must not hang grading.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone)]
+pub struct Kubectl {
+    kubeconfig: PathBuf,
+    program: PathBuf,
+}
+
+#[derive(Debug, Clone)]
+pub struct KubectlOutput {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl KubectlOutput {
+    /// The trimmed error text kubectl printed, for messages.
+    pub fn error_text(&self) -> String {
+        let text = self.stderr.trim();
+        if text.is_empty() {
+            self.stdout.trim().to_string()
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+impl Kubectl {
+    pub fn new(kubeconfig: &Path) -> Kubectl {
+        Kubectl {
+            kubeconfig: kubeconfig.to_path_buf(),
+            program: std::env::var_os("PROCTOR_KUBECTL")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("kubectl")),
+        }
+    }
+
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// Runs kubectl; a non-zero exit is returned, not an error (callers decide what it means).
+    pub async fn run(&self, args: &[&str], stdin: Option<&[u8]>) -> anyhow::Result<KubectlOutput> {
+        let mut command = tokio::process::Command::new(&self.program);
+        command
+            .args(args)
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env_remove("KUBECTL_EXTERNAL_DIFF")
+            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        tracing::debug!(?args, "kubectl");
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("cannot run {}", self.program.display()))?;
+        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            pipe.write_all(input).await.context("writing kubectl stdin")?;
+            drop(pipe);
+        }
+        let output = tokio::time::timeout(CALL_TIMEOUT, child.wait_with_output())
+            .await
+            .map_err(|_| anyhow!("kubectl {} did not finish within {}s", args.join(" "), CALL_TIMEOUT.as_secs()))?
+            .context("waiting for kubectl")?;
+        Ok(KubectlOutput {
+            success: output.status.success(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        })
+    }
+
+    /// Runs kubectl and fails with its error text on a non-zero exit.
+    pub async fn ok(&self, args: &[&str], stdin: Option<&[u8]>) -> anyhow::Result<String> {
+        let output = self.run(args, stdin).await?;
+        if output.success {
+            Ok(output.stdout)
+        } else {
+            Err(anyhow!("kubectl {}: {}", args.join(" "), output.error_text()))
+        }
+    }
+
+    /// `kubectl ... -o json` parsed.
+    pub async fn json(&self, args: &[&str]) -> anyhow::Result<Value> {
+        let mut full: Vec<&str> = args.to_vec();
+        full.extend(["-o", "json"]);
+        let text = self.ok(&full, None).await?;
+        if text.trim().is_empty() {
+            return Ok(Value::Null);
+        }
+        serde_json::from_str(&text).with_context(|| format!("kubectl {} printed invalid JSON", args.join(" ")))
+    }
+
+    /// Creates or updates objects given as JSON (`kubectl apply -f -`).
+    pub async fn apply(&self, object: &Value) -> anyhow::Result<()> {
+        let body = serde_json::to_vec(object)?;
+        self.ok(&["apply", "-f", "-"], Some(&body)).await.map(drop)
+    }
+
+    /// Creates an object given as JSON (`kubectl create -f -`).
+    pub async fn create(&self, object: &Value) -> anyhow::Result<()> {
+        let body = serde_json::to_vec(object)?;
+        self.ok(&["create", "-f", "-"], Some(&body)).await.map(drop)
+    }
+
+    /// Names of the nodes matching a label selector (all nodes when `None`), sorted.
+    pub async fn node_names(&self, selector: Option<&str>) -> anyhow::Result<Vec<String>> {
+        let mut args = vec!["get", "nodes", "-o", "jsonpath={.items[*].metadata.name}"];
+        if let Some(selector) = selector {
+            args.extend(["-l", selector]);
+        }
+        let text = self.ok(&args, None).await?;
+        let mut names: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Polls until the API server answers, for at most `within`.
+    pub async fn wait_ready(&self, within: Duration) -> anyhow::Result<()> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let last = match self.run(&["get", "--raw", "/version"], None).await {
+                Ok(output) if output.success => return Ok(()),
+                Ok(output) => output.error_text(),
+                Err(error) => format!("{error:#}"),
+            };
+            if tokio::time::Instant::now() >= deadline {
+                return Err(anyhow!("the API server did not answer within {}s: {last}", within.as_secs()));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}

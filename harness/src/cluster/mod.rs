@@ -1,0 +1,11 @@
+//! Cluster targets: the embedded kwok cluster or an external one, snapshots, node injection.
+
+pub mod external;
+pub mod kubectl;
+pub mod names;
+pub mod nodes;
+pub mod target;
+
+pub use kubectl::Kubectl;
+pub use nodes::NodeTemplate;
+pub use target::{Snapshot, Target};

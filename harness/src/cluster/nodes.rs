@@ -1,0 +1,166 @@
+//! Node objects for the lab's starting nodes and for injected perturbations.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::scenario::model::{NodeSpec, Perturbation};
+
+/// The annotation kwok's fake kubelet looks for (kwok `--manage-nodes-with-annotation-selector`).
+pub const KWOK_NODE_ANNOTATION: &str = "kwok.x-k8s.io/node";
+
+/// A node described by the harness: name, labels, annotations, taints, and whether a fake
+/// kubelet manages it.
+#[derive(Debug, Clone)]
+pub struct NodeTemplate {
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub taints: Vec<Value>,
+    pub managed: bool,
+}
+
+impl NodeTemplate {
+    pub fn from_spec(spec: &NodeSpec) -> NodeTemplate {
+        NodeTemplate {
+            name: spec.name.clone(),
+            labels: spec.labels.clone(),
+            annotations: spec.annotations.clone(),
+            taints: spec.taints.clone(),
+            managed: true,
+        }
+    }
+
+    pub fn from_perturbation(name: String, perturbation: &Perturbation) -> NodeTemplate {
+        NodeTemplate {
+            name,
+            labels: perturbation.labels.clone(),
+            annotations: perturbation.annotations.clone(),
+            taints: perturbation.taints.clone(),
+            managed: perturbation.managed,
+        }
+    }
+
+    /// `lab-node-0 .. lab-node-{count-1}` with no lab labels (`proctor up` without a lab).
+    pub fn plain(count: usize) -> Vec<NodeTemplate> {
+        (0..count)
+            .map(|index| NodeTemplate {
+                name: format!("lab-node-{index}"),
+                labels: BTreeMap::new(),
+                annotations: BTreeMap::new(),
+                taints: Vec::new(),
+                managed: true,
+            })
+            .collect()
+    }
+
+    /// The Node object. Managed nodes are kwok fake nodes (annotation + Ready status); an
+    /// unmanaged node has no kubelet, so its pods are bound but never start.
+    pub fn to_object(&self) -> Value {
+        let mut node = base_node(&self.name, &self.labels, &self.annotations);
+        if let Some(metadata) = node.get_mut("metadata").and_then(Value::as_object_mut) {
+            if let Some(annotations) = metadata.get_mut("annotations").and_then(Value::as_object_mut) {
+                if self.managed {
+                    annotations.insert(KWOK_NODE_ANNOTATION.to_string(), json!("fake"));
+                } else {
+                    annotations.remove(KWOK_NODE_ANNOTATION);
+                }
+            }
+        }
+        if !self.managed {
+            if let Some(object) = node.as_object_mut() {
+                object.remove("status");
+            }
+        }
+        if !self.taints.is_empty() {
+            if let Some(object) = node.as_object_mut() {
+                let spec = object.entry("spec").or_insert_with(|| json!({}));
+                if let Some(spec) = spec.as_object_mut() {
+                    spec.insert("taints".to_string(), Value::Array(self.taints.clone()));
+                }
+            }
+        }
+        node
+    }
+}
+
+#[cfg(feature = "embedded")]
+fn base_node(name: &str, labels: &BTreeMap<String, String>, annotations: &BTreeMap<String, String>) -> Value {
+    let mut node = kwok::cluster::fake_node(name, labels, annotations);
+    ensure_annotations(&mut node);
+    node
+}
+
+/// Without the embedded cluster the node is built the way kwok's node template does
+/// (kwok `kustomize/stage/node`): fake annotation, `type: kwok` label, Ready.
+#[cfg(not(feature = "embedded"))]
+fn base_node(name: &str, labels: &BTreeMap<String, String>, annotations: &BTreeMap<String, String>) -> Value {
+    let mut all_labels: Map<String, Value> = Map::new();
+    all_labels.insert("kubernetes.io/hostname".into(), json!(name));
+    all_labels.insert("kubernetes.io/os".into(), json!("linux"));
+    all_labels.insert("kubernetes.io/arch".into(), json!("amd64"));
+    all_labels.insert("type".into(), json!("kwok"));
+    for (key, value) in labels {
+        all_labels.insert(key.clone(), json!(value));
+    }
+    let all_annotations: Map<String, Value> =
+        annotations.iter().map(|(key, value)| (key.clone(), json!(value))).collect();
+    let mut node = json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": all_labels, "annotations": all_annotations},
+        "spec": {},
+        "status": {
+            "allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110"},
+            "capacity": {"cpu": "32", "memory": "256Gi", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status"}],
+            "nodeInfo": {"architecture": "amd64", "operatingSystem": "linux", "kubeletVersion": "fake", "kubeProxyVersion": "fake"},
+            "phase": "Running"
+        }
+    });
+    ensure_annotations(&mut node);
+    node
+}
+
+fn ensure_annotations(node: &mut Value) {
+    if let Some(metadata) = node.get_mut("metadata").and_then(Value::as_object_mut) {
+        let annotations = metadata
+            .entry("annotations")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !annotations.is_object() {
+            *annotations = Value::Object(Map::new());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn template(managed: bool) -> NodeTemplate {
+        NodeTemplate {
+            name: "gpu-node-7xk2p".into(),
+            labels: BTreeMap::from([("nvidia.com/gpu.present".into(), "true".into())]),
+            annotations: BTreeMap::new(),
+            taints: vec![json!({"key": "nvidia.com/gpu", "effect": "NoSchedule"})],
+            managed,
+        }
+    }
+
+    #[test]
+    fn managed_nodes_carry_the_kwok_annotation() {
+        let node = template(true).to_object();
+        assert_eq!(node["kind"], "Node");
+        assert_eq!(node["metadata"]["name"], "gpu-node-7xk2p");
+        assert_eq!(node["metadata"]["annotations"][KWOK_NODE_ANNOTATION], "fake");
+        assert_eq!(node["metadata"]["labels"]["nvidia.com/gpu.present"], "true");
+        assert_eq!(node["spec"]["taints"][0]["key"], "nvidia.com/gpu");
+    }
+
+    #[test]
+    fn unmanaged_nodes_have_no_kubelet() {
+        let node = template(false).to_object();
+        assert!(node["metadata"]["annotations"].get(KWOK_NODE_ANNOTATION).is_none());
+        assert!(node.get("status").is_none());
+    }
+}

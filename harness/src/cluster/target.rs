@@ -1,0 +1,224 @@
+//! The cluster a run works on: the embedded kwok cluster the harness starts, or an external
+//! cluster given by a kubeconfig. Both are driven through `kubectl`; they differ in how state is
+//! saved and restored.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::external::{self, ObjectSet};
+use super::kubectl::Kubectl;
+use super::names::generated_name;
+use super::nodes::NodeTemplate;
+use crate::scenario::Perturbation;
+
+/// Saved whole-cluster state.
+pub enum Snapshot {
+    #[cfg(feature = "embedded")]
+    Embedded(kwok::store::Snapshot),
+    External(ObjectSet),
+}
+
+enum Backend {
+    #[cfg(feature = "embedded")]
+    Embedded(Box<kwok::Cluster>),
+    External,
+}
+
+pub struct Target {
+    backend: Backend,
+    kubectl: Kubectl,
+    /// Holds the generated kubeconfig of an embedded cluster.
+    _scratch: Option<tempfile::TempDir>,
+}
+
+impl Target {
+    /// Starts a private embedded cluster with `nodes`, reachable through a kubeconfig in a
+    /// temporary directory.
+    #[cfg(feature = "embedded")]
+    pub async fn embedded(nodes: &[NodeTemplate]) -> anyhow::Result<Target> {
+        let scratch = tempfile::Builder::new()
+            .prefix("proctor-cluster-")
+            .tempdir()
+            .context("creating a directory for the kubeconfig")?;
+        let kubeconfig = scratch.path().join("kubeconfig");
+        let target = Target::start_embedded(nodes, &kubeconfig, None).await?;
+        Ok(Target { _scratch: Some(scratch), ..target })
+    }
+
+    /// Starts an embedded cluster whose kubeconfig is written to `kubeconfig`.
+    #[cfg(feature = "embedded")]
+    pub async fn start_embedded(
+        nodes: &[NodeTemplate],
+        kubeconfig: &Path,
+        bind: Option<std::net::SocketAddr>,
+    ) -> anyhow::Result<Target> {
+        let mut config = kwok::ClusterConfig {
+            nodes: nodes.iter().map(NodeTemplate::to_object).collect(),
+            ..Default::default()
+        };
+        if let Some(bind) = bind {
+            config.bind = bind;
+        }
+        let cluster = kwok::Cluster::start(config)
+            .await
+            .context("starting the embedded cluster")?;
+        cluster
+            .write_kubeconfig(kubeconfig)
+            .with_context(|| format!("writing {}", kubeconfig.display()))?;
+        let kubectl = Kubectl::new(kubeconfig);
+        kubectl.wait_ready(Duration::from_secs(20)).await?;
+        cluster.settle().await;
+        Ok(Target {
+            backend: Backend::Embedded(Box::new(cluster)),
+            kubectl,
+            _scratch: None,
+        })
+    }
+
+    #[cfg(not(feature = "embedded"))]
+    pub async fn embedded(_nodes: &[NodeTemplate]) -> anyhow::Result<Target> {
+        anyhow::bail!("this proctor was built without the embedded cluster; pass --kubeconfig")
+    }
+
+    /// An existing cluster; checks that it answers.
+    pub async fn external(kubeconfig: &Path) -> anyhow::Result<Target> {
+        let kubeconfig = std::fs::canonicalize(kubeconfig)
+            .with_context(|| format!("kubeconfig {}", kubeconfig.display()))?;
+        let kubectl = Kubectl::new(&kubeconfig);
+        kubectl.wait_ready(Duration::from_secs(10)).await?;
+        Ok(Target { backend: Backend::External, kubectl, _scratch: None })
+    }
+
+    pub fn is_embedded(&self) -> bool {
+        !matches!(self.backend, Backend::External)
+    }
+
+    pub fn kubeconfig(&self) -> &Path {
+        self.kubectl.kubeconfig()
+    }
+
+    pub fn kubeconfig_path(&self) -> PathBuf {
+        self.kubectl.kubeconfig().to_path_buf()
+    }
+
+    pub fn kubectl(&self) -> &Kubectl {
+        &self.kubectl
+    }
+
+    /// Waits until the controllers have reacted to the last writes.
+    pub async fn settle(&self) {
+        match &self.backend {
+            #[cfg(feature = "embedded")]
+            Backend::Embedded(cluster) => cluster.settle().await,
+            Backend::External => settle_external(&self.kubectl).await,
+        }
+    }
+
+    pub async fn snapshot(&self) -> anyhow::Result<Snapshot> {
+        self.settle().await;
+        match &self.backend {
+            #[cfg(feature = "embedded")]
+            Backend::Embedded(cluster) => Ok(Snapshot::Embedded(cluster.snapshot())),
+            Backend::External => Ok(Snapshot::External(external::snapshot(&self.kubectl).await?)),
+        }
+    }
+
+    pub async fn restore(&self, snapshot: &Snapshot) -> anyhow::Result<()> {
+        match (&self.backend, snapshot) {
+            #[cfg(feature = "embedded")]
+            (Backend::Embedded(cluster), Snapshot::Embedded(state)) => cluster.restore(state),
+            (Backend::External, Snapshot::External(set)) => external::restore(&self.kubectl, set).await?,
+            #[allow(unreachable_patterns)]
+            _ => anyhow::bail!("a snapshot can only be restored on the kind of cluster it was taken from"),
+        }
+        self.settle().await;
+        Ok(())
+    }
+
+    /// Creates nodes that do not exist yet (the lab's starting nodes on an external cluster).
+    pub async fn ensure_nodes(&self, nodes: &[NodeTemplate]) -> anyhow::Result<()> {
+        let existing = self.kubectl.node_names(None).await?;
+        for node in nodes {
+            if !existing.contains(&node.name) {
+                self.kubectl
+                    .create(&node.to_object())
+                    .await
+                    .with_context(|| format!("creating node {}", node.name))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a node made from `perturbation` with a fresh random name; returns the name.
+    pub async fn inject(&self, perturbation: &Perturbation) -> anyhow::Result<String> {
+        let name = generated_name(&perturbation.name_prefix);
+        let node = NodeTemplate::from_perturbation(name.clone(), perturbation).to_object();
+        self.kubectl
+            .create(&node)
+            .await
+            .with_context(|| format!("injecting node {name}"))?;
+        Ok(name)
+    }
+
+    /// Deletes injected nodes and the pods bound to them.
+    pub async fn remove_nodes(&self, names: &[String]) {
+        for name in names {
+            if let Err(error) = self
+                .kubectl
+                .ok(&["delete", "node", name, "--ignore-not-found", "--wait=false"], None)
+                .await
+            {
+                tracing::warn!("removing injected node: {error:#}");
+            }
+            let selector = format!("spec.nodeName={name}");
+            let _ = self
+                .kubectl
+                .run(
+                    &["delete", "pods", "--all-namespaces", "--field-selector", &selector, "--grace-period=0", "--force", "--ignore-not-found", "--wait=false"],
+                    None,
+                )
+                .await;
+        }
+        if !names.is_empty() {
+            self.settle().await;
+        }
+    }
+
+    pub async fn shutdown(self) {
+        match self.backend {
+            #[cfg(feature = "embedded")]
+            Backend::Embedded(cluster) => cluster.shutdown().await,
+            Backend::External => {}
+        }
+    }
+}
+
+/// On a cluster whose controllers the harness cannot observe, wait until the pod and node lists
+/// stop changing (three equal samples), at most 10 s.
+async fn settle_external(kubectl: &Kubectl) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut last = String::new();
+    let mut equal = 0;
+    while tokio::time::Instant::now() < deadline {
+        let sample = kubectl
+            .run(
+                &["get", "pods,nodes", "--all-namespaces", "-o", "jsonpath={range .items[*]}{.metadata.uid}{.metadata.resourceVersion}{\" \"}{end}"],
+                None,
+            )
+            .await
+            .map(|output| output.stdout)
+            .unwrap_or_default();
+        if sample == last {
+            equal += 1;
+            if equal >= 2 {
+                return;
+            }
+        } else {
+            equal = 0;
+            last = sample;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}

@@ -1,0 +1,59 @@
+//! `--format markdown`: a summary table per step and the failure details, for PR comments or
+//! LMS feedback pages.
+
+use std::fmt::Write;
+
+use super::model::{points, Report};
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+pub fn render(report: &Report) -> String {
+    let (passed, failed) = report.counts();
+    let mut md = String::new();
+    let _ = writeln!(md, "# {}: {}\n", report.lab, report.title);
+    let _ = writeln!(
+        md,
+        "**Score: {} / {}** — {} passed, {} failed\n",
+        points(report.score()),
+        points(report.max_score()),
+        passed,
+        failed
+    );
+    for step in &report.steps {
+        let _ = writeln!(
+            md,
+            "## Step {}: {} ({} / {})\n",
+            step.id,
+            step.title,
+            points(step.score()),
+            points(step.max_score())
+        );
+        md.push_str("| # | Check | Result | Points |\n|---|---|---|---|\n");
+        for check in &step.checks {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} / {} |",
+                check.number(),
+                cell(&check.title),
+                if check.passed { "✅ passed" } else { "❌ failed" },
+                points(check.score),
+                points(check.points)
+            );
+        }
+        md.push('\n');
+        for check in step.checks.iter().filter(|check| !check.passed) {
+            let _ = writeln!(md, "<details><summary>{} {}</summary>\n", check.number(), cell(&check.title));
+            let _ = writeln!(md, "{}\n", check.message);
+            if let Some(diff) = check.diff.as_deref().filter(|diff| !diff.trim().is_empty()) {
+                let _ = writeln!(md, "```diff\n{}\n```\n", diff.trim_end());
+            }
+            for hint in &check.hints {
+                let _ = writeln!(md, "> **Hint:** {hint}\n");
+            }
+            md.push_str("</details>\n\n");
+        }
+    }
+    md
+}

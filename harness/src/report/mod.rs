@@ -1,0 +1,40 @@
+//! Reports: the result model and its renderings (text, Gradescope JSON, JUnit XML, Markdown).
+
+pub mod gradescope;
+pub mod junit;
+pub mod markdown;
+pub mod model;
+pub mod progress;
+pub mod style;
+pub mod text;
+
+#[cfg(test)]
+mod tests;
+
+use clap::ValueEnum;
+
+pub use model::{CheckReport, Report, StepReport};
+pub use progress::{Progress, Silent, StderrProgress};
+pub use style::{ColorChoice, Style};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Format {
+    /// Human-readable, with ✓/✗ and diffs.
+    #[default]
+    Text,
+    /// Gradescope results.json.
+    Json,
+    /// JUnit XML (one testsuite per step).
+    Junit,
+    /// Markdown summary.
+    Markdown,
+}
+
+pub fn render(report: &Report, format: Format, style: Style) -> String {
+    match format {
+        Format::Text => text::render(report, style),
+        Format::Json => gradescope::render(report),
+        Format::Junit => junit::render(report),
+        Format::Markdown => markdown::render(report),
+    }
+}

@@ -1,0 +1,121 @@
+//! Format tests: field names and values as Gradescope and JUnit consumers read them.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::*;
+use crate::scenario::{Mode, Visibility};
+
+fn check(step: u32, position: usize, passed: bool, visibility: Visibility) -> CheckReport {
+    CheckReport {
+        step,
+        position,
+        id: format!("c{position}"),
+        title: format!("check <{step}.{position}> & co"),
+        points: 2.0,
+        score: if passed { 2.0 } else { 0.0 },
+        passed,
+        visibility,
+        message: if passed { String::new() } else { "out/tags.txt differs from the reference".to_string() },
+        diff: (!passed).then(|| "--- expected\n+++ actual\n@@ -1 +1 @@\n-550\n+550.90.07\n".to_string()),
+        hints: if passed { vec![] } else { vec!["Use the driver branch.".to_string()] },
+        duration: Duration::from_millis(250),
+    }
+}
+
+fn sample() -> Report {
+    Report {
+        lab: "gpudrv".to_string(),
+        title: "Driver lab".to_string(),
+        mode: Mode::Grade,
+        subject: "submissions/x".to_string(),
+        steps: vec![
+            StepReport {
+                id: 1,
+                title: "Node facts".to_string(),
+                checks: vec![check(1, 1, true, Visibility::Visible), check(1, 2, false, Visibility::Hidden)],
+            },
+            StepReport { id: 2, title: "Tag tool".to_string(), checks: vec![check(2, 1, true, Visibility::Visible)] },
+        ],
+        isolation: Some("bubblewrap".to_string()),
+        duration: Duration::from_secs(3),
+    }
+}
+
+#[test]
+fn totals() {
+    let report = sample();
+    assert_eq!(report.score(), 4.0);
+    assert_eq!(report.max_score(), 6.0);
+    assert_eq!(report.counts(), (2, 1));
+    assert_eq!(report.failing_steps(), vec![1]);
+    assert!(!report.passed());
+}
+
+#[test]
+fn gradescope_results_json() {
+    let json: Value = serde_json::from_str(&gradescope::render(&sample())).expect("valid JSON");
+    assert_eq!(json["score"], 4.0);
+    assert_eq!(json["max_score"], 6.0);
+    assert_eq!(json["execution_time"], 3);
+    let tests = json["tests"].as_array().expect("tests array");
+    assert_eq!(tests.len(), 3);
+    assert_eq!(tests[0]["number"], "1.1");
+    assert_eq!(tests[0]["status"], "passed");
+    assert_eq!(tests[0]["score"], 2.0);
+    assert_eq!(tests[0]["max_score"], 2.0);
+    assert_eq!(tests[0]["visibility"], "visible");
+    assert_eq!(tests[0]["name"], "check <1.1> & co");
+    assert_eq!(tests[1]["number"], "1.2");
+    assert_eq!(tests[1]["status"], "failed");
+    assert_eq!(tests[1]["score"], 0.0);
+    assert_eq!(tests[1]["visibility"], "hidden");
+    let output = tests[1]["output"].as_str().expect("output string");
+    assert!(output.starts_with("out/tags.txt differs from the reference\n--- expected"), "{output}");
+    assert!(output.ends_with("hint: Use the driver branch."), "{output}");
+    assert_eq!(tests[2]["number"], "2.1");
+}
+
+#[test]
+fn junit_suites_per_step_and_escaped_failures() {
+    let xml = junit::render(&sample());
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gpudrv\" tests=\"3\" failures=\"1\""), "{xml}");
+    assert_eq!(xml.matches("<testsuite ").count(), 2);
+    assert_eq!(xml.matches("<testcase ").count(), 3);
+    assert!(xml.contains("<testsuite name=\"1. Node facts\" tests=\"2\" failures=\"1\""), "{xml}");
+    assert!(xml.contains("name=\"1.2 check &lt;1.2&gt; &amp; co\""), "{xml}");
+    assert!(xml.contains("<failure message=\"out/tags.txt differs from the reference\" type=\"CheckFailed\">"), "{xml}");
+    assert!(xml.contains("-550\n+550.90.07"), "{xml}");
+    assert!(xml.trim_end().ends_with("</testsuites>"));
+}
+
+#[test]
+fn xml_escape_drops_illegal_control_characters() {
+    assert_eq!(junit::escape("a\u{1b}[31mb\"c'"), "a[31mb&quot;c&apos;");
+}
+
+#[test]
+fn markdown_lists_every_check() {
+    let md = markdown::render(&sample());
+    assert!(md.contains("**Score: 4 / 6**"), "{md}");
+    assert!(md.contains("| 1.2 | check <1.2> & co | ❌ failed | 0 / 2 |"), "{md}");
+    assert!(md.contains("```diff\n--- expected"), "{md}");
+}
+
+#[test]
+fn text_without_color_has_marks_and_diff() {
+    let text = text::render(&sample(), Style::plain());
+    assert!(text.contains("  ✓ 1.1 check <1.1> & co [2 / 2]"), "{text}");
+    assert!(text.contains("  ✗ 1.2 check <1.2> & co [0 / 2]"), "{text}");
+    assert!(text.contains("      +550.90.07"), "{text}");
+    assert!(text.contains("      hint: Use the driver branch."), "{text}");
+    assert!(text.contains("Score: 4 / 6"), "{text}");
+    assert!(!text.contains('\u{1b}'), "no escape codes without colour");
+}
+
+#[test]
+fn text_with_color_uses_escape_codes() {
+    let text = text::render(&sample(), Style { color: true });
+    assert!(text.contains('\u{1b}'));
+}

@@ -1,0 +1,69 @@
+//! `--format text` (the default): every check with ✓/✗, failure details with unified diffs and
+//! hints, then the score.
+
+use std::fmt::Write;
+
+use super::model::{points, Report};
+use super::style::Style;
+use crate::scenario::Mode;
+
+pub fn render(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    let what = match report.mode {
+        Mode::Grade => "grading",
+        Mode::Check => "self-check",
+    };
+    let _ = writeln!(
+        out,
+        "{} {}",
+        style.bold(&format!("{}: {}", report.lab, report.title)),
+        style.dim(&format!("({what} of {})", report.subject))
+    );
+    for step in &report.steps {
+        let _ = writeln!(
+            out,
+            "\n{} {}",
+            style.bold(&format!("Step {}: {}", step.id, step.title)),
+            style.dim(&format!("[{} / {}]", points(step.score()), points(step.max_score())))
+        );
+        for check in &step.checks {
+            let mark = if check.passed { style.pass_mark() } else { style.fail_mark() };
+            let _ = writeln!(
+                out,
+                "  {mark} {} {} {}",
+                check.number(),
+                check.title,
+                style.dim(&format!("[{} / {}]", points(check.score), points(check.points)))
+            );
+            if check.passed {
+                continue;
+            }
+            for line in check.message.lines() {
+                let _ = writeln!(out, "      {line}");
+            }
+            if let Some(diff) = &check.diff {
+                for line in diff.lines() {
+                    let _ = writeln!(out, "      {}", style.diff_line(line));
+                }
+            }
+            for hint in &check.hints {
+                let _ = writeln!(out, "      {}", style.hint(&format!("hint: {hint}")));
+            }
+        }
+    }
+    let (passed, failed) = report.counts();
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        style.bold(&format!(
+            "Score: {} / {}",
+            points(report.score()),
+            points(report.max_score())
+        )),
+        style.dim(&format!(
+            "({passed} passed, {failed} failed, {:.1}s)",
+            report.duration.as_secs_f64()
+        ))
+    );
+    out
+}

@@ -1,0 +1,77 @@
+//! A loaded lab: its validated scenario and the directory it lives in (reference files,
+//! starter files, bundled submissions).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::expect::{load_expectation, Expectation};
+use super::load::load_scenario;
+use super::lookup::find_scenario;
+use super::model::Scenario;
+
+#[derive(Debug, Clone)]
+pub struct Lab {
+    pub scenario: Scenario,
+    /// Absolute `scenarios/<lab>` directory; exported to reference shells as `$SCENARIO_DIR`.
+    pub dir: PathBuf,
+}
+
+/// A bundled example submission with the result it must get.
+#[derive(Debug, Clone)]
+pub struct BundledSubmission {
+    pub name: String,
+    pub dir: PathBuf,
+    pub expect: Expectation,
+}
+
+impl Lab {
+    /// Finds (see `lookup`) and loads a lab by name or path.
+    pub fn find(lab: &str, scenarios_root: Option<&Path>) -> anyhow::Result<Lab> {
+        let file = find_scenario(lab, scenarios_root).map_err(anyhow::Error::msg)?;
+        Lab::load(&file)
+    }
+
+    pub fn load(file: &Path) -> anyhow::Result<Lab> {
+        let scenario = load_scenario(file)?;
+        let dir = file
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let dir = std::fs::canonicalize(&dir)
+            .with_context(|| format!("cannot resolve scenario dir {}", dir.display()))?;
+        Ok(Lab { scenario, dir })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.scenario.name
+    }
+
+    /// `submissions/<case>/` with an `expect.yaml`, sorted by name.
+    pub fn bundled_submissions(&self) -> anyhow::Result<Vec<BundledSubmission>> {
+        submissions_in(&self.dir.join("submissions"))
+    }
+}
+
+/// Submission cases (directories holding `expect.yaml`) under `root`, sorted by name.
+pub fn submissions_in(root: &Path) -> anyhow::Result<Vec<BundledSubmission>> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Ok(Vec::new());
+    };
+    let mut cases = Vec::new();
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        let expect_file = dir.join("expect.yaml");
+        if !expect_file.is_file() {
+            continue;
+        }
+        let expect = load_expectation(&expect_file)?;
+        cases.push(BundledSubmission {
+            name: entry.file_name().to_string_lossy().into_owned(),
+            dir,
+            expect,
+        });
+    }
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(cases)
+}

@@ -1,0 +1,19 @@
+//! The scenario format: typed model, loading with located errors, semantic validation, lookup.
+
+pub mod check;
+pub mod error;
+pub mod expect;
+pub mod lab;
+pub mod load;
+pub mod locate;
+pub mod lookup;
+pub mod model;
+pub mod units;
+pub mod validate;
+
+pub use check::{Check, CheckKind, Mode, Visibility};
+pub use error::{ScenarioError, ScenarioErrors};
+pub use expect::Expectation;
+pub use lab::{BundledSubmission, Lab};
+pub use load::load_scenario;
+pub use model::{Perturbation, Scenario, Step};

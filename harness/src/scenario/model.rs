@@ -1,0 +1,144 @@
+//! The top level of `scenario.yaml`: the lab, its cluster, limits, perturbations and steps.
+//! Every struct denies unknown keys so a typo is an error with a line number, not a silent no-op.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::check::Check;
+use super::units::{ByteSize, HumanDuration};
+
+pub const API_VERSION: &str = "proctor/v1";
+pub const KIND: &str = "Scenario";
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Scenario {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub title: String,
+    /// Absolute path the learner works in; run dirs are mapped there.
+    pub lab_dir: PathBuf,
+    #[serde(default)]
+    pub cluster: ClusterSpec,
+    #[serde(default)]
+    pub starter: Vec<StarterFile>,
+    #[serde(default)]
+    pub limits: LimitsSpec,
+    /// Node templates the grader injects; kept in file order for stable reports.
+    #[serde(default)]
+    pub perturbations: IndexMap<String, Perturbation>,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ClusterSpec {
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    /// Extra YAML applied at start, relative to the scenario dir.
+    #[serde(default)]
+    pub manifests: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NodeSpec {
+    pub name: String,
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
+    /// core/v1 Taint objects, passed through as written.
+    #[serde(default)]
+    pub taints: Vec<Value>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct StarterFile {
+    /// Relative to the scenario dir.
+    pub from: PathBuf,
+    /// Relative to the learner's lab dir.
+    pub to: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LimitsSpec {
+    #[serde(default = "default_timeout")]
+    pub timeout: HumanDuration,
+    #[serde(default = "default_output")]
+    pub output: ByteSize,
+    #[serde(default = "default_processes")]
+    pub processes: u64,
+    #[serde(default = "default_memory")]
+    pub memory: ByteSize,
+}
+
+fn default_timeout() -> HumanDuration {
+    HumanDuration::from_secs(30)
+}
+fn default_output() -> ByteSize {
+    ByteSize(1 << 20)
+}
+fn default_processes() -> u64 {
+    256
+}
+fn default_memory() -> ByteSize {
+    ByteSize(1 << 30)
+}
+
+impl Default for LimitsSpec {
+    fn default() -> Self {
+        LimitsSpec {
+            timeout: default_timeout(),
+            output: default_output(),
+            processes: default_processes(),
+            memory: default_memory(),
+        }
+    }
+}
+
+/// A node template injected before re-running scripts; the final name is `namePrefix` plus a
+/// random suffix so a script cannot know it in advance.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Perturbation {
+    pub name_prefix: String,
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
+    /// false = no `kwok.x-k8s.io/node: fake` annotation, so no fake kubelet: pods stay Pending.
+    #[serde(default = "yes")]
+    pub managed: bool,
+    #[serde(default)]
+    pub taints: Vec<Value>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Step {
+    pub id: u32,
+    pub title: String,
+    /// Bash run in the reference lab dir to reach this step's state.
+    #[serde(default)]
+    pub reference: String,
+    /// Files of the learner's dir this step owns, in their final form.
+    #[serde(default)]
+    pub artifacts: Vec<PathBuf>,
+    /// Bash run (grade mode only) in a copy of the learner's dir on the state before this step.
+    #[serde(default)]
+    pub replay: Option<String>,
+    #[serde(default)]
+    pub checks: Vec<Check>,
+}

@@ -1,0 +1,149 @@
+//! Small accessors for `metadata` on JSON objects, and the generators the server uses for names,
+//! uids and timestamps.
+
+use rand::Rng;
+use serde_json::{Map, Value};
+
+/// The alphabet of `names.SimpleNameGenerator` (no vowels, no look-alikes).
+const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// `generateName` + 5 random characters, as the apiserver's name generator does.
+pub fn generate_name(prefix: &str) -> String {
+    // Names are capped at 63 characters before the suffix (MaxGeneratedNameLength).
+    let prefix: String = prefix.chars().take(58).collect();
+    let mut rng = rand::rng();
+    let suffix: String = (0..5)
+        .map(|_| NAME_ALPHABET[rng.random_range(0..NAME_ALPHABET.len())] as char)
+        .collect();
+    format!("{prefix}{suffix}")
+}
+
+/// A random RFC 4122 v4 uid.
+pub fn new_uid() -> String {
+    let b: [u8; 16] = rand::rng().random();
+    format!(
+        "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-4{:x}{:02x}-{:x}{:x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+        b[0], b[1], b[2], b[3], b[4], b[5], b[6] & 0x0f, b[7],
+        8 | (b[8] & 0x3), b[8] >> 4, b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+    )
+}
+
+/// RFC 3339 with second precision, as metav1.Time serialises.
+pub fn now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// RFC 3339 with microseconds, as metav1.MicroTime serialises (events, leases).
+pub fn now_micro() -> String {
+    chrono::Utc::now()
+        .format("%Y-%m-%dT%H:%M:%S%.6fZ")
+        .to_string()
+}
+
+pub fn meta(obj: &Value) -> Option<&Map<String, Value>> {
+    obj.get("metadata").and_then(Value::as_object)
+}
+
+/// `metadata`, created when absent (or not an object).
+pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    if !obj.is_object() {
+        *obj = Value::Object(Map::new());
+    }
+    let map = obj.as_object_mut().expect("object ensured above");
+    let entry = map
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !entry.is_object() {
+        *entry = Value::Object(Map::new());
+    }
+    entry.as_object_mut().expect("object ensured above")
+}
+
+pub fn str_field<'a>(obj: &'a Value, key: &str) -> &'a str {
+    meta(obj)
+        .and_then(|m| m.get(key))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+pub fn name(obj: &Value) -> &str {
+    str_field(obj, "name")
+}
+
+pub fn namespace(obj: &Value) -> &str {
+    str_field(obj, "namespace")
+}
+
+pub fn uid(obj: &Value) -> &str {
+    str_field(obj, "uid")
+}
+
+pub fn resource_version(obj: &Value) -> &str {
+    str_field(obj, "resourceVersion")
+}
+
+pub fn labels(obj: &Value) -> Option<&Map<String, Value>> {
+    meta(obj)
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+}
+
+pub fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    labels(obj).and_then(|l| l.get(key)).and_then(Value::as_str)
+}
+
+pub fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    meta(obj)
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_object)
+        .and_then(|a| a.get(key))
+        .and_then(Value::as_str)
+}
+
+pub fn is_deleting(obj: &Value) -> bool {
+    meta(obj).is_some_and(|m| m.get("deletionTimestamp").is_some_and(|v| !v.is_null()))
+}
+
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    meta(obj)
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The owner reference marked `controller: true`, if any.
+pub fn controller_ref(obj: &Value) -> Option<&Value> {
+    meta(obj)
+        .and_then(|m| m.get("ownerReferences"))
+        .and_then(Value::as_array)
+        .and_then(|refs| {
+            refs.iter()
+                .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_names_use_the_kubernetes_alphabet() {
+        let n = generate_name("gpu-agent-");
+        assert_eq!(n.len(), "gpu-agent-".len() + 5);
+        assert!(n["gpu-agent-".len()..]
+            .bytes()
+            .all(|c| NAME_ALPHABET.contains(&c)));
+    }
+
+    #[test]
+    fn uids_look_like_uuids() {
+        let u = new_uid();
+        assert_eq!(u.len(), 36);
+        assert_eq!(u.as_bytes()[14], b'4');
+    }
+}

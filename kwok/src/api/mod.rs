@@ -1,0 +1,600 @@
+//! The API server's semantics, independent of HTTP: the generic registry's create, update, patch,
+//! delete, list and watch over the [`Store`], with admission, defaulting and validation.
+//!
+//! The HTTP layer and the in-process controllers both go through [`Api`], so a controller's write
+//! is validated, versioned and watched exactly like kubectl's.
+
+pub mod hooks;
+pub mod meta;
+pub mod options;
+pub mod strategy;
+pub mod subresources;
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::error::{ApiError, ApiResult};
+use crate::registry::{self, ResourceDef};
+use crate::store::{Event, EventKind, Store, StoreError, Stored};
+pub use hooks::PatchKind;
+pub use options::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
+
+/// The result of a list.
+pub struct ObjectList {
+    pub items: Vec<Stored>,
+    pub resource_version: u64,
+    pub continue_token: Option<String>,
+    pub remaining: Option<usize>,
+}
+
+/// The outcome of a delete: the object as last seen, and whether it is gone (false when it only
+/// got a deletionTimestamp: graceful pod deletion, finalizers).
+pub struct Deleted {
+    pub object: Stored,
+    pub gone: bool,
+}
+
+/// What a watch starts with.
+pub struct WatchStart {
+    pub initial: Vec<Event>,
+    pub receiver: tokio::sync::broadcast::Receiver<Event>,
+}
+
+/// Namespaces every cluster starts with.
+pub const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-node-lease", "kube-public", "kube-system"];
+
+#[derive(Clone)]
+pub struct Api {
+    store: Arc<Store>,
+}
+
+fn store_err(e: StoreError, res: &ResourceDef, name: &str) -> ApiError {
+    match e {
+        StoreError::AlreadyExists => ApiError::already_exists(res, name),
+        StoreError::NotFound => ApiError::not_found(res, name),
+        StoreError::Conflict => ApiError::stale(res, name),
+    }
+}
+
+impl Api {
+    pub fn new(store: Arc<Store>) -> Self {
+        Self { store }
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// Create the namespaces a fresh cluster has.
+    pub fn bootstrap(&self) -> ApiResult<()> {
+        for ns in SYSTEM_NAMESPACES {
+            let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+            match self.create(&registry::NAMESPACES, "", obj, &WriteOptions::default()) {
+                Ok(_) => {}
+                Err(e) if e.code == 409 => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    pub fn get(&self, res: &'static ResourceDef, ns: &str, name: &str) -> ApiResult<Stored> {
+        self.store
+            .get(res, ns, name)
+            .ok_or_else(|| ApiError::not_found(res, name))
+    }
+
+    /// List with selectors and paging. Paging is by key: the continue token names where the next
+    /// page starts.
+    pub fn list(
+        &self,
+        res: &'static ResourceDef,
+        ns: Option<&str>,
+        opts: &ListOptions,
+    ) -> ApiResult<ObjectList> {
+        let labels = match &opts.label_selector {
+            Some(s) if !s.trim().is_empty() => Some(hooks::parse_label_selector(s)?),
+            _ => None,
+        };
+        let fields = match &opts.field_selector {
+            Some(s) if !s.trim().is_empty() => Some(hooks::parse_field_selector(res, s)?),
+            _ => None,
+        };
+        let start = match &opts.continue_token {
+            Some(t) if !t.is_empty() => Some(decode_continue(t)?),
+            _ => None,
+        };
+        let (all, rv) = self.store.list(res, ns);
+        let mut items = Vec::new();
+        let mut continue_token = None;
+        let mut remaining = None;
+        let mut iter = all.into_iter().filter(|o| {
+            if let Some((sns, sname)) = &start {
+                if (o.namespace(), o.name()) <= (sns.as_str(), sname.as_str()) {
+                    return false;
+                }
+            }
+            labels.as_ref().is_none_or(|f| f(&o.value)) && fields.as_ref().is_none_or(|f| f(&o.value))
+        });
+        let limit = opts.limit.filter(|l| *l > 0);
+        for o in iter.by_ref() {
+            items.push(o);
+            if limit.is_some_and(|l| items.len() >= l) {
+                break;
+            }
+        }
+        if limit.is_some() {
+            let rest = iter.count();
+            if rest > 0 {
+                if let Some(last) = items.last() {
+                    continue_token = Some(encode_continue(rv, last.namespace(), last.name()));
+                    remaining = Some(rest);
+                }
+            }
+        }
+        Ok(ObjectList {
+            items,
+            resource_version: rv,
+            continue_token,
+            remaining,
+        })
+    }
+
+    /// Start a watch: synthetic ADDED events for the current state when no resourceVersion (or
+    /// "0") is given, else the history after that version; 410 when it is too old.
+    pub fn watch(
+        &self,
+        res: &'static ResourceDef,
+        ns: Option<&str>,
+        opts: &ListOptions,
+    ) -> ApiResult<WatchStart> {
+        let rv = opts.resource_version.as_deref().unwrap_or("");
+        if rv.is_empty() || rv == "0" {
+            let (rx_start, receiver) = {
+                let list = self.list(res, ns, &ListOptions {
+                    label_selector: opts.label_selector.clone(),
+                    field_selector: opts.field_selector.clone(),
+                    ..Default::default()
+                })?;
+                // Events after the list's revision come from the live receiver.
+                let (_, rx) = self.store.watch_from(list.resource_version);
+                (list, rx)
+            };
+            let initial = rx_start
+                .items
+                .into_iter()
+                .map(|o| Event {
+                    kind: EventKind::Added,
+                    res,
+                    rv: o.resource_version(),
+                    object: o,
+                })
+                .collect();
+            let mut start = WatchStart { initial, receiver };
+            // Drop events the list already covered.
+            start.initial.sort_by_key(|e| e.rv);
+            return Ok(start);
+        }
+        let since: u64 = rv.parse().map_err(|_| {
+            ApiError::bad_request(format!("invalid resource version: {rv}"))
+        })?;
+        let (missed, receiver) = self.store.watch_from(since);
+        let Some(missed) = missed else {
+            return Err(ApiError::gone(format!(
+                "too old resource version: {since} ({})",
+                self.store.oldest_revision()
+            )));
+        };
+        let initial = missed
+            .into_iter()
+            .filter(|e| std::ptr::eq(e.res, res))
+            .collect();
+        Ok(WatchStart { initial, receiver })
+    }
+
+    /// Check the namespace of a namespaced write exists and accepts new content
+    /// (NamespaceLifecycle admission).
+    fn admit_namespace(&self, res: &'static ResourceDef, ns: &str) -> ApiResult<()> {
+        if !res.namespaced {
+            return Ok(());
+        }
+        let Some(nsobj) = self.store.get(&registry::NAMESPACES, "", ns) else {
+            return Err(ApiError::not_found(&registry::NAMESPACES, ns));
+        };
+        if meta::is_deleting(&nsobj.value)
+            || nsobj.value["status"]["phase"].as_str() == Some("Terminating")
+        {
+            return Err(ApiError::forbidden(
+                res,
+                "",
+                &format!(
+                    "unable to create new content in namespace {ns} because it is being terminated"
+                ),
+            )
+            .with_details(json!({"causes": [{"reason": "NamespaceTerminating", "message": format!("namespace {ns} is being terminated"), "field": "metadata.namespace"}]})));
+        }
+        Ok(())
+    }
+
+    /// Create from an already decoded object.
+    pub fn create(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        mut obj: Value,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored> {
+        if !obj.is_object() {
+            return Err(ApiError::bad_request("the body of the request was not an object"));
+        }
+        {
+            let body_ns = meta::namespace(&obj).to_string();
+            let m = meta::meta_mut(&mut obj);
+            if res.namespaced {
+                if !body_ns.is_empty() && body_ns != ns {
+                    return Err(ApiError::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    ));
+                }
+                m.insert("namespace".into(), json!(ns));
+            } else {
+                m.remove("namespace");
+            }
+        }
+        self.admit_namespace(res, ns)?;
+        hooks::default(res, &mut obj);
+        let generate = meta::name(&obj).is_empty()
+            && !meta::str_field(&obj, "generateName").is_empty();
+        {
+            let m = meta::meta_mut(&mut obj);
+            m.insert("uid".into(), json!(meta::new_uid()));
+            m.insert("creationTimestamp".into(), json!(meta::now()));
+            for k in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+                m.remove(k);
+            }
+        }
+        strategy::prepare_create(res, &mut obj);
+        for attempt in 0..8 {
+            if generate {
+                let prefix = meta::str_field(&obj, "generateName").to_string();
+                meta::meta_mut(&mut obj).insert("name".into(), json!(meta::generate_name(&prefix)));
+            }
+            let errs = hooks::validate_create(res, &obj);
+            if !errs.is_empty() {
+                return Err(ApiError::invalid(res, meta::name(&obj), &errs));
+            }
+            if opts.dry_run {
+                if self.store.get(res, ns, meta::name(&obj)).is_some() {
+                    return Err(ApiError::already_exists(res, meta::name(&obj)));
+                }
+                return Ok(crate::store::Object::new(obj));
+            }
+            match self.store.create(res, obj.clone()) {
+                Ok(o) => return Ok(o),
+                Err(StoreError::AlreadyExists) if generate && attempt < 7 => continue,
+                Err(e) => return Err(store_err(e, res, meta::name(&obj))),
+            }
+        }
+        Err(ApiError::internal("could not generate a unique name"))
+    }
+
+    /// Replace (PUT) an object or its status.
+    pub fn update(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        mut obj: Value,
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored> {
+        if !obj.is_object() {
+            return Err(ApiError::bad_request("the body of the request was not an object"));
+        }
+        let body_name = meta::name(&obj).to_string();
+        if !body_name.is_empty() && body_name != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the request ({name})"
+            )));
+        }
+        let body_ns = meta::namespace(&obj).to_string();
+        if res.namespaced && !body_ns.is_empty() && body_ns != ns {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        let old = self.get(res, ns, name)?;
+        {
+            let m = meta::meta_mut(&mut obj);
+            m.insert("name".into(), json!(name));
+            if res.namespaced {
+                m.insert("namespace".into(), json!(ns));
+            }
+        }
+        let precondition = match meta::resource_version(&obj) {
+            "" => None,
+            rv => Some(
+                rv.parse::<u64>()
+                    .map_err(|_| ApiError::stale(res, name))?,
+            ),
+        };
+        if precondition.is_some_and(|rv| rv != old.resource_version()) {
+            return Err(ApiError::stale(res, name));
+        }
+        self.write_update(res, &old, obj, subresource, opts)
+    }
+
+    /// Apply an update to a known stored object: strategy, validation, no-op detection,
+    /// compare-and-swap.
+    fn write_update(
+        &self,
+        res: &'static ResourceDef,
+        old: &Stored,
+        mut obj: Value,
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored> {
+        let name = old.name().to_string();
+        let errs = if subresource == Some("status") {
+            strategy::prepare_status_update(&mut obj, &old.value);
+            hooks::validate_status_update(res, &obj, &old.value)
+        } else {
+            hooks::default(res, &mut obj);
+            strategy::prepare_update(res, &mut obj, &old.value);
+            hooks::validate_update(res, &obj, &old.value)
+        };
+        if !errs.is_empty() {
+            return Err(ApiError::invalid(res, &name, &errs));
+        }
+        meta::meta_mut(&mut obj).insert("resourceVersion".into(), json!(old.resource_version().to_string()));
+        if obj == old.value {
+            // A no-op write keeps its resourceVersion and sends no watch event (GuaranteedUpdate).
+            return Ok(old.clone());
+        }
+        if opts.dry_run {
+            return Ok(crate::store::Object::new(obj));
+        }
+        // Removing the last finalizer from an object being deleted completes the deletion.
+        if meta::is_deleting(&obj) && meta::finalizers(&obj).is_empty() && !self.waits_for_kubelet(res, &obj) {
+            return self
+                .store
+                .delete(res, old.namespace(), &name, Some(old.resource_version()))
+                .map_err(|e| store_err(e, res, &name));
+        }
+        self.store
+            .update(res, obj, Some(old.resource_version()))
+            .map_err(|e| store_err(e, res, &name))
+    }
+
+    /// A terminating pod on a node stays until the kubelet confirms with a zero-grace delete.
+    fn waits_for_kubelet(&self, res: &'static ResourceDef, obj: &Value) -> bool {
+        std::ptr::eq(res, &registry::PODS)
+            && obj["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0) > 0
+    }
+
+    /// PATCH an object or its status.
+    #[allow(clippy::too_many_arguments)]
+    pub fn patch(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        kind: PatchKind,
+        body: &[u8],
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored> {
+        // Retry on conflicts with concurrent writers, as the apiserver's patcher does.
+        for _ in 0..16 {
+            let old = self.get(res, ns, name)?;
+            let mut patched = hooks::patch(res, &old.value, kind, body)?;
+            let patched_rv = meta::resource_version(&patched).to_string();
+            if !patched_rv.is_empty() && patched_rv != old.resource_version().to_string() {
+                return Err(ApiError::stale(res, name));
+            }
+            let pname = meta::name(&patched).to_string();
+            if pname != name {
+                return Err(ApiError::bad_request(format!(
+                    "the name of the object ({pname}) does not match the name on the request ({name})"
+                )));
+            }
+            if res.namespaced {
+                meta::meta_mut(&mut patched).insert("namespace".into(), json!(ns));
+            }
+            let encoded = serde_json::to_vec(&patched).map_err(|e| ApiError::internal(e.to_string()))?;
+            let (decoded, _) = hooks::decode(res, &encoded, opts.field_validation)?;
+            match self.write_update(res, &old, decoded, subresource, opts) {
+                Err(e) if e.code == 409 && e.reason == "Conflict" => continue,
+                other => return other,
+            }
+        }
+        Err(ApiError::stale(res, name))
+    }
+
+    /// DELETE one object.
+    pub fn delete(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> ApiResult<Deleted> {
+        let old = self.get(res, ns, name)?;
+        if let Some(uid) = &opts.precondition_uid {
+            if uid != meta::uid(&old.value) {
+                return Err(ApiError::conflict(
+                    res,
+                    name,
+                    &format!(
+                        "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                        meta::uid(&old.value)
+                    ),
+                ));
+            }
+        }
+        if let Some(rv) = &opts.precondition_rv {
+            if *rv != old.resource_version().to_string() {
+                return Err(ApiError::conflict(
+                    res,
+                    name,
+                    &format!(
+                        "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                        old.resource_version()
+                    ),
+                ));
+            }
+        }
+        let mut obj = old.value.clone();
+        let now = meta::now();
+        // Namespaces always go through the namespace controller (spec.finalizers).
+        if std::ptr::eq(res, &registry::NAMESPACES) {
+            if !meta::is_deleting(&obj) {
+                meta::meta_mut(&mut obj).insert("deletionTimestamp".into(), json!(now));
+                meta::meta_mut(&mut obj).insert("deletionGracePeriodSeconds".into(), json!(0));
+                obj["status"]["phase"] = json!("Terminating");
+            }
+            return self.finish_soft_delete(res, &old, obj, opts);
+        }
+        // Graceful pod deletion (pod strategy CheckGracefulDelete).
+        if std::ptr::eq(res, &registry::PODS) {
+            let phase = obj["status"]["phase"].as_str().unwrap_or("");
+            let bound = obj["spec"]["nodeName"].as_str().is_some_and(|n| !n.is_empty());
+            let mut grace = opts
+                .grace_period_seconds
+                .or_else(|| obj["spec"]["terminationGracePeriodSeconds"].as_i64())
+                .unwrap_or(30);
+            if !bound || phase == "Succeeded" || phase == "Failed" {
+                grace = 0;
+            }
+            if grace < 0 {
+                grace = 1;
+            }
+            let current = obj["metadata"]["deletionGracePeriodSeconds"].as_i64();
+            if grace > 0 {
+                if current.is_some_and(|c| c <= grace) {
+                    // Already terminating with a shorter grace period: nothing changes.
+                    return Ok(Deleted { object: old, gone: false });
+                }
+                let at = chrono::Utc::now() + chrono::Duration::seconds(grace);
+                let m = meta::meta_mut(&mut obj);
+                m.insert("deletionTimestamp".into(), json!(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()));
+                m.insert("deletionGracePeriodSeconds".into(), json!(grace));
+                return self.finish_soft_delete(res, &old, obj, opts);
+            }
+        }
+        let policy = opts.propagation.unwrap_or(Propagation::Background);
+        let mut finalizers = meta::finalizers(&obj);
+        let extra = match policy {
+            Propagation::Orphan => Some("orphan"),
+            Propagation::Foreground => Some("foregroundDeletion"),
+            Propagation::Background => None,
+        };
+        if let Some(f) = extra {
+            let has_dependents = self.has_dependents(&old);
+            if has_dependents && !finalizers.iter().any(|x| x == f) {
+                finalizers.push(f.to_string());
+            }
+        }
+        if !finalizers.is_empty() {
+            let m = meta::meta_mut(&mut obj);
+            m.insert("finalizers".into(), json!(finalizers));
+            if !m.get("deletionTimestamp").is_some_and(|v| !v.is_null()) {
+                m.insert("deletionTimestamp".into(), json!(now));
+                m.insert("deletionGracePeriodSeconds".into(), json!(0));
+            }
+            return self.finish_soft_delete(res, &old, obj, opts);
+        }
+        if opts.dry_run {
+            return Ok(Deleted { object: old, gone: true });
+        }
+        let gone = self
+            .store
+            .delete(res, ns, name, Some(old.resource_version()))
+            .map_err(|e| store_err(e, res, name))?;
+        Ok(Deleted { object: gone, gone: true })
+    }
+
+    fn finish_soft_delete(
+        &self,
+        res: &'static ResourceDef,
+        old: &Stored,
+        obj: Value,
+        opts: &DeleteOptions,
+    ) -> ApiResult<Deleted> {
+        if obj == old.value {
+            return Ok(Deleted { object: old.clone(), gone: false });
+        }
+        if opts.dry_run {
+            return Ok(Deleted { object: crate::store::Object::new(obj), gone: false });
+        }
+        let o = self
+            .store
+            .update(res, obj, Some(old.resource_version()))
+            .map_err(|e| store_err(e, res, old.name()))?;
+        Ok(Deleted { object: o, gone: false })
+    }
+
+    /// Does any object name this one as its owner? (Decides whether orphan/foreground finalizers
+    /// are needed at all.)
+    fn has_dependents(&self, owner: &Stored) -> bool {
+        let uid = meta::uid(&owner.value);
+        let scope = Some(owner.namespace()).filter(|ns| !ns.is_empty());
+        registry::RESOURCES.iter().filter(|r| r.namespaced).any(|r| {
+            self.store.list(r, scope).0.iter().any(|o| {
+                o.value["metadata"]["ownerReferences"]
+                    .as_array()
+                    .is_some_and(|refs| refs.iter().any(|r| r["uid"].as_str() == Some(uid)))
+            })
+        })
+    }
+
+    /// DELETE a collection.
+    pub fn delete_collection(
+        &self,
+        res: &'static ResourceDef,
+        ns: Option<&str>,
+        list: &ListOptions,
+        opts: &DeleteOptions,
+    ) -> ApiResult<Vec<Stored>> {
+        let items = self.list(res, ns, list)?.items;
+        let mut out = Vec::new();
+        for o in items {
+            match self.delete(res, o.namespace(), o.name(), opts) {
+                Ok(d) => out.push(d.object),
+                Err(e) if e.code == 404 => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ContinueToken {
+    v: String,
+    rv: u64,
+    start: String,
+}
+
+fn encode_continue(rv: u64, ns: &str, name: &str) -> String {
+    use base64::Engine;
+    let t = ContinueToken {
+        v: "meta.k8s.io/v1".into(),
+        rv,
+        start: format!("{ns}/{name}\u{0}"),
+    };
+    base64::engine::general_purpose::URL_SAFE.encode(serde_json::to_vec(&t).unwrap_or_default())
+}
+
+fn decode_continue(token: &str) -> ApiResult<(String, String)> {
+    use base64::Engine;
+    let bad = || ApiError::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    let raw = base64::engine::general_purpose::URL_SAFE
+        .decode(token)
+        .map_err(|_| bad())?;
+    let t: ContinueToken = serde_json::from_slice(&raw).map_err(|_| bad())?;
+    let start = t.start.trim_end_matches('\u{0}');
+    let (ns, name) = start.split_once('/').ok_or_else(bad)?;
+    Ok((ns.to_string(), name.to_string()))
+}

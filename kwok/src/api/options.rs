@@ -1,0 +1,57 @@
+//! Request options of the API verbs, decoded from query parameters and bodies.
+
+/// `?fieldValidation=`: what to do with unknown or duplicate fields in a body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldValidation {
+    Strict,
+    Warn,
+    Ignore,
+}
+
+/// Options of list and watch.
+#[derive(Default)]
+pub struct ListOptions {
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    pub limit: Option<usize>,
+    pub continue_token: Option<String>,
+    pub resource_version: Option<String>,
+    pub allow_bookmarks: bool,
+    pub timeout_seconds: Option<u64>,
+}
+
+/// Options of create, update and patch.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub dry_run: bool,
+    pub field_validation: FieldValidation,
+    pub field_manager: Option<String>,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        Self {
+            dry_run: false,
+            field_validation: FieldValidation::Strict,
+            field_manager: None,
+        }
+    }
+}
+
+/// `propagationPolicy` of a delete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    Orphan,
+    Background,
+    Foreground,
+}
+
+/// Options of delete (query parameters or a DeleteOptions body).
+#[derive(Debug, Clone, Default)]
+pub struct DeleteOptions {
+    pub grace_period_seconds: Option<i64>,
+    pub propagation: Option<Propagation>,
+    pub precondition_uid: Option<String>,
+    pub precondition_rv: Option<String>,
+    pub dry_run: bool,
+}

@@ -1,0 +1,301 @@
+//! Subresources with their own server logic: pod binding and eviction, deployment and replica
+//! set scale, namespace finalize.
+
+use serde_json::{json, Value};
+
+use super::{meta, Api, DeleteOptions, WriteOptions};
+use crate::error::{go_quote, ApiError, ApiResult};
+use crate::registry::{self, ResourceDef};
+use crate::selectors::LabelSelector;
+
+/// `POST pods/<name>/binding` (`pkg/registry/core/pod/storage/storage.go` BindingREST).
+pub fn bind(api: &Api, ns: &str, name: &str, binding: &Value, opts: &WriteOptions) -> ApiResult<()> {
+    let body_name = binding["metadata"]["name"].as_str().unwrap_or("");
+    if !body_name.is_empty() && body_name != name {
+        return Err(ApiError::bad_request(
+            "name in URL does not match name in Binding object",
+        ));
+    }
+    let node = binding["target"]["name"].as_str().unwrap_or("");
+    if node.is_empty() {
+        return Err(ApiError::invalid_kind(
+            "Binding",
+            "Binding",
+            "",
+            name,
+            &[crate::error::FieldError::required("target.name", "")],
+        ));
+    }
+    let pod = api.get(&registry::PODS, ns, name)?;
+    if meta::is_deleting(&pod.value) {
+        return Err(ApiError::conflict(
+            &registry::PODS,
+            name,
+            &format!("pod {name} is being deleted, cannot be assigned to a host"),
+        ));
+    }
+    let current = pod.value["spec"]["nodeName"].as_str().unwrap_or("");
+    if !current.is_empty() {
+        return Err(ApiError::conflict(
+            &registry::PODS,
+            name,
+            &format!("pod {name} is already assigned to node {}", go_quote(current)),
+        ));
+    }
+    let mut updated = pod.value.clone();
+    updated["spec"]["nodeName"] = json!(node);
+    set_condition(&mut updated, json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": meta::now()}));
+    if opts.dry_run {
+        return Ok(());
+    }
+    api.store()
+        .update(&registry::PODS, updated, Some(pod.resource_version()))
+        .map_err(|_| ApiError::stale(&registry::PODS, name))?;
+    Ok(())
+}
+
+/// Put a pod condition in place of the one of the same type (keeping lastTransitionTime when
+/// the status does not change).
+pub fn set_condition(pod: &mut Value, cond: Value) {
+    let Some(status) = pod.get_mut("status").and_then(Value::as_object_mut) else {
+        pod["status"] = json!({"conditions": [cond]});
+        return;
+    };
+    let conds = status.entry("conditions").or_insert_with(|| json!([]));
+    let Some(list) = conds.as_array_mut() else {
+        *conds = json!([cond]);
+        return;
+    };
+    if let Some(existing) = list.iter_mut().find(|c| c["type"] == cond["type"]) {
+        let mut cond = cond;
+        if existing["status"] == cond["status"] && !existing["lastTransitionTime"].is_null() {
+            cond["lastTransitionTime"] = existing["lastTransitionTime"].clone();
+        }
+        *existing = cond;
+    } else {
+        list.push(cond);
+    }
+}
+
+fn is_ready(pod: &Value) -> bool {
+    pod["status"]["conditions"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"))
+}
+
+/// `POST pods/<name>/eviction` (`pkg/registry/core/pod/storage/eviction.go`).
+pub fn evict(api: &Api, ns: &str, name: &str, eviction: &Value) -> ApiResult<()> {
+    let body_name = eviction["metadata"]["name"].as_str().unwrap_or("");
+    if !body_name.is_empty() && body_name != name {
+        return Err(ApiError::bad_request(
+            "name in URL does not match name in Eviction object",
+        ));
+    }
+    let mut delete = DeleteOptions::default();
+    if let Some(opts) = eviction.get("deleteOptions") {
+        delete.grace_period_seconds = opts["gracePeriodSeconds"].as_i64();
+        delete.dry_run = opts["dryRun"].as_array().is_some_and(|d| !d.is_empty());
+        delete.precondition_uid = opts["preconditions"]["uid"].as_str().map(String::from);
+        delete.precondition_rv = opts["preconditions"]["resourceVersion"].as_str().map(String::from);
+    }
+    for _ in 0..8 {
+        let pod = api.get(&registry::PODS, ns, name)?;
+        let phase = pod.value["status"]["phase"].as_str().unwrap_or("");
+        // canIgnorePDB: terminal, pending or already terminating pods go at once.
+        if matches!(phase, "Succeeded" | "Failed" | "Pending") || meta::is_deleting(&pod.value) {
+            api.delete(&registry::PODS, ns, name, &delete)?;
+            return Ok(());
+        }
+        let pdbs: Vec<_> = api
+            .store()
+            .list(&registry::PODDISRUPTIONBUDGETS, Some(ns))
+            .0
+            .into_iter()
+            .filter(|p| {
+                LabelSelector::from_api(&p.value["spec"]["selector"])
+                    .map(|s| s.matches(meta::labels(&pod.value)))
+                    .unwrap_or(false)
+            })
+            .collect();
+        if pdbs.len() > 1 {
+            return Err(ApiError::new(
+                500,
+                "InternalError",
+                "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+            ));
+        }
+        let Some(pdb) = pdbs.into_iter().next() else {
+            add_disruption_target(api, ns, name, &delete)?;
+            api.delete(&registry::PODS, ns, name, &delete)?;
+            return Ok(());
+        };
+        let pdb_name = pdb.name().to_string();
+        let status = &pdb.value["status"];
+        let current = status["currentHealthy"].as_i64().unwrap_or(0);
+        let desired = status["desiredHealthy"].as_i64().unwrap_or(0);
+        if !is_ready(&pod.value) {
+            let always = pdb.value["spec"]["unhealthyPodEvictionPolicy"].as_str() == Some("AlwaysAllow");
+            if always || (current >= desired && desired > 0) {
+                add_disruption_target(api, ns, name, &delete)?;
+                api.delete(&registry::PODS, ns, name, &delete)?;
+                return Ok(());
+            }
+        }
+        let generation = pdb.value["metadata"]["generation"].as_i64().unwrap_or(0);
+        let observed = status["observedGeneration"].as_i64().unwrap_or(0);
+        if observed < generation {
+            return Err(too_many(format!(
+                "The disruption budget {pdb_name} is still being processed by the server."
+            ))
+            .with_details(json!({
+                "causes": [{"reason": "DisruptionBudget", "message": format!("The disruption budget {pdb_name} is still being processed by the server.")}],
+                "retryAfterSeconds": 10
+            })));
+        }
+        let allowed = status["disruptionsAllowed"].as_i64().unwrap_or(0);
+        if allowed < 0 {
+            return Err(ApiError::forbidden(
+                &registry::PODDISRUPTIONBUDGETS,
+                &pdb_name,
+                "pdb disruptions allowed is negative",
+            ));
+        }
+        if allowed == 0 {
+            return Err(too_many("Cannot evict pod as it would violate the pod's disruption budget.".into())
+                .with_details(json!({"causes": [{
+                    "reason": "DisruptionBudget",
+                    "message": format!("The disruption budget {pdb_name} needs {desired} healthy pods and has {current} currently"),
+                }]})));
+        }
+        if delete.dry_run {
+            return Ok(());
+        }
+        let mut updated = pdb.value.clone();
+        updated["status"]["disruptionsAllowed"] = json!(allowed - 1);
+        let disrupted = updated["status"]
+            .as_object_mut()
+            .map(|s| s.entry("disruptedPods").or_insert_with(|| json!({})));
+        if let Some(d) = disrupted.and_then(Value::as_object_mut) {
+            d.insert(name.to_string(), json!(meta::now()));
+        }
+        if allowed - 1 == 0 {
+            set_pdb_condition(&mut updated, "False", "InsufficientPods");
+        }
+        match api.store().update(&registry::PODDISRUPTIONBUDGETS, updated, Some(pdb.resource_version())) {
+            Ok(_) => {}
+            // The budget changed under us: look again (the apiserver retries the same way).
+            Err(_) => continue,
+        }
+        add_disruption_target(api, ns, name, &delete)?;
+        api.delete(&registry::PODS, ns, name, &delete)?;
+        return Ok(());
+    }
+    Err(too_many("Cannot evict pod as it would violate the pod's disruption budget.".into()))
+}
+
+fn too_many(message: String) -> ApiError {
+    ApiError::too_many_requests(message)
+}
+
+fn set_pdb_condition(pdb: &mut Value, status: &str, reason: &str) {
+    let observed = pdb["status"]["observedGeneration"].clone();
+    let cond = json!({"type": "DisruptionAllowed", "status": status, "reason": reason, "message": "", "observedGeneration": observed, "lastTransitionTime": meta::now()});
+    let list = pdb["status"]
+        .as_object_mut()
+        .map(|s| s.entry("conditions").or_insert_with(|| json!([])));
+    if let Some(list) = list.and_then(Value::as_array_mut) {
+        if let Some(c) = list.iter_mut().find(|c| c["type"] == "DisruptionAllowed") {
+            if c["status"] != status {
+                *c = cond;
+            } else {
+                c["reason"] = json!(reason);
+            }
+        } else {
+            list.push(cond);
+        }
+    }
+}
+
+/// The DisruptionTarget condition the eviction writes before deleting (PodDisruptionConditions).
+fn add_disruption_target(api: &Api, ns: &str, name: &str, delete: &DeleteOptions) -> ApiResult<()> {
+    if delete.dry_run {
+        return Ok(());
+    }
+    let pod = api.get(&registry::PODS, ns, name)?;
+    let mut updated = pod.value.clone();
+    set_condition(&mut updated, json!({"type": "DisruptionTarget", "status": "True", "lastProbeTime": null, "lastTransitionTime": meta::now(), "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}));
+    let _ = api.store().update(&registry::PODS, updated, Some(pod.resource_version()));
+    Ok(())
+}
+
+/// `GET <workload>/scale` as an autoscaling/v1 Scale.
+pub fn get_scale(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> ApiResult<Value> {
+    let obj = api.get(res, ns, name)?;
+    let v = &obj.value;
+    let selector = LabelSelector::from_api(&v["spec"]["selector"])
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    Ok(json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": name, "namespace": ns, "uid": v["metadata"]["uid"],
+            "resourceVersion": v["metadata"]["resourceVersion"],
+            "creationTimestamp": v["metadata"]["creationTimestamp"]
+        },
+        "spec": {"replicas": v["spec"]["replicas"].as_i64().unwrap_or(1)},
+        "status": {"replicas": v["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector}
+    }))
+}
+
+pub fn set_scale(
+    api: &Api,
+    res: &'static ResourceDef,
+    ns: &str,
+    name: &str,
+    scale: &Value,
+    opts: &WriteOptions,
+) -> ApiResult<Value> {
+    let Some(replicas) = scale["spec"]["replicas"].as_i64() else {
+        return Err(ApiError::bad_request("spec.replicas is required"));
+    };
+    if replicas < 0 {
+        return Err(ApiError::invalid_kind(
+            "Scale.autoscaling",
+            "Scale",
+            "autoscaling",
+            name,
+            &[crate::error::FieldError::invalid(
+                "spec.replicas",
+                replicas.to_string(),
+                "must be greater than or equal to 0",
+            )],
+        ));
+    }
+    let obj = api.get(res, ns, name)?;
+    let mut updated = obj.value.clone();
+    updated["spec"]["replicas"] = json!(replicas);
+    let rv = scale["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
+    if !rv.is_empty() {
+        updated["metadata"]["resourceVersion"] = json!(rv);
+    }
+    api.update(res, ns, name, updated, None, opts)?;
+    get_scale(api, res, ns, name)
+}
+
+/// `PUT namespaces/<name>/finalize`: only `spec.finalizers` changes.
+pub fn finalize_namespace(api: &Api, name: &str, body: &Value) -> ApiResult<crate::store::Stored> {
+    let ns = api.get(&registry::NAMESPACES, "", name)?;
+    let mut updated = ns.value.clone();
+    updated["spec"]["finalizers"] = body["spec"]["finalizers"].clone();
+    let empty = updated["spec"]["finalizers"].as_array().is_none_or(|a| a.is_empty());
+    if empty && meta::is_deleting(&updated) && meta::finalizers(&updated).is_empty() {
+        return api
+            .store()
+            .delete(&registry::NAMESPACES, "", name, Some(ns.resource_version()))
+            .map_err(|_| ApiError::stale(&registry::NAMESPACES, name));
+    }
+    api.store()
+        .update(&registry::NAMESPACES, updated, Some(ns.resource_version()))
+        .map_err(|_| ApiError::stale(&registry::NAMESPACES, name))
+}

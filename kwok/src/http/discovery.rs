@@ -1,0 +1,126 @@
+//! Discovery documents (legacy, unaggregated): kubectl falls back to these when the response is
+//! plain `application/json`, which every kubectl from 1.27 to 1.33 handles.
+
+use serde_json::{json, Value};
+
+use crate::registry::{self, ResourceDef};
+
+/// The Kubernetes version the embedded cluster reports.
+pub const GIT_VERSION: &str = "v1.32.0-kwok";
+
+pub fn version() -> Value {
+    json!({
+        "major": "1",
+        "minor": "32",
+        "gitVersion": GIT_VERSION,
+        "gitCommit": "0000000000000000000000000000000000000000",
+        "gitTreeState": "clean",
+        "buildDate": "2024-12-11T00:00:00Z",
+        "goVersion": "go1.23.4",
+        "compiler": "gc",
+        "platform": "linux/amd64"
+    })
+}
+
+pub fn api_versions(server_address: &str) -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}]
+    })
+}
+
+fn group(name: &str, version: &str) -> Value {
+    let gv = json!({"groupVersion": format!("{name}/{version}"), "version": version});
+    json!({"name": name, "versions": [gv.clone()], "preferredVersion": gv})
+}
+
+pub fn group_list() -> Value {
+    let groups: Vec<Value> = registry::GROUPS.iter().map(|(g, v)| group(g, v)).collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+pub fn api_group(name: &str) -> Option<Value> {
+    registry::GROUPS
+        .iter()
+        .find(|(g, _)| *g == name)
+        .map(|(g, v)| {
+            let mut doc = group(g, v);
+            doc["kind"] = json!("APIGroup");
+            doc["apiVersion"] = json!("v1");
+            doc
+        })
+}
+
+fn entry(res: &ResourceDef) -> Value {
+    let mut e = json!({
+        "name": res.plural,
+        "singularName": res.singular,
+        "namespaced": res.namespaced,
+        "kind": res.kind,
+        "verbs": res.verbs,
+    });
+    if !res.short_names.is_empty() {
+        e["shortNames"] = json!(res.short_names);
+    }
+    if !res.categories.is_empty() {
+        e["categories"] = json!(res.categories);
+    }
+    e
+}
+
+/// `/api/v1`, `/apis/<g>/<v>`; `None` for a group version that is not served.
+pub fn resource_list(group: &str, version: &str) -> Option<Value> {
+    let served = (group.is_empty() && version == "v1")
+        || registry::GROUPS.iter().any(|(g, v)| *g == group && *v == version);
+    if !served {
+        return None;
+    }
+    let mut resources = Vec::new();
+    for res in registry::in_group_version(group, version) {
+        resources.push(entry(res));
+        for sub in res.subresources {
+            let mut e = json!({
+                "name": format!("{}/{}", res.plural, sub.name),
+                "singularName": "",
+                "namespaced": res.namespaced,
+                "kind": sub.kind,
+                "verbs": sub.verbs,
+            });
+            if !sub.group.is_empty() {
+                e["group"] = json!(sub.group);
+                e["version"] = json!(sub.version);
+            }
+            resources.push(e);
+        }
+    }
+    let gv = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eviction_carries_its_group_for_drain() {
+        // kubectl drain's CheckEvictionSupport needs group and version on pods/eviction.
+        let doc = resource_list("", "v1").unwrap();
+        let ev = doc["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "pods/eviction")
+            .unwrap();
+        assert_eq!(ev["kind"], "Eviction");
+        assert_eq!(ev["group"], "policy");
+        assert_eq!(ev["version"], "v1");
+        let pdb = resource_list("policy", "v1").unwrap();
+        assert!(pdb["resources"].as_array().unwrap().iter().any(|r| r["shortNames"] == json!(["pdb"])));
+        assert!(resource_list("batch", "v1").is_none());
+    }
+}

@@ -1,0 +1,284 @@
+//! Verb handlers: map (method, path, query) to an [`Api`] call and its response.
+
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::response::Response;
+use serde_json::Value;
+
+use super::query::Query;
+use super::respond::{self, Format};
+use super::route::{self, ResourcePath, Target};
+use super::{discovery, openapi, Server};
+use crate::api::hooks::{self, PatchKind};
+use crate::api::{subresources, WriteOptions};
+use crate::error::{ApiError, ApiResult};
+
+pub fn handle(server: &Server, parts: &Parts, body: &[u8]) -> Response {
+    let target = route::parse(parts.uri.path());
+    let query = Query::parse(parts.uri.query());
+    let get = parts.method == Method::GET;
+    match target {
+        Target::Version if get => respond::value(StatusCode::OK, &discovery::version()),
+        Target::Health if get => ok_text("ok"),
+        Target::ApiVersions if get => respond::value(
+            StatusCode::OK,
+            &discovery::api_versions(&server.addr.to_string()),
+        ),
+        Target::ApiGroupList if get => respond::value(StatusCode::OK, &discovery::group_list()),
+        Target::ApiGroup(g) if get => match discovery::api_group(&g) {
+            Some(doc) => respond::value(StatusCode::OK, &doc),
+            None => respond::error(&ApiError::unknown_path()),
+        },
+        Target::ResourceList { group, version } if get => {
+            match discovery::resource_list(&group, &version) {
+                Some(doc) => respond::value(StatusCode::OK, &doc),
+                None => respond::error(&ApiError::unknown_path()),
+            }
+        }
+        Target::OpenApiV2 if get => openapi::v2(),
+        Target::Resource(path) => match resource(server, parts, &query, path, body) {
+            Ok(r) => r,
+            Err(e) => respond::error(&e),
+        },
+        Target::Unknown
+        | Target::OpenApiV3Index
+        | Target::OpenApiV3 { .. }
+        | Target::Version
+        | Target::Health
+        | Target::ApiVersions
+        | Target::ApiGroupList
+        | Target::ApiGroup(_)
+        | Target::ResourceList { .. }
+        | Target::OpenApiV2 => respond::error(&ApiError::unknown_path()),
+    }
+}
+
+fn ok_text(s: &'static str) -> Response {
+    let mut r = Response::new(axum::body::Body::from(s));
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    r
+}
+
+fn content_type(parts: &Parts) -> &str {
+    parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json")
+}
+
+/// The body as JSON bytes (YAML bodies are converted), checked for the media type.
+fn json_body(parts: &Parts, body: &[u8]) -> ApiResult<Vec<u8>> {
+    let ct = content_type(parts);
+    let base = ct.split(';').next().unwrap_or("").trim();
+    match base {
+        "application/json" | "" | "*/*" => Ok(body.to_vec()),
+        "application/yaml" => yaml_to_json(body),
+        "application/vnd.kubernetes.protobuf" => Err(ApiError::unsupported_media_type(ct)),
+        _ => Err(ApiError::unsupported_media_type(ct)),
+    }
+}
+
+fn yaml_to_json(body: &[u8]) -> ApiResult<Vec<u8>> {
+    let text = std::str::from_utf8(body)
+        .map_err(|_| ApiError::bad_request("the body of the request is not valid UTF-8"))?;
+    let v: Value = serde_yaml::from_str(text)
+        .map_err(|e| ApiError::bad_request(format!("error converting YAML to JSON: {e}")))?;
+    serde_json::to_vec(&v).map_err(|e| ApiError::internal(e.to_string()))
+}
+
+fn with_warnings(mut r: Response, warnings: &[String]) -> Response {
+    for w in warnings {
+        let text = format!("299 - {}", serde_json::Value::String(w.clone()));
+        if let Ok(v) = HeaderValue::from_str(&text) {
+            r.headers_mut().append("Warning", v);
+        }
+    }
+    r
+}
+
+fn resource(
+    server: &Server,
+    parts: &Parts,
+    query: &Query,
+    path: ResourcePath,
+    body: &[u8],
+) -> ApiResult<Response> {
+    let api = &server.api;
+    let res = path.res;
+    let ns_owned = path.namespace.clone().unwrap_or_default();
+    let ns = ns_owned.as_str();
+    let format = respond::negotiate(&parts.headers, query.get("includeObject"))?;
+    let method = &parts.method;
+    let name = path.name.as_deref();
+    let watching = path.watch_prefix || query.flag("watch");
+
+    if let Some(sub) = path.subresource.as_deref() {
+        let name = name.unwrap_or_default();
+        return subresource(server, parts, query, &path, sub, name, body, format);
+    }
+    match (method.as_str(), name) {
+        ("GET", None) if watching => {
+            require_verb(res, "watch")?;
+            let opts = query.list_options()?;
+            super::watch::start(api, res, path.namespace.as_deref(), &opts, format, server.shutdown.clone())
+        }
+        ("GET", None) => {
+            require_verb(res, "list")?;
+            let opts = query.list_options()?;
+            let list = api.list(res, path.namespace.as_deref(), &opts)?;
+            Ok(respond::list(res, &list, format))
+        }
+        ("GET", Some(n)) if watching => {
+            // /watch/<res>/<name>: a watch restricted to one name.
+            let mut opts = query.list_options()?;
+            let sel = format!("metadata.name={n}");
+            opts.field_selector = Some(match opts.field_selector.take() {
+                Some(f) if !f.is_empty() => format!("{f},{sel}"),
+                _ => sel,
+            });
+            super::watch::start(api, res, path.namespace.as_deref(), &opts, format, server.shutdown.clone())
+        }
+        ("GET", Some(n)) => {
+            require_verb(res, "get")?;
+            let obj = api.get(res, ns, n)?;
+            Ok(respond::object(StatusCode::OK, res, &obj, format))
+        }
+        ("POST", None) => {
+            require_verb(res, "create")?;
+            let opts = query.write_options()?;
+            let json = json_body(parts, body)?;
+            let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
+            let created = api.create(res, ns, obj, &opts)?;
+            Ok(with_warnings(respond::object(StatusCode::CREATED, res, &created, format), &warnings))
+        }
+        ("PUT", Some(n)) => {
+            require_verb(res, "update")?;
+            let opts = query.write_options()?;
+            let json = json_body(parts, body)?;
+            let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
+            let updated = api.update(res, ns, n, obj, None, &opts)?;
+            Ok(with_warnings(respond::object(StatusCode::OK, res, &updated, format), &warnings))
+        }
+        ("PATCH", Some(n)) => {
+            require_verb(res, "patch")?;
+            let opts = query.write_options()?;
+            let kind = patch_kind(parts)?;
+            let patched = api.patch(res, ns, n, kind, body, None, &opts)?;
+            Ok(respond::object(StatusCode::OK, res, &patched, format))
+        }
+        ("DELETE", Some(n)) => {
+            require_verb(res, "delete")?;
+            let opts = query.delete_options(body)?;
+            let deleted = api.delete(res, ns, n, &opts)?;
+            // Like the apiserver: 202 while finalizers or a grace period hold the object, 200 once gone.
+            let code = if deleted.gone { StatusCode::OK } else { StatusCode::ACCEPTED };
+            Ok(respond::object(code, res, &deleted.object, format))
+        }
+        ("DELETE", None) => {
+            require_verb(res, "deletecollection")?;
+            let list = query.list_options()?;
+            let opts = query.delete_options(body)?;
+            let items = api.delete_collection(res, path.namespace.as_deref(), &list, &opts)?;
+            let l = crate::api::ObjectList {
+                items,
+                resource_version: api.store().revision(),
+                continue_token: None,
+                remaining: None,
+            };
+            Ok(respond::list(res, &l, Format::Json))
+        }
+        (m, _) => Err(ApiError::method_not_supported(res, &m.to_lowercase())),
+    }
+}
+
+fn require_verb(res: &crate::registry::ResourceDef, verb: &str) -> ApiResult<()> {
+    if res.has_verb(verb) {
+        Ok(())
+    } else {
+        Err(ApiError::method_not_supported(res, verb))
+    }
+}
+
+fn patch_kind(parts: &Parts) -> ApiResult<PatchKind> {
+    let ct = content_type(parts);
+    PatchKind::from_content_type(ct).ok_or_else(|| {
+        ApiError::new(
+            415,
+            "UnsupportedMediaType",
+            format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json"),
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn subresource(
+    server: &Server,
+    parts: &Parts,
+    query: &Query,
+    path: &ResourcePath,
+    sub: &str,
+    name: &str,
+    body: &[u8],
+    format: Format,
+) -> ApiResult<Response> {
+    let api = &server.api;
+    let res = path.res;
+    let ns = path.namespace.as_deref().unwrap_or("");
+    let method = parts.method.as_str();
+    let opts: WriteOptions = query.write_options()?;
+    match (sub, method) {
+        ("status", "GET") => Ok(respond::object(StatusCode::OK, res, &api.get(res, ns, name)?, format)),
+        ("status", "PUT") => {
+            let json = json_body(parts, body)?;
+            let (obj, _) = hooks::decode(res, &json, opts.field_validation)?;
+            let o = api.update(res, ns, name, obj, Some("status"), &opts)?;
+            Ok(respond::object(StatusCode::OK, res, &o, format))
+        }
+        ("status", "PATCH") => {
+            let kind = patch_kind(parts)?;
+            let o = api.patch(res, ns, name, kind, body, Some("status"), &opts)?;
+            Ok(respond::object(StatusCode::OK, res, &o, format))
+        }
+        ("finalize", "PUT") => {
+            let json = json_body(parts, body)?;
+            let v: Value = serde_json::from_slice(&json)
+                .map_err(|e| ApiError::bad_request(e.to_string()))?;
+            let o = subresources::finalize_namespace(api, name, &v)?;
+            Ok(respond::object(StatusCode::OK, res, &o, format))
+        }
+        ("binding", "POST") => {
+            let json = json_body(parts, body)?;
+            let v: Value = serde_json::from_slice(&json)
+                .map_err(|e| ApiError::bad_request(e.to_string()))?;
+            subresources::bind(api, ns, name, &v, &opts)?;
+            Ok(respond::success(201, None))
+        }
+        ("eviction", "POST") => {
+            let json = json_body(parts, body)?;
+            let v: Value = serde_json::from_slice(&json)
+                .map_err(|e| ApiError::bad_request(e.to_string()))?;
+            subresources::evict(api, ns, name, &v)?;
+            Ok(respond::success(201, None))
+        }
+        ("scale", "GET") => Ok(respond::value(StatusCode::OK, &subresources::get_scale(api, res, ns, name)?)),
+        ("scale", "PUT") | ("scale", "PATCH") => {
+            let current = subresources::get_scale(api, res, ns, name)?;
+            let desired = if method == "PUT" {
+                serde_json::from_slice::<Value>(&json_body(parts, body)?)
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?
+            } else {
+                let kind = patch_kind(parts)?;
+                hooks::patch(res, &current, kind, body)?
+            };
+            let out = subresources::set_scale(api, res, ns, name, &desired, &opts)?;
+            Ok(respond::value(StatusCode::OK, &out))
+        }
+        ("log", "GET") => {
+            api.get(res, ns, name)?;
+            Ok(ok_text(""))
+        }
+        _ => Err(ApiError::method_not_supported(res, &method.to_lowercase())),
+    }
+}

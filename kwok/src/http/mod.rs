@@ -1,0 +1,78 @@
+//! The HTTP front of the API server: authentication, routing, content negotiation and the verb
+//! handlers over [`Api`].
+
+pub mod discovery;
+mod handlers;
+pub mod openapi;
+pub mod query;
+pub mod respond;
+pub mod route;
+pub mod table;
+pub mod watch;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::header;
+use axum::response::Response;
+use axum::Router;
+
+use crate::api::Api;
+use crate::error::ApiError;
+
+/// Largest request body accepted (the apiserver's 3 MiB `MaxRequestBodyBytes`).
+pub const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// Shared state of the HTTP handlers.
+pub struct Server {
+    pub api: Api,
+    pub token: String,
+    pub addr: SocketAddr,
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+pub fn router(server: Arc<Server>) -> Router {
+    Router::new().fallback(dispatch).with_state(server)
+}
+
+async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Response {
+    if !authorized(&server, &req) {
+        return respond::error(&ApiError::unauthorized());
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(b) => b,
+        Err(_) => {
+            return respond::error(&ApiError::request_entity_too_large(format!(
+                "Request entity too large: limit is {MAX_BODY}"
+            )))
+        }
+    };
+    // A handler bug must not take the server down: answer 500 and keep serving.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handlers::handle(&server, &parts, &bytes)
+    }));
+    match result {
+        Ok(r) => r,
+        Err(_) => {
+            tracing::error!(uri = %parts.uri, "handler panicked");
+            respond::error(&ApiError::internal("the server encountered an unexpected condition"))
+        }
+    }
+}
+
+fn authorized(server: &Server, req: &Request<Body>) -> bool {
+    let Some(v) = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    match v.strip_prefix("Bearer ") {
+        Some(t) => constant_time_eq(t.trim().as_bytes(), server.token.as_bytes()),
+        None => false,
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

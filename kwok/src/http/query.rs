@@ -1,0 +1,134 @@
+//! Query parameters of API requests.
+
+use std::collections::HashMap;
+
+use crate::api::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
+use crate::error::{ApiError, ApiResult};
+
+pub struct Query(HashMap<String, String>);
+
+impl Query {
+    pub fn parse(raw: Option<&str>) -> Self {
+        let mut map = HashMap::new();
+        if let Some(q) = raw {
+            for (k, v) in form_urlencoded::parse(q.as_bytes()) {
+                map.entry(k.into_owned()).or_insert(v.into_owned());
+            }
+        }
+        Self(map)
+    }
+
+    pub fn get(&self, k: &str) -> Option<&str> {
+        self.0.get(k).map(String::as_str)
+    }
+
+    pub fn flag(&self, k: &str) -> bool {
+        matches!(self.get(k), Some("true") | Some("1"))
+    }
+
+    pub fn list_options(&self) -> ApiResult<ListOptions> {
+        let limit = match self.get("limit") {
+            None | Some("") => None,
+            Some(l) => Some(l.parse::<i64>().map_err(|_| {
+                ApiError::bad_request(format!("limit: Invalid value: {l:?}: must be a valid integer"))
+            })?),
+        };
+        Ok(ListOptions {
+            label_selector: self.get("labelSelector").map(String::from),
+            field_selector: self.get("fieldSelector").map(String::from),
+            limit: limit.filter(|l| *l > 0).map(|l| l as usize),
+            continue_token: self.get("continue").map(String::from),
+            resource_version: self.get("resourceVersion").map(String::from),
+            allow_bookmarks: self.flag("allowWatchBookmarks"),
+            timeout_seconds: self.get("timeoutSeconds").and_then(|t| t.parse().ok()),
+        })
+    }
+
+    pub fn write_options(&self) -> ApiResult<WriteOptions> {
+        let field_validation = match self.get("fieldValidation") {
+            None | Some("") | Some("Warn") => FieldValidation::Warn,
+            Some("Strict") => FieldValidation::Strict,
+            Some("Ignore") => FieldValidation::Ignore,
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "fieldValidation parameter unsupported: {other}"
+                )))
+            }
+        };
+        Ok(WriteOptions {
+            dry_run: self.dry_run()?,
+            field_validation,
+            field_manager: self.get("fieldManager").map(String::from),
+        })
+    }
+
+    fn dry_run(&self) -> ApiResult<bool> {
+        match self.get("dryRun") {
+            None | Some("") => Ok(false),
+            Some("All") => Ok(true),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "dryRun: Unsupported value: {other:?}: supported values: \"All\""
+            ))),
+        }
+    }
+
+    /// Delete options from the query, overlaid with a DeleteOptions body when one is sent.
+    pub fn delete_options(&self, body: &[u8]) -> ApiResult<DeleteOptions> {
+        let mut opts = DeleteOptions {
+            grace_period_seconds: self.get("gracePeriodSeconds").and_then(|g| g.parse().ok()),
+            propagation: None,
+            precondition_uid: None,
+            precondition_rv: None,
+            dry_run: self.dry_run()?,
+        };
+        if let Some(p) = self.get("propagationPolicy") {
+            opts.propagation = Some(parse_propagation(p)?);
+        }
+        if self.get("orphanDependents") == Some("true") {
+            opts.propagation = Some(Propagation::Orphan);
+        }
+        if !body.iter().all(u8::is_ascii_whitespace) {
+            let v: serde_json::Value = serde_json::from_slice(body)
+                .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?;
+            if let Some(g) = v.get("gracePeriodSeconds").and_then(|g| g.as_i64()) {
+                opts.grace_period_seconds = Some(g);
+            }
+            if let Some(p) = v.get("propagationPolicy").and_then(|p| p.as_str()) {
+                opts.propagation = Some(parse_propagation(p)?);
+            }
+            if v.get("orphanDependents").and_then(|o| o.as_bool()) == Some(true) {
+                opts.propagation = Some(Propagation::Orphan);
+            }
+            if let Some(pre) = v.get("preconditions") {
+                opts.precondition_uid = pre.get("uid").and_then(|u| u.as_str()).map(String::from);
+                opts.precondition_rv = pre
+                    .get("resourceVersion")
+                    .and_then(|u| u.as_str())
+                    .map(String::from);
+            }
+            if v.get("dryRun").and_then(|d| d.as_array()).is_some_and(|d| !d.is_empty()) {
+                opts.dry_run = true;
+            }
+        }
+        Ok(opts)
+    }
+}
+
+fn parse_propagation(p: &str) -> ApiResult<Propagation> {
+    match p {
+        "Orphan" => Ok(Propagation::Orphan),
+        "Background" => Ok(Propagation::Background),
+        "Foreground" => Ok(Propagation::Foreground),
+        other => Err(ApiError::invalid_kind(
+            "",
+            "",
+            "",
+            "",
+            &[crate::error::FieldError::unsupported(
+                "propagationPolicy",
+                format!("{other:?}"),
+                &["Foreground", "Background", "Orphan", "nil"],
+            )],
+        )),
+    }
+}

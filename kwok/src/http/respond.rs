@@ -1,0 +1,170 @@
+//! Response bodies: objects, lists, Tables and Status errors, in the content type the client
+//! asked for.
+
+use axum::body::Body;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use bytes::{BufMut, Bytes, BytesMut};
+use serde_json::{json, Value};
+
+use crate::api::ObjectList;
+use crate::error::ApiError;
+use crate::registry::ResourceDef;
+use crate::store::Stored;
+
+/// How the client wants objects back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Yaml,
+    /// `application/json;as=Table;v=v1;g=meta.k8s.io`, with the row object form.
+    Table(IncludeObject),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IncludeObject {
+    None,
+    Metadata,
+    Object,
+}
+
+/// Pick the response format from `Accept` (first acceptable entry wins, as the apiserver's
+/// negotiation does). Protobuf is never chosen: clients that offer it also offer JSON.
+pub fn negotiate(headers: &HeaderMap, include: Option<&str>) -> Result<Format, ApiError> {
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if accept.trim().is_empty() {
+        return Ok(Format::Json);
+    }
+    for entry in accept.split(',') {
+        let mut parts = entry.split(';').map(str::trim);
+        let media = parts.next().unwrap_or("");
+        let params: Vec<(&str, &str)> = parts.filter_map(|p| p.split_once('=')).collect();
+        let param = |k: &str| params.iter().find(|(pk, _)| *pk == k).map(|(_, v)| *v);
+        match media {
+            "application/json" | "application/*" | "*/*" => {
+                if param("as") == Some("Table") {
+                    if param("g") == Some("meta.k8s.io") && matches!(param("v"), Some("v1") | Some("v1beta1")) {
+                        let inc = match include {
+                            Some("None") => IncludeObject::None,
+                            Some("Object") => IncludeObject::Object,
+                            _ => IncludeObject::Metadata,
+                        };
+                        return Ok(Format::Table(inc));
+                    }
+                    continue;
+                }
+                if param("as").is_some() {
+                    // PartialObjectMetadata and other conversions are not served; fall through.
+                    continue;
+                }
+                return Ok(Format::Json);
+            }
+            "application/yaml" => return Ok(Format::Yaml),
+            _ => continue,
+        }
+    }
+    Err(ApiError::not_acceptable(accept))
+}
+
+pub fn json_response(code: StatusCode, body: Bytes) -> Response {
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = code;
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+pub fn value(code: StatusCode, v: &Value) -> Response {
+    json_response(code, Bytes::from(serde_json::to_vec(v).unwrap_or_default()))
+}
+
+pub fn error(e: &ApiError) -> Response {
+    let code = StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    value(code, &e.to_status())
+}
+
+fn yaml(code: StatusCode, v: &Value) -> Response {
+    let text = serde_yaml::to_string(v).unwrap_or_default();
+    let mut r = Response::new(Body::from(text));
+    *r.status_mut() = code;
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/yaml"));
+    r
+}
+
+/// One object.
+pub fn object(code: StatusCode, res: &ResourceDef, obj: &Stored, format: Format) -> Response {
+    match format {
+        Format::Json => json_response(code, obj.json()),
+        Format::Yaml => yaml(code, &obj.value),
+        Format::Table(inc) => {
+            let rv = obj.value["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
+            value(code, &super::table::table(res, &[&obj.value], inc, &rv, None, None))
+        }
+    }
+}
+
+/// A list, encoded by splicing each object's cached JSON (no re-serialisation).
+pub fn list(res: &ResourceDef, list: &ObjectList, format: Format) -> Response {
+    let rv = list.resource_version.to_string();
+    match format {
+        Format::Table(inc) => {
+            let objs: Vec<&Value> = list.items.iter().map(|o| &o.value).collect();
+            value(
+                StatusCode::OK,
+                &super::table::table(res, &objs, inc, &rv, list.continue_token.as_deref(), list.remaining),
+            )
+        }
+        Format::Yaml => {
+            let items: Vec<&Value> = list.items.iter().map(|o| &o.value).collect();
+            yaml(StatusCode::OK, &list_envelope(res, &rv, list, json!(items)))
+        }
+        Format::Json => {
+            let mut meta = json!({"resourceVersion": rv});
+            if let Some(c) = &list.continue_token {
+                meta["continue"] = json!(c);
+            }
+            if let Some(r) = list.remaining {
+                meta["remainingItemCount"] = json!(r);
+            }
+            let head = format!(
+                "{{\"kind\":\"{}List\",\"apiVersion\":\"{}\",\"metadata\":{},\"items\":[",
+                res.kind,
+                res.api_version(),
+                meta
+            );
+            let size: usize = list.items.iter().map(|o| o.json().len() + 1).sum();
+            let mut buf = BytesMut::with_capacity(head.len() + size + 2);
+            buf.put_slice(head.as_bytes());
+            for (i, o) in list.items.iter().enumerate() {
+                if i > 0 {
+                    buf.put_u8(b',');
+                }
+                buf.put_slice(&o.json());
+            }
+            buf.put_slice(b"]}");
+            json_response(StatusCode::OK, buf.freeze())
+        }
+    }
+}
+
+fn list_envelope(res: &ResourceDef, rv: &str, list: &ObjectList, items: Value) -> Value {
+    let mut meta = json!({"resourceVersion": rv});
+    if let Some(c) = &list.continue_token {
+        meta["continue"] = json!(c);
+    }
+    json!({"kind": format!("{}List", res.kind), "apiVersion": res.api_version(), "metadata": meta, "items": items})
+}
+
+/// `Status` Success, as some deletes and subresources answer.
+pub fn success(code: u16, details: Option<Value>) -> Response {
+    let mut s = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"});
+    if let Some(d) = details {
+        s["details"] = d;
+    }
+    s["code"] = json!(code);
+    value(StatusCode::from_u16(code).unwrap_or(StatusCode::OK), &s)
+}

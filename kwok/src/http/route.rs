@@ -1,0 +1,154 @@
+//! Parsing request paths into the resource they address (`k8s.io/apiserver` RequestInfoFactory).
+
+use crate::registry::{self, ResourceDef};
+
+/// What a request path names.
+#[derive(Debug, PartialEq)]
+pub enum Target {
+    Version,
+    Health,
+    ApiVersions,
+    ApiGroupList,
+    ApiGroup(String),
+    ResourceList { group: String, version: String },
+    OpenApiV2,
+    OpenApiV3Index,
+    OpenApiV3 { group: String, version: String },
+    Resource(ResourcePath),
+    Unknown,
+}
+
+/// A path under a group version that names a resource.
+#[derive(Debug, PartialEq)]
+pub struct ResourcePath {
+    pub res: &'static ResourceDef,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+    pub subresource: Option<String>,
+    /// `/watch/` prefix form (deprecated but served).
+    pub watch_prefix: bool,
+}
+
+fn decode_segment(s: &str) -> Option<String> {
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .ok()
+        .map(|c| c.into_owned())
+}
+
+pub fn parse(path: &str) -> Target {
+    let trimmed = path.trim_end_matches('/');
+    let raw: Vec<&str> = trimmed.split('/').skip(1).collect();
+    let mut segs = Vec::with_capacity(raw.len());
+    for s in raw {
+        match decode_segment(s) {
+            Some(d) => segs.push(d),
+            None => return Target::Unknown,
+        }
+    }
+    let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+    match s.as_slice() {
+        ["version"] => Target::Version,
+        ["healthz"] | ["readyz"] | ["livez"] => Target::Health,
+        ["healthz", ..] | ["readyz", ..] | ["livez", ..] => Target::Health,
+        ["api"] => Target::ApiVersions,
+        ["apis"] => Target::ApiGroupList,
+        ["openapi", "v2"] => Target::OpenApiV2,
+        ["openapi", "v3"] => Target::OpenApiV3Index,
+        ["openapi", "v3", "api", v] => Target::OpenApiV3 {
+            group: String::new(),
+            version: v.to_string(),
+        },
+        ["openapi", "v3", "apis", g, v] => Target::OpenApiV3 {
+            group: g.to_string(),
+            version: v.to_string(),
+        },
+        ["apis", g] => Target::ApiGroup(g.to_string()),
+        ["api", v] => Target::ResourceList {
+            group: String::new(),
+            version: v.to_string(),
+        },
+        ["apis", g, v] => Target::ResourceList {
+            group: g.to_string(),
+            version: v.to_string(),
+        },
+        ["api", v, rest @ ..] => resource("", v, rest),
+        ["apis", g, v, rest @ ..] => resource(g, v, rest),
+        _ => Target::Unknown,
+    }
+}
+
+fn resource(group: &str, version: &str, rest: &[&str]) -> Target {
+    let (watch_prefix, rest) = match rest.first() {
+        Some(&"watch") => (true, &rest[1..]),
+        _ => (false, rest),
+    };
+    let (namespace, rest): (Option<String>, &[&str]) = match rest {
+        // /namespaces/<ns>/<resource>... ; /namespaces/<name> alone addresses the namespace itself.
+        ["namespaces", ns, r, tail @ ..] if !r.is_empty() && !(tail.is_empty() && is_ns_sub(r)) => {
+            (Some(ns.to_string()), &rest[2..])
+        }
+        _ => (None, rest),
+    };
+    let (plural, name, sub) = match rest {
+        [p] => (*p, None, None),
+        [p, n] => (*p, Some(n.to_string()), None),
+        [p, n, s] => (*p, Some(n.to_string()), Some(s.to_string())),
+        _ => return Target::Unknown,
+    };
+    let Some(res) = registry::find(group, version, plural) else {
+        return Target::Unknown;
+    };
+    if namespace.is_some() && !res.namespaced {
+        return Target::Unknown;
+    }
+    if let Some(s) = &sub {
+        if res.subresource(s).is_none() {
+            return Target::Unknown;
+        }
+    }
+    Target::Resource(ResourcePath {
+        res,
+        namespace,
+        name,
+        subresource: sub,
+        watch_prefix,
+    })
+}
+
+/// `namespaces/<name>/status` and `/finalize` are subresources of a namespace, not a resource
+/// inside it.
+fn is_ns_sub(s: &str) -> bool {
+    s == "status" || s == "finalize"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_shapes_kubectl_sends() {
+        let Target::Resource(p) = parse("/api/v1/namespaces/gpu-drv/pods/web-1/eviction") else {
+            panic!("not a resource")
+        };
+        assert_eq!(p.res.plural, "pods");
+        assert_eq!(p.namespace.as_deref(), Some("gpu-drv"));
+        assert_eq!(p.name.as_deref(), Some("web-1"));
+        assert_eq!(p.subresource.as_deref(), Some("eviction"));
+
+        let Target::Resource(p) = parse("/api/v1/namespaces/gpu-drv") else { panic!() };
+        assert_eq!(p.res.plural, "namespaces");
+        assert_eq!(p.name.as_deref(), Some("gpu-drv"));
+
+        let Target::Resource(p) = parse("/api/v1/namespaces/x/status") else { panic!() };
+        assert_eq!(p.res.plural, "namespaces");
+        assert_eq!(p.subresource.as_deref(), Some("status"));
+
+        let Target::Resource(p) = parse("/apis/apps/v1/daemonsets") else { panic!() };
+        assert!(p.namespace.is_none() && p.name.is_none());
+
+        assert_eq!(parse("/api/v1/namespaces/x/nodes"), Target::Unknown);
+        assert_eq!(parse("/apis/apps/v1/namespaces/x/widgets"), Target::Unknown);
+        assert_eq!(parse("/api/v1/nodes/%zz"), Target::Unknown);
+    }
+}

@@ -1,0 +1,217 @@
+//! Streaming watch responses: newline-delimited `{"type": ..., "object": ...}` events.
+//!
+//! Selector semantics follow the watch cache: an object that starts matching is reported as
+//! ADDED, one that stops matching as DELETED, so a filtered watch stays consistent with a
+//! filtered list.
+
+use std::collections::{HashSet, VecDeque};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::Response;
+use bytes::Bytes;
+use futures::StreamExt;
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::respond::{Format, IncludeObject};
+use crate::api::hooks;
+use crate::api::{Api, ListOptions};
+use crate::error::{ApiError, ApiResult};
+use crate::registry::ResourceDef;
+use crate::store::{Event, EventKind};
+
+type Pred = Box<dyn Fn(&Value) -> bool + Send + Sync>;
+
+struct State {
+    res: &'static ResourceDef,
+    ns: Option<String>,
+    labels: Option<Pred>,
+    fields: Option<Pred>,
+    pending: VecDeque<Event>,
+    rx: tokio::sync::broadcast::Receiver<Event>,
+    seen: HashSet<(String, String)>,
+    format: Format,
+    first: bool,
+    deadline: Option<tokio::time::Instant>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+    done: bool,
+}
+
+impl State {
+    fn matches(&self, v: &Value) -> bool {
+        self.labels.as_ref().is_none_or(|f| f(v)) && self.fields.as_ref().is_none_or(|f| f(v))
+    }
+
+    /// Translate a store event into what this watcher sees, if anything.
+    fn translate(&mut self, ev: Event) -> Option<(EventKind, Event)> {
+        if !std::ptr::eq(ev.res, self.res) {
+            return None;
+        }
+        if let Some(ns) = &self.ns {
+            if ev.object.namespace() != ns {
+                return None;
+            }
+        }
+        let key = (ev.object.namespace().to_string(), ev.object.name().to_string());
+        let now = self.matches(&ev.object.value);
+        let was = self.seen.contains(&key);
+        let kind = match (ev.kind, was, now) {
+            (EventKind::Deleted, true, _) => {
+                self.seen.remove(&key);
+                EventKind::Deleted
+            }
+            (EventKind::Deleted, false, _) => return None,
+            (_, false, true) => {
+                self.seen.insert(key);
+                EventKind::Added
+            }
+            (_, true, true) => EventKind::Modified,
+            (_, true, false) => {
+                self.seen.remove(&key);
+                EventKind::Deleted
+            }
+            (_, false, false) => return None,
+        };
+        Some((kind, ev))
+    }
+
+    fn encode(&mut self, kind: EventKind, ev: &Event) -> Bytes {
+        let mut line = Vec::with_capacity(ev.object.json().len() + 32);
+        line.extend_from_slice(b"{\"type\":\"");
+        line.extend_from_slice(kind.as_str().as_bytes());
+        line.extend_from_slice(b"\",\"object\":");
+        match self.format {
+            Format::Table(inc) => {
+                let mut t = super::table::table(
+                    self.res,
+                    &[&ev.object.value],
+                    inc,
+                    &ev.rv.to_string(),
+                    None,
+                    None,
+                );
+                // Column definitions go with the first event only, as the apiserver sends them.
+                if !self.first {
+                    t["columnDefinitions"] = json!([]);
+                }
+                if inc == IncludeObject::Metadata && kind == EventKind::Deleted {
+                    // kubectl needs the name of what went away.
+                }
+                line.extend_from_slice(&serde_json::to_vec(&t).unwrap_or_default());
+            }
+            _ => line.extend_from_slice(&ev.object.json()),
+        }
+        self.first = false;
+        line.extend_from_slice(b"}\n");
+        Bytes::from(line)
+    }
+}
+
+pub fn start(
+    api: &Api,
+    res: &'static ResourceDef,
+    ns: Option<&str>,
+    opts: &ListOptions,
+    format: Format,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) -> ApiResult<Response> {
+    let labels = match &opts.label_selector {
+        Some(s) if !s.trim().is_empty() => Some(hooks::parse_label_selector(s)?),
+        _ => None,
+    };
+    let fields = match &opts.field_selector {
+        Some(s) if !s.trim().is_empty() => Some(hooks::parse_field_selector(res, s)?),
+        _ => None,
+    };
+    let begin = match api.watch(res, ns, opts) {
+        Ok(b) => b,
+        Err(e) if e.code == 410 => return Ok(gone_stream(&e)),
+        Err(e) => return Err(e),
+    };
+    // A resumed watch assumes the client already holds the objects matching at that version.
+    let mut seen = HashSet::new();
+    let resumed = !matches!(opts.resource_version.as_deref(), None | Some("") | Some("0"));
+    if resumed {
+        if let Ok(list) = api.list(res, ns, &ListOptions {
+            label_selector: opts.label_selector.clone(),
+            field_selector: opts.field_selector.clone(),
+            ..Default::default()
+        }) {
+            let since: u64 = opts.resource_version.as_deref().and_then(|r| r.parse().ok()).unwrap_or(0);
+            for o in list.items {
+                if o.resource_version() <= since {
+                    seen.insert((o.namespace().to_string(), o.name().to_string()));
+                }
+            }
+            for e in &begin.initial {
+                if e.kind != EventKind::Added {
+                    seen.insert((e.object.namespace().to_string(), e.object.name().to_string()));
+                }
+            }
+        }
+    }
+    let state = State {
+        res,
+        ns: ns.map(String::from),
+        labels,
+        fields,
+        pending: begin.initial.into(),
+        rx: begin.receiver,
+        seen,
+        format,
+        first: true,
+        deadline: opts
+            .timeout_seconds
+            .map(|t| tokio::time::Instant::now() + Duration::from_secs(t)),
+        shutdown,
+        done: false,
+    };
+    let stream = futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if st.done {
+                return None;
+            }
+            if let Some(ev) = st.pending.pop_front() {
+                if let Some((kind, ev)) = st.translate(ev) {
+                    let bytes = st.encode(kind, &ev);
+                    return Some((Ok::<Bytes, std::io::Error>(bytes), st));
+                }
+                continue;
+            }
+            let deadline = st.deadline;
+            let next = tokio::select! {
+                r = st.rx.recv() => r,
+                _ = async {
+                    match deadline {
+                        Some(d) => tokio::time::sleep_until(d).await,
+                        None => std::future::pending::<()>().await,
+                    }
+                } => return None,
+                _ = st.shutdown.changed() => return None,
+            };
+            match next {
+                Ok(ev) => st.pending.push_back(ev),
+                // Too far behind: end the watch; the client relists, as with a real apiserver.
+                Err(RecvError::Lagged(_)) | Err(RecvError::Closed) => return None,
+            }
+        }
+    });
+    let mut r = Response::new(Body::from_stream(stream.boxed()));
+    *r.status_mut() = StatusCode::OK;
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r.headers_mut()
+        .insert(header::TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
+    Ok(r)
+}
+
+/// The apiserver answers a watch from a compacted version with 200 and a single ERROR event.
+fn gone_stream(e: &ApiError) -> Response {
+    let line = json!({"type": "ERROR", "object": e.to_status()}).to_string() + "\n";
+    let mut r = Response::new(Body::from(line));
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}

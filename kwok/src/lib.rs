@@ -1,0 +1,24 @@
+//! An embedded Kubernetes-compatible control plane with kwok fake nodes.
+//!
+//! The API server (`http`), its storage (`store`) and semantics (`api`), the scheduler and the
+//! controllers all run in one process, so a cluster is up in milliseconds with no containers. Real
+//! `kubectl` talks to it through a generated kubeconfig.
+
+pub mod api;
+pub mod cluster;
+pub mod controllers;
+pub mod decode;
+pub mod defaults;
+pub mod error;
+pub mod http;
+pub mod patch;
+pub mod printers;
+pub mod registry;
+pub mod scheduler;
+pub mod selectors;
+pub mod store;
+pub mod tls;
+pub mod validation;
+
+pub use cluster::{Cluster, ClusterConfig};
+pub use error::{ApiError, ApiResult, FieldError};

@@ -1,0 +1,76 @@
+//! Small core/v1 kinds: Namespaces, ConfigMaps, Secrets, ServiceAccounts (`printNamespace`,
+//! `printConfigMap`, `printSecret`, `printServiceAccount` in printers.go).
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::column::Column;
+use super::docs;
+use super::values::{age, arr_at, name, obj_at, str_at};
+
+pub(crate) const NAMESPACE_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Status", "string", "The status of the namespace"),
+    Column::age(),
+];
+
+pub(crate) const CONFIGMAP_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Data", "string", docs::CONFIGMAP_DATA),
+    Column::age(),
+];
+
+pub(crate) const SECRET_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Type", "string", docs::SECRET_TYPE),
+    Column::new("Data", "string", docs::SECRET_DATA),
+    Column::age(),
+];
+
+pub(crate) const SERVICEACCOUNT_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Secrets", "string", docs::SA_SECRETS),
+    Column::age(),
+];
+
+fn map_len(obj: &Value, key: &str) -> usize {
+    obj_at(obj, &[key]).map_or(0, |m| m.len())
+}
+
+pub(crate) fn namespace_cells(ns: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    vec![
+        name(ns),
+        Value::from(str_at(ns, &["status", "phase"])),
+        age(ns, now),
+    ]
+}
+
+pub(crate) fn configmap_cells(cm: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let entries = map_len(cm, "data") + map_len(cm, "binaryData");
+    vec![name(cm), Value::from(entries), age(cm, now)]
+}
+
+pub(crate) fn secret_cells(secret: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    // The internal Secret has stringData merged into data (v1 conversion); count distinct keys.
+    let keys: BTreeSet<&String> = ["data", "stringData"]
+        .iter()
+        .filter_map(|k| obj_at(secret, &[k]))
+        .flat_map(|m| m.keys())
+        .collect();
+    vec![
+        name(secret),
+        Value::from(str_at(secret, &["type"])),
+        Value::from(keys.len()),
+        age(secret, now),
+    ]
+}
+
+pub(crate) fn serviceaccount_cells(sa: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    vec![
+        name(sa),
+        Value::from(arr_at(sa, &["secrets"]).len()),
+        age(sa, now),
+    ]
+}
