@@ -50,12 +50,10 @@ fn match_at(path: &str, expected: &Value, actual: &Value) -> Result<(), String> 
             }
         }
         _ => Err(format!(
-            "{}: expected {} {}, got {} {}",
+            "{}: expected {}, got {}",
             show_path(path),
-            article(kind(expected)),
-            brief(expected),
-            article(kind(actual)),
-            brief(actual)
+            typed(expected),
+            typed(actual)
         )),
     }
 }
@@ -153,10 +151,11 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-fn article(kind: &str) -> String {
-    match kind {
-        "null" => "null".to_string(),
-        _ => format!("a {kind}"),
+/// `a string "true"`, `a boolean true`, `null`: the value with its JSON type, for type mismatches.
+fn typed(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
+        _ => format!("a {} {}", kind(v), brief(v)),
     }
 }
 

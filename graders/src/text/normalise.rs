@@ -117,7 +117,7 @@ fn replace_generated_names(text: &str) -> String {
             if parts.len() < 2 || !parts.iter().all(|p| is_name_part(p)) {
                 return word.to_string();
             }
-            let mut numbered = |table: &mut HashMap<String, usize>, key: &str| {
+            let numbered = |table: &mut HashMap<String, usize>, key: &str| {
                 let next = table.len() + 1;
                 *table.entry(key.to_string()).or_insert(next)
             };

@@ -15,8 +15,18 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, file: &Path) -> Result<T, Sce
         let path = error.path().to_string();
         let inner = error.into_inner();
         let location = inner.location().map(|l| (l.line(), l.column()));
-        ScenarioError::new(file, path, strip_location(&inner.to_string())).at(location)
+        let message = strip_path(&strip_location(&inner.to_string()), &path);
+        ScenarioError::new(file, path, message).at(location)
     })
+}
+
+/// serde_yaml prefixes messages with its own (shorter) key path; the path from
+/// serde_path_to_error, which also names an unknown key itself, is reported instead.
+fn strip_path(message: &str, path: &str) -> String {
+    match message.split_once(": ") {
+        Some((prefix, rest)) if !prefix.contains(' ') && path.starts_with(prefix) => rest.to_string(),
+        _ => message.to_string(),
+    }
 }
 
 /// serde_yaml appends " at line L column C" to its messages; the location is reported in
@@ -94,7 +104,10 @@ steps:
         let errors = load_scenario(&file).expect_err("unknown key must be rejected");
         let message = errors.to_string();
         // `comapre` sits on line 14, column 11 (1-based) of the document above.
-        let expected_prefix = format!("{}:14:11: steps[0].checks[0].file: unknown field `comapre`", file.display());
+        let expected_prefix = format!(
+            "{}:14:11: steps[0].checks[0].file.comapre: unknown field `comapre`, expected one of `path`, `compare`",
+            file.display()
+        );
         assert!(
             message.starts_with(&expected_prefix),
             "got {message:?}, want prefix {expected_prefix:?}"

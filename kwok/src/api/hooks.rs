@@ -75,20 +75,15 @@ pub fn patch(
     Err(ApiError::new(415, "UnsupportedMediaType", "patch not available"))
 }
 
-/// Does a label selector (string form) match these labels?
-pub struct Selectors {
-    _p: (),
+/// A compiled selector over stored objects.
+pub type Predicate = Box<dyn Fn(&Value) -> bool + Send + Sync>;
+
+pub fn parse_label_selector(s: &str) -> ApiResult<Predicate> {
+    let sel = crate::selectors::label_selector_param(s)?;
+    Ok(Box::new(move |obj: &Value| sel.matches(super::meta::labels(obj))))
 }
 
-pub fn parse_label_selector(s: &str) -> ApiResult<Box<dyn Fn(&Value) -> bool + Send + Sync>> {
-    let _ = s;
-    Ok(Box::new(|_| true))
-}
-
-pub fn parse_field_selector(
-    res: &'static ResourceDef,
-    s: &str,
-) -> ApiResult<Box<dyn Fn(&Value) -> bool + Send + Sync>> {
-    let _ = (res, s);
-    Ok(Box::new(|_| true))
+pub fn parse_field_selector(res: &'static ResourceDef, s: &str) -> ApiResult<Predicate> {
+    let sel = crate::selectors::field_selector_param(res, s)?;
+    Ok(Box::new(move |obj: &Value| sel.matches(res, obj)))
 }

@@ -255,6 +255,9 @@ impl Api {
             }
         }
         strategy::prepare_create(res, &mut obj);
+        if std::ptr::eq(res, &registry::NODES) {
+            admit_new_node(&mut obj);
+        }
         for attempt in 0..8 {
             if generate {
                 let prefix = meta::str_field(&obj, "generateName").to_string();
@@ -567,6 +570,25 @@ impl Api {
             }
         }
         Ok(out)
+    }
+}
+
+/// TaintNodesByCondition admission: a new node starts with the not-ready NoSchedule taint until
+/// the node lifecycle controller sees it Ready.
+fn admit_new_node(node: &mut Value) {
+    let taint = json!({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"});
+    let Some(obj) = node.as_object_mut() else { return };
+    let spec = obj.entry("spec").or_insert_with(|| json!({}));
+    if !spec.is_object() {
+        return;
+    }
+    let taints = spec
+        .as_object_mut()
+        .map(|s| s.entry("taints").or_insert_with(|| json!([])));
+    if let Some(list) = taints.and_then(Value::as_array_mut) {
+        if !list.iter().any(|t| t["key"] == taint["key"] && t["effect"] == taint["effect"]) {
+            list.push(taint);
+        }
     }
 }
 

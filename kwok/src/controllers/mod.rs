@@ -1,12 +1,37 @@
 //! Control loops of the embedded cluster. Each controller is a task fed by the store's change
-//! stream; they share the [`Api`] so their writes are validated and watched like any client's.
+//! stream; they share the [`Api`] so their writes are validated, versioned and watched like any
+//! client's.
+//!
+//! Like kube-runtime's controllers, every loop is level-triggered: a burst of changes is drained
+//! and answered by one reconcile of the whole state, so a controller can never act on a stale
+//! event, and a thousand label flips cost one pass, not a thousand.
+
+pub mod events;
+pub mod garbage;
+pub mod kubelet;
+pub mod namespace;
+pub mod node_lifecycle;
+pub mod scheduler;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
+use tokio::sync::broadcast::error::TryRecvError;
 use tokio::task::JoinHandle;
 
 use crate::api::Api;
+use crate::store::Event;
+
+/// One control loop.
+pub trait Controller: Send + 'static {
+    fn name(&self) -> &'static str;
+    /// Does this change concern the controller?
+    fn interested(&self, ev: &Event) -> bool;
+    /// Bring the world closer to the desired state. Returns when to look again even without a
+    /// change (timers: grace periods, heartbeats).
+    fn reconcile(&mut self, api: &Api) -> Option<Duration>;
+}
 
 /// Running controllers.
 pub struct Handle {
@@ -30,10 +55,80 @@ impl Handle {
     }
 }
 
-pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
-    let _ = (api, shutdown);
-    Handle {
-        tasks: Vec::new(),
-        busy: Arc::new(AtomicUsize::new(0)),
+struct BusyGuard<'a>(&'a AtomicUsize);
+
+impl<'a> BusyGuard<'a> {
+    fn new(c: &'a AtomicUsize) -> Self {
+        c.fetch_add(1, Ordering::SeqCst);
+        Self(c)
     }
+}
+
+impl Drop for BusyGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn spawn(
+    mut ctrl: Box<dyn Controller>,
+    api: Api,
+    busy: Arc<AtomicUsize>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut rx = api.store().subscribe();
+        let mut next: Option<Duration> = {
+            let _g = BusyGuard::new(&busy);
+            ctrl.reconcile(&api)
+        };
+        loop {
+            let wait = next.unwrap_or(Duration::from_secs(3600));
+            let woke = tokio::select! {
+                r = rx.recv() => match r {
+                    Ok(ev) => ctrl.interested(&ev),
+                    // Fell behind the change stream: a full reconcile catches up.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                },
+                _ = tokio::time::sleep(wait) => true,
+                _ = shutdown.changed() => return,
+            };
+            if !woke {
+                continue;
+            }
+            let _g = BusyGuard::new(&busy);
+            // Coalesce the burst: everything already queued is covered by one pass.
+            loop {
+                match rx.try_recv() {
+                    Ok(_) | Err(TryRecvError::Lagged(_)) => continue,
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Closed) => return,
+                }
+            }
+            let name = ctrl.name();
+            let started = std::time::Instant::now();
+            next = ctrl.reconcile(&api);
+            tracing::trace!(controller = name, elapsed = ?started.elapsed(), "reconciled");
+            // Yield so the API server and other loops get the cores between passes.
+            tokio::task::yield_now().await;
+        }
+    })
+}
+
+/// Start every controller of the embedded cluster.
+pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
+    let busy = Arc::new(AtomicUsize::new(0));
+    let controllers: Vec<Box<dyn Controller>> = vec![
+        Box::new(node_lifecycle::NodeLifecycle::default()),
+        Box::new(kubelet::FakeKubelet::default()),
+        Box::new(scheduler::SchedulerLoop::default()),
+        Box::new(garbage::GarbageCollector::default()),
+        Box::new(namespace::NamespaceController::default()),
+    ];
+    let tasks = controllers
+        .into_iter()
+        .map(|c| spawn(c, api.clone(), busy.clone(), shutdown.clone()))
+        .collect();
+    Handle { tasks, busy }
 }

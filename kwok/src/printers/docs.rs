@@ -11,7 +11,8 @@ pub(crate) const POD_NODE_SELECTOR: &str = "NodeSelector is a selector which mus
 
 pub(crate) const RS_SPEC_REPLICAS: &str = "Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset";
 pub(crate) const RS_STATUS_REPLICAS: &str = "Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset";
-pub(crate) const RS_READY_REPLICAS: &str = "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.";
+pub(crate) const RS_READY_REPLICAS: &str =
+    "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.";
 pub(crate) const RS_SELECTOR: &str = "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
 
 pub(crate) const DS_DESIRED: &str = "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/";
@@ -26,19 +27,26 @@ pub(crate) const DEPLOY_AVAILABLE: &str = "Total number of available non-termina
 pub(crate) const DEPLOY_SELECTOR: &str = "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.";
 
 pub(crate) const NODE_KUBELET_VERSION: &str = "Kubelet Version reported by the node.";
-pub(crate) const NODE_OS_IMAGE: &str = "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).";
-pub(crate) const NODE_KERNEL_VERSION: &str = "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).";
+pub(crate) const NODE_OS_IMAGE: &str =
+    "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).";
+pub(crate) const NODE_KERNEL_VERSION: &str =
+    "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).";
 pub(crate) const NODE_CONTAINER_RUNTIME: &str = "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).";
 pub(crate) const NODE_ADDRESSES: &str = "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).";
 
-pub(crate) const EVENT_LAST_TIMESTAMP: &str = "The time at which the most recent occurrence of this event was recorded.";
-pub(crate) const EVENT_TYPE: &str = "Type of this event (Normal, Warning), new types could be added in the future";
+pub(crate) const EVENT_LAST_TIMESTAMP: &str =
+    "The time at which the most recent occurrence of this event was recorded.";
+pub(crate) const EVENT_TYPE: &str =
+    "Type of this event (Normal, Warning), new types could be added in the future";
 pub(crate) const EVENT_REASON: &str = "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.";
 pub(crate) const EVENT_INVOLVED_OBJECT: &str = "The object that this event is about.";
 pub(crate) const EVENT_FIELD_PATH: &str = "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.";
-pub(crate) const EVENT_SOURCE: &str = "The component reporting this event. Should be a short machine understandable string.";
-pub(crate) const EVENT_MESSAGE: &str = "A human-readable description of the status of this operation.";
-pub(crate) const EVENT_FIRST_TIMESTAMP: &str = "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)";
+pub(crate) const EVENT_SOURCE: &str =
+    "The component reporting this event. Should be a short machine understandable string.";
+pub(crate) const EVENT_MESSAGE: &str =
+    "A human-readable description of the status of this operation.";
+pub(crate) const EVENT_FIRST_TIMESTAMP: &str =
+    "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)";
 pub(crate) const EVENT_COUNT: &str = "The number of times this event has occurred.";
 
 pub(crate) const SECRET_TYPE: &str = "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types";
@@ -46,4 +54,5 @@ pub(crate) const SECRET_DATA: &str = "Data contains the secret data. Each key mu
 pub(crate) const SA_SECRETS: &str = "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret";
 pub(crate) const CONFIGMAP_DATA: &str = "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.";
 pub(crate) const LEASE_HOLDER: &str = "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.";
-pub(crate) const REVISION: &str = "Revision indicates the revision of the state represented by Data.";
+pub(crate) const REVISION: &str =
+    "Revision indicates the revision of the state represented by Data.";

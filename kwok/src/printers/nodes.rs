@@ -30,8 +30,8 @@ const NODE_LABEL_ROLE: &str = "kubernetes.io/role";
 fn status(node: &Value) -> String {
     let ready = arr_at(node, &["status", "conditions"])
         .iter()
-        .filter(|c| str_at(c, &["type"]) == "Ready")
-        .last();
+        .rev()
+        .find(|c| str_at(c, &["type"]) == "Ready");
     let mut parts = vec![match ready {
         Some(c) if str_at(c, &["status"]) == "True" => "Ready",
         Some(_) => "NotReady",

@@ -107,7 +107,10 @@ fn summarize(pod: &Value, now: DateTime<Utc>) -> Summary {
     let mut last_restart = None;
     let mut last_sidecar_restart = None;
     let mut initializing = false;
-    for (i, c) in arr_at(status, &["initContainerStatuses"]).iter().enumerate() {
+    for (i, c) in arr_at(status, &["initContainerStatuses"])
+        .iter()
+        .enumerate()
+    {
         let count = int_at(c, &["restartCount"]);
         restarts += count;
         last_restart = later(last_restart, c);

@@ -57,7 +57,10 @@ const EVENTS_V1_LABELS: &[(&str, &str)] = &[
     ("regarding.name", "involvedObject.name"),
     ("regarding.uid", "involvedObject.uid"),
     ("regarding.apiVersion", "involvedObject.apiVersion"),
-    ("regarding.resourceVersion", "involvedObject.resourceVersion"),
+    (
+        "regarding.resourceVersion",
+        "involvedObject.resourceVersion",
+    ),
     ("regarding.fieldPath", "involvedObject.fieldPath"),
     ("reportingController", "reportingComponent"),
     ("source", "source"),
@@ -142,7 +145,8 @@ fn first_str<'a>(obj: &'a Value, paths: &[&[&str]]) -> &'a str {
 
 /// `EventToSelectableFields` (`k/k pkg/registry/core/event/strategy.go`), over either wire form.
 fn event_field(obj: &Value, label: &str) -> Option<String> {
-    let reference = |field: &str| first_str(obj, &[&["involvedObject", field], &["regarding", field]]);
+    let reference =
+        |field: &str| first_str(obj, &[&["involvedObject", field], &["regarding", field]]);
     let reporting = || first_str(obj, &[&["reportingComponent"], &["reportingController"]]);
     Some(
         match label {

@@ -61,8 +61,8 @@ fn split_term(term: &str) -> Option<(&str, FieldOp, &str)> {
             ("==", FieldOp::Equals),
             ("=", FieldOp::Equals),
         ] {
-            if rest.starts_with(op) {
-                return Some((&term[..i], kind, &rest[op.len()..]));
+            if let Some(value) = rest.strip_prefix(op) {
+                return Some((&term[..i], kind, value));
             }
         }
     }
@@ -109,7 +109,9 @@ fn unescape_value(s: &str) -> Result<String, String> {
 
 /// `EscapeValue`.
 fn escape_value(s: &str) -> String {
-    s.replace('\\', "\\\\").replace(',', "\\,").replace('=', "\\=")
+    s.replace('\\', "\\\\")
+        .replace(',', "\\,")
+        .replace('=', "\\=")
 }
 
 impl FieldSelector {
@@ -147,6 +149,8 @@ impl FieldSelector {
 
     /// The `Transform` step of the list/watch handler (`Scheme.ConvertFieldLabel` on every term): a
     /// label the kind does not support is a 400 with the conversion's own message.
+    // `ApiError` is the crate-wide error type; its size is the error module's concern.
+    #[allow(clippy::result_large_err)]
     pub fn validate(&self, res: &ResourceDef) -> Result<(), ApiError> {
         for term in &self.terms {
             convert_field_label(res, &term.field).map_err(ApiError::bad_request)?;

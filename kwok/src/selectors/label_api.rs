@@ -68,7 +68,11 @@ pub(super) fn from_api(sel: &Value) -> Result<LabelSelector, String> {
         let value = value
             .as_str()
             .ok_or_else(|| format!("matchLabels[{key}]: expected a string"))?;
-        reqs.push(Requirement::new(key, Operator::Equals, vec![value.to_string()])?);
+        reqs.push(Requirement::new(
+            key,
+            Operator::Equals,
+            vec![value.to_string()],
+        )?);
     }
     for expr in expressions {
         let key = expr.get("key").and_then(Value::as_str).unwrap_or("");

@@ -198,7 +198,9 @@ impl Parser {
                         Token::Comma => {
                             let (t2, l2) = self.lookahead(Context::Values);
                             if t2 != Token::Identifier && t2 != Token::DoesNotExist {
-                                return Err(format!("found '{l2}', expected: identifier after ','"));
+                                return Err(format!(
+                                    "found '{l2}', expected: identifier after ','"
+                                ));
                             }
                         }
                         _ => return Err(format!("found '{l}', expected: ',' or 'end of string'")),

@@ -14,7 +14,8 @@ const LABEL_VALUE_ERR_MSG: &str =
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_MAX_LENGTH: usize = 63;
 
-const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1123_SUBDOMAIN_ERR_MSG: &str =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
@@ -52,7 +53,8 @@ fn matches_qualified_name(s: &str) -> bool {
         (Some(&first), Some(&last)) => {
             is_alnum(first)
                 && is_alnum(last)
-                && b.iter().all(|&c| is_alnum(c) || c == b'-' || c == b'_' || c == b'.')
+                && b.iter()
+                    .all(|&c| is_alnum(c) || c == b'-' || c == b'_' || c == b'.')
         }
         _ => false,
     }
@@ -182,7 +184,10 @@ mod tests {
             qualified_name_errors("Example.com/app"),
             vec!["prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]
         );
-        assert_eq!(qualified_name_errors(&"a".repeat(64)), vec!["name part must be no more than 63 characters"]);
+        assert_eq!(
+            qualified_name_errors(&"a".repeat(64)),
+            vec!["name part must be no more than 63 characters"]
+        );
         assert!(qualified_name_errors("a/b/c")[0].starts_with("a qualified name must consist of"));
     }
 

@@ -320,7 +320,11 @@ impl std::fmt::Display for LabelSelector {
 /// `labels.FormatLabels`: `k=v` pairs sorted by key and joined by `,`; no labels print as `<none>`.
 pub fn format_labels(labels: Option<&Map<String, Value>>) -> String {
     let mut pairs: Vec<(&String, &str)> = labels
-        .map(|l| l.iter().map(|(k, v)| (k, v.as_str().unwrap_or(""))).collect())
+        .map(|l| {
+            l.iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or("")))
+                .collect()
+        })
         .unwrap_or_default();
     pairs.sort_by(|a, b| a.0.cmp(b.0));
     let joined: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();

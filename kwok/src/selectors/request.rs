@@ -8,6 +8,9 @@
 //! `errors.NewBadRequest(err.Error())`. So every selector error is a 400 `BadRequest` whose message is
 //! the bare parser/conversion text, with no details.
 
+// `ApiError` is the crate-wide error type; its size is the error module's concern.
+#![allow(clippy::result_large_err)]
+
 use super::fields::FieldSelector;
 use super::labels::LabelSelector;
 use crate::error::ApiError;

@@ -96,7 +96,10 @@ fn label_parse_errors_are_upstream_texts() {
         parse_err("app=web db"),
         "found 'db', expected: ',' or 'end of string'"
     );
-    assert_eq!(parse_err("app=a,"), "found '', expected: identifier after ','");
+    assert_eq!(
+        parse_err("app=a,"),
+        "found '', expected: identifier after ','"
+    );
     assert_eq!(
         parse_err("=a"),
         "found '=', expected: !, identifier, or 'end of string'"
@@ -194,12 +197,17 @@ fn api_selector_semantics() {
 #[test]
 fn api_selector_errors() {
     assert_eq!(
-        LabelSelector::from_api(&json!({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]})),
+        LabelSelector::from_api(
+            &json!({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]})
+        ),
         Err("\"Gt\" is not a valid label selector operator".to_string())
     );
     assert_eq!(
         LabelSelector::from_api(&json!({"matchExpressions": [{"key": "a", "operator": "In"}]})),
-        Err("values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty".to_string())
+        Err(
+            "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty"
+                .to_string()
+        )
     );
     assert_eq!(
         LabelSelector::from_api(&json!({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]})),
@@ -210,7 +218,9 @@ fn api_selector_errors() {
 #[test]
 fn formatting_like_metav1_and_labels() {
     assert_eq!(
-        format_label_selector(&json!({"matchLabels": {"app": "x"}, "matchExpressions": [{"key": "tier", "operator": "In", "values": ["b", "a"]}]})),
+        format_label_selector(
+            &json!({"matchLabels": {"app": "x"}, "matchExpressions": [{"key": "tier", "operator": "In", "values": ["b", "a"]}]})
+        ),
         "app=x,tier in (a,b)"
     );
     assert_eq!(format_label_selector(&json!({})), "<none>");
@@ -260,7 +270,10 @@ fn field_selector_parse_like_upstream() {
     let f = fsel("spec.nodeName=gpu-1,status.phase!=Failed");
     assert_eq!(f.requirement("spec.nodeName"), Some("gpu-1"));
     assert_eq!(f.requirement("status.phase"), None);
-    assert_eq!(fsel("spec.host=n1").requirement("spec.nodeName"), Some("n1"));
+    assert_eq!(
+        fsel("spec.host=n1").requirement("spec.nodeName"),
+        Some("n1")
+    );
 }
 
 fn pod() -> Value {
@@ -282,7 +295,10 @@ fn pod_field_values() {
     assert_eq!(v("spec.nodeName").as_deref(), Some("gpu-1"));
     assert_eq!(v("spec.host").as_deref(), Some("gpu-1"));
     assert_eq!(v("spec.restartPolicy").as_deref(), Some("Always"));
-    assert_eq!(v("spec.schedulerName").as_deref(), Some("default-scheduler"));
+    assert_eq!(
+        v("spec.schedulerName").as_deref(),
+        Some("default-scheduler")
+    );
     assert_eq!(v("spec.serviceAccountName").as_deref(), Some("default"));
     assert_eq!(v("spec.hostNetwork").as_deref(), Some("false"));
     assert_eq!(v("status.phase").as_deref(), Some("Running"));
@@ -301,17 +317,35 @@ fn pod_field_values() {
 #[test]
 fn other_kinds_field_values() {
     let node = json!({"metadata": {"name": "gpu-1"}, "spec": {"unschedulable": true}});
-    assert_eq!(field_value(&NODES, &node, "spec.unschedulable").as_deref(), Some("true"));
-    assert_eq!(field_value(&NODES, &json!({}), "spec.unschedulable").as_deref(), Some("false"));
-    assert_eq!(field_value(&NODES, &node, "metadata.name").as_deref(), Some("gpu-1"));
+    assert_eq!(
+        field_value(&NODES, &node, "spec.unschedulable").as_deref(),
+        Some("true")
+    );
+    assert_eq!(
+        field_value(&NODES, &json!({}), "spec.unschedulable").as_deref(),
+        Some("false")
+    );
+    assert_eq!(
+        field_value(&NODES, &node, "metadata.name").as_deref(),
+        Some("gpu-1")
+    );
     let ns = json!({"metadata": {"name": "lab"}, "status": {"phase": "Active"}});
-    assert_eq!(field_value(&NAMESPACES, &ns, "status.phase").as_deref(), Some("Active"));
+    assert_eq!(
+        field_value(&NAMESPACES, &ns, "status.phase").as_deref(),
+        Some("Active")
+    );
     let secret = json!({"metadata": {"name": "s", "namespace": "lab"}, "type": "Opaque"});
-    assert_eq!(field_value(&SECRETS, &secret, "type").as_deref(), Some("Opaque"));
+    assert_eq!(
+        field_value(&SECRETS, &secret, "type").as_deref(),
+        Some("Opaque")
+    );
     let rs = json!({"metadata": {"name": "r", "namespace": "lab"}, "status": {"replicas": 3}});
     // ReplicaSetToSelectableFields sets it, but apps/v1 registers no conversion: unreachable.
     assert_eq!(field_value(&REPLICASETS, &rs, "status.replicas"), None);
-    assert_eq!(field_value(&DAEMONSETS, &rs, "metadata.namespace").as_deref(), Some("lab"));
+    assert_eq!(
+        field_value(&DAEMONSETS, &rs, "metadata.namespace").as_deref(),
+        Some("lab")
+    );
 }
 
 #[test]
@@ -330,10 +364,16 @@ fn event_field_values_both_groups() {
     assert_eq!(v("involvedObject.uid").as_deref(), Some("u1"));
     assert_eq!(v("involvedObject.apiVersion").as_deref(), Some("v1"));
     assert_eq!(v("involvedObject.resourceVersion").as_deref(), Some("7"));
-    assert_eq!(v("involvedObject.fieldPath").as_deref(), Some("spec.containers{c}"));
+    assert_eq!(
+        v("involvedObject.fieldPath").as_deref(),
+        Some("spec.containers{c}")
+    );
     assert_eq!(v("reason").as_deref(), Some("FailedScheduling"));
     assert_eq!(v("type").as_deref(), Some("Warning"));
-    assert_eq!(v("reportingComponent").as_deref(), Some("default-scheduler"));
+    assert_eq!(
+        v("reportingComponent").as_deref(),
+        Some("default-scheduler")
+    );
     // Source.Component is empty, so `source` falls back to the reporting controller.
     assert_eq!(v("source").as_deref(), Some("default-scheduler"));
     assert_eq!(v("regarding.kind"), None);
@@ -347,7 +387,10 @@ fn event_field_values_both_groups() {
     let v = |f: &str| field_value(&EVENTS_V1, &v1, f);
     assert_eq!(v("regarding.kind").as_deref(), Some("Pod"));
     assert_eq!(v("regarding.name").as_deref(), Some("web-0"));
-    assert_eq!(v("reportingController").as_deref(), Some("default-scheduler"));
+    assert_eq!(
+        v("reportingController").as_deref(),
+        Some("default-scheduler")
+    );
     assert_eq!(v("source").as_deref(), Some("kubelet"));
     assert_eq!(v("involvedObject.kind"), None);
 }
@@ -364,10 +407,22 @@ fn rejected(res: &crate::registry::ResourceDef, s: &str) -> String {
 
 #[test]
 fn unsupported_field_labels_are_bad_requests() {
-    assert_eq!(rejected(&PODS, "spec.nodename=x"), "field label not supported: spec.nodename");
-    assert_eq!(rejected(&NODES, "metadata.namespace=x"), "field label not supported: metadata.namespace");
-    assert_eq!(rejected(&NAMESPACES, "metadata.namespace=x"), "field label not supported: metadata.namespace");
-    assert_eq!(rejected(&EVENTS, "regarding.kind=Pod"), "field label not supported: regarding.kind");
+    assert_eq!(
+        rejected(&PODS, "spec.nodename=x"),
+        "field label not supported: spec.nodename"
+    );
+    assert_eq!(
+        rejected(&NODES, "metadata.namespace=x"),
+        "field label not supported: metadata.namespace"
+    );
+    assert_eq!(
+        rejected(&NAMESPACES, "metadata.namespace=x"),
+        "field label not supported: metadata.namespace"
+    );
+    assert_eq!(
+        rejected(&EVENTS, "regarding.kind=Pod"),
+        "field label not supported: regarding.kind"
+    );
     assert_eq!(
         rejected(&EVENTS_V1, "involvedObject.kind=Pod"),
         "field label not supported: involvedObject.kind"
@@ -377,8 +432,14 @@ fn unsupported_field_labels_are_bad_requests() {
         "\"status.replicas\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
     );
     // Terms are sorted before conversion, so the first one in sorted order is named.
-    assert_eq!(rejected(&PODS, "zzz=1,aaa=2"), "field label not supported: aaa");
-    assert_eq!(rejected(&PODS, "nonsense"), "invalid selector: 'nonsense'; can't understand 'nonsense'");
+    assert_eq!(
+        rejected(&PODS, "zzz=1,aaa=2"),
+        "field label not supported: aaa"
+    );
+    assert_eq!(
+        rejected(&PODS, "nonsense"),
+        "invalid selector: 'nonsense'; can't understand 'nonsense'"
+    );
     assert!(field_selector_param(&PODS, "spec.nodeName=n,metadata.namespace=lab").is_ok());
     assert!(field_selector_param(&NODES, "spec.unschedulable=true").is_ok());
     assert!(field_selector_param(&DAEMONSETS, "metadata.name=a").is_ok());

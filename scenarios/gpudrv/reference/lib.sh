@@ -28,3 +28,10 @@ running_pods() {
   if [ -n "${3:-}" ]; then fields="$fields,$3"; fi
   kubectl get pods -n "$1" -l "$2" --field-selector "$fields" -o name
 }
+
+# field_is VALUE GET-ARGS...: `kubectl get GET-ARGS` (ending in -o jsonpath=...) prints exactly VALUE.
+field_is() {
+  local want=$1
+  shift
+  [ "$(kubectl get "$@")" = "$want" ]
+}

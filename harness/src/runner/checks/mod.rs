@@ -1,0 +1,9 @@
+//! Evaluating the four kinds of checks.
+
+pub mod file;
+pub mod manifest;
+pub mod object;
+pub mod outcome;
+pub mod script;
+
+pub use outcome::Outcome;

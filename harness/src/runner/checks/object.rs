@@ -1,0 +1,175 @@
+//! `object` checks: query the cluster with kubectl and partially match the objects, polling
+//! until they match (controllers need a moment) or the timeout passes.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::outcome::Outcome;
+use crate::cluster::Kubectl;
+use crate::scenario::check::ObjectCheck;
+
+/// Time between samples; also the spacing of `stable` samples.
+const SAMPLE_INTERVAL: Duration = Duration::from_millis(200);
+
+/// The kubectl resource argument, qualified with the API group when one is given
+/// (`deployments` + `apps/v1` → `deployments.v1.apps`, as kubectl's resource builder accepts).
+pub fn resource_arg(resource: &str, api_version: Option<&str>) -> String {
+    match api_version.and_then(|version| version.split_once('/')) {
+        Some((group, version)) if !resource.contains('.') => format!("{resource}.{version}.{group}"),
+        _ => resource.to_string(),
+    }
+}
+
+/// What the check's query selects; `None` in the list means the named object does not exist.
+fn describe(spec: &ObjectCheck) -> String {
+    let mut text = spec.resource.clone();
+    if let Some(name) = &spec.name {
+        text = format!("{text}/{name}");
+    }
+    if let Some(namespace) = &spec.namespace {
+        text = format!("{text} in namespace {namespace}");
+    }
+    if let Some(selector) = &spec.selector {
+        text = format!("{text} with labels {selector}");
+    }
+    if let Some(selector) = &spec.field_selector {
+        text = format!("{text} with fields {selector}");
+    }
+    text
+}
+
+async fn fetch(kubectl: &Kubectl, spec: &ObjectCheck) -> Result<Vec<Value>, String> {
+    let resource = resource_arg(&spec.resource, spec.api_version.as_deref());
+    let mut args: Vec<&str> = vec!["get", &resource];
+    if let Some(name) = &spec.name {
+        args.extend([name.as_str(), "--ignore-not-found"]);
+    }
+    if let Some(namespace) = &spec.namespace {
+        args.extend(["-n", namespace]);
+    }
+    if let Some(selector) = &spec.selector {
+        args.extend(["-l", selector]);
+    }
+    if let Some(selector) = &spec.field_selector {
+        args.extend(["--field-selector", selector]);
+    }
+    let value = kubectl.json(&args).await.map_err(|error| format!("{error:#}"))?;
+    Ok(match value {
+        Value::Null => Vec::new(),
+        Value::Object(ref map) if map.get("kind").and_then(Value::as_str).is_some_and(|kind| kind.ends_with("List")) => {
+            map.get("items").and_then(Value::as_array).cloned().unwrap_or_default()
+        }
+        other => vec![other],
+    })
+}
+
+fn object_name(object: &Value) -> String {
+    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+    match object.pointer("/metadata/namespace").and_then(Value::as_str) {
+        Some(namespace) => format!("{namespace}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+/// One sample: Ok(()) when the objects satisfy the check, otherwise why not.
+pub fn evaluate(spec: &ObjectCheck, objects: &[Value]) -> Result<(), String> {
+    let what = describe(spec);
+    if spec.absent {
+        return match objects {
+            [] => Ok(()),
+            found => Err(format!(
+                "{what} should not exist, found {}",
+                found.iter().map(object_name).collect::<Vec<_>>().join(", ")
+            )),
+        };
+    }
+    if let Some(count) = spec.count {
+        if objects.len() != count {
+            let names: Vec<String> = objects.iter().map(object_name).collect();
+            return Err(format!(
+                "expected {count} {what}, found {}{}",
+                objects.len(),
+                if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) }
+            ));
+        }
+    } else if objects.is_empty() {
+        return Err(format!("{what} not found"));
+    }
+    if let Some(expected) = &spec.expect {
+        for object in objects {
+            graders::partial::matches(expected, object)
+                .map_err(|reason| format!("{}: {reason}", object_name(object)))?;
+        }
+    }
+    Ok(())
+}
+
+pub async fn check_object(kubectl: &Kubectl, spec: &ObjectCheck) -> Outcome {
+    let deadline = Instant::now() + spec.timeout.0;
+    let needed = spec.stable.unwrap_or(1).max(1);
+    let mut streak = 0;
+    loop {
+        let sample = fetch(kubectl, spec).await;
+        let verdict = match &sample {
+            Ok(objects) => evaluate(spec, objects),
+            Err(error) => Err(error.clone()),
+        };
+        match verdict {
+            Ok(()) => {
+                streak += 1;
+                if streak >= needed {
+                    return Outcome::pass(format!("{} matches", describe(spec)));
+                }
+            }
+            Err(reason) => {
+                streak = 0;
+                if Instant::now() >= deadline {
+                    let actual = sample
+                        .map(|objects| serde_json::to_string_pretty(&objects).unwrap_or_default())
+                        .unwrap_or_default();
+                    return Outcome::fail(reason).with_actual(actual);
+                }
+            }
+        }
+        tokio::time::sleep(SAMPLE_INTERVAL).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec(extra: Value) -> ObjectCheck {
+        let mut base = json!({"resource": "pods", "namespace": "gpu-drv"});
+        if let (Some(base), Some(extra)) = (base.as_object_mut(), extra.as_object()) {
+            base.extend(extra.clone());
+        }
+        serde_json::from_value(base).expect("valid object check")
+    }
+
+    #[test]
+    fn count_and_absent() {
+        let pod = json!({"metadata": {"name": "a", "namespace": "gpu-drv"}});
+        assert!(evaluate(&spec(json!({"count": 1})), std::slice::from_ref(&pod)).is_ok());
+        assert_eq!(
+            evaluate(&spec(json!({"count": 2})), std::slice::from_ref(&pod)),
+            Err("expected 2 pods in namespace gpu-drv, found 1: gpu-drv/a".to_string())
+        );
+        assert_eq!(
+            evaluate(&spec(json!({"name": "a", "absent": true})), &[pod]),
+            Err("pods/a in namespace gpu-drv should not exist, found gpu-drv/a".to_string())
+        );
+        assert!(evaluate(&spec(json!({"name": "a", "absent": true})), &[]).is_ok());
+        assert_eq!(evaluate(&spec(json!({"name": "b"})), &[]), Err("pods/b in namespace gpu-drv not found".to_string()));
+    }
+
+    #[test]
+    fn qualified_resources() {
+        assert_eq!(resource_arg("deployments", Some("apps/v1")), "deployments.v1.apps");
+        assert_eq!(resource_arg("pods", Some("v1")), "pods");
+        assert_eq!(resource_arg("nodes", None), "nodes");
+    }
+}

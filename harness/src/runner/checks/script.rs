@@ -1,0 +1,223 @@
+//! `script` checks: the learner's script and the reference script run in the same cluster
+//! state, from two run dirs (R_n with the learner's script overlaid, and R_n itself), with the
+//! same arguments, once per selected node, with perturbation nodes injected; their stdout
+//! and/or exit codes must agree.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use graders::text::{compare, normalise, Compare, Normaliser};
+use indexmap::IndexMap;
+
+use super::outcome::Outcome;
+use crate::cluster::Target;
+use crate::runner::exec::{describe_exit, Exec};
+use crate::runner::workdir::{copy_file, lab_file, scratch_copy};
+use crate::sandbox::RunOutcome;
+use crate::scenario::check::{ScriptCheck, ScriptCompare};
+use crate::scenario::Perturbation;
+
+/// Runs whose differences are shown in full; the rest are only counted.
+const SHOWN_DIFFERENCES: usize = 3;
+
+pub struct ScriptEnv<'a> {
+    pub target: &'a Target,
+    pub exec: &'a Exec,
+    pub perturbations: &'a IndexMap<String, Perturbation>,
+}
+
+/// Injected node names and how reports show them (`gpu-node-<gpu-unbuilt>`), so that a report
+/// does not change with the random suffix.
+struct Injected {
+    nodes: Vec<(String, String)>,
+}
+
+impl Injected {
+    fn names(&self) -> Vec<String> {
+        self.nodes.iter().map(|(name, _)| name.clone()).collect()
+    }
+
+    fn stable(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        for (name, shown) in &self.nodes {
+            text = text.replace(name.as_str(), shown);
+        }
+        text
+    }
+}
+
+fn printable(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Stdout compared modulo trailing blanks and the final newline: `echo` vs `printf` is style.
+fn stdout_text(outcome: &RunOutcome) -> String {
+    normalise(&printable(&outcome.stdout), &[Normaliser::TrailingWhitespace, Normaliser::FinalNewline])
+}
+
+struct Run {
+    invocation: String,
+    differences: Vec<String>,
+    diff: String,
+    learner_output: String,
+}
+
+async fn run_pair(
+    env: &ScriptEnv<'_>,
+    spec: &ScriptCheck,
+    learner_script: &Path,
+    reference_dir: &Path,
+    args: &[String],
+) -> anyhow::Result<(RunOutcome, RunOutcome)> {
+    let learner_dir = scratch_copy(reference_dir)?;
+    copy_file(learner_script, &learner_dir.path().join(&spec.path))?;
+    let reference_copy = scratch_copy(reference_dir)?;
+    let learner = env.exec.script(learner_dir.path(), &spec.path, args).await;
+    let reference = env.exec.script(reference_copy.path(), &spec.path, args).await;
+    Ok((learner, reference))
+}
+
+fn compare_runs(spec: &ScriptCheck, invocation: String, learner: &RunOutcome, reference: &RunOutcome) -> Run {
+    let mut differences = Vec::new();
+    let mut diff = String::new();
+    for field in &spec.compare {
+        match field {
+            ScriptCompare::Stdout => {
+                let result = compare(&stdout_text(reference), &stdout_text(learner), Compare::Exact);
+                if !result.equal {
+                    differences.push("stdout differs".to_string());
+                    diff.push_str(&result.diff);
+                }
+            }
+            ScriptCompare::Stderr => {
+                let rules = [Normaliser::TrailingWhitespace, Normaliser::FinalNewline];
+                let result = compare(
+                    &normalise(&printable(&reference.stderr), &rules),
+                    &normalise(&printable(&learner.stderr), &rules),
+                    Compare::Exact,
+                );
+                if !result.equal {
+                    differences.push("stderr differs".to_string());
+                    diff.push_str(&result.diff);
+                }
+            }
+            ScriptCompare::ExitCode => {
+                let (got, want) = (describe_exit(&learner.exit), describe_exit(&reference.exit));
+                if got != want {
+                    differences.push(format!("{got}, expected {want}"));
+                }
+            }
+        }
+    }
+    let mut learner_output = printable(&learner.stdout);
+    learner_output.push_str(&printable(&learner.stderr));
+    Run { invocation, differences, diff, learner_output }
+}
+
+pub async fn check_script(env: &ScriptEnv<'_>, spec: &ScriptCheck, learner_dir: &Path, reference_dir: &Path) -> Outcome {
+    let Some(learner_script) = lab_file(learner_dir, &spec.path) else {
+        return Outcome::missing(&spec.path);
+    };
+    let mut injected = Injected { nodes: Vec::new() };
+    for key in &spec.inject {
+        let Some(perturbation) = env.perturbations.get(key) else {
+            continue;
+        };
+        match env.target.inject(perturbation).await {
+            Ok(name) => injected.nodes.push((name, format!("{}<{key}>", perturbation.name_prefix))),
+            Err(error) => {
+                env.target.remove_nodes(&injected.names()).await;
+                return Outcome::fail(format!("could not add the test node {key:?}: {error:#}"));
+            }
+        }
+    }
+    if !injected.nodes.is_empty() {
+        env.target.settle().await;
+    }
+    let outcome = run_all(env, spec, &learner_script, reference_dir, &injected).await;
+    env.target.remove_nodes(&injected.names()).await;
+    outcome
+}
+
+async fn run_all(env: &ScriptEnv<'_>, spec: &ScriptCheck, learner_script: &Path, reference_dir: &Path, injected: &Injected) -> Outcome {
+    let per_node = spec.nodes.is_some() || spec.args.iter().any(|arg| arg.contains("{node}"));
+    let nodes: Vec<Option<String>> = if per_node {
+        let selection = spec.nodes.clone().unwrap_or_default();
+        match env.target.kubectl().node_names(selection.selector.as_deref()).await {
+            Ok(names) => names
+                .into_iter()
+                .filter(|name| selection.include_injected || !injected.names().contains(name))
+                .map(Some)
+                .collect(),
+            Err(error) => return Outcome::fail(format!("could not list nodes: {error:#}")),
+        }
+    } else {
+        vec![None]
+    };
+    let mut runs = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    for node in &nodes {
+        let args: Vec<String> = spec
+            .args
+            .iter()
+            .map(|arg| match node {
+                Some(node) => arg.replace("{node}", node),
+                None => arg.clone(),
+            })
+            .collect();
+        let invocation = std::iter::once(format!("./{}", spec.path.display()))
+            .chain(args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (learner, reference) = match run_pair(env, spec, learner_script, reference_dir, &args).await {
+            Ok(pair) => pair,
+            Err(error) => return Outcome::fail(format!("could not prepare the run directories: {error:#}")),
+        };
+        for problem in &learner.problems {
+            if !problems.contains(problem) {
+                problems.push(problem.clone());
+            }
+        }
+        runs.push(compare_runs(spec, injected.stable(&invocation), &learner, &reference));
+    }
+    let total = runs.len();
+    let failing: Vec<&Run> = runs.iter().filter(|run| !run.differences.is_empty()).collect();
+    let injected_count = injected.nodes.len();
+    if failing.is_empty() {
+        let mut outcome = Outcome::pass(if per_node {
+            format!("same results as the reference on {total} node(s), {injected_count} of them added by the grader")
+        } else {
+            "same results as the reference".to_string()
+        });
+        outcome.problems = problems;
+        return outcome;
+    }
+    let mut message = format!(
+        "{} differs from the reference on {} of {} run(s):",
+        spec.path.display(),
+        failing.len(),
+        total
+    );
+    let mut diff = String::new();
+    let mut actual = String::new();
+    for run in failing.iter().take(SHOWN_DIFFERENCES) {
+        let _ = write!(message, "\n  {}: {}", run.invocation, run.differences.join("; "));
+        if !run.diff.is_empty() {
+            let _ = writeln!(diff, "# {}", run.invocation);
+            diff.push_str(&run.diff);
+            if !diff.ends_with('\n') {
+                diff.push('\n');
+            }
+        }
+        actual.push_str(&run.learner_output);
+        actual.push('\n');
+    }
+    if failing.len() > SHOWN_DIFFERENCES {
+        let _ = write!(message, "\n  ... and {} more", failing.len() - SHOWN_DIFFERENCES);
+    }
+    let mut outcome = Outcome::fail(injected.stable(&message))
+        .with_diff(injected.stable(&diff))
+        .with_actual(format!("{actual}\n{diff}"));
+    outcome.problems = problems;
+    outcome
+}

@@ -1,0 +1,94 @@
+//! Evaluating one check of a step in a given setting (cluster, learner dir, reference dir) and
+//! turning the outcome into a report line with points and hints.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::checks::file::check_file;
+use super::checks::manifest::check_manifest;
+use super::checks::object::check_object;
+use super::checks::script::{check_script, ScriptEnv};
+use super::checks::Outcome;
+use super::exec::Exec;
+use super::hints::hints_for;
+use crate::cluster::Target;
+use crate::report::CheckReport;
+use crate::scenario::{Check, CheckKind, Lab, Step};
+
+/// Where a check is evaluated.
+pub struct Setting<'a> {
+    pub lab: &'a Lab,
+    pub target: &'a Target,
+    /// The learner's lab dir (a submission, or the live dir).
+    pub learner_dir: &'a Path,
+    /// R_n for the step being checked.
+    pub reference_dir: &'a Path,
+    /// What the step's replay printed when it failed, to explain missing objects.
+    pub replay_note: Option<&'a str>,
+}
+
+impl Setting<'_> {
+    fn exec(&self) -> Exec {
+        Exec::new(&self.lab.scenario.lab_dir, self.lab.scenario.limits, self.target.kubeconfig())
+    }
+}
+
+pub async fn evaluate(setting: &Setting<'_>, check: &Check) -> Outcome {
+    let Some(kind) = check.kind() else {
+        return Outcome::fail("the check has no single kind (a scenario problem)");
+    };
+    match kind {
+        CheckKind::Object(spec) => {
+            let mut outcome = check_object(setting.target.kubectl(), spec).await;
+            if let (false, Some(note)) = (outcome.passed, setting.replay_note) {
+                outcome.message.push('\n');
+                outcome.message.push_str(note);
+            }
+            outcome
+        }
+        CheckKind::Manifest(spec) => {
+            check_manifest(setting.target.kubectl(), spec, setting.learner_dir, setting.replay_note).await
+        }
+        CheckKind::Script(spec) => {
+            let exec = setting.exec();
+            let env = ScriptEnv {
+                target: setting.target,
+                exec: &exec,
+                perturbations: &setting.lab.scenario.perturbations,
+            };
+            check_script(&env, spec, setting.learner_dir, setting.reference_dir).await
+        }
+        CheckKind::File(spec) => check_file(spec, setting.learner_dir, setting.reference_dir),
+    }
+}
+
+/// Evaluates and builds the report line for check number `position` (1-based) of `step`.
+pub async fn evaluate_to_report(setting: &Setting<'_>, step: &Step, position: usize, check: &Check) -> CheckReport {
+    let started = Instant::now();
+    let outcome = evaluate(setting, check).await;
+    report_line(step, position, check, outcome, started.elapsed())
+}
+
+pub fn report_line(step: &Step, position: usize, check: &Check, outcome: Outcome, duration: std::time::Duration) -> CheckReport {
+    let hints = hints_for(check, &outcome);
+    CheckReport {
+        step: step.id,
+        position,
+        id: check.id.clone(),
+        title: check.title.clone(),
+        points: check.points,
+        score: if outcome.passed { check.points } else { 0.0 },
+        passed: outcome.passed,
+        visibility: check.visibility,
+        message: if outcome.passed { String::new() } else { outcome.message },
+        diff: if outcome.passed { None } else { outcome.diff },
+        hints,
+        duration,
+    }
+}
+
+/// Whether a check's evaluation needs the state before the step (objects and manifests are
+/// judged after replaying the learner's actions on S_{n-1}).
+pub fn judged_before_step(check: &Check) -> bool {
+    matches!(check.kind(), Some(CheckKind::Object(_) | CheckKind::Manifest(_)))
+}

@@ -1,0 +1,114 @@
+//! Running reference shells, replays and learner scripts through the sandbox, off the async
+//! runtime (the sandbox API blocks).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::sandbox::{self, ExitStatus, Limits, RunOutcome, RunSpec};
+use crate::scenario::model::LimitsSpec;
+
+/// Reference shells and replays may wait on the cluster (`kubectl drain --timeout=20s`,
+/// `kubectl wait`), so they get at least this long whatever the per-script limit is.
+const SHELL_MIN_TIMEOUT: Duration = Duration::from_secs(180);
+
+#[derive(Debug, Clone)]
+pub struct Exec {
+    /// Where run dirs are mapped (the scenario's `labDir`).
+    pub map_at: PathBuf,
+    pub limits: LimitsSpec,
+    pub env: Vec<(String, String)>,
+}
+
+impl Exec {
+    pub fn new(map_at: &Path, limits: LimitsSpec, kubeconfig: &Path) -> Exec {
+        Exec {
+            map_at: map_at.to_path_buf(),
+            limits,
+            env: vec![("KUBECONFIG".to_string(), kubeconfig.display().to_string())],
+        }
+    }
+
+    pub fn with_env(mut self, key: &str, value: &str) -> Exec {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    fn limits(&self, at_least: Duration) -> Limits {
+        Limits {
+            timeout: self.limits.timeout.0.max(at_least),
+            output_bytes: usize::try_from(self.limits.output.0).unwrap_or(usize::MAX),
+            processes: self.limits.processes,
+            memory_bytes: self.limits.memory.0,
+        }
+    }
+
+    /// A bash snippet with cwd = `run_dir` mapped at the lab dir.
+    pub async fn shell(&self, run_dir: &Path, snippet: &str) -> RunOutcome {
+        let spec = RunSpec {
+            program: PathBuf::new(),
+            args: Vec::new(),
+            run_dir: run_dir.to_path_buf(),
+            map_at: self.map_at.clone(),
+            env: self.env.clone(),
+            limits: self.limits(SHELL_MIN_TIMEOUT),
+            shell: Some(snippet.to_string()),
+        };
+        run_blocking(spec).await
+    }
+
+    /// A script of the run dir (`program` relative to it) with `args`.
+    pub async fn script(&self, run_dir: &Path, program: &Path, args: &[String]) -> RunOutcome {
+        let spec = RunSpec {
+            program: program.to_path_buf(),
+            args: args.to_vec(),
+            run_dir: run_dir.to_path_buf(),
+            map_at: self.map_at.clone(),
+            env: self.env.clone(),
+            limits: self.limits(Duration::ZERO),
+            shell: None,
+        };
+        run_blocking(spec).await
+    }
+}
+
+async fn run_blocking(spec: RunSpec) -> RunOutcome {
+    match tokio::task::spawn_blocking(move || sandbox::run(&spec)).await {
+        Ok(outcome) => outcome,
+        Err(error) => RunOutcome {
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            exit: ExitStatus::SpawnError(format!("the sandbox task failed: {error}")),
+            problems: Vec::new(),
+            isolation: "none",
+            duration: Duration::ZERO,
+        },
+    }
+}
+
+/// `exit 1`, `killed by signal 9`, `timed out` ...
+pub fn describe_exit(exit: &ExitStatus) -> String {
+    match exit {
+        ExitStatus::Code(code) => format!("exit {code}"),
+        ExitStatus::Signal(signal) => format!("killed by signal {signal}"),
+        ExitStatus::TimedOut => "timed out".to_string(),
+        ExitStatus::OutputLimit => "stopped: output limit exceeded".to_string(),
+        ExitStatus::SpawnError(error) => format!("could not start: {error}"),
+    }
+}
+
+pub fn succeeded(outcome: &RunOutcome) -> bool {
+    matches!(outcome.exit, ExitStatus::Code(0))
+}
+
+/// Stdout and stderr of a shell, trimmed, for log and error messages.
+pub fn transcript(outcome: &RunOutcome) -> String {
+    let mut text = String::from_utf8_lossy(&outcome.stdout).trim_end().to_string();
+    let stderr = String::from_utf8_lossy(&outcome.stderr);
+    if !stderr.trim().is_empty() {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(stderr.trim_end());
+    }
+    text
+}

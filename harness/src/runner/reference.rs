@@ -1,0 +1,142 @@
+//! The reference run: each step's `reference` shell in order in a reference lab dir R, keeping
+//! the cluster snapshot S_n and a copy R_n of the dir after every step (S_0/R_0 = the start).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+
+use super::exec::{describe_exit, succeeded, transcript, Exec};
+use super::workdir::{copy_dir, copy_file};
+use crate::cluster::{NodeTemplate, Snapshot, Target};
+use crate::report::Progress;
+use crate::sandbox::ExitStatus;
+use crate::scenario::Lab;
+
+pub struct ReferenceState {
+    pub snapshot: Snapshot,
+    /// R_n: the reference lab dir after step n.
+    pub dir: PathBuf,
+}
+
+pub struct ReferenceRun {
+    _root: tempfile::TempDir,
+    /// Index n holds the state after step n; index 0 is the start.
+    pub states: Vec<ReferenceState>,
+    /// The sandbox isolation the reference shells ran with.
+    pub isolation: &'static str,
+}
+
+impl ReferenceRun {
+    pub fn state(&self, step: usize) -> anyhow::Result<&ReferenceState> {
+        self.states
+            .get(step)
+            .with_context(|| format!("no reference state after step {step}"))
+    }
+}
+
+/// The lab's starting nodes.
+pub fn starting_nodes(lab: &Lab) -> Vec<NodeTemplate> {
+    lab.scenario.cluster.nodes.iter().map(NodeTemplate::from_spec).collect()
+}
+
+/// Brings a cluster to the lab's starting state: nodes (for external clusters; embedded ones
+/// are started with them) and the scenario's extra manifests.
+pub async fn prepare_cluster(lab: &Lab, target: &Target) -> anyhow::Result<()> {
+    if !target.is_embedded() {
+        target.ensure_nodes(&starting_nodes(lab)).await?;
+    }
+    for manifest in &lab.scenario.cluster.manifests {
+        let path = lab.dir.join(manifest);
+        let path = path.display().to_string();
+        target
+            .kubectl()
+            .ok(&["apply", "-f", &path], None)
+            .await
+            .with_context(|| format!("applying the scenario manifest {path}"))?;
+    }
+    target.settle().await;
+    Ok(())
+}
+
+/// Copies the starter files into a lab dir, keeping files that are already there.
+pub fn copy_starter(lab: &Lab, dir: &Path, overwrite: bool) -> anyhow::Result<()> {
+    for starter in &lab.scenario.starter {
+        let to = dir.join(&starter.to);
+        if overwrite || !to.exists() {
+            copy_file(&lab.dir.join(&starter.from), &to)?;
+        }
+    }
+    Ok(())
+}
+
+fn reference_exec(lab: &Lab, target: &Target) -> Exec {
+    Exec::new(&lab.scenario.lab_dir, lab.scenario.limits, target.kubeconfig())
+        .with_env("SCENARIO_DIR", &lab.dir.display().to_string())
+}
+
+/// Runs step `index`'s reference shell in `dir`. A shell that cannot run or times out is a
+/// broken scenario; a non-zero exit is logged (authors often end with a command that exits 1
+/// on purpose, like an audit that finds something).
+async fn run_step(lab: &Lab, target: &Target, exec: &Exec, index: usize, dir: &Path) -> anyhow::Result<&'static str> {
+    let step = &lab.scenario.steps[index];
+    if step.reference.trim().is_empty() {
+        return Ok("none");
+    }
+    let outcome = exec.shell(dir, &step.reference).await;
+    match &outcome.exit {
+        ExitStatus::TimedOut | ExitStatus::SpawnError(_) | ExitStatus::OutputLimit => bail!(
+            "{}: the reference of step {} failed ({}): {}{}",
+            lab.name(),
+            step.id,
+            describe_exit(&outcome.exit),
+            transcript(&outcome),
+            if outcome.problems.is_empty() { String::new() } else { format!(" ({})", outcome.problems.join("; ")) }
+        ),
+        _ if !succeeded(&outcome) => tracing::warn!(
+            "{}: the reference of step {} ended with {}: {}",
+            lab.name(),
+            step.id,
+            describe_exit(&outcome.exit),
+            transcript(&outcome)
+        ),
+        _ => tracing::debug!("{}: reference step {} done", lab.name(), step.id),
+    }
+    target.settle().await;
+    Ok(outcome.isolation)
+}
+
+/// Runs the whole reference on `target`, which must be in the lab's starting state.
+pub async fn run_reference(lab: &Lab, target: &Target, progress: &mut dyn Progress) -> anyhow::Result<ReferenceRun> {
+    progress.phase(&format!("{}: running the reference solution", lab.name()));
+    let root = tempfile::Builder::new()
+        .prefix(&format!("proctor-{}-reference-", lab.name()))
+        .tempdir()
+        .context("creating the reference directory")?;
+    let work = root.path().join("work");
+    std::fs::create_dir_all(&work).context("creating the reference lab dir")?;
+    copy_starter(lab, &work, true)?;
+    let exec = reference_exec(lab, target);
+    let mut states = Vec::new();
+    let mut isolation = "none";
+    for index in 0..=lab.scenario.steps.len() {
+        if index > 0 {
+            isolation = run_step(lab, target, &exec, index - 1, &work).await?;
+        }
+        let dir = root.path().join(format!("state-{index}"));
+        copy_dir(&work, &dir)?;
+        let snapshot = target.snapshot().await.context("taking a cluster snapshot")?;
+        states.push(ReferenceState { snapshot, dir });
+    }
+    Ok(ReferenceRun { _root: root, states, isolation })
+}
+
+/// Runs the reference solution directly in `dir` on `target` (`proctor solve`).
+pub async fn solve_into(lab: &Lab, target: &Target, dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    copy_starter(lab, dir, false)?;
+    let exec = reference_exec(lab, target);
+    for index in 0..lab.scenario.steps.len() {
+        run_step(lab, target, &exec, index, dir).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! Lab directories on disk: copies of reference states, learner files overlaid on them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+/// Copies `from` into `to` recursively, keeping permission bits (an exec bit, or its absence,
+/// is part of what is graded). Symlinks are copied as links.
+pub fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    let entries = match fs::read_dir(from) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(error).with_context(|| format!("reading {}", from.display())),
+    };
+    for entry in entries {
+        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().with_context(|| format!("inspecting {}", source.display()))?;
+        if kind.is_dir() {
+            copy_dir(&source, &target)?;
+        } else if kind.is_symlink() {
+            let link = fs::read_link(&source).with_context(|| format!("reading link {}", source.display()))?;
+            let _ = fs::remove_file(&target);
+            std::os::unix::fs::symlink(&link, &target).with_context(|| format!("linking {}", target.display()))?;
+        } else {
+            copy_file(&source, &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies one file, creating parent directories and keeping its permission bits.
+pub fn copy_file(from: &Path, to: &Path) -> anyhow::Result<()> {
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    if to.is_dir() {
+        fs::remove_dir_all(to).with_context(|| format!("replacing {}", to.display()))?;
+    }
+    fs::copy(from, to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    Ok(())
+}
+
+/// A fresh temporary directory holding a copy of `base` (which may be absent: then empty).
+pub fn scratch_copy(base: &Path) -> anyhow::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new()
+        .prefix("proctor-run-")
+        .tempdir()
+        .context("creating a run directory")?;
+    copy_dir(base, dir.path())?;
+    Ok(dir)
+}
+
+/// Reads a file of a lab dir, or None when it is missing (a directory counts as missing).
+pub fn read_lab_file(dir: &Path, relative: &Path) -> Option<Vec<u8>> {
+    let path = dir.join(relative);
+    if path.is_file() {
+        fs::read(path).ok()
+    } else {
+        None
+    }
+}
+
+/// `dir/relative` if it is a file.
+pub fn lab_file(dir: &Path, relative: &Path) -> Option<PathBuf> {
+    let path = dir.join(relative);
+    path.is_file().then_some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn copies_keep_exec_bits() {
+        let from = tempfile::tempdir().expect("tempdir");
+        fs::create_dir_all(from.path().join("out")).expect("mkdir");
+        fs::write(from.path().join("run.sh"), "#!/bin/sh\n").expect("write");
+        fs::set_permissions(from.path().join("run.sh"), fs::Permissions::from_mode(0o755)).expect("chmod");
+        fs::write(from.path().join("out/a.txt"), "a").expect("write");
+        let to = scratch_copy(from.path()).expect("copy");
+        let mode = fs::metadata(to.path().join("run.sh")).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o111, 0o111);
+        assert_eq!(read_lab_file(to.path(), Path::new("out/a.txt")), Some(b"a".to_vec()));
+        assert_eq!(read_lab_file(to.path(), Path::new("out")), None);
+    }
+
+    #[test]
+    fn copying_a_missing_dir_gives_an_empty_one() {
+        let to = scratch_copy(Path::new("/nonexistent/proctor")).expect("copy");
+        assert_eq!(fs::read_dir(to.path()).expect("read").count(), 0);
+    }
+}

@@ -1,0 +1,73 @@
+//! The clean environment a script runs with: what a learner's login shell in the lab would have that
+//! matters to a script, nothing of the grader's.
+
+use super::RunSpec;
+use std::path::PathBuf;
+
+/// Name of the variable that tags every process of a run when there is no PID namespace, so that
+/// leftovers can be found and killed (see `sweep`).
+pub(crate) const MARKER_VAR: &str = "PROCTOR_SANDBOX_RUN";
+
+const STANDARD_PATH: &[&str] = &["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
+/// `PATH` (the directories holding kubectl and jq first, then the standard ones), `HOME`, `LANG`,
+/// a writable kubectl discovery cache, then `spec.env` (which overrides), then the marker.
+pub(crate) fn build(spec: &RunSpec, kube_cache: &str, marker: Option<&str>) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = vec![
+        ("PATH".into(), default_path()),
+        ("HOME".into(), std::env::var("HOME").unwrap_or_else(|_| "/root".into())),
+        ("LANG".into(), "C.UTF-8".into()),
+        // kubectl caches discovery under $HOME/.kube/cache, which is read-only in the sandbox.
+        ("KUBECACHEDIR".into(), kube_cache.into()),
+    ];
+    for (key, value) in &spec.env {
+        set(&mut env, key, value);
+    }
+    if let Some(marker) = marker {
+        set(&mut env, MARKER_VAR, marker);
+    }
+    env
+}
+
+fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
+    match env.iter_mut().find(|(k, _)| k == key) {
+        Some(entry) => entry.1 = value.to_string(),
+        None => env.push((key.to_string(), value.to_string())),
+    }
+}
+
+/// The grader's directories holding `kubectl` and `jq`, then the standard directories.
+pub(crate) fn default_path() -> String {
+    let mut dirs: Vec<String> = Vec::new();
+    if let Some(path) = std::env::var_os("PATH") {
+        for tool in ["kubectl", "jq"] {
+            let found = std::env::split_paths(&path).find(|d| d.join(tool).is_file());
+            if let Some(dir) = found.and_then(|d| d.to_str().map(str::to_string)) {
+                if !dirs.contains(&dir) {
+                    dirs.push(dir);
+                }
+            }
+        }
+    }
+    for dir in STANDARD_PATH {
+        if !dirs.iter().any(|d| d == dir) {
+            dirs.push(dir.to_string());
+        }
+    }
+    dirs.join(":")
+}
+
+/// Absolute paths named in the environment's values (`KUBECONFIG=/tmp/x/kubeconfig`,
+/// `PATH=/tmp/shims:...`, `SCENARIO_DIR=...`): the sandbox keeps these visible.
+pub(crate) fn named_paths(env: &[(String, String)]) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    for (_, value) in env {
+        for piece in value.split(':') {
+            let path = PathBuf::from(piece);
+            if path.is_absolute() && path.exists() && !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths
+}

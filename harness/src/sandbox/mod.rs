@@ -1,0 +1,112 @@
+//! Runs a learner's (or the reference's) script the way the lab would, without letting it harm the
+//! grader: the run dir appears at the lab's absolute path (`/root/gpudrv`), the rest of the file
+//! system is read-only, the grader's own files (repository, scenarios, reference outputs, temp dirs)
+//! are hidden, and every process the script starts is killed when it ends, times out or floods its
+//! output. Loopback networking is kept: scripts talk to the cluster through `kubectl`.
+//!
+//! Isolation, best first (see [`isolation_available`]; `PROCTOR_SANDBOX=bubblewrap|mount-namespace|none`
+//! forces one):
+//! - `bubblewrap`: `bwrap` builds the view (read-only `/`, private `/tmp`, run dir bound at the lab
+//!   path) in new mount and PID namespaces; `--die-with-parent` and the PID namespace guarantee that
+//!   nothing survives the run, and `kill -9 -1` only reaches the sandbox's own processes.
+//! - `mount-namespace`: the same view built with `unshare(2)` and `mount(2)` in the child before exec
+//!   (plus a user namespace when not root), and a PID namespace whose init is the script.
+//! - `none`: no privilege for either; the script runs with cwd = run dir and literal `/root/<lab>`
+//!   paths are not rewritten. Leftover processes are still found and killed (by session and by an
+//!   environment marker), but the file system is not protected.
+//!
+//! Resource limits. A fork bomb and memory hogs are stopped by a per-run cgroup when one can be
+//! created (cgroup v2 `pids.max`/`memory.max`, or the v1 `pids` and `memory` hierarchies, as on hosts
+//! with a hybrid layout). Without a cgroup, `RLIMIT_AS` bounds memory and `RLIMIT_NPROC` bounds
+//! processes — but `RLIMIT_NPROC` counts per user and is not enforced for root, so a root grader
+//! without a writable cgroup is protected from a fork bomb only by the timeout.
+
+mod cgroup;
+mod detect;
+mod env;
+mod launch;
+mod mountns;
+mod preflight;
+mod supervise;
+mod sweep;
+mod view;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use detect::isolation_available;
+
+/// What to run and where.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Script path relative to `run_dir` (e.g. `drv-tag.sh`), run as `./drv-tag.sh` from the lab dir.
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The directory the script sees as its lab dir (a reference dir R_n, or R_n with the learner's
+    /// files overlaid). Must exist.
+    pub run_dir: PathBuf,
+    /// The absolute lab path, e.g. `/root/gpudrv`; `run_dir` appears there and is the cwd.
+    pub map_at: PathBuf,
+    /// Variables added to the clean environment (KUBECONFIG, PATH, HOME, SCENARIO_DIR, ...). Absolute
+    /// paths named here stay visible (read-only) even when they lie in a hidden place such as `/tmp`.
+    pub env: Vec<(String, String)>,
+    pub limits: Limits,
+    /// Run this bash snippet (cwd = the lab dir) instead of `program`.
+    pub shell: Option<String>,
+}
+
+/// Per-run limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    pub timeout: Duration,
+    /// stdout and stderr together.
+    pub output_bytes: usize,
+    pub processes: u64,
+    pub memory_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(30),
+            output_bytes: 1024 * 1024,
+            processes: 256,
+            memory_bytes: 1024 * 1024 * 1024,
+        }
+    }
+}
+
+/// How a run ended. A script that cannot start because of the learner's own mistake (missing file,
+/// no exec bit, CRLF shebang) ends as the lab's shell would end it — `Code(127)` / `Code(126)` with
+/// bash's message on stderr — and the mistake is named in [`RunOutcome::problems`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitStatus {
+    Code(i32),
+    Signal(i32),
+    TimedOut,
+    OutputLimit,
+    /// The grader could not start the sandbox at all (not the learner's fault).
+    SpawnError(String),
+}
+
+/// What a run produced. Output is kept as bytes (it may be binary or not UTF-8).
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub exit: ExitStatus,
+    /// Explanations for the learner or operator: the script's mistakes and any limit that was hit.
+    pub problems: Vec<String>,
+    /// `"bubblewrap"`, `"mount-namespace"` or `"none"`.
+    pub isolation: &'static str,
+    pub duration: Duration,
+}
+
+/// Runs `spec` to completion (blocking) in the best isolation available. Never panics; every
+/// failure is described in the outcome.
+pub fn run(spec: &RunSpec) -> RunOutcome {
+    launch::run_with(spec, detect::detected())
+}

@@ -1,0 +1,391 @@
+//! The kwok fake kubelet (`kubernetes-sigs/kwok` default stages): keeps annotated nodes Ready,
+//! runs the pods bound to them (Running/Ready, IPs, container statuses) and finishes their
+//! deletion. Nodes without the annotation are left alone, so their pods stay Pending.
+//!
+//! Fault injection for graders and course authors, by annotation on a node (all its pods) or a pod:
+//! - `proctor.dev/pod-fault: ImagePullBackOff | ErrImagePull | CrashLoopBackOff` — the pod never
+//!   becomes Ready (Pending with a waiting container, or Running with a crash-looping one);
+//! - `proctor.dev/pod-fault-images: <glob>[,<glob>...]` — only containers whose image matches;
+//! - `proctor.dev/node-ready: "False"` on a node — the node reports NotReady.
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::Controller;
+use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::cluster::KWOK_NODE_ANNOTATION;
+use crate::registry;
+use crate::store::{Event, Stored};
+
+pub const FAULT: &str = "proctor.dev/pod-fault";
+pub const FAULT_IMAGES: &str = "proctor.dev/pod-fault-images";
+pub const NODE_READY: &str = "proctor.dev/node-ready";
+
+/// The address kwok reports for its nodes by default (`--node-ip`).
+const NODE_IP: &str = "196.168.0.1";
+const KUBELET_VERSION: &str = "kwok-v0.7.0";
+/// Node leases are renewed this often (the kubelet's default lease is 40 s).
+const LEASE_RENEW: Duration = Duration::from_secs(10);
+
+#[derive(Default)]
+pub struct FakeKubelet {
+    /// Pod IPs in use, by pod uid (kwok's ipPool, reusing freed addresses).
+    ips: HashMap<String, u32>,
+    leases: HashMap<String, Instant>,
+}
+
+pub fn is_managed(node: &Value) -> bool {
+    meta::annotation(node, KWOK_NODE_ANNOTATION) == Some("fake")
+}
+
+fn condition<'a>(obj: &'a Value, type_: &str) -> Option<&'a Value> {
+    obj["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
+}
+
+fn node_conditions(node: &Value, now: &str) -> Value {
+    let created = node["metadata"]["creationTimestamp"].clone();
+    let ready = meta::annotation(node, NODE_READY).is_none_or(|v| !v.eq_ignore_ascii_case("false"));
+    let c = |t: &str, s: &str, r: &str, m: &str| {
+        json!({"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": now, "lastTransitionTime": created})
+    };
+    json!([
+        if ready {
+            c("Ready", "True", "KubeletReady", "kubelet is posting ready status")
+        } else {
+            c("Ready", "False", "KubeletNotReady", "container runtime network not ready: NetworkReady=false")
+        },
+        c("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+        c("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+        c("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        c("NetworkUnavailable", "False", "RouteCreated", "RouteController created a route"),
+    ])
+}
+
+/// kwok's `node-initialize` stage.
+fn initialized_node(node: &Value) -> Value {
+    let now = meta::now();
+    let mut n = node.clone();
+    let status = n["status"].as_object().cloned().unwrap_or_default();
+    let mut s = Value::Object(status);
+    s["conditions"] = node_conditions(node, &now);
+    let mut addrs: Vec<Value> = s["addresses"].as_array().cloned().unwrap_or_default();
+    if !addrs.iter().any(|a| a["type"] == "InternalIP") {
+        addrs.push(json!({"type": "InternalIP", "address": NODE_IP}));
+    }
+    if !addrs.iter().any(|a| a["type"] == "Hostname") {
+        addrs.push(json!({"type": "Hostname", "address": meta::name(node)}));
+    }
+    s["addresses"] = json!(addrs);
+    for key in ["allocatable", "capacity"] {
+        if s[key].as_object().is_none_or(|m| m.is_empty()) {
+            s[key] = json!({"cpu": "1k", "memory": "1Ti", "pods": "1M"});
+        }
+    }
+    let info = s["nodeInfo"].as_object().cloned().unwrap_or_default();
+    let mut info = Value::Object(info);
+    for (k, d) in [
+        ("architecture", "amd64"),
+        ("operatingSystem", "linux"),
+        ("kubeletVersion", KUBELET_VERSION),
+        ("kubeProxyVersion", KUBELET_VERSION),
+        ("containerRuntimeVersion", KUBELET_VERSION),
+        ("kernelVersion", KUBELET_VERSION),
+        ("bootID", ""),
+        ("machineID", ""),
+        ("osImage", ""),
+        ("systemUUID", ""),
+    ] {
+        if info[k].as_str().is_none_or(str::is_empty) {
+            info[k] = json!(d);
+        }
+    }
+    s["nodeInfo"] = info;
+    s["daemonEndpoints"] = json!({"kubeletEndpoint": {"Port": 0}});
+    s["phase"] = json!("Running");
+    n["status"] = s;
+    n
+}
+
+fn glob_match(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((pre, rest)) => {
+            if !text.starts_with(pre) {
+                return false;
+            }
+            let tail = &text[pre.len()..];
+            (0..=tail.len()).any(|i| tail.is_char_boundary(i) && glob_match(rest, &tail[i..]))
+        }
+    }
+}
+
+/// The fault a container suffers, if any: pod annotation first, then its node's.
+fn fault_for<'a>(pod: &'a Value, node: &'a Value, image: &str) -> Option<&'a str> {
+    let (fault, images) = match meta::annotation(pod, FAULT) {
+        Some(f) => (f, meta::annotation(pod, FAULT_IMAGES)),
+        None => (meta::annotation(node, FAULT)?, meta::annotation(node, FAULT_IMAGES)),
+    };
+    match images {
+        Some(globs) if !globs.trim().is_empty() => globs
+            .split(',')
+            .any(|g| glob_match(g.trim(), image))
+            .then_some(fault),
+        _ => Some(fault),
+    }
+}
+
+fn ipv4(n: u32) -> String {
+    format!("{}.{}.{}.{}", n >> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255)
+}
+
+impl FakeKubelet {
+    /// The lowest free address of 10.0.0.0/16 from .1 (kwok's pool is 10.0.0.0/24 by default; the
+    /// wider range keeps large benchmarks from running dry).
+    fn allocate_ip(&mut self, uid: &str) -> String {
+        if let Some(ip) = self.ips.get(uid) {
+            return ipv4(*ip);
+        }
+        let used: BTreeSet<u32> = self.ips.values().copied().collect();
+        let base = 10u32 << 24;
+        let mut candidate = base + 1;
+        for u in &used {
+            if *u == candidate {
+                candidate += 1;
+            } else if *u > candidate {
+                break;
+            }
+        }
+        self.ips.insert(uid.to_string(), candidate);
+        ipv4(candidate)
+    }
+
+    /// kwok's `pod-ready` stage, or the injected fault.
+    fn running_pod(&mut self, pod: &Value, node: &Value) -> Value {
+        let now = meta::now();
+        let mut p = pod.clone();
+        let spec = &pod["spec"];
+        let mut statuses = Vec::new();
+        let mut unready = Vec::new();
+        let mut pending = false;
+        for c in spec["containers"].as_array().into_iter().flatten() {
+            let name = c["name"].as_str().unwrap_or("");
+            let image = c["image"].as_str().unwrap_or("");
+            match fault_for(pod, node, image) {
+                Some(f @ ("ImagePullBackOff" | "ErrImagePull")) => {
+                    pending = true;
+                    unready.push(name.to_string());
+                    let msg = if f == "ErrImagePull" {
+                        format!("failed to pull and unpack image {:?}: not found", image)
+                    } else {
+                        format!("Back-off pulling image {image:?}")
+                    };
+                    statuses.push(json!({"name": name, "image": image, "imageID": "", "ready": false, "restartCount": 0, "started": false,
+                        "state": {"waiting": {"reason": f, "message": msg}}, "lastState": {}}));
+                }
+                Some(_) => {
+                    unready.push(name.to_string());
+                    statuses.push(json!({"name": name, "image": image, "imageID": "", "ready": false, "restartCount": 5, "started": false,
+                        "state": {"waiting": {"reason": "CrashLoopBackOff", "message": format!("back-off 5m0s restarting failed container={name} pod={}_{}({})", meta::name(pod), meta::namespace(pod), meta::uid(pod))}},
+                        "lastState": {"terminated": {"exitCode": 1, "reason": "Error", "startedAt": now, "finishedAt": now}}}));
+                }
+                None => statuses.push(json!({"name": name, "image": image, "ready": true, "restartCount": 0, "state": {"running": {"startedAt": now}}})),
+            }
+        }
+        let mut init_statuses = Vec::new();
+        for c in spec["initContainers"].as_array().into_iter().flatten() {
+            let name = c["name"].as_str().unwrap_or("");
+            let image = c["image"].as_str().unwrap_or("");
+            if c["restartPolicy"] == "Always" {
+                init_statuses.push(json!({"name": name, "image": image, "ready": true, "started": true, "restartCount": 0, "state": {"running": {"startedAt": now}}}));
+            } else {
+                init_statuses.push(json!({"name": name, "image": image, "ready": false, "restartCount": 0,
+                    "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now, "finishedAt": now}}}));
+            }
+        }
+        let host_ip = node["status"]["addresses"]
+            .as_array()
+            .and_then(|a| a.iter().find(|x| x["type"] == "InternalIP"))
+            .and_then(|x| x["address"].as_str())
+            .unwrap_or(NODE_IP)
+            .to_string();
+        let pod_ip = if spec["hostNetwork"].as_bool() == Some(true) {
+            host_ip.clone()
+        } else {
+            self.allocate_ip(meta::uid(pod))
+        };
+        let ready = unready.is_empty();
+        let mut conds: Vec<Value> = p["status"]["conditions"].as_array().cloned().unwrap_or_default();
+        let mut set = |t: &str, ok: bool, reason: Option<&str>, msg: Option<String>| {
+            let mut c = json!({"type": t, "status": if ok {"True"} else {"False"}, "lastProbeTime": null, "lastTransitionTime": now});
+            if let Some(r) = reason {
+                c["reason"] = json!(r);
+            }
+            if let Some(m) = msg {
+                c["message"] = json!(m);
+            }
+            match conds.iter_mut().find(|x| x["type"] == t) {
+                Some(x) => *x = c,
+                None => conds.push(c),
+            }
+        };
+        let why = format!("containers with unready status: [{}]", unready.join(" "));
+        set("Initialized", true, None, None);
+        set("Ready", ready, (!ready).then_some("ContainersNotReady"), (!ready).then(|| why.clone()));
+        set("ContainersReady", ready, (!ready).then_some("ContainersNotReady"), (!ready).then(|| why.clone()));
+        for g in spec["readinessGates"].as_array().into_iter().flatten() {
+            if let Some(t) = g["conditionType"].as_str() {
+                set(t, true, None, None);
+            }
+        }
+        // Conditions in the order the kubelet reports them.
+        let order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
+        conds.sort_by_key(|c| order.iter().position(|o| c["type"] == *o).unwrap_or(order.len()));
+        let mut s = p["status"].as_object().cloned().unwrap_or_default();
+        s.insert("phase".into(), json!(if pending { "Pending" } else { "Running" }));
+        s.insert("conditions".into(), json!(conds));
+        s.insert("containerStatuses".into(), json!(statuses));
+        if !init_statuses.is_empty() {
+            s.insert("initContainerStatuses".into(), json!(init_statuses));
+        }
+        s.insert("hostIP".into(), json!(host_ip));
+        s.insert("hostIPs".into(), json!([{"ip": host_ip}]));
+        s.insert("podIP".into(), json!(pod_ip));
+        s.insert("podIPs".into(), json!([{"ip": pod_ip}]));
+        s.insert("startTime".into(), json!(now));
+        p["status"] = Value::Object(s);
+        p
+    }
+
+    fn renew_lease(&mut self, api: &Api, node: &Stored) -> Option<Duration> {
+        let name = node.name().to_string();
+        let due = self.leases.get(&name).is_none_or(|t| t.elapsed() >= LEASE_RENEW);
+        if !due {
+            return Some(LEASE_RENEW.saturating_sub(self.leases[&name].elapsed()));
+        }
+        self.leases.insert(name.clone(), Instant::now());
+        let now = meta::now_micro();
+        let lease = json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": name, "namespace": "kube-node-lease",
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": meta::uid(&node.value)}]},
+            "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": now}
+        });
+        match api.store().get(&registry::LEASES, "kube-node-lease", &name) {
+            None => {
+                let _ = api.create(&registry::LEASES, "kube-node-lease", lease, &WriteOptions::default());
+            }
+            Some(old) => {
+                let mut v = old.value.clone();
+                v["spec"]["renewTime"] = json!(now);
+                let _ = api.store().update(&registry::LEASES, v, Some(old.resource_version()));
+            }
+        }
+        Some(LEASE_RENEW)
+    }
+}
+
+impl Controller for FakeKubelet {
+    fn name(&self) -> &'static str {
+        "kwok-kubelet"
+    }
+
+    fn interested(&self, ev: &Event) -> bool {
+        std::ptr::eq(ev.res, &registry::NODES) || std::ptr::eq(ev.res, &registry::PODS)
+    }
+
+    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+        let store = api.store();
+        let (nodes, _) = store.list(&registry::NODES, None);
+        let mut managed: HashMap<String, Stored> = HashMap::new();
+        let mut next: Option<Duration> = None;
+        for node in nodes {
+            if !is_managed(&node.value) {
+                continue;
+            }
+            let want_ready = meta::annotation(&node.value, NODE_READY)
+                .is_none_or(|v| !v.eq_ignore_ascii_case("false"));
+            let is_ready = condition(&node.value, "Ready").is_some_and(|c| c["status"] == "True");
+            let node = if is_ready != want_ready || (!is_ready && !want_ready && condition(&node.value, "Ready").is_none()) {
+                let updated = initialized_node(&node.value);
+                match api.update(&registry::NODES, "", node.name(), updated, Some("status"), &WriteOptions::default()) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        tracing::debug!(error = %e, "node status");
+                        node
+                    }
+                }
+            } else {
+                node
+            };
+            let due = self.renew_lease(api, &node);
+            next = match (next, due) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            managed.insert(node.name().to_string(), node);
+        }
+        let (pods, _) = store.list(&registry::PODS, None);
+        let mut live = BTreeSet::new();
+        for pod in pods {
+            live.insert(meta::uid(&pod.value).to_string());
+            let node_name = pod.value["spec"]["nodeName"].as_str().unwrap_or("");
+            let Some(node) = managed.get(node_name) else { continue };
+            if meta::is_deleting(&pod.value) {
+                // kwok's pod-delete stage: drop finalizers, then delete with a zero grace period.
+                if !meta::finalizers(&pod.value).is_empty() {
+                    let mut v = pod.value.clone();
+                    meta::meta_mut(&mut v).remove("finalizers");
+                    let _ = store.update(&registry::PODS, v, Some(pod.resource_version()));
+                }
+                let opts = DeleteOptions {
+                    grace_period_seconds: Some(0),
+                    ..Default::default()
+                };
+                if let Err(e) = api.delete(&registry::PODS, pod.namespace(), pod.name(), &opts) {
+                    tracing::debug!(error = %e, pod = pod.name(), "finishing pod deletion");
+                }
+                self.ips.remove(meta::uid(&pod.value));
+                continue;
+            }
+            let phase = pod.value["status"]["phase"].as_str().unwrap_or("");
+            if matches!(phase, "Succeeded" | "Failed") {
+                continue;
+            }
+            if pod.value["status"]["podIP"].as_str().is_some_and(|s| !s.is_empty()) {
+                continue;
+            }
+            let updated = self.running_pod(&pod.value, &node.value);
+            if let Err(e) = api.update(&registry::PODS, pod.namespace(), pod.name(), updated, Some("status"), &WriteOptions::default()) {
+                tracing::debug!(error = %e, pod = pod.name(), "pod status");
+            }
+        }
+        self.ips.retain(|uid, _| live.contains(uid));
+        self.leases.retain(|n, _| managed.contains_key(n));
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_image_names() {
+        assert!(glob_match("nvcr.io/nvidia/driver*", "nvcr.io/nvidia/driver:550"));
+        assert!(!glob_match("nvcr.io/nvidia/driver*", "nvcr.io/nvidia/k8s/dcgm"));
+        assert!(glob_match("*dcgm*", "nvcr.io/nvidia/k8s/dcgm-exporter:3"));
+    }
+
+    #[test]
+    fn addresses_are_handed_out_lowest_first_and_reused() {
+        let mut k = FakeKubelet::default();
+        assert_eq!(k.allocate_ip("a"), "10.0.0.1");
+        assert_eq!(k.allocate_ip("b"), "10.0.0.2");
+        k.ips.remove("a");
+        assert_eq!(k.allocate_ip("c"), "10.0.0.1");
+    }
+}

@@ -1,0 +1,207 @@
+//! The scheduling loop (kube-scheduler's queue and binding cycle) over the pure decisions in
+//! [`crate::scheduler`]: pending pods are tried in priority then age order, bound through the
+//! binding subresource with a `Scheduled` event, or marked `PodScheduled=False` with the exact
+//! aggregated message and a `FailedScheduling` event. Every change to nodes or pods retries the
+//! pending ones, like the scheduler's queueing hints.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Node, Pod};
+use serde_json::{json, Value};
+
+use super::{events, Controller};
+use crate::api::subresources::{bind, set_condition};
+use crate::api::{meta, Api, WriteOptions};
+use crate::registry;
+use crate::scheduler::{self, NodeInfo, SchedulingContext};
+use crate::store::{Event, Stored};
+
+pub const SCHEDULER_NAME: &str = "default-scheduler";
+
+/// Typed copies of stored objects, decoded once per resourceVersion.
+#[derive(Default)]
+struct TypedCache<T> {
+    by_key: HashMap<(String, String), (u64, Arc<T>)>,
+}
+
+impl<T: serde::de::DeserializeOwned> TypedCache<T> {
+    fn get(&mut self, o: &Stored) -> Option<Arc<T>> {
+        let key = (o.namespace().to_string(), o.name().to_string());
+        let rv = o.resource_version();
+        if let Some((cached_rv, t)) = self.by_key.get(&key) {
+            if *cached_rv == rv {
+                return Some(t.clone());
+            }
+        }
+        let t: T = serde_json::from_value(o.value.clone()).ok()?;
+        let t = Arc::new(t);
+        self.by_key.insert(key, (rv, t.clone()));
+        Some(t)
+    }
+
+    fn retain_keys(&mut self, live: &std::collections::HashSet<(String, String)>) {
+        self.by_key.retain(|k, _| live.contains(k));
+    }
+}
+
+#[derive(Default)]
+pub struct SchedulerLoop {
+    nodes: TypedCache<Node>,
+    pods: TypedCache<Pod>,
+}
+
+fn is_pending(pod: &Value) -> bool {
+    pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty)
+        && !meta::is_deleting(pod)
+        && pod["spec"]["schedulerName"].as_str().is_none_or(|s| s == SCHEDULER_NAME)
+        && pod["spec"]["schedulingGates"].as_array().is_none_or(|g| g.is_empty())
+        && !matches!(pod["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
+}
+
+impl Controller for SchedulerLoop {
+    fn name(&self) -> &'static str {
+        "scheduler"
+    }
+
+    fn interested(&self, ev: &Event) -> bool {
+        std::ptr::eq(ev.res, &registry::PODS)
+            || std::ptr::eq(ev.res, &registry::NODES)
+            || std::ptr::eq(ev.res, &registry::NAMESPACES)
+    }
+
+    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+        let store = api.store();
+        let (pod_objs, _) = store.list(&registry::PODS, None);
+        if !pod_objs.iter().any(|p| is_pending(&p.value)) {
+            return None;
+        }
+        let (node_objs, _) = store.list(&registry::NODES, None);
+        let nodes: Vec<Arc<Node>> = node_objs.iter().filter_map(|n| self.nodes.get(n)).collect();
+        let pods: Vec<(Stored, Arc<Pod>)> = pod_objs
+            .iter()
+            .filter_map(|p| self.pods.get(p).map(|t| (p.clone(), t)))
+            .collect();
+        let live: std::collections::HashSet<_> = pod_objs
+            .iter()
+            .map(|p| (p.namespace().to_string(), p.name().to_string()))
+            .collect();
+        self.pods.retain_keys(&live);
+        let node_live: std::collections::HashSet<_> =
+            node_objs.iter().map(|n| (String::new(), n.name().to_string())).collect();
+        self.nodes.retain_keys(&node_live);
+
+        let index: HashMap<&str, usize> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.metadata.name.as_deref().unwrap_or(""), i))
+            .collect();
+        let mut infos: Vec<NodeInfo<'_>> = nodes.iter().map(|n| NodeInfo { node: n, pods: Vec::new() }).collect();
+        let mut pending: Vec<usize> = Vec::new();
+        for (i, (stored, typed)) in pods.iter().enumerate() {
+            let node = stored.value["spec"]["nodeName"].as_str().unwrap_or("");
+            if node.is_empty() {
+                if is_pending(&stored.value) {
+                    pending.push(i);
+                }
+                continue;
+            }
+            if matches!(stored.value["status"]["phase"].as_str(), Some("Succeeded" | "Failed")) {
+                continue;
+            }
+            if let Some(&n) = index.get(node) {
+                infos[n].pods.push(typed);
+            }
+        }
+        // PrioritySort: higher priority first, then the older pod.
+        pending.sort_by(|&a, &b| {
+            let pa = scheduler::pod_priority(&pods[a].1);
+            let pb = scheduler::pod_priority(&pods[b].1);
+            pb.cmp(&pa).then_with(|| {
+                let ta = pods[a].0.value["metadata"]["creationTimestamp"].as_str().unwrap_or("");
+                let tb = pods[b].0.value["metadata"]["creationTimestamp"].as_str().unwrap_or("");
+                ta.cmp(tb)
+            }).then_with(|| (pods[a].0.namespace(), pods[a].0.name()).cmp(&(pods[b].0.namespace(), pods[b].0.name())))
+        });
+        let cx = SchedulingContext {
+            namespace_labels: namespace_labels(api),
+            pdbs: Vec::new(),
+        };
+        for i in pending {
+            let (stored, typed) = &pods[i];
+            match scheduler::schedule_with(typed, &infos, &cx) {
+                Ok(node) => {
+                    let opts = WriteOptions::default();
+                    let binding = json!({"metadata": {"name": stored.name()}, "target": {"kind": "Node", "name": node}});
+                    match bind(api, stored.namespace(), stored.name(), &binding, &opts) {
+                        Ok(()) => {
+                            events::record(
+                                api,
+                                &registry::PODS,
+                                &stored.value,
+                                "Normal",
+                                "Scheduled",
+                                &format!("Successfully assigned {}/{} to {}", stored.namespace(), stored.name(), node),
+                                SCHEDULER_NAME,
+                            );
+                            if let Some(&n) = index.get(node.as_str()) {
+                                infos[n].pods.push(typed);
+                            }
+                        }
+                        Err(e) => tracing::debug!(error = %e, pod = stored.name(), "binding"),
+                    }
+                }
+                Err(fit) => {
+                    let message = fit.message();
+                    let current = stored.value["status"]["conditions"]
+                        .as_array()
+                        .and_then(|cs| cs.iter().find(|c| c["type"] == "PodScheduled"))
+                        .and_then(|c| c["message"].as_str())
+                        .unwrap_or("");
+                    if current == message {
+                        continue;
+                    }
+                    let mut updated = stored.value.clone();
+                    set_condition(&mut updated, json!({
+                        "type": "PodScheduled", "status": "False", "lastProbeTime": null,
+                        "lastTransitionTime": meta::now(), "reason": fit.reason(), "message": message,
+                    }));
+                    if api
+                        .update(&registry::PODS, stored.namespace(), stored.name(), updated, Some("status"), &WriteOptions::default())
+                        .is_ok()
+                    {
+                        events::record(
+                            api,
+                            &registry::PODS,
+                            &stored.value,
+                            "Warning",
+                            "FailedScheduling",
+                            &scheduler::failed_scheduling_note(&message),
+                            SCHEDULER_NAME,
+                        );
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+fn namespace_labels(api: &Api) -> BTreeMap<String, BTreeMap<String, String>> {
+    api.store()
+        .list(&registry::NAMESPACES, None)
+        .0
+        .iter()
+        .map(|ns| {
+            let labels = meta::labels(&ns.value)
+                .map(|l| {
+                    l.iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (ns.name().to_string(), labels)
+        })
+        .collect()
+}

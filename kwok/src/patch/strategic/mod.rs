@@ -1,0 +1,775 @@
+//! Strategic merge patch, the server half: `strategicpatch.StrategicMergeMapPatch` from
+//! k8s.io/apimachinery `pkg/util/strategicpatch/patch.go`, with `MergeParallelList` and
+//! `IgnoreUnmatchedNulls` set as the API server sets them.
+//!
+//! The functions mirror their Go namesakes one for one, including the order in which lists come
+//! out (`normalizeElementOrder`, `mergeSortedSlice`, Go's stable sort) and the error texts, because
+//! kubectl shows both to the user. Go maps are unordered; where Go iterates a map this follows the
+//! patch's key order.
+
+mod schema;
+
+pub(crate) use schema::{for_resource, Schema};
+
+use serde_json::{Map, Value};
+
+use super::go_fmt::{go_s, go_type, go_v};
+use super::go_sort::slice_stable;
+use schema::{PatchMeta, Strategy};
+
+const DIRECTIVE_MARKER: &str = "$patch";
+const DELETE_DIRECTIVE: &str = "delete";
+const REPLACE_DIRECTIVE: &str = "replace";
+const MERGE_DIRECTIVE: &str = "merge";
+const RETAIN_KEYS_DIRECTIVE: &str = "$retainKeys";
+const DELETE_FROM_PRIMITIVE_LIST_PREFIX: &str = "$deleteFromPrimitiveList";
+const SET_ELEMENT_ORDER_PREFIX: &str = "$setElementOrder";
+
+// Sentinel errors of k8s.io/apimachinery/pkg/util/mergepatch/errors.go.
+pub(crate) const ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST: &str =
+    "invalid patch format of primitive list";
+pub(crate) const ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS: &str = "invalid patch format of retainKeys";
+pub(crate) const ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST: &str =
+    "invalid patch format of setElementOrder list";
+pub(crate) const ERR_NO_LIST_OF_LISTS: &str = "lists of lists are not supported";
+
+/// A strategic merge patch failure, classified the way the API server's
+/// `interpretStrategicMergePatchError` (endpoints/handlers/patch.go) classifies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SmpError {
+    /// One of the `ErrBadPatchFormat...` sentinels: 400 BadRequest with this message.
+    BadRequest(&'static str),
+    /// `ErrNoListOfLists` / `ErrPatchContentNotMatchRetainKeys`: a 422.
+    Unprocessable(&'static str),
+    /// Any other error: not a Status, so the server answers 500 with the bare message.
+    Other(String),
+}
+
+type Result<T> = std::result::Result<T, SmpError>;
+
+/// Go's dynamic type of a decoded JSON value (`reflect.TypeOf`); integers decode as int64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GoType {
+    Map,
+    Slice,
+    String,
+    Int,
+    Float,
+    Bool,
+    Nil,
+}
+
+fn go_kind(v: &Value) -> GoType {
+    match v {
+        Value::Object(_) => GoType::Map,
+        Value::Array(_) => GoType::Slice,
+        Value::String(_) => GoType::String,
+        Value::Number(n) if n.as_i64().is_some() => GoType::Int,
+        Value::Number(_) => GoType::Float,
+        Value::Bool(_) => GoType::Bool,
+        Value::Null => GoType::Nil,
+    }
+}
+
+fn err_no_merge_key(m: &Map<String, Value>, key: &str) -> SmpError {
+    SmpError::Other(format!(
+        "map: {} does not contain declared merge key: {key}",
+        go_v(&Value::Object(m.clone()))
+    ))
+}
+
+fn err_bad_arg_type(expected: &str, actual: &Value) -> SmpError {
+    SmpError::Other(format!(
+        "expected a {expected}, but received a {}",
+        go_type(actual)
+    ))
+}
+
+fn err_bad_patch_type(t: &Value, m: &Map<String, Value>) -> SmpError {
+    SmpError::Other(format!(
+        "unknown patch type: {} in map: {}",
+        go_s(t),
+        go_v(&Value::Object(m.clone()))
+    ))
+}
+
+const MAP_TYPE: &str = "map[string]interface {}";
+const SLICE_TYPE: &str = "[]interface {}";
+
+/// `StrategicMergeMapPatch(original, patch, schema)`.
+pub(crate) fn apply(
+    original: &Value,
+    patch: Map<String, Value>,
+    schema: &'static Schema,
+) -> Result<Value> {
+    let original = match original {
+        Value::Object(m) => m.clone(),
+        _ => Map::new(),
+    };
+    merge_map(original, patch, schema).map(Value::Object)
+}
+
+/// `mergeMap`: merge the fields of `patch` into `original`.
+fn merge_map(
+    mut original: Map<String, Value>,
+    mut patch: Map<String, Value>,
+    schema: &'static Schema,
+) -> Result<Map<String, Value>> {
+    if let Some(directive) = patch.get(DIRECTIVE_MARKER).cloned() {
+        return handle_directive_in_merge_map(&directive, patch);
+    }
+    apply_retain_keys_directive(&mut original, &mut patch)?;
+    // `$setElementOrder` lists and the lists they order are merged first and leave the patch.
+    merge_patch_into_original(&mut original, &mut patch, schema)?;
+
+    for (patch_key, patch_v) in patch {
+        // `preprocessDeletionListForMerging`: a parallel deletion list acts on the list it names.
+        let (key, is_delete_list) = if patch_key.starts_with(DELETE_FROM_PRIMITIVE_LIST_PREFIX) {
+            let key = extract_key(&patch_key, DELETE_FROM_PRIMITIVE_LIST_PREFIX)?;
+            (if key.is_empty() { patch_key } else { key }, true)
+        } else {
+            (patch_key, false)
+        };
+
+        // null deletes the key; unmatched nulls are ignored (IgnoreUnmatchedNulls).
+        if patch_v.is_null() {
+            original.shift_remove(&key);
+            continue;
+        }
+
+        let same_type = match original.get(&key) {
+            None => None,
+            Some(orig) => Some(go_kind(orig) == go_kind(&patch_v)),
+        };
+        if same_type != Some(true) {
+            // Absent from the original, or of another type: take the patch value as it is, minus
+            // nulls and directives. A deletion list never adds anything.
+            if !is_delete_list {
+                set_without_directives(&mut original, key, patch_v);
+            }
+            continue;
+        }
+
+        let orig_v = original.get_mut(&key).map(std::mem::take).unwrap_or_default();
+        let merged = match (orig_v, patch_v) {
+            (Value::Object(o), Value::Object(p)) => {
+                let meta = schema.lookup(&key).map_err(SmpError::Other)?;
+                Value::Object(merge_map_handler(o, p, meta)?)
+            }
+            (Value::Array(o), Value::Array(p)) => {
+                let meta = schema.lookup(&key).map_err(SmpError::Other)?;
+                Value::Array(merge_slice_handler(o, p, meta, is_delete_list)?)
+            }
+            (_, p) => {
+                set_without_directives(&mut original, key, p);
+                continue;
+            }
+        };
+        original.insert(key, merged);
+    }
+    Ok(original)
+}
+
+/// `original[k], ok = removeDirectives(patchV)` after `discardNullValuesFromPatch(patchV)`.
+fn set_without_directives(original: &mut Map<String, Value>, key: String, mut v: Value) {
+    discard_null_values(&mut v);
+    match remove_directives(v) {
+        Some(v) => {
+            original.insert(key, v);
+        }
+        None => {
+            original.shift_remove(&key);
+        }
+    }
+}
+
+/// `handleDirectiveInMergeMap`: `$patch: replace` takes the patch map as is, `$patch: delete`
+/// empties the map; anything else is an unknown patch type.
+fn handle_directive_in_merge_map(
+    directive: &Value,
+    mut patch: Map<String, Value>,
+) -> Result<Map<String, Value>> {
+    match directive.as_str() {
+        Some(REPLACE_DIRECTIVE) => {
+            patch.shift_remove(DIRECTIVE_MARKER);
+            Ok(patch)
+        }
+        Some(DELETE_DIRECTIVE) => Ok(Map::new()),
+        _ => Err(err_bad_patch_type(directive, &patch)),
+    }
+}
+
+/// `mergeMapHandler`.
+fn merge_map_handler(
+    original: Map<String, Value>,
+    patch: Map<String, Value>,
+    meta: PatchMeta,
+) -> Result<Map<String, Value>> {
+    if meta.strategy == Strategy::Replace {
+        Ok(patch)
+    } else {
+        merge_map(original, patch, meta.schema)
+    }
+}
+
+/// `mergeSliceHandler`: merge lists tagged `merge` (and deletion lists whatever the tag), replace
+/// the others.
+fn merge_slice_handler(
+    original: Vec<Value>,
+    patch: Vec<Value>,
+    meta: PatchMeta,
+    is_delete_list: bool,
+) -> Result<Vec<Value>> {
+    if meta.strategy == Strategy::Merge || is_delete_list {
+        merge_slice(original, patch, meta.schema, meta.merge_key, is_delete_list)
+    } else {
+        Ok(patch)
+    }
+}
+
+/// `mergeSlice`.
+fn merge_slice(
+    original: Vec<Value>,
+    patch: Vec<Value>,
+    schema: &'static Schema,
+    merge_key: &str,
+    is_delete_list: bool,
+) -> Result<Vec<Value>> {
+    if original.is_empty() && patch.is_empty() {
+        return Ok(original);
+    }
+    let kind = slice_element_type(&[&original, &patch])?;
+
+    let (original, patch, merged) = if kind != GoType::Map {
+        if is_delete_list {
+            return Ok(delete_from_slice(original, &patch));
+        }
+        let mut both = original.clone();
+        both.extend(patch.iter().cloned());
+        (original, patch, deduplicate_scalars(both))
+    } else {
+        if merge_key.is_empty() {
+            // `schema.Name()` of PatchMetaFromStruct is the element's reflect.Kind: lists of
+            // objects are lists of structs.
+            return Err(SmpError::Other(
+                "cannot merge lists without merge key for struct".to_string(),
+            ));
+        }
+        let (original, patch) = merge_slice_with_special_elements(original, patch, merge_key)?;
+        let merged =
+            merge_slice_without_special_elements(original.clone(), &patch, merge_key, schema)?;
+        (original, patch, merged)
+    };
+
+    // Enforce the order: patch items in patch order, server-only items kept around them.
+    let (patch_items, server_only) = if merge_key.is_empty() {
+        partition_primitives_by_present_in_list(merged, &patch)
+    } else {
+        partition_maps_by_present_in_list(merged, &patch, merge_key)?
+    };
+    normalize_element_order(patch_items, server_only, &patch, &original, merge_key, kind)
+}
+
+/// `mergeSliceWithSpecialElements`: apply `$patch: delete` items and detect `$patch: replace`.
+/// Returns the updated original and the patch without directive items.
+fn merge_slice_with_special_elements(
+    mut original: Vec<Value>,
+    patch: Vec<Value>,
+    merge_key: &str,
+) -> Result<(Vec<Value>, Vec<Value>)> {
+    let mut without_special = Vec::new();
+    let mut replace = false;
+    for v in patch {
+        let Value::Object(item) = &v else {
+            // Unreachable: the caller checked that every element is a map.
+            without_special.push(v);
+            continue;
+        };
+        let Some(directive) = item.get(DIRECTIVE_MARKER) else {
+            without_special.push(v);
+            continue;
+        };
+        match directive.as_str() {
+            Some(DELETE_DIRECTIVE) => match item.get(merge_key) {
+                Some(value) => {
+                    original = delete_matching_entries(original, merge_key, value)?;
+                }
+                None => return Err(err_no_merge_key(item, merge_key)),
+            },
+            // Keep going to prune any other directive items.
+            Some(REPLACE_DIRECTIVE) => replace = true,
+            Some(MERGE_DIRECTIVE) => {
+                return Err(SmpError::Other(
+                    "merging lists cannot yet be specified in the patch".to_string(),
+                ))
+            }
+            _ => return Err(err_bad_patch_type(directive, item)),
+        }
+    }
+    if replace {
+        Ok((without_special, Vec::new()))
+    } else {
+        Ok((original, without_special))
+    }
+}
+
+/// `deleteMatchingEntries`: drop every item whose merge key has this value.
+fn delete_matching_entries(
+    mut original: Vec<Value>,
+    merge_key: &str,
+    value: &Value,
+) -> Result<Vec<Value>> {
+    while let Some(i) = find_map_in_slice(&original, merge_key, value)? {
+        original.remove(i);
+    }
+    Ok(original)
+}
+
+/// `mergeSliceWithoutSpecialElements`: merge items with a matching key, append the others.
+fn merge_slice_without_special_elements(
+    mut original: Vec<Value>,
+    patch: &[Value],
+    merge_key: &str,
+    schema: &'static Schema,
+) -> Result<Vec<Value>> {
+    for v in patch {
+        let Value::Object(item) = v else { continue };
+        let Some(value) = item.get(merge_key) else {
+            return Err(err_no_merge_key(item, merge_key));
+        };
+        match find_map_in_slice(&original, merge_key, value)? {
+            Some(i) => {
+                let orig = match std::mem::take(&mut original[i]) {
+                    Value::Object(m) => m,
+                    _ => Map::new(),
+                };
+                original[i] = Value::Object(merge_map(orig, item.clone(), schema)?);
+            }
+            None => original.push(v.clone()),
+        }
+    }
+    Ok(original)
+}
+
+/// `deleteFromSlice`: remove the scalars listed in a parallel deletion list.
+fn delete_from_slice(current: Vec<Value>, to_delete: &[Value]) -> Vec<Value> {
+    current
+        .into_iter()
+        .filter(|v| !to_delete.contains(v))
+        .collect()
+}
+
+/// `findMapInSliceBasedOnKeyValue`.
+fn find_map_in_slice(list: &[Value], key: &str, value: &Value) -> Result<Option<usize>> {
+    for (i, v) in list.iter().enumerate() {
+        let Value::Object(m) = v else {
+            return Err(SmpError::Other(format!("value for key {i} is not a map.")));
+        };
+        if m.get(key) == Some(value) {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
+}
+
+/// `sliceElementType`: all elements of all lists must share one Go type, which is not a list.
+fn slice_element_type(lists: &[&[Value]]) -> Result<GoType> {
+    let mut prev: Option<GoType> = None;
+    for v in lists.iter().flat_map(|l| l.iter()) {
+        let t = go_kind(v);
+        match prev {
+            None => {
+                if t == GoType::Slice {
+                    return Err(SmpError::Unprocessable(ERR_NO_LIST_OF_LISTS));
+                }
+                prev = Some(t);
+            }
+            Some(p) if p != t => {
+                let all = Value::Array(lists.iter().map(|l| Value::Array(l.to_vec())).collect());
+                return Err(SmpError::Other(format!(
+                    "list element types are not identical: {}",
+                    go_v(&all)
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    prev.ok_or_else(|| SmpError::Other("no elements in any of the given slices".to_string()))
+}
+
+/// `deduplicateScalars`, including its habit of moving the last element into a duplicate's slot.
+fn deduplicate_scalars(mut s: Vec<Value>) -> Vec<Value> {
+    let mut length = s.len() as isize - 1;
+    let mut i: isize = 0;
+    while i < length {
+        let mut j = i + 1;
+        while j <= length {
+            if s[i as usize] == s[j as usize] {
+                s[j as usize] = s[length as usize].clone();
+                s.truncate(length as usize);
+                length -= 1;
+                j -= 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    s
+}
+
+/// `partitionPrimitivesByPresentInList`.
+fn partition_primitives_by_present_in_list(
+    items: Vec<Value>,
+    partition_by: &[Value],
+) -> (Vec<Value>, Vec<Value>) {
+    items.into_iter().partition(|v| partition_by.contains(v))
+}
+
+/// `partitionMapsByPresentInList`.
+fn partition_maps_by_present_in_list(
+    items: Vec<Value>,
+    partition_by: &[Value],
+    merge_key: &str,
+) -> Result<(Vec<Value>, Vec<Value>)> {
+    let mut in_patch = Vec::new();
+    let mut server_only = Vec::new();
+    for v in items {
+        let Value::Object(m) = &v else {
+            return Err(err_bad_arg_type(MAP_TYPE, &v));
+        };
+        let Some(value) = m.get(merge_key) else {
+            return Err(err_no_merge_key(m, merge_key));
+        };
+        if find_map_in_slice(partition_by, merge_key, value)?.is_some() {
+            in_patch.push(v);
+        } else {
+            server_only.push(v);
+        }
+    }
+    Ok((in_patch, server_only))
+}
+
+/// The value `index()` compares: the merge key's value for maps (nil when absent), the item itself
+/// otherwise.
+fn order_key<'a>(item: &'a Value, merge_key: &str, kind: GoType) -> Option<&'a Value> {
+    let v = if kind == GoType::Map {
+        item.as_object().and_then(|m| m.get(merge_key))
+    } else {
+        Some(item)
+    };
+    v.filter(|v| !v.is_null())
+}
+
+/// `index`: position of `value` in `list`, comparing merge keys (or the scalars themselves).
+fn index(list: &[Value], value: &Value, merge_key: &str, kind: GoType) -> Option<usize> {
+    let wanted = order_key(value, merge_key, kind);
+    list.iter()
+        .position(|v| order_key(v, merge_key, kind) == wanted)
+}
+
+/// `normalizeElementOrder`: sort the patch items by `patch_order` and the server-only items by
+/// `server_order`, then interleave them.
+fn normalize_element_order(
+    patch: Vec<Value>,
+    server_only: Vec<Value>,
+    patch_order: &[Value],
+    server_order: &[Value],
+    merge_key: &str,
+    kind: GoType,
+) -> Result<Vec<Value>> {
+    let patch = normalize_slice_order(patch, patch_order, merge_key, kind)?;
+    let server_only = normalize_slice_order(server_only, server_order, merge_key, kind)?;
+    Ok(merge_sorted_slice(
+        server_only,
+        patch,
+        server_order,
+        merge_key,
+        kind,
+    ))
+}
+
+/// `normalizeSliceOrder`: sort `to_sort` by the positions in `order` (items not in `order` compare
+/// as "less", exactly as upstream), `$patch: delete` items last.
+fn normalize_slice_order(
+    to_sort: Vec<Value>,
+    order: &[Value],
+    merge_key: &str,
+    kind: GoType,
+) -> Result<Vec<Value>> {
+    let (mut to_sort, to_delete) = if kind == GoType::Map {
+        validate_merge_key_in_lists(merge_key, &[&to_sort, order])?;
+        extract_to_delete_items(to_sort)?
+    } else {
+        (to_sort, Vec::new())
+    };
+    slice_stable(&mut to_sort, &mut |a, b| {
+        if let Some(ia) = index(order, a, merge_key, kind) {
+            if let Some(ib) = index(order, b, merge_key, kind) {
+                return ia < ib;
+            }
+        }
+        true
+    });
+    to_sort.extend(to_delete);
+    Ok(to_sort)
+}
+
+/// `mergeSortedSlice`: insert each of `left` (server-only items) into `right` (patch items) before
+/// the first item it precedes in `server_order`.
+fn merge_sorted_slice(
+    left: Vec<Value>,
+    right: Vec<Value>,
+    server_order: &[Value],
+    merge_key: &str,
+    kind: GoType,
+) -> Vec<Value> {
+    let size = left.len() + right.len();
+    let mut left = left.into_iter().peekable();
+    let mut right = right.into_iter().peekable();
+    let mut out = Vec::with_capacity(size);
+    for _ in 0..size {
+        let take_left = match (left.peek(), right.peek()) {
+            (None, Some(_)) => false,
+            (Some(_), None) => true,
+            (Some(l), Some(r)) => {
+                let li = index(server_order, l, merge_key, kind);
+                let ri = index(server_order, r, merge_key, kind);
+                matches!((li, ri), (Some(li), Some(ri)) if li < ri)
+            }
+            (None, None) => break,
+        };
+        let next = if take_left { left.next() } else { right.next() };
+        out.extend(next);
+    }
+    out
+}
+
+/// `validateMergeKeyInLists`: every item is a map carrying the merge key.
+fn validate_merge_key_in_lists(merge_key: &str, lists: &[&[Value]]) -> Result<()> {
+    for item in lists.iter().flat_map(|l| l.iter()) {
+        let Value::Object(m) = item else {
+            return Err(err_bad_arg_type(MAP_TYPE, item));
+        };
+        if !m.contains_key(merge_key) {
+            return Err(err_no_merge_key(m, merge_key));
+        }
+    }
+    Ok(())
+}
+
+fn is_delete_item(v: &Value) -> bool {
+    v.get(DIRECTIVE_MARKER).and_then(Value::as_str) == Some(DELETE_DIRECTIVE)
+}
+
+/// `extractToDeleteItems`: split off the `$patch: delete` items.
+fn extract_to_delete_items(list: Vec<Value>) -> Result<(Vec<Value>, Vec<Value>)> {
+    if let Some(bad) = list.iter().find(|v| !v.is_object()) {
+        return Err(err_bad_arg_type(MAP_TYPE, bad));
+    }
+    Ok(list.into_iter().partition(|v| !is_delete_item(v)))
+}
+
+fn contains_directive_marker(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|m| m.contains_key(DIRECTIVE_MARKER))
+}
+
+/// `mergeKeyValueEqual`.
+fn merge_key_value_equal(left: &Value, right: &Value, merge_key: &str) -> Result<bool> {
+    if merge_key.is_empty() {
+        return Ok(left == right);
+    }
+    let Value::Object(l) = left else {
+        return Err(err_bad_arg_type(MAP_TYPE, left));
+    };
+    let Value::Object(r) = right else {
+        return Err(err_bad_arg_type(MAP_TYPE, right));
+    };
+    let lv = l.get(merge_key).ok_or_else(|| err_no_merge_key(l, merge_key))?;
+    let rv = r.get(merge_key).ok_or_else(|| err_no_merge_key(r, merge_key))?;
+    Ok(lv == rv)
+}
+
+/// `extractKey`: the list name after `<prefix>/`.
+fn extract_key(s: &str, prefix: &str) -> Result<String> {
+    match s.split_once('/') {
+        Some((head, rest)) if head == prefix => Ok(rest.to_string()),
+        _ => Err(if prefix == DELETE_FROM_PRIMITIVE_LIST_PREFIX {
+            SmpError::BadRequest(ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST)
+        } else if prefix == SET_ELEMENT_ORDER_PREFIX {
+            SmpError::BadRequest(ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST)
+        } else {
+            SmpError::Other(format!("fail to find unknown prefix {prefix:?} in {s}\n"))
+        }),
+    }
+}
+
+/// `validatePatchWithSetOrderList`: the patch list's items must appear in the `$setElementOrder`
+/// list, in the same relative order (deletions aside).
+fn validate_patch_with_set_order_list(
+    patch_list: &[Value],
+    set_order: &[Value],
+    merge_key: &str,
+) -> Result<()> {
+    if set_order.is_empty() || patch_list.is_empty() {
+        return Ok(());
+    }
+    let non_delete = if merge_key.is_empty() {
+        patch_list.to_vec()
+    } else {
+        extract_to_delete_items(patch_list.to_vec())?.0
+    };
+    let (mut pi, mut si) = (0, 0);
+    while pi < non_delete.len() && si < set_order.len() {
+        if contains_directive_marker(&non_delete[pi]) {
+            pi += 1;
+            continue;
+        }
+        if merge_key_value_equal(&non_delete[pi], &set_order[si], merge_key)? {
+            pi += 1;
+        }
+        si += 1;
+    }
+    if pi < non_delete.len() && si >= set_order.len() {
+        return Err(SmpError::Other(format!(
+            "The order in patch list:\n{}\n doesn't match {SET_ELEMENT_ORDER_PREFIX} list:\n{}\n",
+            go_v(&Value::Array(patch_list.to_vec())),
+            go_v(&Value::Array(set_order.to_vec()))
+        )));
+    }
+    Ok(())
+}
+
+/// `applyRetainKeysDirective`: drop the original's fields missing from `$retainKeys`, after
+/// checking that the patch sets no field outside it.
+fn apply_retain_keys_directive(
+    original: &mut Map<String, Value>,
+    patch: &mut Map<String, Value>,
+) -> Result<()> {
+    let Some(retain) = patch.shift_remove(RETAIN_KEYS_DIRECTIVE) else {
+        return Ok(());
+    };
+    let Value::Array(retain) = retain else {
+        return Err(SmpError::BadRequest(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS));
+    };
+    let retained = |k: &str| retain.iter().any(|v| v.as_str() == Some(k));
+    for (k, v) in patch.iter() {
+        if v.is_null()
+            || k.starts_with(DELETE_FROM_PRIMITIVE_LIST_PREFIX)
+            || k.starts_with(SET_ELEMENT_ORDER_PREFIX)
+        {
+            continue;
+        }
+        if !retained(k) {
+            return Err(SmpError::BadRequest(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS));
+        }
+    }
+    original.retain(|k, _| retained(k));
+    Ok(())
+}
+
+/// `mergePatchIntoOriginal`: merge each list that has a `$setElementOrder/<list>` directive and
+/// order it as the directive says (then the patch order, then the live order).
+fn merge_patch_into_original(
+    original: &mut Map<String, Value>,
+    patch: &mut Map<String, Value>,
+    schema: &'static Schema,
+) -> Result<()> {
+    let keys: Vec<String> = patch
+        .keys()
+        .filter(|k| k.starts_with(SET_ELEMENT_ORDER_PREFIX))
+        .cloned()
+        .collect();
+    for key in keys {
+        let Some(set_order) = patch.shift_remove(&key) else {
+            continue;
+        };
+        let Value::Array(set_order) = set_order else {
+            return Err(err_bad_arg_type(SLICE_TYPE, &set_order));
+        };
+        let list_key = extract_key(&key, SET_ELEMENT_ORDER_PREFIX)?;
+        let original_list = list_of(original.get(&list_key))?;
+        let patch_list = list_of(patch.get(&list_key))?;
+        let meta = schema.lookup(&list_key).map_err(SmpError::Other)?;
+        validate_patch_with_set_order_list(
+            patch_list.as_deref().unwrap_or_default(),
+            &set_order,
+            meta.merge_key,
+        )?;
+
+        let merged = match (&original_list, &patch_list) {
+            // No change to the list's contents, only its order.
+            (Some(o), None) => o.clone(),
+            (None, Some(p)) => match remove_directives(Value::Array(p.clone())) {
+                Some(Value::Array(list)) => list,
+                _ => continue,
+            },
+            (Some(o), Some(p)) => merge_slice_handler(o.clone(), p.clone(), meta, false)?,
+            (None, None) => continue,
+        };
+
+        let (patch_items, server_only) = if meta.merge_key.is_empty() {
+            partition_primitives_by_present_in_list(merged, &set_order)
+        } else {
+            partition_maps_by_present_in_list(merged, &set_order, meta.merge_key)?
+        };
+        let original_list = original_list.unwrap_or_default();
+        let kind = slice_element_type(&[&original_list, patch_list.as_deref().unwrap_or_default()])?;
+        let ordered = normalize_element_order(
+            patch_items,
+            server_only,
+            &set_order,
+            &original_list,
+            meta.merge_key,
+            kind,
+        )?;
+        original.insert(list_key.clone(), Value::Array(ordered));
+        patch.shift_remove(&list_key);
+    }
+    Ok(())
+}
+
+/// The list at a key, if present; a non-list is `ErrBadArgType`.
+fn list_of(v: Option<&Value>) -> Result<Option<Vec<Value>>> {
+    match v {
+        None => Ok(None),
+        Some(Value::Array(list)) => Ok(Some(list.clone())),
+        Some(other) => Err(err_bad_arg_type(SLICE_TYPE, other)),
+    }
+}
+
+/// `removeDirectives`: strip `$patch` maps and list items from a value the original lacks;
+/// `None` when the value itself is a directive map.
+fn remove_directives(v: Value) -> Option<Value> {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key(DIRECTIVE_MARKER) {
+                return None;
+            }
+            let cleaned = m
+                .into_iter()
+                .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v)))
+                .collect();
+            Some(Value::Object(cleaned))
+        }
+        Value::Array(items) => Some(Value::Array(
+            items.into_iter().filter_map(remove_directives).collect(),
+        )),
+        other => Some(other),
+    }
+}
+
+/// `discardNullValuesFromPatch`: drop null fields at any depth (null list items stay).
+fn discard_null_values(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, v| !v.is_null());
+            m.values_mut().for_each(discard_null_values);
+        }
+        Value::Array(items) => items.iter_mut().for_each(discard_null_values),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;

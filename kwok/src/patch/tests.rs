@@ -1,0 +1,1 @@
+//! End-to-end checks of `patch::apply` on served kinds.
