@@ -1,6 +1,12 @@
 //! Proctor: grades hands-on Kubernetes labs by re-running a reference solution and comparing
 //! the learner's files, scripts and cluster objects against it.
 
+pub mod cli;
 pub mod cluster;
+pub mod commands;
 pub mod report;
+pub mod runner;
 pub mod scenario;
+
+#[path = "runner/sandbox_stub.rs"]
+pub mod sandbox;

@@ -78,6 +78,15 @@ impl Target {
     }
 
     #[cfg(not(feature = "embedded"))]
+    pub async fn start_embedded(
+        _nodes: &[NodeTemplate],
+        _kubeconfig: &Path,
+        _bind: Option<std::net::SocketAddr>,
+    ) -> anyhow::Result<Target> {
+        anyhow::bail!("this proctor was built without the embedded cluster")
+    }
+
+    #[cfg(not(feature = "embedded"))]
     pub async fn embedded(_nodes: &[NodeTemplate]) -> anyhow::Result<Target> {
         anyhow::bail!("this proctor was built without the embedded cluster; pass --kubeconfig")
     }

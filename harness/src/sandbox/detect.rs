@@ -81,7 +81,7 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// Runs `true` in the same kind of sandbox the real runs use.
-fn bwrap_works(bwrap: &Path) -> bool {
+pub(crate) fn bwrap_works(bwrap: &Path) -> bool {
     let spawned = Command::new(bwrap)
         .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"])
         .args(["--unshare-pid", "--die-with-parent", "--", "true"])

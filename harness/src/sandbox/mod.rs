@@ -21,6 +21,7 @@
 //! processes — but `RLIMIT_NPROC` counts per user and is not enforced for root, so a root grader
 //! without a writable cgroup is protected from a fork bomb only by the timeout.
 
+mod bwrap;
 mod cgroup;
 mod detect;
 mod env;

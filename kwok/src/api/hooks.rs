@@ -44,26 +44,7 @@ pub fn validate_status_update(
 }
 
 /// Patch content types understood by the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PatchKind {
-    Json,
-    Merge,
-    Strategic,
-    Apply,
-}
-
-impl PatchKind {
-    pub fn from_content_type(ct: &str) -> Option<Self> {
-        let base = ct.split(';').next().unwrap_or("").trim();
-        match base {
-            "application/json-patch+json" => Some(Self::Json),
-            "application/merge-patch+json" => Some(Self::Merge),
-            "application/strategic-merge-patch+json" => Some(Self::Strategic),
-            "application/apply-patch+yaml" | "application/apply-patch+cbor" => Some(Self::Apply),
-            _ => None,
-        }
-    }
-}
+pub use crate::patch::PatchType as PatchKind;
 
 pub fn patch(
     res: &'static ResourceDef,
@@ -71,8 +52,7 @@ pub fn patch(
     kind: PatchKind,
     body: &[u8],
 ) -> ApiResult<Value> {
-    let _ = (res, original, kind, body);
-    Err(ApiError::new(415, "UnsupportedMediaType", "patch not available"))
+    crate::patch::apply(res, original, kind, body)
 }
 
 /// A compiled selector over stored objects.

@@ -12,6 +12,7 @@ pub mod kubelet;
 pub mod namespace;
 pub mod node_lifecycle;
 pub mod scheduler;
+pub mod typed;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -76,7 +76,8 @@ pub fn desired_taints(node: &Value) -> Vec<Value> {
         .collect();
     for key in no_schedule {
         if !out.iter().any(|t| t["key"] == key && t["effect"] == "NoSchedule") {
-            out.push(json!({"key": key, "effect": "NoSchedule"}));
+            // SwapNodeControllerTaint stamps every taint it adds with timeAdded.
+            out.push(json!({"key": key, "effect": "NoSchedule", "timeAdded": meta::now()}));
         }
     }
     if let Some(key) = no_execute {
@@ -129,7 +130,9 @@ mod tests {
             "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
         let t = desired_taints(&node);
         assert_eq!(t.len(), 2);
-        assert_eq!(t[1], json!({"key": UNSCHEDULABLE, "effect": "NoSchedule"}));
+        assert_eq!(t[1]["key"], UNSCHEDULABLE);
+        assert_eq!(t[1]["effect"], "NoSchedule");
+        assert!(t[1]["timeAdded"].is_string());
         let uncordoned = json!({"spec": {"taints": t}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
         assert_eq!(desired_taints(&uncordoned), vec![json!({"key": "gpu", "value": "x", "effect": "NoSchedule"})]);
     }
@@ -141,7 +144,7 @@ mod tests {
         assert!(desired_taints(&node).is_empty());
         let not_ready = json!({"status": {"conditions": [{"type": "Ready", "status": "False"}]}});
         let t = desired_taints(&not_ready);
-        assert_eq!(t[0], json!({"key": NOT_READY, "effect": "NoSchedule"}));
+        assert_eq!((t[0]["key"].as_str(), t[0]["effect"].as_str()), (Some(NOT_READY), Some("NoSchedule")));
         assert_eq!(t[1]["effect"], "NoExecute");
     }
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::{json, Value};
 
+use super::typed::TypedCache;
 use super::{events, Controller};
 use crate::api::subresources::{bind, set_condition};
 use crate::api::{meta, Api, WriteOptions};
@@ -19,32 +20,6 @@ use crate::scheduler::{self, NodeInfo, SchedulingContext};
 use crate::store::{Event, Stored};
 
 pub const SCHEDULER_NAME: &str = "default-scheduler";
-
-/// Typed copies of stored objects, decoded once per resourceVersion.
-#[derive(Default)]
-struct TypedCache<T> {
-    by_key: HashMap<(String, String), (u64, Arc<T>)>,
-}
-
-impl<T: serde::de::DeserializeOwned> TypedCache<T> {
-    fn get(&mut self, o: &Stored) -> Option<Arc<T>> {
-        let key = (o.namespace().to_string(), o.name().to_string());
-        let rv = o.resource_version();
-        if let Some((cached_rv, t)) = self.by_key.get(&key) {
-            if *cached_rv == rv {
-                return Some(t.clone());
-            }
-        }
-        let t: T = serde_json::from_value(o.value.clone()).ok()?;
-        let t = Arc::new(t);
-        self.by_key.insert(key, (rv, t.clone()));
-        Some(t)
-    }
-
-    fn retain_keys(&mut self, live: &std::collections::HashSet<(String, String)>) {
-        self.by_key.retain(|k, _| live.contains(k));
-    }
-}
 
 #[derive(Default)]
 pub struct SchedulerLoop {
@@ -83,14 +58,8 @@ impl Controller for SchedulerLoop {
             .iter()
             .filter_map(|p| self.pods.get(p).map(|t| (p.clone(), t)))
             .collect();
-        let live: std::collections::HashSet<_> = pod_objs
-            .iter()
-            .map(|p| (p.namespace().to_string(), p.name().to_string()))
-            .collect();
-        self.pods.retain_keys(&live);
-        let node_live: std::collections::HashSet<_> =
-            node_objs.iter().map(|n| (String::new(), n.name().to_string())).collect();
-        self.nodes.retain_keys(&node_live);
+        self.pods.retain(&pod_objs);
+        self.nodes.retain(&node_objs);
 
         let index: HashMap<&str, usize> = nodes
             .iter()

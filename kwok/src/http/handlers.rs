@@ -202,14 +202,7 @@ fn require_verb(res: &crate::registry::ResourceDef, verb: &str) -> ApiResult<()>
 }
 
 fn patch_kind(parts: &Parts) -> ApiResult<PatchKind> {
-    let ct = content_type(parts);
-    PatchKind::from_content_type(ct).ok_or_else(|| {
-        ApiError::new(
-            415,
-            "UnsupportedMediaType",
-            format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json"),
-        )
-    })
+    PatchKind::from_content_type(content_type(parts)).ok_or_else(crate::patch::unsupported_patch_type)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -21,12 +21,7 @@ pub enum Format {
     Table(IncludeObject),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IncludeObject {
-    None,
-    Metadata,
-    Object,
-}
+pub use crate::printers::IncludeObject;
 
 /// Pick the response format from `Accept` (first acceptable entry wins, as the apiserver's
 /// negotiation does). Protobuf is never chosen: clients that offer it also offer JSON.
@@ -47,12 +42,7 @@ pub fn negotiate(headers: &HeaderMap, include: Option<&str>) -> Result<Format, A
             "application/json" | "application/*" | "*/*" => {
                 if param("as") == Some("Table") {
                     if param("g") == Some("meta.k8s.io") && matches!(param("v"), Some("v1") | Some("v1beta1")) {
-                        let inc = match include {
-                            Some("None") => IncludeObject::None,
-                            Some("Object") => IncludeObject::Object,
-                            _ => IncludeObject::Metadata,
-                        };
-                        return Ok(Format::Table(inc));
+                        return Ok(Format::Table(IncludeObject::from_query(include)?));
                     }
                     continue;
                 }

@@ -19,7 +19,8 @@ const DAEMON_TOLERATIONS: &[(&str, &str)] = &[
 ];
 
 /// Added only to host-network daemon pods.
-const NETWORK_UNAVAILABLE: (&str, &str) = ("node.kubernetes.io/network-unavailable", EFFECT_NO_SCHEDULE);
+const NETWORK_UNAVAILABLE: (&str, &str) =
+    ("node.kubernetes.io/network-unavailable", EFFECT_NO_SCHEDULE);
 
 fn exists_toleration(key: &str, effect: &str) -> Toleration {
     Toleration {
@@ -92,7 +93,12 @@ pub fn node_should_run_daemon_pod(template: &PodTemplateSpec, node: &Node) -> (b
         .and_then(|s| s.taints.as_deref())
         .unwrap_or_default();
     let tolerations = spec.tolerations.as_deref().unwrap_or_default();
-    if find_untolerated_taint(taints, tolerations, &[EFFECT_NO_SCHEDULE, EFFECT_NO_EXECUTE]).is_some()
+    if find_untolerated_taint(
+        taints,
+        tolerations,
+        &[EFFECT_NO_SCHEDULE, EFFECT_NO_EXECUTE],
+    )
+    .is_some()
     {
         let no_execute = find_untolerated_taint(taints, tolerations, &[EFFECT_NO_EXECUTE]);
         return (false, no_execute.is_none());
@@ -223,14 +229,29 @@ mod tests {
     #[test]
     fn node_selector_decides_and_cordon_does_not_matter() {
         let t = template(&[("nvidia.com/gpu.deploy.driver", "true")]);
-        let on = node("lab-node-0", &[("nvidia.com/gpu.deploy.driver", "true")], vec![], true);
-        let off = node("lab-node-1", &[("nvidia.com/gpu.deploy.driver", "false")], vec![], false);
+        let on = node(
+            "lab-node-0",
+            &[("nvidia.com/gpu.deploy.driver", "true")],
+            vec![],
+            true,
+        );
+        let off = node(
+            "lab-node-1",
+            &[("nvidia.com/gpu.deploy.driver", "false")],
+            vec![],
+            false,
+        );
         let none = node("lab-node-2", &[], vec![], false);
         assert_eq!(node_should_run_daemon_pod(&t, &on), (true, true));
         assert_eq!(node_should_run_daemon_pod(&t, &off), (false, false));
         assert_eq!(node_should_run_daemon_pod(&t, &none), (false, false));
         // The cordon taint is tolerated by daemon pods.
-        let tainted = node("c", &[("nvidia.com/gpu.deploy.driver", "true")], vec![taint("node.kubernetes.io/unschedulable", "NoSchedule")], true);
+        let tainted = node(
+            "c",
+            &[("nvidia.com/gpu.deploy.driver", "true")],
+            vec![taint("node.kubernetes.io/unschedulable", "NoSchedule")],
+            true,
+        );
         assert_eq!(node_should_run_daemon_pod(&t, &tainted), (true, true));
     }
 
@@ -239,12 +260,22 @@ mod tests {
         let t = template(&[]);
         let no_schedule = node("a", &[], vec![taint("dedicated", "NoSchedule")], false);
         let no_execute = node("b", &[], vec![taint("dedicated", "NoExecute")], false);
-        let soft = node("c", &[], vec![taint("dedicated", "PreferNoSchedule")], false);
+        let soft = node(
+            "c",
+            &[],
+            vec![taint("dedicated", "PreferNoSchedule")],
+            false,
+        );
         assert_eq!(node_should_run_daemon_pod(&t, &no_schedule), (false, true));
         assert_eq!(node_should_run_daemon_pod(&t, &no_execute), (false, false));
         assert_eq!(node_should_run_daemon_pod(&t, &soft), (true, true));
         // not-ready NoExecute is tolerated by the default daemon tolerations.
-        let not_ready = node("d", &[], vec![taint("node.kubernetes.io/not-ready", "NoExecute")], false);
+        let not_ready = node(
+            "d",
+            &[],
+            vec![taint("node.kubernetes.io/not-ready", "NoExecute")],
+            false,
+        );
         assert_eq!(node_should_run_daemon_pod(&t, &not_ready), (true, true));
     }
 
@@ -254,7 +285,13 @@ mod tests {
         if let Some(s) = t.spec.as_mut() {
             s.node_name = Some("lab-node-1".into());
         }
-        assert_eq!(node_should_run_daemon_pod(&t, &node("lab-node-0", &[], vec![], false)), (false, false));
-        assert_eq!(node_should_run_daemon_pod(&t, &node("lab-node-1", &[], vec![], false)), (true, true));
+        assert_eq!(
+            node_should_run_daemon_pod(&t, &node("lab-node-0", &[], vec![], false)),
+            (false, false)
+        );
+        assert_eq!(
+            node_should_run_daemon_pod(&t, &node("lab-node-1", &[], vec![], false)),
+            (true, true)
+        );
     }
 }

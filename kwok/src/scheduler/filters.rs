@@ -137,7 +137,11 @@ pub(crate) fn filter_node(
         return Some(Status::unresolvable(ERR_REASON_POD));
     }
     // NodePorts.
-    let used: Vec<HostPort> = ni.pods.iter().flat_map(|p| node_ports::host_ports(p)).collect();
+    let used: Vec<HostPort> = ni
+        .pods
+        .iter()
+        .flat_map(|p| node_ports::host_ports(p))
+        .collect();
     if !node_ports::fits(&ctx.host_ports, &used) {
         return Some(Status::unschedulable(node_ports::ERR_REASON));
     }

@@ -108,20 +108,22 @@ enum Kind {
 /// pod's `PodScheduled=False` condition and (cut to 1024 bytes) its `FailedScheduling` event.
 #[derive(Debug, Clone)]
 pub struct FitError {
-    kind: Kind,
+    kind: Box<Kind>,
 }
 
 impl FitError {
     pub(crate) fn no_nodes() -> Self {
-        Self { kind: Kind::NoNodes }
+        Self {
+            kind: Box::new(Kind::NoNodes),
+        }
     }
 
     pub(crate) fn unfit(diagnosis: Diagnosis, post_filter: PostFilter) -> Self {
         Self {
-            kind: Kind::Unfit {
+            kind: Box::new(Kind::Unfit {
                 diagnosis,
                 post_filter,
-            },
+            }),
         }
     }
 
@@ -129,7 +131,7 @@ impl FitError {
     /// affinity/selector. preemption: 0/4 nodes are available: 4 Preemption is not helpful for
     /// scheduling.`, or `no nodes available to schedule pods`.
     pub fn message(&self) -> String {
-        match &self.kind {
+        match self.kind.as_ref() {
             Kind::NoNodes => NO_NODES_AVAILABLE.to_string(),
             Kind::Unfit {
                 diagnosis,
@@ -154,7 +156,7 @@ impl FitError {
 
     /// When preemption found a node: where to nominate the pod and which pods to evict.
     pub fn preemption(&self) -> Option<&PreemptionPlan> {
-        match &self.kind {
+        match self.kind.as_ref() {
             Kind::Unfit {
                 post_filter: PostFilter::Nominated(plan),
                 ..
@@ -165,7 +167,7 @@ impl FitError {
 
     /// The reasons one node was rejected for (for diagnostics); empty for unknown nodes.
     pub fn node_reasons(&self, node: &str) -> Vec<String> {
-        match &self.kind {
+        match self.kind.as_ref() {
             Kind::Unfit { diagnosis, .. } => diagnosis
                 .status_of(node)
                 .map(|s| s.reasons.clone())
@@ -243,9 +245,18 @@ mod tests {
                 ("a", Status::unschedulable("Insufficient memory")),
                 ("b", Status::unschedulable("Insufficient memory")),
                 ("c", Status::unschedulable("Insufficient memory")),
-                ("d", Status::unresolvable("node(s) didn't match Pod's node affinity/selector")),
-                ("e", Status::unresolvable("node(s) didn't match Pod's node affinity/selector")),
-                ("f", Status::unresolvable("node(s) didn't match Pod's node affinity/selector")),
+                (
+                    "d",
+                    Status::unresolvable("node(s) didn't match Pod's node affinity/selector"),
+                ),
+                (
+                    "e",
+                    Status::unresolvable("node(s) didn't match Pod's node affinity/selector"),
+                ),
+                (
+                    "f",
+                    Status::unresolvable("node(s) didn't match Pod's node affinity/selector"),
+                ),
             ],
         );
         assert_eq!(

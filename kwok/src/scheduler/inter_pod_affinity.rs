@@ -52,12 +52,12 @@ impl AffinityTerm {
     /// owning pod's namespace; a nil namespaceSelector selects no namespace, `{}` selects all.
     fn new(owner: &Pod, term: &PodAffinityTerm) -> Self {
         let listed = term.namespaces.clone().unwrap_or_default();
-        let namespaces: BTreeSet<String> =
-            if listed.is_empty() && term.namespace_selector.is_none() {
-                [pod_namespace(owner).to_string()].into()
-            } else {
-                listed.into_iter().collect()
-            };
+        let namespaces: BTreeSet<String> = if listed.is_empty() && term.namespace_selector.is_none()
+        {
+            [pod_namespace(owner).to_string()].into()
+        } else {
+            listed.into_iter().collect()
+        };
         Self {
             namespaces,
             namespace_selector: Selector::from_label_selector(term.namespace_selector.as_ref()),
@@ -114,31 +114,36 @@ impl PodTerms {
         };
         let pa = aff.pod_affinity.as_ref();
         let paa = aff.pod_anti_affinity.as_ref();
-        let preferred = |terms: Option<&Vec<k8s_openapi::api::core::v1::WeightedPodAffinityTerm>>| {
-            terms
-                .into_iter()
-                .flatten()
-                .map(|w| {
-                    (
-                        i64::from(w.weight),
-                        AffinityTerm::new(pod, &w.pod_affinity_term),
-                    )
-                })
-                .collect::<Vec<_>>()
-        };
+        let preferred =
+            |terms: Option<&Vec<k8s_openapi::api::core::v1::WeightedPodAffinityTerm>>| {
+                terms
+                    .into_iter()
+                    .flatten()
+                    .map(|w| {
+                        (
+                            i64::from(w.weight),
+                            AffinityTerm::new(pod, &w.pod_affinity_term),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            };
         Self {
-            required_affinity: required(
-                pa.and_then(|p| p.required_during_scheduling_ignored_during_execution.as_ref()),
-            ),
-            required_anti_affinity: required(
-                paa.and_then(|p| p.required_during_scheduling_ignored_during_execution.as_ref()),
-            ),
-            preferred_affinity: preferred(
-                pa.and_then(|p| p.preferred_during_scheduling_ignored_during_execution.as_ref()),
-            ),
-            preferred_anti_affinity: preferred(
-                paa.and_then(|p| p.preferred_during_scheduling_ignored_during_execution.as_ref()),
-            ),
+            required_affinity: required(pa.and_then(|p| {
+                p.required_during_scheduling_ignored_during_execution
+                    .as_ref()
+            })),
+            required_anti_affinity: required(paa.and_then(|p| {
+                p.required_during_scheduling_ignored_during_execution
+                    .as_ref()
+            })),
+            preferred_affinity: preferred(pa.and_then(|p| {
+                p.preferred_during_scheduling_ignored_during_execution
+                    .as_ref()
+            })),
+            preferred_anti_affinity: preferred(paa.and_then(|p| {
+                p.preferred_during_scheduling_ignored_during_execution
+                    .as_ref()
+            })),
         }
     }
 

@@ -50,9 +50,7 @@ impl Requirement {
         let valid = match op {
             Op::In | Op::NotIn => !values.is_empty(),
             Op::Exists | Op::DoesNotExist => values.is_empty(),
-            Op::GreaterThan | Op::LessThan => {
-                values.len() == 1 && values[0].parse::<i64>().is_ok()
-            }
+            Op::GreaterThan | Op::LessThan => values.len() == 1 && values[0].parse::<i64>().is_ok(),
         };
         if !valid || key.is_empty() {
             return Err(InvalidRequirement);
@@ -106,10 +104,6 @@ pub(crate) enum Selector {
 }
 
 impl Selector {
-    pub(crate) fn everything() -> Self {
-        Selector::All(Vec::new())
-    }
-
     /// `labels.SelectorFromSet`: every key must carry exactly that value.
     pub(crate) fn from_set(set: &Labels) -> Self {
         Selector::All(set.iter().map(|(k, v)| Requirement::equals(k, v)).collect())

@@ -44,12 +44,14 @@ pub use fit_error::{
     failed_scheduling_note, FitError, PreemptionPlan, Victim, NO_NODES_AVAILABLE,
     REASON_UNSCHEDULABLE,
 };
-pub use node_affinity::{daemon_pod_node_affinity, required_node_affinity_matches, target_node_name};
+pub use node_affinity::{
+    daemon_pod_node_affinity, required_node_affinity_matches, target_node_name,
+};
 pub use preemption::pod_priority;
 pub use taints::{find_untolerated_taint, tolerates, tolerations_tolerate};
 
 use filters::{run_filters, PodCtx};
-use fit_error::{Diagnosis, PostFilter};
+use fit_error::Diagnosis;
 use node_affinity::{node_name, NodeNameHint, ERR_REASON_CONFLICT};
 use status::Status;
 

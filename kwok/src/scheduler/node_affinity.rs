@@ -209,7 +209,10 @@ pub(crate) fn preferred_score(spec: &PodSpec, node: &Node) -> i64 {
         .affinity
         .as_ref()
         .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|na| na.preferred_during_scheduling_ignored_during_execution.as_ref())
+        .and_then(|na| {
+            na.preferred_during_scheduling_ignored_during_execution
+                .as_ref()
+        })
     else {
         return 0;
     };
@@ -363,7 +366,10 @@ mod tests {
             &spec_with_terms(vec![NodeSelectorTerm::default()]),
             &n
         ));
-        assert!(!required_node_affinity_matches(&spec_with_terms(vec![]), &n));
+        assert!(!required_node_affinity_matches(
+            &spec_with_terms(vec![]),
+            &n
+        ));
         // An invalid term is skipped, a later valid one can still match.
         let spec = spec_with_terms(vec![
             term(vec![expr("k", "Bogus", &["v"])]),
@@ -418,7 +424,11 @@ mod tests {
             weight: 5,
             preference: term(vec![expr("zone", "In", &["a"])]),
         }];
-        if let Some(na) = spec.affinity.as_mut().and_then(|a| a.node_affinity.as_mut()) {
+        if let Some(na) = spec
+            .affinity
+            .as_mut()
+            .and_then(|a| a.node_affinity.as_mut())
+        {
             na.preferred_during_scheduling_ignored_during_execution = Some(preferred.clone());
         }
         daemon_pod_node_affinity(&mut spec, "lab-node-1");
@@ -457,23 +467,25 @@ mod tests {
 
     #[test]
     fn preferred_score_sums_matching_weights() {
-        let mut spec = PodSpec::default();
-        spec.affinity = Some(Affinity {
-            node_affinity: Some(NodeAffinity {
-                preferred_during_scheduling_ignored_during_execution: Some(vec![
-                    PreferredSchedulingTerm {
-                        weight: 10,
-                        preference: term(vec![expr("zone", "In", &["a"])]),
-                    },
-                    PreferredSchedulingTerm {
-                        weight: 3,
-                        preference: term(vec![expr("gpu", "Exists", &[])]),
-                    },
-                ]),
+        let spec = PodSpec {
+            affinity: Some(Affinity {
+                node_affinity: Some(NodeAffinity {
+                    preferred_during_scheduling_ignored_during_execution: Some(vec![
+                        PreferredSchedulingTerm {
+                            weight: 10,
+                            preference: term(vec![expr("zone", "In", &["a"])]),
+                        },
+                        PreferredSchedulingTerm {
+                            weight: 3,
+                            preference: term(vec![expr("gpu", "Exists", &[])]),
+                        },
+                    ]),
+                    ..Default::default()
+                }),
                 ..Default::default()
             }),
             ..Default::default()
-        });
+        };
         assert_eq!(
             preferred_score(&spec, &node("n", &[("zone", "a"), ("gpu", "1")])),
             13

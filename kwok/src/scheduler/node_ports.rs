@@ -19,7 +19,11 @@ pub(crate) struct HostPort {
 impl HostPort {
     fn from_container_port(p: &ContainerPort) -> Option<Self> {
         let port = p.host_port.filter(|&hp| hp > 0)?;
-        let ip = p.host_ip.as_deref().filter(|s| !s.is_empty()).unwrap_or(BIND_ALL);
+        let ip = p
+            .host_ip
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .unwrap_or(BIND_ALL);
         let protocol = p
             .protocol
             .as_deref()
@@ -105,8 +109,14 @@ mod tests {
     #[test]
     fn specific_addresses_only_conflict_with_themselves_and_the_wildcard() {
         let used = host_ports(&pod(vec![port(53, "10.0.0.1", "UDP")]));
-        assert!(fits(&host_ports(&pod(vec![port(53, "10.0.0.2", "UDP")])), &used));
-        assert!(!fits(&host_ports(&pod(vec![port(53, "10.0.0.1", "UDP")])), &used));
+        assert!(fits(
+            &host_ports(&pod(vec![port(53, "10.0.0.2", "UDP")])),
+            &used
+        ));
+        assert!(!fits(
+            &host_ports(&pod(vec![port(53, "10.0.0.1", "UDP")])),
+            &used
+        ));
         assert!(!fits(&host_ports(&pod(vec![port(53, "", "UDP")])), &used));
     }
 

@@ -31,7 +31,8 @@ pub const PREEMPTION_NOT_HELPFUL: &str = "Preemption is not helpful for scheduli
 /// `SelectVictimsOnNode` on a node without pods of lower priority.
 pub const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
 const NOT_ELIGIBLE_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
-const NOT_ELIGIBLE_TERMINATING: &str = "not eligible due to a terminating pod on the nominated node.";
+const NOT_ELIGIBLE_TERMINATING: &str =
+    "not eligible due to a terminating pod on the nominated node.";
 
 /// `corev1helpers.PodPriority`: `spec.priority`, 0 when unset.
 pub fn pod_priority(pod: &Pod) -> i32 {
@@ -40,7 +41,12 @@ pub fn pod_priority(pod: &Pod) -> i32 {
 
 /// `GetPodStartTime` ordering key: pods that have not started count as starting "now", i.e. after
 /// every recorded start time.
-fn start_key(pod: &Pod) -> (u8, Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) {
+fn start_key(
+    pod: &Pod,
+) -> (
+    u8,
+    Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+) {
     match pod.status.as_ref().and_then(|s| s.start_time.as_ref()) {
         Some(t) => (0, Some(t)),
         None => (1, None),
@@ -67,7 +73,11 @@ fn terminating_by_preemption(pod: &Pod) -> bool {
 }
 
 /// `PodEligibleToPreemptOthers`; `Err` carries the message.
-fn eligible(ctx: &PodCtx<'_>, nodes: &[NodeInfo<'_>], diagnosis: &Diagnosis) -> Result<(), &'static str> {
+fn eligible(
+    ctx: &PodCtx<'_>,
+    nodes: &[NodeInfo<'_>],
+    diagnosis: &Diagnosis,
+) -> Result<(), &'static str> {
     if ctx.spec.preemption_policy.as_deref() == Some("Never") {
         return Err(NOT_ELIGIBLE_NEVER);
     }
@@ -101,10 +111,18 @@ fn eligible(ctx: &PodCtx<'_>, nodes: &[NodeInfo<'_>], diagnosis: &Diagnosis) -> 
 
 /// `filterPodsWithPDBViolation`: each PDB's `disruptionsAllowed` is spent pod by pod (pods already in
 /// `disruptedPods` are free); a pod that drives any matching budget below zero is violating.
-fn split_by_pdb<'a>(pods: &[&'a Pod], pdbs: &[PodDisruptionBudget]) -> (Vec<&'a Pod>, Vec<&'a Pod>) {
+fn split_by_pdb<'a>(
+    pods: &[&'a Pod],
+    pdbs: &[PodDisruptionBudget],
+) -> (Vec<&'a Pod>, Vec<&'a Pod>) {
     let mut allowed: Vec<i32> = pdbs
         .iter()
-        .map(|p| p.status.as_ref().map(|s| s.disruptions_allowed).unwrap_or(0))
+        .map(|p| {
+            p.status
+                .as_ref()
+                .map(|s| s.disruptions_allowed)
+                .unwrap_or(0)
+        })
         .collect();
     let mut violating = Vec::new();
     let mut non_violating = Vec::new();
@@ -147,10 +165,17 @@ fn split_by_pdb<'a>(pods: &[&'a Pod], pdbs: &[PodDisruptionBudget]) -> (Vec<&'a 
 }
 
 /// Filters node `idx` as if it held exactly `pods`.
-fn fits_with(ctx: &PodCtx<'_>, nodes: &[NodeInfo<'_>], idx: usize, pods: &[&Pod]) -> Option<Status> {
+fn fits_with(
+    ctx: &PodCtx<'_>,
+    nodes: &[NodeInfo<'_>],
+    idx: usize,
+    pods: &[&Pod],
+) -> Option<Status> {
     let mut snapshot: Vec<NodeInfo<'_>> = nodes.to_vec();
     let target = snapshot.get_mut(idx)?;
-    target.pods.retain(|p| pods.iter().any(|q| std::ptr::eq(*p, *q)));
+    target
+        .pods
+        .retain(|p| pods.iter().any(|q| std::ptr::eq(*p, *q)));
     let state = SnapshotState::new(ctx, &snapshot);
     filter_node(ctx, &state, snapshot.get(idx)?)
 }
@@ -226,7 +251,12 @@ fn select_victims<'a>(
 }
 
 /// `GetEarliestPodStartTime` over the highest-priority victims.
-fn earliest_start_of_top<'a>(victims: &[&'a Pod]) -> (u8, Option<&'a k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) {
+fn earliest_start_of_top<'a>(
+    victims: &[&'a Pod],
+) -> (
+    u8,
+    Option<&'a k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+) {
     let top = victims.iter().map(|p| pod_priority(p)).max().unwrap_or(0);
     victims
         .iter()
@@ -238,7 +268,10 @@ fn earliest_start_of_top<'a>(victims: &[&'a Pod]) -> (u8, Option<&'a k8s_openapi
 
 /// `pickOneNodeForPreemption`: fewest PDB violations, lowest highest victim priority, lowest sum of
 /// priorities, fewest victims, latest start of the highest-priority victims; then smallest name.
-fn pick<'c, 'a>(candidates: &'c [Candidate<'a>], nodes: &[NodeInfo<'_>]) -> Option<&'c Candidate<'a>> {
+fn pick<'c, 'a>(
+    candidates: &'c [Candidate<'a>],
+    nodes: &[NodeInfo<'_>],
+) -> Option<&'c Candidate<'a>> {
     candidates.iter().min_by(|a, b| {
         let top = |c: &Candidate<'_>| c.victims.iter().map(|p| pod_priority(p)).max().unwrap_or(0);
         let sum = |c: &Candidate<'_>| {

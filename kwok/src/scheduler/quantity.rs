@@ -35,10 +35,6 @@ impl Amount {
         clamp_i64(ceil_div(self.0, NANO_PER_MILLI))
     }
 
-    pub(crate) fn is_zero(self) -> bool {
-        self.0 == 0
-    }
-
     pub(crate) fn saturating_add(self, other: Amount) -> Amount {
         Amount(self.0.saturating_add(other.0))
     }

@@ -73,7 +73,9 @@ impl Resource {
     fn add(&mut self, other: &Resource) {
         self.milli_cpu = self.milli_cpu.saturating_add(other.milli_cpu);
         self.memory = self.memory.saturating_add(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.saturating_add(other.ephemeral_storage);
+        self.ephemeral_storage = self
+            .ephemeral_storage
+            .saturating_add(other.ephemeral_storage);
         for (k, v) in &other.scalars {
             let slot = self.scalars.entry(k.clone()).or_insert(0);
             *slot = slot.saturating_add(*v);
@@ -398,13 +400,21 @@ mod tests {
 
     #[test]
     fn non_zero_requests_default_missing_cpu_and_memory() {
-        let p = pod(vec![container(&[], false), container(&[("cpu", "0")], false)], vec![]);
+        let p = pod(
+            vec![container(&[], false), container(&[("cpu", "0")], false)],
+            vec![],
+        );
         assert_eq!(pod_non_zero_requests(&p), (100, 2 * DEFAULT_MEMORY_REQUEST));
     }
 
     #[test]
     fn reasons_come_in_upstream_order() {
-        let n = node(&[("cpu", "1"), ("memory", "1Gi"), ("pods", "1"), ("ephemeral-storage", "1Gi")]);
+        let n = node(&[
+            ("cpu", "1"),
+            ("memory", "1Gi"),
+            ("pods", "1"),
+            ("ephemeral-storage", "1Gi"),
+        ]);
         let existing = pod(vec![container(&[("cpu", "500m")], false)], vec![]);
         let nr = NodeResources::new(&n, &[&existing]);
         let p = pod(
@@ -441,7 +451,10 @@ mod tests {
         assert!(insufficient_resources(&pod_requests(&p), &nr).is_empty());
         // A node without allocatable pods takes no pod at all.
         let bare = NodeResources::new(&node(&[]), &[]);
-        assert_eq!(insufficient_resources(&pod_requests(&p), &bare), vec!["Too many pods"]);
+        assert_eq!(
+            insufficient_resources(&pod_requests(&p), &bare),
+            vec!["Too many pods"]
+        );
     }
 
     #[test]
@@ -461,7 +474,10 @@ mod tests {
     #[test]
     fn least_allocated_prefers_emptier_nodes() {
         let n = node(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "110")]);
-        let busy = pod(vec![container(&[("cpu", "2"), ("memory", "4Gi")], false)], vec![]);
+        let busy = pod(
+            vec![container(&[("cpu", "2"), ("memory", "4Gi")], false)],
+            vec![],
+        );
         let empty = NodeResources::new(&n, &[]);
         let half = NodeResources::new(&n, &[&busy]);
         let incoming = (100, DEFAULT_MEMORY_REQUEST);

@@ -44,8 +44,13 @@ fn default_normalize(scores: &mut [i64], reverse: bool) {
 }
 
 /// The weighted total score of each node in `feasible` (indexes into `nodes`), in the same order.
-pub(crate) fn total_scores(ctx: &PodCtx<'_>, nodes: &[NodeInfo<'_>], feasible: &[usize]) -> Vec<i64> {
-    let feasible_nodes: Vec<&NodeInfo<'_>> = feasible.iter().filter_map(|&i| nodes.get(i)).collect();
+pub(crate) fn total_scores(
+    ctx: &PodCtx<'_>,
+    nodes: &[NodeInfo<'_>],
+    feasible: &[usize],
+) -> Vec<i64> {
+    let feasible_nodes: Vec<&NodeInfo<'_>> =
+        feasible.iter().filter_map(|&i| nodes.get(i)).collect();
     let mut totals = vec![0i64; feasible_nodes.len()];
     let mut add = |scores: Vec<i64>, weight: i64| {
         for (t, s) in totals.iter_mut().zip(scores) {
@@ -112,7 +117,11 @@ pub(crate) fn total_scores(ctx: &PodCtx<'_>, nodes: &[NodeInfo<'_>], feasible: &
 }
 
 /// Picks the node with the highest total score; ties go to the smallest node name.
-pub(crate) fn select_host(ctx: &PodCtx<'_>, nodes: &[NodeInfo<'_>], feasible: &[usize]) -> Option<usize> {
+pub(crate) fn select_host(
+    ctx: &PodCtx<'_>,
+    nodes: &[NodeInfo<'_>],
+    feasible: &[usize],
+) -> Option<usize> {
     if feasible.len() <= 1 {
         return feasible.first().copied();
     }

@@ -81,7 +81,7 @@ pub(crate) fn intolerable_prefer_no_schedule(taints: &[Taint], tolerations: &[To
 mod tests {
     use super::*;
 
-    pub(crate) fn taint(key: &str, value: &str, effect: &str) -> Taint {
+    fn taint(key: &str, value: &str, effect: &str) -> Taint {
         Taint {
             key: key.into(),
             value: if value.is_empty() {
@@ -128,14 +128,21 @@ mod tests {
         let tols = vec![tol("a", "Exists", "", "")];
         let found = find_untolerated_taint(&taints, &tols, &["NoSchedule", "NoExecute"]);
         assert_eq!(found.map(|t| t.key.as_str()), Some("b"));
-        assert_eq!(find_untolerated_taint(&taints, &[], &["NoSchedule"]).map(|t| t.key.as_str()), Some("a"));
+        assert_eq!(
+            find_untolerated_taint(&taints, &[], &["NoSchedule"]).map(|t| t.key.as_str()),
+            Some("a")
+        );
         assert!(find_untolerated_taint(&taints, &tols, &["NoSchedule"]).is_none());
     }
 
     #[test]
     fn reason_prints_key_and_possibly_empty_value() {
         assert_eq!(
-            untolerated_taint_reason(&taint("node-role.kubernetes.io/control-plane", "", "NoSchedule")),
+            untolerated_taint_reason(&taint(
+                "node-role.kubernetes.io/control-plane",
+                "",
+                "NoSchedule"
+            )),
             "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
         );
         assert_eq!(
@@ -153,7 +160,10 @@ mod tests {
         ];
         assert_eq!(intolerable_prefer_no_schedule(&taints, &[]), 2);
         // A toleration limited to NoSchedule does not count for the soft taint score.
-        let tols = vec![tol("x", "Exists", "", "NoSchedule"), tol("y", "Exists", "", "")];
+        let tols = vec![
+            tol("x", "Exists", "", "NoSchedule"),
+            tol("y", "Exists", "", ""),
+        ];
         assert_eq!(intolerable_prefer_no_schedule(&taints, &tols), 1);
     }
 }

@@ -71,7 +71,10 @@ fn requests(r: Value) -> Value {
 }
 
 fn infos<'a>(nodes: &'a [Node], pods: &'a [Pod]) -> Vec<NodeInfo<'a>> {
-    nodes.iter().map(|n| NodeInfo::new(n, pods.iter())).collect()
+    nodes
+        .iter()
+        .map(|n| NodeInfo::new(n, pods.iter()))
+        .collect()
 }
 
 fn message(pod: &Pod, nodes: &[Node], pods: &[Pod]) -> String {
@@ -138,7 +141,10 @@ fn lab_cuda12_job_lands_on_lab_node_0() {
             {"key": "feature.node.kubernetes.io/system-os_release.VERSION_ID", "operator": "In", "values": ["22.04"]}
         ])),
     );
-    assert_eq!(schedule(&p, &infos(&nodes, &[])).ok().as_deref(), Some("lab-node-0"));
+    assert_eq!(
+        schedule(&p, &infos(&nodes, &[])).ok().as_deref(),
+        Some("lab-node-0")
+    );
 }
 
 #[test]
@@ -175,7 +181,10 @@ fn lab_trainers_with_hostname_anti_affinity_land_one_per_node() {
         .filter_map(|p| p.spec.as_ref().and_then(|s| s.node_name.clone()))
         .collect();
     used.sort();
-    assert_eq!(used, vec!["lab-node-0", "lab-node-1", "lab-node-2", "lab-node-3"]);
+    assert_eq!(
+        used,
+        vec!["lab-node-0", "lab-node-1", "lab-node-2", "lab-node-3"]
+    );
 
     // A fifth replica has nowhere to go; anti-affinity is Unschedulable, so preemption is tried
     // on every node and finds no lower-priority pod.
@@ -201,7 +210,9 @@ fn lab_drained_trainer_replacement_stays_pending() {
     // After uncordon it goes back to lab-node-1.
     let nodes = lab_nodes();
     assert_eq!(
-        schedule(&trainer(1), &infos(&nodes, &placed)).ok().as_deref(),
+        schedule(&trainer(1), &infos(&nodes, &placed))
+            .ok()
+            .as_deref(),
         Some("lab-node-1")
     );
 }
@@ -216,7 +227,10 @@ fn worked_example_selector_plus_anti_affinity() {
         node("n3", json!({"disk": "hdd"})),
         node("n4", json!({"disk": "ssd"})),
     ];
-    let existing = vec![bound(pod_in("default", "db-0", json!({"app": "db"}), json!({})), "n4")];
+    let existing = vec![bound(
+        pod_in("default", "db-0", json!({"app": "db"}), json!({})),
+        "n4",
+    )];
     let p = pod_in(
         "default",
         "db-1",
@@ -251,12 +265,18 @@ fn worked_example_tainted_control_plane_and_full_gpu_nodes() {
         .iter()
         .map(|n| {
             bound(
-                pod(&format!("on-{n}"), json!({"containers": requests(json!({"nvidia.com/gpu": "1"}))})),
+                pod(
+                    &format!("on-{n}"),
+                    json!({"containers": requests(json!({"nvidia.com/gpu": "1"}))}),
+                ),
                 n,
             )
         })
         .collect();
-    let p = pod("train", json!({"containers": requests(json!({"nvidia.com/gpu": "1"}))}));
+    let p = pod(
+        "train",
+        json!({"containers": requests(json!({"nvidia.com/gpu": "1"}))}),
+    );
     assert_eq!(
         message(&p, &nodes, &busy),
         "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod."
@@ -268,7 +288,10 @@ fn worked_example_daemon_pod_prefilter_result() {
     let nodes = vec![
         node("w1", json!({})),
         node("w2", json!({})),
-        with_allocatable(node("w3", json!({})), json!({"cpu": "4", "memory": "1Gi", "pods": "110"})),
+        with_allocatable(
+            node("w3", json!({})),
+            json!({"cpu": "4", "memory": "1Gi", "pods": "110"}),
+        ),
         node("w4", json!({})),
     ];
     let mut spec = k8s_openapi::api::core::v1::PodSpec {
@@ -289,7 +312,10 @@ fn worked_example_daemon_pod_prefilter_result() {
     );
     // With room on w3 it binds there, whatever the other nodes offer.
     let roomy = vec![node("w1", json!({})), node("w3", json!({}))];
-    assert_eq!(schedule(&p, &infos(&roomy, &[])).ok().as_deref(), Some("w3"));
+    assert_eq!(
+        schedule(&p, &infos(&roomy, &[])).ok().as_deref(),
+        Some("w3")
+    );
 }
 
 // ---- one test per filter ----------------------------------------------------------------------
@@ -303,7 +329,10 @@ fn no_nodes_at_all() {
 
 #[test]
 fn node_unschedulable_unless_tolerated() {
-    let nodes = vec![with_node_spec(node("a", json!({})), json!({"unschedulable": true}))];
+    let nodes = vec![with_node_spec(
+        node("a", json!({})),
+        json!({"unschedulable": true}),
+    )];
     assert_eq!(
         message(&pod("p", json!({})), &nodes, &[]),
         "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
@@ -312,7 +341,10 @@ fn node_unschedulable_unless_tolerated() {
         "p",
         json!({"tolerations": [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}]}),
     );
-    assert_eq!(schedule(&tolerant, &infos(&nodes, &[])).ok().as_deref(), Some("a"));
+    assert_eq!(
+        schedule(&tolerant, &infos(&nodes, &[])).ok().as_deref(),
+        Some("a")
+    );
 }
 
 #[test]
@@ -346,7 +378,10 @@ fn taint_toleration_reports_first_untolerated_hard_taint() {
         "p",
         json!({"tolerations": [{"operator": "Exists"}], "nodeName": "a"}),
     );
-    assert_eq!(schedule(&tolerant, &infos(&nodes, &[])).ok().as_deref(), Some("a"));
+    assert_eq!(
+        schedule(&tolerant, &infos(&nodes, &[])).ok().as_deref(),
+        Some("a")
+    );
 }
 
 #[test]
@@ -386,10 +421,19 @@ fn node_ports_conflict_is_resolvable_by_preemption_only_in_principle() {
 #[test]
 fn node_resources_fit_lists_every_short_resource() {
     let nodes = vec![
-        with_allocatable(node("a", json!({})), json!({"cpu": "1", "memory": "1Gi", "pods": "110"})),
-        with_allocatable(node("b", json!({})), json!({"cpu": "4", "memory": "1Gi", "pods": "110"})),
+        with_allocatable(
+            node("a", json!({})),
+            json!({"cpu": "1", "memory": "1Gi", "pods": "110"}),
+        ),
+        with_allocatable(
+            node("b", json!({})),
+            json!({"cpu": "4", "memory": "1Gi", "pods": "110"}),
+        ),
     ];
-    let p = pod("p", json!({"containers": requests(json!({"cpu": "2", "memory": "2Gi"}))}));
+    let p = pod(
+        "p",
+        json!({"containers": requests(json!({"cpu": "2", "memory": "2Gi"}))}),
+    );
     assert_eq!(
         message(&p, &nodes, &[]),
         "0/2 nodes are available: 1 Insufficient cpu, 2 Insufficient memory. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
@@ -398,7 +442,10 @@ fn node_resources_fit_lists_every_short_resource() {
 
 #[test]
 fn too_many_pods() {
-    let nodes = vec![with_allocatable(node("a", json!({})), json!({"cpu": "1", "memory": "1Gi", "pods": "1"}))];
+    let nodes = vec![with_allocatable(
+        node("a", json!({})),
+        json!({"cpu": "1", "memory": "1Gi", "pods": "1"}),
+    )];
     let existing = vec![bound(pod("old", json!({})), "a")];
     assert_eq!(
         message(&pod("new", json!({})), &nodes, &existing),
@@ -408,11 +455,16 @@ fn too_many_pods() {
 
 #[test]
 fn terminal_pods_do_not_hold_resources() {
-    let nodes = vec![with_allocatable(node("a", json!({})), json!({"cpu": "1", "memory": "1Gi", "pods": "1"}))];
+    let nodes = vec![with_allocatable(
+        node("a", json!({})),
+        json!({"cpu": "1", "memory": "1Gi", "pods": "1"}),
+    )];
     let mut done = bound(pod("old", json!({})), "a");
     done.status = serde_json::from_value(json!({"phase": "Succeeded"})).ok();
     assert_eq!(
-        schedule(&pod("new", json!({})), &infos(&nodes, &[done])).ok().as_deref(),
+        schedule(&pod("new", json!({})), &infos(&nodes, &[done]))
+            .ok()
+            .as_deref(),
         Some("a")
     );
 }
@@ -435,7 +487,9 @@ fn inter_pod_affinity_first_pod_of_a_self_affine_group_schedules() {
     // The second one must follow the first.
     let placed = vec![bound(affine("c0"), "b")];
     assert_eq!(
-        schedule(&affine("c1"), &infos(&nodes, &placed)).ok().as_deref(),
+        schedule(&affine("c1"), &infos(&nodes, &placed))
+            .ok()
+            .as_deref(),
         Some("b")
     );
 }
@@ -456,10 +510,19 @@ fn inter_pod_affinity_without_matching_pods_is_unresolvable() {
         "0/2 nodes are available: 2 node(s) didn't match pod affinity rules. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
     );
     // A cache pod in another namespace does not count: the term defaults to the pod's namespace.
-    let other_ns = vec![bound(pod_in("other", "cache", json!({"app": "cache"}), json!({})), "b")];
+    let other_ns = vec![bound(
+        pod_in("other", "cache", json!({"app": "cache"}), json!({})),
+        "b",
+    )];
     assert!(schedule(&p, &infos(&nodes, &other_ns)).is_err());
-    let same_ns = vec![bound(pod_in("default", "cache", json!({"app": "cache"}), json!({})), "b")];
-    assert_eq!(schedule(&p, &infos(&nodes, &same_ns)).ok().as_deref(), Some("b"));
+    let same_ns = vec![bound(
+        pod_in("default", "cache", json!({"app": "cache"}), json!({})),
+        "b",
+    )];
+    assert_eq!(
+        schedule(&p, &infos(&nodes, &same_ns)).ok().as_deref(),
+        Some("b")
+    );
 }
 
 #[test]
@@ -476,18 +539,30 @@ fn existing_pods_anti_affinity_blocks_the_incoming_pod() {
         ),
         "a",
     );
-    let web = pod_in("default", "web", json!({"app": "web"}), json!({"nodeName": ""}));
+    let web = pod_in(
+        "default",
+        "web",
+        json!({"app": "web"}),
+        json!({"nodeName": ""}),
+    );
     let nodes_a = vec![nodes[0].clone()];
     assert_eq!(
         message(&web, &nodes_a, std::slice::from_ref(&loner)),
         "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
     );
-    assert_eq!(schedule(&web, &infos(&nodes, &[loner])).ok().as_deref(), Some("b"));
+    assert_eq!(
+        schedule(&web, &infos(&nodes, &[loner])).ok().as_deref(),
+        Some("b")
+    );
 }
 
 #[test]
 fn topology_spread_do_not_schedule() {
-    let nodes = vec![node("a", json!({"zone": "z1"})), node("b", json!({"zone": "z2"})), node("c", json!({}))];
+    let nodes = vec![
+        node("a", json!({"zone": "z1"})),
+        node("b", json!({"zone": "z2"})),
+        node("c", json!({})),
+    ];
     let spread = |name: &str| {
         pod_in(
             "default",
@@ -500,11 +575,21 @@ fn topology_spread_do_not_schedule() {
         )
     };
     let placed = vec![bound(spread("s0"), "a")];
-    assert_eq!(schedule(&spread("s1"), &infos(&nodes, &placed)).ok().as_deref(), Some("b"));
+    assert_eq!(
+        schedule(&spread("s1"), &infos(&nodes, &placed))
+            .ok()
+            .as_deref(),
+        Some("b")
+    );
     let only_a = vec![nodes[0].clone(), nodes[2].clone()];
     let both = vec![bound(spread("s0"), "a")];
     // With zone z2 gone, z1 is the only domain: skew 1+1-1 = 1 is allowed; node c lacks the key.
-    assert_eq!(schedule(&spread("s1"), &infos(&only_a, &both)).ok().as_deref(), Some("a"));
+    assert_eq!(
+        schedule(&spread("s1"), &infos(&only_a, &both))
+            .ok()
+            .as_deref(),
+        Some("a")
+    );
     let crowded = vec![bound(spread("s0"), "a"), bound(spread("s1"), "a")];
     let zones = vec![nodes[0].clone(), nodes[1].clone(), nodes[2].clone()];
     let blocked_nodes = vec![
@@ -512,7 +597,12 @@ fn topology_spread_do_not_schedule() {
         with_node_spec(nodes[1].clone(), json!({"unschedulable": true})),
         nodes[2].clone(),
     ];
-    assert_eq!(schedule(&spread("s2"), &infos(&zones, &crowded)).ok().as_deref(), Some("b"));
+    assert_eq!(
+        schedule(&spread("s2"), &infos(&zones, &crowded))
+            .ok()
+            .as_deref(),
+        Some("b")
+    );
     assert_eq!(
         message(&spread("s2"), &blocked_nodes, &crowded),
         "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints, 1 node(s) didn't match pod topology spread constraints (missing required label), 1 node(s) were unschedulable. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling."
@@ -523,19 +613,37 @@ fn topology_spread_do_not_schedule() {
 
 #[test]
 fn higher_priority_pod_preempts_a_lower_priority_one() {
-    let nodes = vec![with_allocatable(node("a", json!({})), json!({"cpu": "2", "memory": "4Gi", "pods": "110"}))];
-    let mut low = bound(pod("low", json!({"containers": requests(json!({"cpu": "1500m"}))})), "a");
+    let nodes = vec![with_allocatable(
+        node("a", json!({})),
+        json!({"cpu": "2", "memory": "4Gi", "pods": "110"}),
+    )];
+    let mut low = bound(
+        pod(
+            "low",
+            json!({"containers": requests(json!({"cpu": "1500m"}))}),
+        ),
+        "a",
+    );
     if let Some(s) = low.spec.as_mut() {
         s.priority = Some(-5);
     }
-    let keep = bound(pod("keep", json!({"containers": requests(json!({"cpu": "100m"}))})), "a");
+    let keep = bound(
+        pod(
+            "keep",
+            json!({"containers": requests(json!({"cpu": "100m"}))}),
+        ),
+        "a",
+    );
     let high = pod(
         "high",
         json!({"priority": 1000, "containers": requests(json!({"cpu": "1"}))}),
     );
     let err = schedule(&high, &infos(&nodes, &[low, keep])).expect_err("needs preemption");
     // A successful preemption leaves only the filter part in the message.
-    assert_eq!(err.message(), "0/1 nodes are available: 1 Insufficient cpu.");
+    assert_eq!(
+        err.message(),
+        "0/1 nodes are available: 1 Insufficient cpu."
+    );
     let plan = err.preemption().expect("a plan");
     assert_eq!(plan.node_name, "a");
     assert_eq!(
@@ -550,12 +658,24 @@ fn higher_priority_pod_preempts_a_lower_priority_one() {
 
 #[test]
 fn preemption_that_cannot_free_enough_reports_the_filter_reason() {
-    let nodes = vec![with_allocatable(node("a", json!({})), json!({"cpu": "2", "memory": "4Gi", "pods": "110"}))];
-    let mut low = bound(pod("low", json!({"containers": requests(json!({"cpu": "500m"}))})), "a");
+    let nodes = vec![with_allocatable(
+        node("a", json!({})),
+        json!({"cpu": "2", "memory": "4Gi", "pods": "110"}),
+    )];
+    let mut low = bound(
+        pod(
+            "low",
+            json!({"containers": requests(json!({"cpu": "500m"}))}),
+        ),
+        "a",
+    );
     if let Some(s) = low.spec.as_mut() {
         s.priority = Some(0);
     }
-    let high = pod("high", json!({"priority": 10, "containers": requests(json!({"cpu": "3"}))}));
+    let high = pod(
+        "high",
+        json!({"priority": 10, "containers": requests(json!({"cpu": "3"}))}),
+    );
     assert_eq!(
         message(&high, &nodes, &[low]),
         "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Insufficient cpu."
@@ -564,7 +684,10 @@ fn preemption_that_cannot_free_enough_reports_the_filter_reason() {
 
 #[test]
 fn preemption_policy_never() {
-    let nodes = vec![with_allocatable(node("a", json!({})), json!({"cpu": "1", "memory": "1Gi", "pods": "110"}))];
+    let nodes = vec![with_allocatable(
+        node("a", json!({})),
+        json!({"cpu": "1", "memory": "1Gi", "pods": "110"}),
+    )];
     let p = pod(
         "p",
         json!({"preemptionPolicy": "Never", "priority": 100, "containers": requests(json!({"cpu": "2"}))}),
@@ -578,16 +701,30 @@ fn preemption_policy_never() {
 #[test]
 fn preemption_skips_pdb_protected_victims_when_it_can() {
     let nodes = vec![
-        with_allocatable(node("a", json!({})), json!({"cpu": "1", "memory": "4Gi", "pods": "110"})),
-        with_allocatable(node("b", json!({})), json!({"cpu": "1", "memory": "4Gi", "pods": "110"})),
+        with_allocatable(
+            node("a", json!({})),
+            json!({"cpu": "1", "memory": "4Gi", "pods": "110"}),
+        ),
+        with_allocatable(
+            node("b", json!({})),
+            json!({"cpu": "1", "memory": "4Gi", "pods": "110"}),
+        ),
     ];
     let filler = |name: &str, app: &str, n: &str| {
         bound(
-            pod_in("default", name, json!({"app": app}), json!({"containers": requests(json!({"cpu": "1"}))})),
+            pod_in(
+                "default",
+                name,
+                json!({"app": app}),
+                json!({"containers": requests(json!({"cpu": "1"}))}),
+            ),
             n,
         )
     };
-    let pods = vec![filler("guarded", "guarded", "a"), filler("free", "free", "b")];
+    let pods = vec![
+        filler("guarded", "guarded", "a"),
+        filler("free", "free", "b"),
+    ];
     let pdb: PodDisruptionBudget = serde_json::from_value(json!({
         "metadata": {"name": "g", "namespace": "default"},
         "spec": {"selector": {"matchLabels": {"app": "guarded"}}},
@@ -598,11 +735,20 @@ fn preemption_skips_pdb_protected_victims_when_it_can() {
         pdbs: vec![pdb],
         ..Default::default()
     };
-    let high = pod("high", json!({"priority": 5, "containers": requests(json!({"cpu": "1"}))}));
+    let high = pod(
+        "high",
+        json!({"priority": 5, "containers": requests(json!({"cpu": "1"}))}),
+    );
     let err = schedule_with(&high, &infos(&nodes, &pods), &cx).expect_err("needs preemption");
     let plan = err.preemption().expect("plan");
     assert_eq!(plan.node_name, "b");
-    assert_eq!(plan.victims.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), vec!["free"]);
+    assert_eq!(
+        plan.victims
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect::<Vec<_>>(),
+        vec!["free"]
+    );
 }
 
 #[test]
@@ -617,23 +763,49 @@ fn nominated_node_is_tried_first() {
 
 #[test]
 fn equal_nodes_tie_break_by_name() {
-    let nodes = vec![node("c", json!({})), node("a", json!({})), node("b", json!({}))];
-    assert_eq!(schedule(&pod("p", json!({})), &infos(&nodes, &[])).ok().as_deref(), Some("a"));
+    let nodes = vec![
+        node("c", json!({})),
+        node("a", json!({})),
+        node("b", json!({})),
+    ];
+    assert_eq!(
+        schedule(&pod("p", json!({})), &infos(&nodes, &[]))
+            .ok()
+            .as_deref(),
+        Some("a")
+    );
 }
 
 #[test]
 fn emptier_node_wins() {
     let nodes = vec![node("a", json!({})), node("b", json!({}))];
-    let hog = bound(pod("hog", json!({"containers": requests(json!({"cpu": "16", "memory": "128Gi"}))})), "a");
-    let p = pod("p", json!({"containers": requests(json!({"cpu": "1", "memory": "1Gi"}))}));
-    assert_eq!(schedule(&p, &infos(&nodes, &[hog])).ok().as_deref(), Some("b"));
+    let hog = bound(
+        pod(
+            "hog",
+            json!({"containers": requests(json!({"cpu": "16", "memory": "128Gi"}))}),
+        ),
+        "a",
+    );
+    let p = pod(
+        "p",
+        json!({"containers": requests(json!({"cpu": "1", "memory": "1Gi"}))}),
+    );
+    assert_eq!(
+        schedule(&p, &infos(&nodes, &[hog])).ok().as_deref(),
+        Some("b")
+    );
 }
 
 #[test]
 fn replicas_of_one_controller_spread_over_equal_nodes() {
     let nodes: Vec<Node> = (0..4).map(|i| node(&format!("n{i}"), json!({}))).collect();
     let replica = |i: usize| {
-        let mut p = pod_in("default", &format!("web-{i}"), json!({"app": "web"}), json!({}));
+        let mut p = pod_in(
+            "default",
+            &format!("web-{i}"),
+            json!({"app": "web"}),
+            json!({}),
+        );
         p.metadata.owner_references = serde_json::from_value(json!([{
             "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1", "uid": "rs-web", "controller": true
         }]))
@@ -669,15 +841,86 @@ fn preferred_node_affinity_steers_the_choice() {
 #[test]
 fn prefer_no_schedule_taint_is_avoided() {
     let nodes = vec![
-        with_node_spec(node("a", json!({})), json!({"taints": [{"key": "meh", "effect": "PreferNoSchedule"}]})),
+        with_node_spec(
+            node("a", json!({})),
+            json!({"taints": [{"key": "meh", "effect": "PreferNoSchedule"}]}),
+        ),
         node("b", json!({})),
     ];
-    assert_eq!(schedule(&pod("p", json!({})), &infos(&nodes, &[])).ok().as_deref(), Some("b"));
+    assert_eq!(
+        schedule(&pod("p", json!({})), &infos(&nodes, &[]))
+            .ok()
+            .as_deref(),
+        Some("b")
+    );
 }
 
 #[test]
 fn failed_scheduling_note_keeps_short_messages() {
     let nodes = lab_nodes();
-    let msg = message(&trainer(9), &nodes, &(0..4).map(|i| bound(trainer(i), &format!("lab-node-{i}"))).collect::<Vec<_>>());
+    let msg = message(
+        &trainer(9),
+        &nodes,
+        &(0..4)
+            .map(|i| bound(trainer(i), &format!("lab-node-{i}")))
+            .collect::<Vec<_>>(),
+    );
     assert_eq!(failed_scheduling_note(&msg), msg);
+}
+
+#[test]
+fn namespace_selector_widens_affinity_terms() {
+    let nodes = vec![node("a", json!({})), node("b", json!({}))];
+    let anti = |sel: Value| {
+        pod_in(
+            "team-a",
+            "p",
+            json!({"app": "x"}),
+            json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "x"}}, "namespaceSelector": sel,
+                 "topologyKey": "kubernetes.io/hostname"}
+            ]}}}),
+        )
+    };
+    let elsewhere = vec![bound(
+        pod_in("team-b", "other", json!({"app": "x"}), json!({})),
+        "a",
+    )];
+    // `{}` selects every namespace, so the team-b pod on a repels the incoming pod.
+    assert_eq!(
+        schedule(&anti(json!({})), &infos(&nodes, &elsewhere))
+            .ok()
+            .as_deref(),
+        Some("b")
+    );
+    // A label selector needs the namespaces' labels; team-b carries the label here.
+    let cx = SchedulingContext {
+        namespace_labels: [
+            (
+                "team-a".to_string(),
+                [("tier".to_string(), "a".to_string())].into(),
+            ),
+            (
+                "team-b".to_string(),
+                [("tier".to_string(), "shared".to_string())].into(),
+            ),
+        ]
+        .into(),
+        ..Default::default()
+    };
+    let by_label = anti(json!({"matchLabels": {"tier": "shared"}}));
+    let only_a = vec![nodes[0].clone()];
+    assert_eq!(
+        schedule_with(&by_label, &infos(&only_a, &elsewhere), &cx)
+            .expect_err("repelled")
+            .message(),
+        "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    );
+    // Without namespace labels the selector matches no namespace and the pod fits on a.
+    assert_eq!(
+        schedule(&by_label, &infos(&only_a, &elsewhere))
+            .ok()
+            .as_deref(),
+        Some("a")
+    );
 }

@@ -108,8 +108,7 @@ impl Constraint {
     /// `matchNodeInclusionPolicies`.
     fn includes_node(&self, pod: &Pod, node: &Node) -> bool {
         let spec = pod.spec.as_ref();
-        if self.honor_node_affinity
-            && !spec.is_none_or(|s| required_node_affinity_matches(s, node))
+        if self.honor_node_affinity && !spec.is_none_or(|s| required_node_affinity_matches(s, node))
         {
             return false;
         }
@@ -122,8 +121,12 @@ impl Constraint {
             let tolerations = spec
                 .and_then(|s| s.tolerations.as_deref())
                 .unwrap_or_default();
-            if find_untolerated_taint(taints, tolerations, &[EFFECT_NO_SCHEDULE, EFFECT_NO_EXECUTE])
-                .is_some()
+            if find_untolerated_taint(
+                taints,
+                tolerations,
+                &[EFFECT_NO_SCHEDULE, EFFECT_NO_EXECUTE],
+            )
+            .is_some()
             {
                 return false;
             }

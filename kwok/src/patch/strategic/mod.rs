@@ -235,18 +235,70 @@ fn merge_slice(
     merge_key: &str,
     is_delete_list: bool,
 ) -> Result<Vec<Value>> {
+    merge_slice_aliased(original, patch, schema, merge_key, is_delete_list).map(|(merged, _)| merged)
+}
+
+/// A Go slice over a backing array the caller still sees: `append(s[:i], s[i+1:]...)` shifts the
+/// shared array in place and a later `append` writes into the freed slots. Upstream's
+/// `mergePatchIntoOriginal` keeps using its own (full-length) header of the original list after
+/// `mergeSlice` did this, so the order it computes depends on these in-place edits.
+struct GoSlice {
+    buf: Vec<Value>,
+    len: usize,
+}
+
+impl GoSlice {
+    fn new(items: Vec<Value>) -> Self {
+        let len = items.len();
+        Self { buf: items, len }
+    }
+
+    fn items(&self) -> &[Value] {
+        &self.buf[..self.len]
+    }
+
+    /// `s = append(s[:i], s[i+1:]...)`: the last slot keeps its stale value.
+    fn delete(&mut self, i: usize) {
+        for k in i..self.len - 1 {
+            self.buf[k] = self.buf[k + 1].clone();
+        }
+        self.len -= 1;
+    }
+
+    /// `s = append(s, v)`: within capacity (the original length) it overwrites the backing array.
+    fn push(&mut self, v: Value) {
+        if self.len < self.buf.len() {
+            self.buf[self.len] = v;
+        } else {
+            self.buf.push(v);
+        }
+        self.len += 1;
+    }
+}
+
+/// `mergeSlice`, also returning what a caller's header of `original` (same length, same backing
+/// array) reads afterwards.
+fn merge_slice_aliased(
+    original: Vec<Value>,
+    patch: Vec<Value>,
+    schema: &'static Schema,
+    merge_key: &str,
+    is_delete_list: bool,
+) -> Result<(Vec<Value>, Vec<Value>)> {
     if original.is_empty() && patch.is_empty() {
-        return Ok(original);
+        return Ok((original.clone(), original));
     }
     let kind = slice_element_type(&[&original, &patch])?;
+    let n = original.len();
 
-    let (original, patch, merged) = if kind != GoType::Map {
+    let (server_order, patch, merged, view) = if kind != GoType::Map {
         if is_delete_list {
-            return Ok(delete_from_slice(original, &patch));
+            return Ok((delete_from_slice(original.clone(), &patch), original));
         }
         let mut both = original.clone();
         both.extend(patch.iter().cloned());
-        (original, patch, deduplicate_scalars(both))
+        let merged = deduplicate_scalars(both);
+        (original.clone(), patch, merged, original)
     } else {
         if merge_key.is_empty() {
             // `schema.Name()` of PatchMetaFromStruct is the element's reflect.Kind: lists of
@@ -255,10 +307,22 @@ fn merge_slice(
                 "cannot merge lists without merge key for struct".to_string(),
             ));
         }
-        let (original, patch) = merge_slice_with_special_elements(original, patch, merge_key)?;
-        let merged =
-            merge_slice_without_special_elements(original.clone(), &patch, merge_key, schema)?;
-        (original, patch, merged)
+        let mut shared = GoSlice::new(original);
+        match merge_slice_with_special_elements(&mut shared, patch, merge_key)? {
+            // `$patch: replace`: the patch items become the list; nothing is left to merge.
+            SpecialElements::Replace(items) => {
+                let view = shared.buf[..n].to_vec();
+                (items.clone(), Vec::new(), items, view)
+            }
+            SpecialElements::Merge(patch) => {
+                let post_deletion_len = shared.len;
+                merge_slice_without_special_elements(&mut shared, &patch, merge_key, schema)?;
+                let merged = shared.items().to_vec();
+                let server_order = shared.buf[..post_deletion_len].to_vec();
+                let view = shared.buf[..n].to_vec();
+                (server_order, patch, merged, view)
+            }
+        }
     };
 
     // Enforce the order: patch items in patch order, server-only items kept around them.
@@ -267,16 +331,26 @@ fn merge_slice(
     } else {
         partition_maps_by_present_in_list(merged, &patch, merge_key)?
     };
-    normalize_element_order(patch_items, server_only, &patch, &original, merge_key, kind)
+    let ordered =
+        normalize_element_order(patch_items, server_only, &patch, &server_order, merge_key, kind)?;
+    Ok((ordered, view))
 }
 
-/// `mergeSliceWithSpecialElements`: apply `$patch: delete` items and detect `$patch: replace`.
-/// Returns the updated original and the patch without directive items.
+/// What `mergeSliceWithSpecialElements` leaves to merge.
+enum SpecialElements {
+    /// The patch items without directive items, to merge into the original.
+    Merge(Vec<Value>),
+    /// `$patch: replace` was present: these items are the new list.
+    Replace(Vec<Value>),
+}
+
+/// `mergeSliceWithSpecialElements`: apply `$patch: delete` items (in place) and detect
+/// `$patch: replace`.
 fn merge_slice_with_special_elements(
-    mut original: Vec<Value>,
+    original: &mut GoSlice,
     patch: Vec<Value>,
     merge_key: &str,
-) -> Result<(Vec<Value>, Vec<Value>)> {
+) -> Result<SpecialElements> {
     let mut without_special = Vec::new();
     let mut replace = false;
     for v in patch {
@@ -291,9 +365,7 @@ fn merge_slice_with_special_elements(
         };
         match directive.as_str() {
             Some(DELETE_DIRECTIVE) => match item.get(merge_key) {
-                Some(value) => {
-                    original = delete_matching_entries(original, merge_key, value)?;
-                }
+                Some(value) => delete_matching_entries(original, merge_key, value)?,
                 None => return Err(err_no_merge_key(item, merge_key)),
             },
             // Keep going to prune any other directive items.
@@ -306,49 +378,45 @@ fn merge_slice_with_special_elements(
             _ => return Err(err_bad_patch_type(directive, item)),
         }
     }
-    if replace {
-        Ok((without_special, Vec::new()))
+    Ok(if replace {
+        SpecialElements::Replace(without_special)
     } else {
-        Ok((original, without_special))
-    }
+        SpecialElements::Merge(without_special)
+    })
 }
 
 /// `deleteMatchingEntries`: drop every item whose merge key has this value.
-fn delete_matching_entries(
-    mut original: Vec<Value>,
-    merge_key: &str,
-    value: &Value,
-) -> Result<Vec<Value>> {
-    while let Some(i) = find_map_in_slice(&original, merge_key, value)? {
-        original.remove(i);
+fn delete_matching_entries(original: &mut GoSlice, merge_key: &str, value: &Value) -> Result<()> {
+    while let Some(i) = find_map_in_slice(original.items(), merge_key, value)? {
+        original.delete(i);
     }
-    Ok(original)
+    Ok(())
 }
 
 /// `mergeSliceWithoutSpecialElements`: merge items with a matching key, append the others.
 fn merge_slice_without_special_elements(
-    mut original: Vec<Value>,
+    original: &mut GoSlice,
     patch: &[Value],
     merge_key: &str,
     schema: &'static Schema,
-) -> Result<Vec<Value>> {
+) -> Result<()> {
     for v in patch {
         let Value::Object(item) = v else { continue };
         let Some(value) = item.get(merge_key) else {
             return Err(err_no_merge_key(item, merge_key));
         };
-        match find_map_in_slice(&original, merge_key, value)? {
+        match find_map_in_slice(original.items(), merge_key, value)? {
             Some(i) => {
-                let orig = match std::mem::take(&mut original[i]) {
+                let orig = match std::mem::take(&mut original.buf[i]) {
                     Value::Object(m) => m,
                     _ => Map::new(),
                 };
-                original[i] = Value::Object(merge_map(orig, item.clone(), schema)?);
+                original.buf[i] = Value::Object(merge_map(orig, item.clone(), schema)?);
             }
             None => original.push(v.clone()),
         }
     }
-    Ok(original)
+    Ok(())
 }
 
 /// `deleteFromSlice`: remove the scalars listed in a parallel deletion list.
@@ -697,14 +765,19 @@ fn merge_patch_into_original(
             meta.merge_key,
         )?;
 
-        let merged = match (&original_list, &patch_list) {
+        // `merged`, and what upstream's header of the original list reads after merging (see
+        // `GoSlice`): it is the "live order" the result is sorted by.
+        let (merged, original_view) = match (&original_list, &patch_list) {
             // No change to the list's contents, only its order.
-            (Some(o), None) => o.clone(),
+            (Some(o), None) => (o.clone(), o.clone()),
             (None, Some(p)) => match remove_directives(Value::Array(p.clone())) {
-                Some(Value::Array(list)) => list,
+                Some(Value::Array(list)) => (list, Vec::new()),
                 _ => continue,
             },
-            (Some(o), Some(p)) => merge_slice_handler(o.clone(), p.clone(), meta, false)?,
+            (Some(o), Some(p)) if meta.strategy == Strategy::Merge => {
+                merge_slice_aliased(o.clone(), p.clone(), meta.schema, meta.merge_key, false)?
+            }
+            (Some(o), Some(p)) => (p.clone(), o.clone()),
             (None, None) => continue,
         };
 
@@ -713,13 +786,12 @@ fn merge_patch_into_original(
         } else {
             partition_maps_by_present_in_list(merged, &set_order, meta.merge_key)?
         };
-        let original_list = original_list.unwrap_or_default();
-        let kind = slice_element_type(&[&original_list, patch_list.as_deref().unwrap_or_default()])?;
+        let kind = slice_element_type(&[&original_view, patch_list.as_deref().unwrap_or_default()])?;
         let ordered = normalize_element_order(
             patch_items,
             server_only,
             &set_order,
-            &original_list,
+            &original_view,
             meta.merge_key,
             kind,
         )?;

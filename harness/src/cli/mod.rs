@@ -1,0 +1,159 @@
+//! Command-line interface (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+use crate::report::{ColorChoice, Format};
+
+const EXAMPLES: &str = "\
+Examples:
+  proctor demo                                  grade every bundled submission of every lab
+  proctor labs                                  list the labs and where they were found
+  proctor up gpudrv --lab-dir /root/gpudrv      start a lab cluster; prints `export KUBECONFIG=...`
+                                                (keep it running; paste that line in another shell)
+  proctor check gpudrv --step 2                 self-check step 2 in /root/gpudrv on $KUBECONFIG
+  proctor grade gpudrv --submission ./alice --format json --output results.json
+  proctor solve gpuops --dir /tmp/gpuops        write the reference solution into a directory
+  proctor selftest gpudrv                       prove the scenario tells done from not done
+
+Exit status: 0 all checks passed, 1 a check failed, 2 proctor itself could not run
+(bad scenario, cluster would not start).
+
+Scenarios are looked up in: LAB as a path; --scenarios/$PROCTOR_SCENARIOS; scenarios/ in the
+current directory or an ancestor; scenarios/ next to the binary or an ancestor of it.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "proctor",
+    version,
+    about = "Grade hands-on Kubernetes labs against a reference solution",
+    long_about = "Proctor grades hands-on Kubernetes labs. It runs a lab's reference solution on an \
+embedded Kubernetes-compatible cluster (or a cluster you give it), then judges a learner's files, \
+scripts and cluster objects step by step against the reference: scripts by behaviour (same output \
+and exit code in the same cluster state, on nodes the learner has never seen), manifests by the \
+objects they create, and outputs by their meaning.",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// Colour the output: auto = only on a terminal and without NO_COLOR.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+
+    /// Directory holding <lab>/scenario.yaml (overrides the default lookup).
+    #[arg(long, env = "PROCTOR_SCENARIOS", value_name = "DIR", global = true)]
+    pub scenarios: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start an embedded cluster in the foreground and print `export KUBECONFIG=...`.
+    Up(UpArgs),
+    /// Self-check the learner's live lab dir and cluster (visible checks only).
+    Check(CheckArgs),
+    /// Grade a submitted lab dir against the reference solution.
+    Grade(GradeArgs),
+    /// Run the reference solution into a directory (and cluster).
+    Solve(SolveArgs),
+    /// Prove that a scenario's checks tell done from not done.
+    Selftest(SelftestArgs),
+    /// Grade every bundled submission of every lab on the embedded cluster.
+    Demo(DemoArgs),
+    /// List the labs.
+    Labs,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  proctor up gpudrv --lab-dir /root/gpudrv\n  export KUBECONFIG=/work/.proctor/kubeconfig   # the line it printed")]
+pub struct UpArgs {
+    /// Lab whose starting nodes and manifests to create; without it, plain nodes.
+    pub lab: Option<String>,
+    /// Number of plain nodes lab-node-0..N-1 when no lab is given.
+    #[arg(long, default_value_t = 3, conflicts_with = "lab")]
+    pub nodes: usize,
+    /// Where to write the kubeconfig.
+    #[arg(long, value_name = "FILE", default_value = ".proctor/kubeconfig")]
+    pub kubeconfig: PathBuf,
+    /// Copy the lab's starter files into this directory (existing files are kept).
+    #[arg(long, value_name = "DIR", requires = "lab")]
+    pub lab_dir: Option<PathBuf>,
+    /// Port to listen on (127.0.0.1); 0 picks a free one.
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  proctor check gpudrv --step 3")]
+pub struct CheckArgs {
+    pub lab: String,
+    /// Only this step (default: all steps).
+    #[arg(long, value_name = "N")]
+    pub step: Option<u32>,
+    /// The learner's lab dir (default: the scenario's labDir, e.g. /root/<lab>).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The learner's cluster.
+    #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
+    pub kubeconfig: PathBuf,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  proctor grade gpudrv --submission ./alice --format json --output results.json")]
+pub struct GradeArgs {
+    pub lab: String,
+    /// The submitted lab dir (what the learner's /root/<lab> looked like at the end).
+    #[arg(long, value_name = "DIR")]
+    pub submission: PathBuf,
+    /// Grade on this cluster instead of a private embedded one (its state is restored after).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  proctor solve gpudrv --dir /tmp/solved && proctor grade gpudrv --submission /tmp/solved")]
+pub struct SolveArgs {
+    pub lab: String,
+    /// Directory to write the solution into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Apply the solution to this cluster too (default: $KUBECONFIG; a private cluster when unset).
+    #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SelftestArgs {
+    pub lab: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Only these labs (default: all).
+    pub labs: Vec<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

@@ -1,0 +1,106 @@
+//! Helpers shared by the commands: loading labs, starting clusters, writing reports.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::cli::OutputArgs;
+use crate::cluster::Target;
+use crate::report::{self, ColorChoice, Progress, Report, Silent, StderrProgress, Style};
+use crate::runner::{prepare_cluster, starting_nodes};
+use crate::scenario::Lab;
+
+/// How a command ended; `main` maps it to the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every check passed (exit 0).
+    Passed,
+    /// A check failed (exit 1).
+    Failed,
+    /// Stopped by Ctrl-C / SIGTERM after cleaning up (exit 130).
+    Interrupted,
+}
+
+impl Verdict {
+    pub fn from_passed(passed: bool) -> Verdict {
+        if passed {
+            Verdict::Passed
+        } else {
+            Verdict::Failed
+        }
+    }
+}
+
+pub struct Globals {
+    pub color: ColorChoice,
+    pub scenarios: Option<PathBuf>,
+}
+
+impl Globals {
+    pub fn lab(&self, name: &str) -> anyhow::Result<Lab> {
+        Lab::find(name, self.scenarios.as_deref())
+    }
+
+    pub fn progress(&self, quiet: bool) -> Box<dyn Progress> {
+        if quiet {
+            Box::new(Silent)
+        } else {
+            Box::new(StderrProgress { style: Style::resolve(self.color, report::style::Stream::Stderr) })
+        }
+    }
+}
+
+/// A private embedded cluster in the lab's starting state.
+pub async fn private_cluster(lab: &Lab) -> anyhow::Result<Target> {
+    let target = Target::embedded(&starting_nodes(lab)).await?;
+    prepare_cluster(lab, &target).await?;
+    Ok(target)
+}
+
+/// Renders the report and writes it to `--output` or stdout (colour only for a terminal).
+pub fn emit(report: &Report, output: &OutputArgs, color: ColorChoice) -> anyhow::Result<()> {
+    match &output.output {
+        Some(file) => {
+            let text = report::render(report, output.format, Style::plain());
+            write_file(file, &text)
+        }
+        None => {
+            let style = Style::resolve(color, report::style::Stream::Stdout);
+            let text = report::render(report, output.format, style);
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes()).context("writing the report")?;
+            stdout.flush().context("writing the report")
+        }
+    }
+}
+
+pub fn write_file(file: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = file.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))
+}
+
+/// Resolves once SIGINT or SIGTERM arrives.
+pub async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+            (Ok(mut int), Ok(mut term)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,38 @@
+//! `proctor grade <lab> --submission DIR`
+
+use anyhow::bail;
+
+use super::common::{emit, private_cluster, Globals, Verdict};
+use super::guard::guarded;
+use crate::cli::GradeArgs;
+use crate::cluster::Target;
+use crate::runner::{grade, prepare_cluster, run_reference};
+
+pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict> {
+    let lab = globals.lab(&args.lab)?;
+    if !args.submission.is_dir() {
+        bail!("submission {} is not a directory", args.submission.display());
+    }
+    let mut progress = globals.progress(args.output.quiet);
+    let target = match &args.kubeconfig {
+        Some(kubeconfig) => Target::external(kubeconfig).await?,
+        None => private_cluster(&lab).await?,
+    };
+    let external = !target.is_embedded();
+    let report = guarded(&target, external, async {
+        if external {
+            prepare_cluster(&lab, &target).await?;
+        }
+        let reference = run_reference(&lab, &target, progress.as_mut()).await?;
+        grade(&lab, &target, &reference, &args.submission, progress.as_mut()).await
+    })
+    .await;
+    target.shutdown().await;
+    match report? {
+        Some(report) => {
+            emit(&report, &args.output, globals.color)?;
+            Ok(Verdict::from_passed(report.passed()))
+        }
+        None => Ok(Verdict::Interrupted),
+    }
+}

@@ -1,0 +1,28 @@
+//! One module per subcommand.
+
+pub mod check;
+pub mod common;
+pub mod demo;
+pub mod grade;
+pub mod guard;
+pub mod labs;
+pub mod selftest;
+pub mod solve;
+pub mod up;
+
+pub use common::{Globals, Verdict};
+
+use crate::cli::{Cli, Command};
+
+pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
+    let globals = Globals { color: cli.color, scenarios: cli.scenarios.clone() };
+    match &cli.command {
+        Command::Up(args) => up::run(&globals, args).await,
+        Command::Check(args) => check::run(&globals, args).await,
+        Command::Grade(args) => grade::run(&globals, args).await,
+        Command::Solve(args) => solve::run(&globals, args).await,
+        Command::Selftest(args) => selftest::run(&globals, args).await,
+        Command::Demo(args) => demo::run(&globals, args).await,
+        Command::Labs => labs::run(&globals),
+    }
+}

@@ -1,0 +1,35 @@
+//! `proctor selftest <lab>`
+
+use super::common::{private_cluster, Globals, Verdict};
+use crate::cli::SelftestArgs;
+use crate::report::{style::Stream, Style};
+use crate::runner::selftest;
+
+pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdict> {
+    let lab = globals.lab(&args.lab)?;
+    let mut progress = globals.progress(false);
+    let target = private_cluster(&lab).await?;
+    let lines = tokio::select! {
+        lines = selftest(&lab, &target, progress.as_mut()) => Some(lines),
+        _ = super::common::interrupted() => None,
+    };
+    target.shutdown().await;
+    let Some(lines) = lines else {
+        return Ok(Verdict::Interrupted);
+    };
+    let lines = lines?;
+    let style = Style::resolve(globals.color, Stream::Stdout);
+    println!("{}", style.bold(&format!("selftest of {}", lab.name())));
+    for line in &lines {
+        let mark = if line.passed { style.pass_mark() } else { style.fail_mark() };
+        println!("  {mark} {}", line.name);
+        if !line.passed {
+            for detail in line.detail.lines().filter(|l| !l.trim().is_empty()) {
+                println!("      {detail}");
+            }
+        }
+    }
+    let failed = lines.iter().filter(|line| !line.passed).count();
+    println!("\n{} passed, {} failed", lines.len() - failed, failed);
+    Ok(Verdict::from_passed(failed == 0))
+}

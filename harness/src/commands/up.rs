@@ -1,0 +1,50 @@
+//! `proctor up [LAB]`: an embedded cluster in the foreground for a learner to work on.
+
+use std::io::Write;
+use std::net::SocketAddr;
+
+use anyhow::Context;
+
+use super::common::{interrupted, Globals, Verdict};
+use crate::cli::UpArgs;
+use crate::cluster::{NodeTemplate, Target};
+use crate::runner::reference::copy_starter;
+use crate::runner::{prepare_cluster, starting_nodes};
+
+pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
+    let lab = match &args.lab {
+        Some(name) => Some(globals.lab(name)?),
+        None => None,
+    };
+    let nodes = match &lab {
+        Some(lab) => starting_nodes(lab),
+        None => NodeTemplate::plain(args.nodes),
+    };
+    let kubeconfig = std::path::absolute(&args.kubeconfig)
+        .with_context(|| format!("resolving {}", args.kubeconfig.display()))?;
+    let bind = SocketAddr::from(([127, 0, 0, 1], args.port));
+    let target = Target::start_embedded(&nodes, &kubeconfig, Some(bind)).await?;
+    if let Some(lab) = &lab {
+        prepare_cluster(lab, &target).await?;
+        if let Some(dir) = &args.lab_dir {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            copy_starter(lab, dir, false)?;
+            tracing::info!("starter files copied into {}", dir.display());
+        }
+    }
+    // The one line on stdout, printed only once the API answers (start_embedded waited).
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "export KUBECONFIG={}", kubeconfig.display()).context("writing to stdout")?;
+    stdout.flush().context("writing to stdout")?;
+    drop(stdout);
+    eprintln!(
+        "cluster up with {} node(s){}; Ctrl-C to stop",
+        nodes.len(),
+        lab.as_ref().map(|lab| format!(" for lab {}", lab.name())).unwrap_or_default()
+    );
+    interrupted().await;
+    eprintln!("shutting down");
+    target.shutdown().await;
+    let _ = std::fs::remove_file(&kubeconfig);
+    Ok(Verdict::Passed)
+}

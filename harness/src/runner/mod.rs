@@ -1,0 +1,16 @@
+//! The grading flows of the scenario model: reference run, grade, self-check, selftest, solve.
+
+pub mod checks;
+pub mod evaluate;
+pub mod exec;
+pub mod grade;
+pub mod hints;
+pub mod reference;
+pub mod self_check;
+pub mod selftest;
+pub mod workdir;
+
+pub use grade::grade;
+pub use reference::{prepare_cluster, run_reference, solve_into, starting_nodes, ReferenceRun};
+pub use self_check::{self_check, CheckOptions};
+pub use selftest::{selftest, SelftestLine};

@@ -1,0 +1,202 @@
+//! Watches a started run: reads stdout and stderr concurrently under a shared byte cap, enforces the
+//! timeout, and has everything the run started killed when it ends, whichever way it ends.
+
+use super::Limits;
+use nix::sys::wait::{waitid, Id, WaitPidFlag};
+use nix::unistd::Pid;
+use std::io::Read;
+use std::process::Child;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long to wait for the output pipes to close once every process of the run has been killed.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+pub(crate) enum Ended {
+    Exited(std::process::ExitStatus),
+    TimedOut,
+    OutputLimit,
+}
+
+pub(crate) struct Captured {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub ended: Ended,
+    pub problems: Vec<String>,
+}
+
+enum Event {
+    /// The child exited (not yet reaped, so its pid and process group id cannot be reused).
+    Exited,
+    Eof,
+    OverLimit,
+}
+
+/// Supervises `child` (which leads its own session) to the end. `kill_everything(pid)` must kill the
+/// child's process group and every other process of the run; it is called once, right after the
+/// child exits or the run is stopped, and again if the pipes stay open.
+pub(crate) fn supervise(mut child: Child, limits: &Limits, kill_everything: &mut dyn FnMut(i32)) -> Captured {
+    let start = Instant::now();
+    let pid = child.id() as i32;
+    let (tx, rx) = mpsc::channel::<Event>();
+    let used = Arc::new(AtomicUsize::new(0));
+    let stdout = Arc::new(Mutex::new(Vec::new()));
+    let stderr = Arc::new(Mutex::new(Vec::new()));
+    let mut problems = Vec::new();
+    let mut readers: Vec<JoinHandle<()>> = Vec::new();
+    if let Some(pipe) = child.stdout.take() {
+        readers.extend(spawn_reader(pipe, stdout.clone(), used.clone(), limits.output_bytes, tx.clone()));
+    }
+    if let Some(pipe) = child.stderr.take() {
+        readers.extend(spawn_reader(pipe, stderr.clone(), used.clone(), limits.output_bytes, tx.clone()));
+    }
+    let waiter_tx = tx;
+    let waiter = std::thread::Builder::new().name("sandbox-wait".into()).spawn(move || {
+        loop {
+            match waitid(Id::Pid(Pid::from_raw(pid)), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+                Err(nix::errno::Errno::EINTR) => continue,
+                _ => break,
+            }
+        }
+        let _ = waiter_tx.send(Event::Exited);
+    });
+    if waiter.is_err() {
+        problems.push("could not start a thread to watch the script; it was stopped".to_string());
+    }
+
+    let deadline = start + limits.timeout;
+    let mut eofs = 0;
+    let mut ended: Option<Ended> = None;
+    let mut exited = false;
+    while waiter.is_ok() {
+        let now = Instant::now();
+        if now >= deadline {
+            ended = Some(Ended::TimedOut);
+            break;
+        }
+        match rx.recv_timeout(deadline - now) {
+            Ok(Event::Exited) => {
+                exited = true;
+                break;
+            }
+            Ok(Event::OverLimit) => {
+                ended = Some(Ended::OutputLimit);
+                break;
+            }
+            Ok(Event::Eof) => eofs += 1,
+            Err(RecvTimeoutError::Timeout) => {
+                ended = Some(Ended::TimedOut);
+                break;
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+
+    kill_everything(pid);
+    let status = child.wait();
+    if !exited {
+        // The waiter returns now that the child is gone.
+        while let Ok(event) = rx.recv_timeout(Duration::from_millis(200)) {
+            match event {
+                Event::Exited => break,
+                Event::Eof => eofs += 1,
+                Event::OverLimit => {}
+            }
+        }
+    }
+
+    // Whatever the script wrote before it ended is still in the pipes: read it to the end.
+    let drain_until = Instant::now() + DRAIN_GRACE;
+    let mut retried_kill = false;
+    while eofs < readers.len() {
+        let now = Instant::now();
+        if now >= drain_until {
+            if !retried_kill {
+                retried_kill = true;
+                kill_everything(pid);
+                continue;
+            }
+            problems.push(
+                "a background process kept the script's output open after it ended and could not be stopped"
+                    .to_string(),
+            );
+            break;
+        }
+        match rx.recv_timeout(drain_until - now) {
+            Ok(Event::Eof) => eofs += 1,
+            Ok(Event::OverLimit) => {
+                if ended.is_none() {
+                    ended = Some(Ended::OutputLimit);
+                }
+                eofs += 1;
+            }
+            Ok(Event::Exited) => {}
+            Err(_) => {}
+        }
+    }
+    for reader in readers {
+        if reader.is_finished() {
+            let _ = reader.join();
+        }
+    }
+
+    let ended = match (ended, status) {
+        (Some(ended), _) => ended,
+        (None, Ok(status)) => Ended::Exited(status),
+        (None, Err(e)) => {
+            problems.push(format!("could not collect the script's exit status: {e}"));
+            Ended::TimedOut
+        }
+    };
+    Captured { stdout: take(&stdout), stderr: take(&stderr), ended, problems }
+}
+
+fn take(buffer: &Arc<Mutex<Vec<u8>>>) -> Vec<u8> {
+    let mut guard = buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    std::mem::take(&mut *guard)
+}
+
+/// Reads `pipe` into `buffer` while the run's total (`used`, shared by stdout and stderr) stays
+/// within `cap`; on going over, keeps what fits, reports and stops reading (the run is then killed).
+fn spawn_reader(
+    mut pipe: impl Read + Send + 'static,
+    buffer: Arc<Mutex<Vec<u8>>>,
+    used: Arc<AtomicUsize>,
+    cap: usize,
+    tx: Sender<Event>,
+) -> Option<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("sandbox-output".into())
+        .spawn(move || {
+            let mut chunk = vec![0u8; 64 * 1024];
+            loop {
+                match pipe.read(&mut chunk) {
+                    Ok(0) => {
+                        let _ = tx.send(Event::Eof);
+                        return;
+                    }
+                    Ok(n) => {
+                        let before = used.fetch_add(n, Ordering::SeqCst);
+                        let keep = n.min(cap.saturating_sub(before));
+                        if keep > 0 {
+                            let mut guard = buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                            guard.extend_from_slice(&chunk[..keep]);
+                        }
+                        if before + n > cap {
+                            let _ = tx.send(Event::OverLimit);
+                            return;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => {
+                        let _ = tx.send(Event::Eof);
+                        return;
+                    }
+                }
+            }
+        })
+        .ok()
+}

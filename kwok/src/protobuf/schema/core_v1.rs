@@ -1,0 +1,1557 @@
+//! `core/v1` messages (k8s.io/api/core/v1).
+//!
+//! Field numbers as in `staging/src/k8s.io/api/core/v1/generated.proto`; JSON names and presence as in the
+//! package's `types.go` struct tags (see the parent module).
+
+use super::{inline, keep, list, map, opt, message, Message};
+use super::Kind::{Bool, Bytes, I32, I64, IntOrString, MicroTime, Msg, Quantity, Str, Time};
+use super::meta_v1;
+
+pub(super) static AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE: Message = message(
+    "AWSElasticBlockStoreVolumeSource",
+    &[
+        keep(1, "volumeID", Str),
+        opt(2, "fsType", Str),
+        opt(3, "partition", I32),
+        opt(4, "readOnly", Bool),
+    ],
+);
+
+pub(super) static AFFINITY: Message = message(
+    "Affinity",
+    &[
+        keep(1, "nodeAffinity", Msg(&NODE_AFFINITY)),
+        keep(2, "podAffinity", Msg(&POD_AFFINITY)),
+        keep(3, "podAntiAffinity", Msg(&POD_ANTI_AFFINITY)),
+    ],
+);
+
+pub(super) static APP_ARMOR_PROFILE: Message = message(
+    "AppArmorProfile",
+    &[
+        keep(1, "type", Str),
+        keep(2, "localhostProfile", Str),
+    ],
+);
+
+pub(super) static ATTACHED_VOLUME: Message = message(
+    "AttachedVolume",
+    &[
+        keep(1, "name", Str),
+        keep(2, "devicePath", Str),
+    ],
+);
+
+pub(super) static AZURE_DISK_VOLUME_SOURCE: Message = message(
+    "AzureDiskVolumeSource",
+    &[
+        keep(1, "diskName", Str),
+        keep(2, "diskURI", Str),
+        keep(3, "cachingMode", Str),
+        keep(4, "fsType", Str),
+        keep(5, "readOnly", Bool),
+        keep(6, "kind", Str),
+    ],
+);
+
+pub(super) static AZURE_FILE_VOLUME_SOURCE: Message = message(
+    "AzureFileVolumeSource",
+    &[
+        keep(1, "secretName", Str),
+        keep(2, "shareName", Str),
+        opt(3, "readOnly", Bool),
+    ],
+);
+
+pub(super) static BINDING: Message = message(
+    "Binding",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "target", Msg(&OBJECT_REFERENCE)),
+    ],
+);
+
+pub(super) static CSI_VOLUME_SOURCE: Message = message(
+    "CSIVolumeSource",
+    &[
+        keep(1, "driver", Str),
+        keep(2, "readOnly", Bool),
+        keep(3, "fsType", Str),
+        map(4, "volumeAttributes", Str),
+        keep(5, "nodePublishSecretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+    ],
+);
+
+pub(super) static CAPABILITIES: Message = message(
+    "Capabilities",
+    &[
+        list(1, "add", Str),
+        list(2, "drop", Str),
+    ],
+);
+
+pub(super) static CEPH_FS_VOLUME_SOURCE: Message = message(
+    "CephFSVolumeSource",
+    &[
+        list(1, "monitors", Str),
+        opt(2, "path", Str),
+        opt(3, "user", Str),
+        opt(4, "secretFile", Str),
+        keep(5, "secretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+        opt(6, "readOnly", Bool),
+    ],
+);
+
+pub(super) static CINDER_VOLUME_SOURCE: Message = message(
+    "CinderVolumeSource",
+    &[
+        keep(1, "volumeID", Str),
+        opt(2, "fsType", Str),
+        opt(3, "readOnly", Bool),
+        keep(4, "secretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+    ],
+);
+
+pub(super) static CLUSTER_TRUST_BUNDLE_PROJECTION: Message = message(
+    "ClusterTrustBundleProjection",
+    &[
+        keep(1, "name", Str),
+        keep(2, "signerName", Str),
+        keep(3, "labelSelector", Msg(&meta_v1::LABEL_SELECTOR)),
+        keep(5, "optional", Bool),
+        keep(4, "path", Str),
+    ],
+);
+
+pub(super) static CONFIG_MAP: Message = message(
+    "ConfigMap",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(4, "immutable", Bool),
+        map(2, "data", Str),
+        map(3, "binaryData", Bytes),
+    ],
+);
+
+pub(super) static CONFIG_MAP_ENV_SOURCE: Message = message(
+    "ConfigMapEnvSource",
+    &[
+        inline(1, &LOCAL_OBJECT_REFERENCE),
+        keep(2, "optional", Bool),
+    ],
+);
+
+pub(super) static CONFIG_MAP_KEY_SELECTOR: Message = message(
+    "ConfigMapKeySelector",
+    &[
+        inline(1, &LOCAL_OBJECT_REFERENCE),
+        keep(2, "key", Str),
+        keep(3, "optional", Bool),
+    ],
+);
+
+pub(super) static CONFIG_MAP_NODE_CONFIG_SOURCE: Message = message(
+    "ConfigMapNodeConfigSource",
+    &[
+        keep(1, "namespace", Str),
+        keep(2, "name", Str),
+        opt(3, "uid", Str),
+        opt(4, "resourceVersion", Str),
+        keep(5, "kubeletConfigKey", Str),
+    ],
+);
+
+pub(super) static CONFIG_MAP_PROJECTION: Message = message(
+    "ConfigMapProjection",
+    &[
+        inline(1, &LOCAL_OBJECT_REFERENCE),
+        list(2, "items", Msg(&KEY_TO_PATH)),
+        keep(4, "optional", Bool),
+    ],
+);
+
+pub(super) static CONFIG_MAP_VOLUME_SOURCE: Message = message(
+    "ConfigMapVolumeSource",
+    &[
+        inline(1, &LOCAL_OBJECT_REFERENCE),
+        list(2, "items", Msg(&KEY_TO_PATH)),
+        keep(3, "defaultMode", I32),
+        keep(4, "optional", Bool),
+    ],
+);
+
+pub(super) static CONTAINER: Message = message(
+    "Container",
+    &[
+        keep(1, "name", Str),
+        opt(2, "image", Str),
+        list(3, "command", Str),
+        list(4, "args", Str),
+        opt(5, "workingDir", Str),
+        list(6, "ports", Msg(&CONTAINER_PORT)),
+        list(19, "envFrom", Msg(&ENV_FROM_SOURCE)),
+        list(7, "env", Msg(&ENV_VAR)),
+        keep(8, "resources", Msg(&RESOURCE_REQUIREMENTS)),
+        list(23, "resizePolicy", Msg(&CONTAINER_RESIZE_POLICY)),
+        keep(24, "restartPolicy", Str),
+        list(9, "volumeMounts", Msg(&VOLUME_MOUNT)),
+        list(21, "volumeDevices", Msg(&VOLUME_DEVICE)),
+        keep(10, "livenessProbe", Msg(&PROBE)),
+        keep(11, "readinessProbe", Msg(&PROBE)),
+        keep(22, "startupProbe", Msg(&PROBE)),
+        keep(12, "lifecycle", Msg(&LIFECYCLE)),
+        opt(13, "terminationMessagePath", Str),
+        opt(20, "terminationMessagePolicy", Str),
+        opt(14, "imagePullPolicy", Str),
+        keep(15, "securityContext", Msg(&SECURITY_CONTEXT)),
+        opt(16, "stdin", Bool),
+        opt(17, "stdinOnce", Bool),
+        opt(18, "tty", Bool),
+    ],
+);
+
+pub(super) static CONTAINER_IMAGE: Message = message(
+    "ContainerImage",
+    &[
+        list(1, "names", Str),
+        opt(2, "sizeBytes", I64),
+    ],
+);
+
+pub(super) static CONTAINER_PORT: Message = message(
+    "ContainerPort",
+    &[
+        opt(1, "name", Str),
+        opt(2, "hostPort", I32),
+        keep(3, "containerPort", I32),
+        opt(4, "protocol", Str),
+        opt(5, "hostIP", Str),
+    ],
+);
+
+pub(super) static CONTAINER_RESIZE_POLICY: Message = message(
+    "ContainerResizePolicy",
+    &[
+        keep(1, "resourceName", Str),
+        keep(2, "restartPolicy", Str),
+    ],
+);
+
+pub(super) static CONTAINER_STATE: Message = message(
+    "ContainerState",
+    &[
+        keep(1, "waiting", Msg(&CONTAINER_STATE_WAITING)),
+        keep(2, "running", Msg(&CONTAINER_STATE_RUNNING)),
+        keep(3, "terminated", Msg(&CONTAINER_STATE_TERMINATED)),
+    ],
+);
+
+pub(super) static CONTAINER_STATE_RUNNING: Message = message(
+    "ContainerStateRunning",
+    &[
+        keep(1, "startedAt", Time),
+    ],
+);
+
+pub(super) static CONTAINER_STATE_TERMINATED: Message = message(
+    "ContainerStateTerminated",
+    &[
+        keep(1, "exitCode", I32),
+        opt(2, "signal", I32),
+        opt(3, "reason", Str),
+        opt(4, "message", Str),
+        keep(5, "startedAt", Time),
+        keep(6, "finishedAt", Time),
+        opt(7, "containerID", Str),
+    ],
+);
+
+pub(super) static CONTAINER_STATE_WAITING: Message = message(
+    "ContainerStateWaiting",
+    &[
+        opt(1, "reason", Str),
+        opt(2, "message", Str),
+    ],
+);
+
+pub(super) static CONTAINER_STATUS: Message = message(
+    "ContainerStatus",
+    &[
+        keep(1, "name", Str),
+        keep(2, "state", Msg(&CONTAINER_STATE)),
+        keep(3, "lastState", Msg(&CONTAINER_STATE)),
+        keep(4, "ready", Bool),
+        keep(5, "restartCount", I32),
+        keep(6, "image", Str),
+        keep(7, "imageID", Str),
+        opt(8, "containerID", Str),
+        keep(9, "started", Bool),
+        map(10, "allocatedResources", Quantity),
+        keep(11, "resources", Msg(&RESOURCE_REQUIREMENTS)),
+        list(12, "volumeMounts", Msg(&VOLUME_MOUNT_STATUS)),
+        keep(13, "user", Msg(&CONTAINER_USER)),
+        list(14, "allocatedResourcesStatus", Msg(&RESOURCE_STATUS)),
+        keep(15, "stopSignal", Str),
+    ],
+);
+
+pub(super) static CONTAINER_USER: Message = message(
+    "ContainerUser",
+    &[
+        keep(1, "linux", Msg(&LINUX_CONTAINER_USER)),
+    ],
+);
+
+pub(super) static DAEMON_ENDPOINT: Message = message(
+    "DaemonEndpoint",
+    &[
+        keep(1, "Port", I32),
+    ],
+);
+
+pub(super) static DOWNWARD_API_PROJECTION: Message = message(
+    "DownwardAPIProjection",
+    &[
+        list(1, "items", Msg(&DOWNWARD_API_VOLUME_FILE)),
+    ],
+);
+
+pub(super) static DOWNWARD_API_VOLUME_FILE: Message = message(
+    "DownwardAPIVolumeFile",
+    &[
+        keep(1, "path", Str),
+        keep(2, "fieldRef", Msg(&OBJECT_FIELD_SELECTOR)),
+        keep(3, "resourceFieldRef", Msg(&RESOURCE_FIELD_SELECTOR)),
+        keep(4, "mode", I32),
+    ],
+);
+
+pub(super) static DOWNWARD_API_VOLUME_SOURCE: Message = message(
+    "DownwardAPIVolumeSource",
+    &[
+        list(1, "items", Msg(&DOWNWARD_API_VOLUME_FILE)),
+        keep(2, "defaultMode", I32),
+    ],
+);
+
+pub(super) static EMPTY_DIR_VOLUME_SOURCE: Message = message(
+    "EmptyDirVolumeSource",
+    &[
+        opt(1, "medium", Str),
+        keep(2, "sizeLimit", Quantity),
+    ],
+);
+
+pub(super) static ENV_FROM_SOURCE: Message = message(
+    "EnvFromSource",
+    &[
+        opt(1, "prefix", Str),
+        keep(2, "configMapRef", Msg(&CONFIG_MAP_ENV_SOURCE)),
+        keep(3, "secretRef", Msg(&SECRET_ENV_SOURCE)),
+    ],
+);
+
+pub(super) static ENV_VAR: Message = message(
+    "EnvVar",
+    &[
+        keep(1, "name", Str),
+        opt(2, "value", Str),
+        keep(3, "valueFrom", Msg(&ENV_VAR_SOURCE)),
+    ],
+);
+
+pub(super) static ENV_VAR_SOURCE: Message = message(
+    "EnvVarSource",
+    &[
+        keep(1, "fieldRef", Msg(&OBJECT_FIELD_SELECTOR)),
+        keep(2, "resourceFieldRef", Msg(&RESOURCE_FIELD_SELECTOR)),
+        keep(3, "configMapKeyRef", Msg(&CONFIG_MAP_KEY_SELECTOR)),
+        keep(4, "secretKeyRef", Msg(&SECRET_KEY_SELECTOR)),
+    ],
+);
+
+pub(super) static EPHEMERAL_CONTAINER: Message = message(
+    "EphemeralContainer",
+    &[
+        inline(1, &EPHEMERAL_CONTAINER_COMMON),
+        opt(2, "targetContainerName", Str),
+    ],
+);
+
+pub(super) static EPHEMERAL_CONTAINER_COMMON: Message = message(
+    "EphemeralContainerCommon",
+    &[
+        keep(1, "name", Str),
+        opt(2, "image", Str),
+        list(3, "command", Str),
+        list(4, "args", Str),
+        opt(5, "workingDir", Str),
+        list(6, "ports", Msg(&CONTAINER_PORT)),
+        list(19, "envFrom", Msg(&ENV_FROM_SOURCE)),
+        list(7, "env", Msg(&ENV_VAR)),
+        keep(8, "resources", Msg(&RESOURCE_REQUIREMENTS)),
+        list(23, "resizePolicy", Msg(&CONTAINER_RESIZE_POLICY)),
+        keep(24, "restartPolicy", Str),
+        list(9, "volumeMounts", Msg(&VOLUME_MOUNT)),
+        list(21, "volumeDevices", Msg(&VOLUME_DEVICE)),
+        keep(10, "livenessProbe", Msg(&PROBE)),
+        keep(11, "readinessProbe", Msg(&PROBE)),
+        keep(22, "startupProbe", Msg(&PROBE)),
+        keep(12, "lifecycle", Msg(&LIFECYCLE)),
+        opt(13, "terminationMessagePath", Str),
+        opt(20, "terminationMessagePolicy", Str),
+        opt(14, "imagePullPolicy", Str),
+        keep(15, "securityContext", Msg(&SECURITY_CONTEXT)),
+        opt(16, "stdin", Bool),
+        opt(17, "stdinOnce", Bool),
+        opt(18, "tty", Bool),
+    ],
+);
+
+pub(super) static EPHEMERAL_VOLUME_SOURCE: Message = message(
+    "EphemeralVolumeSource",
+    &[
+        keep(1, "volumeClaimTemplate", Msg(&PERSISTENT_VOLUME_CLAIM_TEMPLATE)),
+    ],
+);
+
+pub(super) static EVENT: Message = message(
+    "Event",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "involvedObject", Msg(&OBJECT_REFERENCE)),
+        opt(3, "reason", Str),
+        opt(4, "message", Str),
+        keep(5, "source", Msg(&EVENT_SOURCE)),
+        keep(6, "firstTimestamp", Time),
+        keep(7, "lastTimestamp", Time),
+        opt(8, "count", I32),
+        opt(9, "type", Str),
+        keep(10, "eventTime", MicroTime),
+        keep(11, "series", Msg(&EVENT_SERIES)),
+        opt(12, "action", Str),
+        keep(13, "related", Msg(&OBJECT_REFERENCE)),
+        keep(14, "reportingComponent", Str),
+        keep(15, "reportingInstance", Str),
+    ],
+);
+
+pub(super) static EVENT_SERIES: Message = message(
+    "EventSeries",
+    &[
+        opt(1, "count", I32),
+        keep(2, "lastObservedTime", MicroTime),
+    ],
+);
+
+pub(super) static EVENT_SOURCE: Message = message(
+    "EventSource",
+    &[
+        opt(1, "component", Str),
+        opt(2, "host", Str),
+    ],
+);
+
+pub(super) static EXEC_ACTION: Message = message(
+    "ExecAction",
+    &[
+        list(1, "command", Str),
+    ],
+);
+
+pub(super) static FC_VOLUME_SOURCE: Message = message(
+    "FCVolumeSource",
+    &[
+        list(1, "targetWWNs", Str),
+        keep(2, "lun", I32),
+        opt(3, "fsType", Str),
+        opt(4, "readOnly", Bool),
+        list(5, "wwids", Str),
+    ],
+);
+
+pub(super) static FLEX_VOLUME_SOURCE: Message = message(
+    "FlexVolumeSource",
+    &[
+        keep(1, "driver", Str),
+        opt(2, "fsType", Str),
+        keep(3, "secretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+        opt(4, "readOnly", Bool),
+        map(5, "options", Str),
+    ],
+);
+
+pub(super) static FLOCKER_VOLUME_SOURCE: Message = message(
+    "FlockerVolumeSource",
+    &[
+        opt(1, "datasetName", Str),
+        opt(2, "datasetUUID", Str),
+    ],
+);
+
+pub(super) static GCE_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
+    "GCEPersistentDiskVolumeSource",
+    &[
+        keep(1, "pdName", Str),
+        opt(2, "fsType", Str),
+        opt(3, "partition", I32),
+        opt(4, "readOnly", Bool),
+    ],
+);
+
+pub(super) static GRPC_ACTION: Message = message(
+    "GRPCAction",
+    &[
+        keep(1, "port", I32),
+        keep(2, "service", Str),
+    ],
+);
+
+pub(super) static GIT_REPO_VOLUME_SOURCE: Message = message(
+    "GitRepoVolumeSource",
+    &[
+        keep(1, "repository", Str),
+        opt(2, "revision", Str),
+        opt(3, "directory", Str),
+    ],
+);
+
+pub(super) static GLUSTERFS_VOLUME_SOURCE: Message = message(
+    "GlusterfsVolumeSource",
+    &[
+        keep(1, "endpoints", Str),
+        keep(2, "path", Str),
+        opt(3, "readOnly", Bool),
+    ],
+);
+
+pub(super) static HTTP_GET_ACTION: Message = message(
+    "HTTPGetAction",
+    &[
+        opt(1, "path", Str),
+        keep(2, "port", IntOrString),
+        opt(3, "host", Str),
+        opt(4, "scheme", Str),
+        list(5, "httpHeaders", Msg(&HTTP_HEADER)),
+    ],
+);
+
+pub(super) static HTTP_HEADER: Message = message(
+    "HTTPHeader",
+    &[
+        keep(1, "name", Str),
+        keep(2, "value", Str),
+    ],
+);
+
+pub(super) static HOST_ALIAS: Message = message(
+    "HostAlias",
+    &[
+        keep(1, "ip", Str),
+        list(2, "hostnames", Str),
+    ],
+);
+
+pub(super) static HOST_IP: Message = message(
+    "HostIP",
+    &[
+        keep(1, "ip", Str),
+    ],
+);
+
+pub(super) static HOST_PATH_VOLUME_SOURCE: Message = message(
+    "HostPathVolumeSource",
+    &[
+        keep(1, "path", Str),
+        keep(2, "type", Str),
+    ],
+);
+
+pub(super) static ISCSI_VOLUME_SOURCE: Message = message(
+    "ISCSIVolumeSource",
+    &[
+        keep(1, "targetPortal", Str),
+        keep(2, "iqn", Str),
+        keep(3, "lun", I32),
+        opt(4, "iscsiInterface", Str),
+        opt(5, "fsType", Str),
+        opt(6, "readOnly", Bool),
+        list(7, "portals", Str),
+        opt(8, "chapAuthDiscovery", Bool),
+        opt(11, "chapAuthSession", Bool),
+        keep(10, "secretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+        keep(12, "initiatorName", Str),
+    ],
+);
+
+pub(super) static IMAGE_VOLUME_SOURCE: Message = message(
+    "ImageVolumeSource",
+    &[
+        opt(1, "reference", Str),
+        opt(2, "pullPolicy", Str),
+    ],
+);
+
+pub(super) static KEY_TO_PATH: Message = message(
+    "KeyToPath",
+    &[
+        keep(1, "key", Str),
+        keep(2, "path", Str),
+        keep(3, "mode", I32),
+    ],
+);
+
+pub(super) static LIFECYCLE: Message = message(
+    "Lifecycle",
+    &[
+        keep(1, "postStart", Msg(&LIFECYCLE_HANDLER)),
+        keep(2, "preStop", Msg(&LIFECYCLE_HANDLER)),
+        keep(3, "stopSignal", Str),
+    ],
+);
+
+pub(super) static LIFECYCLE_HANDLER: Message = message(
+    "LifecycleHandler",
+    &[
+        keep(1, "exec", Msg(&EXEC_ACTION)),
+        keep(2, "httpGet", Msg(&HTTP_GET_ACTION)),
+        keep(3, "tcpSocket", Msg(&TCP_SOCKET_ACTION)),
+        keep(4, "sleep", Msg(&SLEEP_ACTION)),
+    ],
+);
+
+pub(super) static LINUX_CONTAINER_USER: Message = message(
+    "LinuxContainerUser",
+    &[
+        keep(1, "uid", I64),
+        keep(2, "gid", I64),
+        list(3, "supplementalGroups", I64),
+    ],
+);
+
+pub(super) static LOCAL_OBJECT_REFERENCE: Message = message(
+    "LocalObjectReference",
+    &[
+        opt(1, "name", Str),
+    ],
+);
+
+pub(super) static NFS_VOLUME_SOURCE: Message = message(
+    "NFSVolumeSource",
+    &[
+        keep(1, "server", Str),
+        keep(2, "path", Str),
+        opt(3, "readOnly", Bool),
+    ],
+);
+
+pub(super) static NAMESPACE: Message = message(
+    "Namespace",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&NAMESPACE_SPEC)),
+        keep(3, "status", Msg(&NAMESPACE_STATUS)),
+    ],
+);
+
+pub(super) static NAMESPACE_CONDITION: Message = message(
+    "NamespaceCondition",
+    &[
+        keep(1, "type", Str),
+        keep(2, "status", Str),
+        keep(4, "lastTransitionTime", Time),
+        opt(5, "reason", Str),
+        opt(6, "message", Str),
+    ],
+);
+
+pub(super) static NAMESPACE_SPEC: Message = message(
+    "NamespaceSpec",
+    &[
+        list(1, "finalizers", Str),
+    ],
+);
+
+pub(super) static NAMESPACE_STATUS: Message = message(
+    "NamespaceStatus",
+    &[
+        opt(1, "phase", Str),
+        list(2, "conditions", Msg(&NAMESPACE_CONDITION)),
+    ],
+);
+
+pub(super) static NODE: Message = message(
+    "Node",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&NODE_SPEC)),
+        keep(3, "status", Msg(&NODE_STATUS)),
+    ],
+);
+
+pub(super) static NODE_ADDRESS: Message = message(
+    "NodeAddress",
+    &[
+        keep(1, "type", Str),
+        keep(2, "address", Str),
+    ],
+);
+
+pub(super) static NODE_AFFINITY: Message = message(
+    "NodeAffinity",
+    &[
+        keep(1, "requiredDuringSchedulingIgnoredDuringExecution", Msg(&NODE_SELECTOR)),
+        list(2, "preferredDuringSchedulingIgnoredDuringExecution", Msg(&PREFERRED_SCHEDULING_TERM)),
+    ],
+);
+
+pub(super) static NODE_CONDITION: Message = message(
+    "NodeCondition",
+    &[
+        keep(1, "type", Str),
+        keep(2, "status", Str),
+        keep(3, "lastHeartbeatTime", Time),
+        keep(4, "lastTransitionTime", Time),
+        opt(5, "reason", Str),
+        opt(6, "message", Str),
+    ],
+);
+
+pub(super) static NODE_CONFIG_SOURCE: Message = message(
+    "NodeConfigSource",
+    &[
+        keep(2, "configMap", Msg(&CONFIG_MAP_NODE_CONFIG_SOURCE)),
+    ],
+);
+
+pub(super) static NODE_CONFIG_STATUS: Message = message(
+    "NodeConfigStatus",
+    &[
+        keep(1, "assigned", Msg(&NODE_CONFIG_SOURCE)),
+        keep(2, "active", Msg(&NODE_CONFIG_SOURCE)),
+        keep(3, "lastKnownGood", Msg(&NODE_CONFIG_SOURCE)),
+        opt(4, "error", Str),
+    ],
+);
+
+pub(super) static NODE_DAEMON_ENDPOINTS: Message = message(
+    "NodeDaemonEndpoints",
+    &[
+        keep(1, "kubeletEndpoint", Msg(&DAEMON_ENDPOINT)),
+    ],
+);
+
+pub(super) static NODE_FEATURES: Message = message(
+    "NodeFeatures",
+    &[
+        keep(1, "supplementalGroupsPolicy", Bool),
+    ],
+);
+
+pub(super) static NODE_RUNTIME_HANDLER: Message = message(
+    "NodeRuntimeHandler",
+    &[
+        keep(1, "name", Str),
+        keep(2, "features", Msg(&NODE_RUNTIME_HANDLER_FEATURES)),
+    ],
+);
+
+pub(super) static NODE_RUNTIME_HANDLER_FEATURES: Message = message(
+    "NodeRuntimeHandlerFeatures",
+    &[
+        keep(1, "recursiveReadOnlyMounts", Bool),
+        keep(2, "userNamespaces", Bool),
+    ],
+);
+
+pub(super) static NODE_SELECTOR: Message = message(
+    "NodeSelector",
+    &[
+        list(1, "nodeSelectorTerms", Msg(&NODE_SELECTOR_TERM)),
+    ],
+);
+
+pub(super) static NODE_SELECTOR_REQUIREMENT: Message = message(
+    "NodeSelectorRequirement",
+    &[
+        keep(1, "key", Str),
+        keep(2, "operator", Str),
+        list(3, "values", Str),
+    ],
+);
+
+pub(super) static NODE_SELECTOR_TERM: Message = message(
+    "NodeSelectorTerm",
+    &[
+        list(1, "matchExpressions", Msg(&NODE_SELECTOR_REQUIREMENT)),
+        list(2, "matchFields", Msg(&NODE_SELECTOR_REQUIREMENT)),
+    ],
+);
+
+pub(super) static NODE_SPEC: Message = message(
+    "NodeSpec",
+    &[
+        opt(1, "podCIDR", Str),
+        list(7, "podCIDRs", Str),
+        opt(3, "providerID", Str),
+        opt(4, "unschedulable", Bool),
+        list(5, "taints", Msg(&TAINT)),
+        keep(6, "configSource", Msg(&NODE_CONFIG_SOURCE)),
+        opt(2, "externalID", Str),
+    ],
+);
+
+pub(super) static NODE_STATUS: Message = message(
+    "NodeStatus",
+    &[
+        map(1, "capacity", Quantity),
+        map(2, "allocatable", Quantity),
+        opt(3, "phase", Str),
+        list(4, "conditions", Msg(&NODE_CONDITION)),
+        list(5, "addresses", Msg(&NODE_ADDRESS)),
+        keep(6, "daemonEndpoints", Msg(&NODE_DAEMON_ENDPOINTS)),
+        keep(7, "nodeInfo", Msg(&NODE_SYSTEM_INFO)),
+        list(8, "images", Msg(&CONTAINER_IMAGE)),
+        list(9, "volumesInUse", Str),
+        list(10, "volumesAttached", Msg(&ATTACHED_VOLUME)),
+        keep(11, "config", Msg(&NODE_CONFIG_STATUS)),
+        list(12, "runtimeHandlers", Msg(&NODE_RUNTIME_HANDLER)),
+        keep(13, "features", Msg(&NODE_FEATURES)),
+    ],
+);
+
+pub(super) static NODE_SWAP_STATUS: Message = message(
+    "NodeSwapStatus",
+    &[
+        keep(1, "capacity", I64),
+    ],
+);
+
+pub(super) static NODE_SYSTEM_INFO: Message = message(
+    "NodeSystemInfo",
+    &[
+        keep(1, "machineID", Str),
+        keep(2, "systemUUID", Str),
+        keep(3, "bootID", Str),
+        keep(4, "kernelVersion", Str),
+        keep(5, "osImage", Str),
+        keep(6, "containerRuntimeVersion", Str),
+        keep(7, "kubeletVersion", Str),
+        keep(8, "kubeProxyVersion", Str),
+        keep(9, "operatingSystem", Str),
+        keep(10, "architecture", Str),
+        keep(11, "swap", Msg(&NODE_SWAP_STATUS)),
+    ],
+);
+
+pub(super) static OBJECT_FIELD_SELECTOR: Message = message(
+    "ObjectFieldSelector",
+    &[
+        opt(1, "apiVersion", Str),
+        keep(2, "fieldPath", Str),
+    ],
+);
+
+pub(super) static OBJECT_REFERENCE: Message = message(
+    "ObjectReference",
+    &[
+        opt(1, "kind", Str),
+        opt(2, "namespace", Str),
+        opt(3, "name", Str),
+        opt(4, "uid", Str),
+        opt(5, "apiVersion", Str),
+        opt(6, "resourceVersion", Str),
+        opt(7, "fieldPath", Str),
+    ],
+);
+
+pub(super) static PERSISTENT_VOLUME_CLAIM_SPEC: Message = message(
+    "PersistentVolumeClaimSpec",
+    &[
+        list(1, "accessModes", Str),
+        keep(4, "selector", Msg(&meta_v1::LABEL_SELECTOR)),
+        keep(2, "resources", Msg(&VOLUME_RESOURCE_REQUIREMENTS)),
+        opt(3, "volumeName", Str),
+        keep(5, "storageClassName", Str),
+        keep(6, "volumeMode", Str),
+        keep(7, "dataSource", Msg(&TYPED_LOCAL_OBJECT_REFERENCE)),
+        keep(8, "dataSourceRef", Msg(&TYPED_OBJECT_REFERENCE)),
+        keep(9, "volumeAttributesClassName", Str),
+    ],
+);
+
+pub(super) static PERSISTENT_VOLUME_CLAIM_TEMPLATE: Message = message(
+    "PersistentVolumeClaimTemplate",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&PERSISTENT_VOLUME_CLAIM_SPEC)),
+    ],
+);
+
+pub(super) static PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE: Message = message(
+    "PersistentVolumeClaimVolumeSource",
+    &[
+        keep(1, "claimName", Str),
+        opt(2, "readOnly", Bool),
+    ],
+);
+
+pub(super) static PHOTON_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
+    "PhotonPersistentDiskVolumeSource",
+    &[
+        keep(1, "pdID", Str),
+        opt(2, "fsType", Str),
+    ],
+);
+
+pub(super) static POD: Message = message(
+    "Pod",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&POD_SPEC)),
+        keep(3, "status", Msg(&POD_STATUS)),
+    ],
+);
+
+pub(super) static POD_AFFINITY: Message = message(
+    "PodAffinity",
+    &[
+        list(1, "requiredDuringSchedulingIgnoredDuringExecution", Msg(&POD_AFFINITY_TERM)),
+        list(2, "preferredDuringSchedulingIgnoredDuringExecution", Msg(&WEIGHTED_POD_AFFINITY_TERM)),
+    ],
+);
+
+pub(super) static POD_AFFINITY_TERM: Message = message(
+    "PodAffinityTerm",
+    &[
+        keep(1, "labelSelector", Msg(&meta_v1::LABEL_SELECTOR)),
+        list(2, "namespaces", Str),
+        keep(3, "topologyKey", Str),
+        keep(4, "namespaceSelector", Msg(&meta_v1::LABEL_SELECTOR)),
+        list(5, "matchLabelKeys", Str),
+        list(6, "mismatchLabelKeys", Str),
+    ],
+);
+
+pub(super) static POD_ANTI_AFFINITY: Message = message(
+    "PodAntiAffinity",
+    &[
+        list(1, "requiredDuringSchedulingIgnoredDuringExecution", Msg(&POD_AFFINITY_TERM)),
+        list(2, "preferredDuringSchedulingIgnoredDuringExecution", Msg(&WEIGHTED_POD_AFFINITY_TERM)),
+    ],
+);
+
+pub(super) static POD_CONDITION: Message = message(
+    "PodCondition",
+    &[
+        keep(1, "type", Str),
+        opt(7, "observedGeneration", I64),
+        keep(2, "status", Str),
+        keep(3, "lastProbeTime", Time),
+        keep(4, "lastTransitionTime", Time),
+        opt(5, "reason", Str),
+        opt(6, "message", Str),
+    ],
+);
+
+pub(super) static POD_DNS_CONFIG: Message = message(
+    "PodDNSConfig",
+    &[
+        list(1, "nameservers", Str),
+        list(2, "searches", Str),
+        list(3, "options", Msg(&POD_DNS_CONFIG_OPTION)),
+    ],
+);
+
+pub(super) static POD_DNS_CONFIG_OPTION: Message = message(
+    "PodDNSConfigOption",
+    &[
+        opt(1, "name", Str),
+        keep(2, "value", Str),
+    ],
+);
+
+pub(super) static POD_IP: Message = message(
+    "PodIP",
+    &[
+        keep(1, "ip", Str),
+    ],
+);
+
+pub(super) static POD_OS: Message = message(
+    "PodOS",
+    &[
+        keep(1, "name", Str),
+    ],
+);
+
+pub(super) static POD_READINESS_GATE: Message = message(
+    "PodReadinessGate",
+    &[
+        keep(1, "conditionType", Str),
+    ],
+);
+
+pub(super) static POD_RESOURCE_CLAIM: Message = message(
+    "PodResourceClaim",
+    &[
+        keep(1, "name", Str),
+        keep(3, "resourceClaimName", Str),
+        keep(4, "resourceClaimTemplateName", Str),
+    ],
+);
+
+pub(super) static POD_RESOURCE_CLAIM_STATUS: Message = message(
+    "PodResourceClaimStatus",
+    &[
+        keep(1, "name", Str),
+        keep(2, "resourceClaimName", Str),
+    ],
+);
+
+pub(super) static POD_SCHEDULING_GATE: Message = message(
+    "PodSchedulingGate",
+    &[
+        keep(1, "name", Str),
+    ],
+);
+
+pub(super) static POD_SECURITY_CONTEXT: Message = message(
+    "PodSecurityContext",
+    &[
+        keep(1, "seLinuxOptions", Msg(&SE_LINUX_OPTIONS)),
+        keep(8, "windowsOptions", Msg(&WINDOWS_SECURITY_CONTEXT_OPTIONS)),
+        keep(2, "runAsUser", I64),
+        keep(6, "runAsGroup", I64),
+        keep(3, "runAsNonRoot", Bool),
+        list(4, "supplementalGroups", I64),
+        keep(12, "supplementalGroupsPolicy", Str),
+        keep(5, "fsGroup", I64),
+        list(7, "sysctls", Msg(&SYSCTL)),
+        keep(9, "fsGroupChangePolicy", Str),
+        keep(10, "seccompProfile", Msg(&SECCOMP_PROFILE)),
+        keep(11, "appArmorProfile", Msg(&APP_ARMOR_PROFILE)),
+        keep(13, "seLinuxChangePolicy", Str),
+    ],
+);
+
+pub(super) static POD_SPEC: Message = message(
+    "PodSpec",
+    &[
+        list(1, "volumes", Msg(&VOLUME)),
+        list(20, "initContainers", Msg(&CONTAINER)),
+        list(2, "containers", Msg(&CONTAINER)),
+        list(34, "ephemeralContainers", Msg(&EPHEMERAL_CONTAINER)),
+        opt(3, "restartPolicy", Str),
+        keep(4, "terminationGracePeriodSeconds", I64),
+        keep(5, "activeDeadlineSeconds", I64),
+        opt(6, "dnsPolicy", Str),
+        map(7, "nodeSelector", Str),
+        opt(8, "serviceAccountName", Str),
+        opt(9, "serviceAccount", Str),
+        keep(21, "automountServiceAccountToken", Bool),
+        opt(10, "nodeName", Str),
+        opt(11, "hostNetwork", Bool),
+        opt(12, "hostPID", Bool),
+        opt(13, "hostIPC", Bool),
+        keep(27, "shareProcessNamespace", Bool),
+        keep(14, "securityContext", Msg(&POD_SECURITY_CONTEXT)),
+        list(15, "imagePullSecrets", Msg(&LOCAL_OBJECT_REFERENCE)),
+        opt(16, "hostname", Str),
+        opt(17, "subdomain", Str),
+        keep(18, "affinity", Msg(&AFFINITY)),
+        opt(19, "schedulerName", Str),
+        list(22, "tolerations", Msg(&TOLERATION)),
+        list(23, "hostAliases", Msg(&HOST_ALIAS)),
+        opt(24, "priorityClassName", Str),
+        keep(25, "priority", I32),
+        keep(26, "dnsConfig", Msg(&POD_DNS_CONFIG)),
+        list(28, "readinessGates", Msg(&POD_READINESS_GATE)),
+        keep(29, "runtimeClassName", Str),
+        keep(30, "enableServiceLinks", Bool),
+        keep(31, "preemptionPolicy", Str),
+        map(32, "overhead", Quantity),
+        list(33, "topologySpreadConstraints", Msg(&TOPOLOGY_SPREAD_CONSTRAINT)),
+        keep(35, "setHostnameAsFQDN", Bool),
+        keep(36, "os", Msg(&POD_OS)),
+        keep(37, "hostUsers", Bool),
+        list(38, "schedulingGates", Msg(&POD_SCHEDULING_GATE)),
+        list(39, "resourceClaims", Msg(&POD_RESOURCE_CLAIM)),
+        keep(40, "resources", Msg(&RESOURCE_REQUIREMENTS)),
+    ],
+);
+
+pub(super) static POD_STATUS: Message = message(
+    "PodStatus",
+    &[
+        opt(17, "observedGeneration", I64),
+        opt(1, "phase", Str),
+        list(2, "conditions", Msg(&POD_CONDITION)),
+        opt(3, "message", Str),
+        opt(4, "reason", Str),
+        opt(11, "nominatedNodeName", Str),
+        opt(5, "hostIP", Str),
+        list(16, "hostIPs", Msg(&HOST_IP)),
+        opt(6, "podIP", Str),
+        list(12, "podIPs", Msg(&POD_IP)),
+        keep(7, "startTime", Time),
+        list(10, "initContainerStatuses", Msg(&CONTAINER_STATUS)),
+        list(8, "containerStatuses", Msg(&CONTAINER_STATUS)),
+        opt(9, "qosClass", Str),
+        list(13, "ephemeralContainerStatuses", Msg(&CONTAINER_STATUS)),
+        opt(14, "resize", Str),
+        list(15, "resourceClaimStatuses", Msg(&POD_RESOURCE_CLAIM_STATUS)),
+    ],
+);
+
+pub(super) static POD_TEMPLATE_SPEC: Message = message(
+    "PodTemplateSpec",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&POD_SPEC)),
+    ],
+);
+
+pub(super) static PORTWORX_VOLUME_SOURCE: Message = message(
+    "PortworxVolumeSource",
+    &[
+        keep(1, "volumeID", Str),
+        opt(2, "fsType", Str),
+        opt(3, "readOnly", Bool),
+    ],
+);
+
+pub(super) static PREFERRED_SCHEDULING_TERM: Message = message(
+    "PreferredSchedulingTerm",
+    &[
+        keep(1, "weight", I32),
+        keep(2, "preference", Msg(&NODE_SELECTOR_TERM)),
+    ],
+);
+
+pub(super) static PROBE: Message = message(
+    "Probe",
+    &[
+        inline(1, &PROBE_HANDLER),
+        opt(2, "initialDelaySeconds", I32),
+        opt(3, "timeoutSeconds", I32),
+        opt(4, "periodSeconds", I32),
+        opt(5, "successThreshold", I32),
+        opt(6, "failureThreshold", I32),
+        keep(7, "terminationGracePeriodSeconds", I64),
+    ],
+);
+
+pub(super) static PROBE_HANDLER: Message = message(
+    "ProbeHandler",
+    &[
+        keep(1, "exec", Msg(&EXEC_ACTION)),
+        keep(2, "httpGet", Msg(&HTTP_GET_ACTION)),
+        keep(3, "tcpSocket", Msg(&TCP_SOCKET_ACTION)),
+        keep(4, "grpc", Msg(&GRPC_ACTION)),
+    ],
+);
+
+pub(super) static PROJECTED_VOLUME_SOURCE: Message = message(
+    "ProjectedVolumeSource",
+    &[
+        list(1, "sources", Msg(&VOLUME_PROJECTION)),
+        keep(2, "defaultMode", I32),
+    ],
+);
+
+pub(super) static QUOBYTE_VOLUME_SOURCE: Message = message(
+    "QuobyteVolumeSource",
+    &[
+        keep(1, "registry", Str),
+        keep(2, "volume", Str),
+        opt(3, "readOnly", Bool),
+        opt(4, "user", Str),
+        opt(5, "group", Str),
+        opt(6, "tenant", Str),
+    ],
+);
+
+pub(super) static RBD_VOLUME_SOURCE: Message = message(
+    "RBDVolumeSource",
+    &[
+        list(1, "monitors", Str),
+        keep(2, "image", Str),
+        opt(3, "fsType", Str),
+        opt(4, "pool", Str),
+        opt(5, "user", Str),
+        opt(6, "keyring", Str),
+        keep(7, "secretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+        opt(8, "readOnly", Bool),
+    ],
+);
+
+pub(super) static RESOURCE_CLAIM: Message = message(
+    "ResourceClaim",
+    &[
+        keep(1, "name", Str),
+        opt(2, "request", Str),
+    ],
+);
+
+pub(super) static RESOURCE_FIELD_SELECTOR: Message = message(
+    "ResourceFieldSelector",
+    &[
+        opt(1, "containerName", Str),
+        keep(2, "resource", Str),
+        keep(3, "divisor", Quantity),
+    ],
+);
+
+pub(super) static RESOURCE_HEALTH: Message = message(
+    "ResourceHealth",
+    &[
+        keep(1, "resourceID", Str),
+        opt(2, "health", Str),
+    ],
+);
+
+pub(super) static RESOURCE_REQUIREMENTS: Message = message(
+    "ResourceRequirements",
+    &[
+        map(1, "limits", Quantity),
+        map(2, "requests", Quantity),
+        list(3, "claims", Msg(&RESOURCE_CLAIM)),
+    ],
+);
+
+pub(super) static RESOURCE_STATUS: Message = message(
+    "ResourceStatus",
+    &[
+        keep(1, "name", Str),
+        list(2, "resources", Msg(&RESOURCE_HEALTH)),
+    ],
+);
+
+pub(super) static SE_LINUX_OPTIONS: Message = message(
+    "SELinuxOptions",
+    &[
+        opt(1, "user", Str),
+        opt(2, "role", Str),
+        opt(3, "type", Str),
+        opt(4, "level", Str),
+    ],
+);
+
+pub(super) static SCALE_IO_VOLUME_SOURCE: Message = message(
+    "ScaleIOVolumeSource",
+    &[
+        keep(1, "gateway", Str),
+        keep(2, "system", Str),
+        keep(3, "secretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+        opt(4, "sslEnabled", Bool),
+        opt(5, "protectionDomain", Str),
+        opt(6, "storagePool", Str),
+        opt(7, "storageMode", Str),
+        opt(8, "volumeName", Str),
+        opt(9, "fsType", Str),
+        opt(10, "readOnly", Bool),
+    ],
+);
+
+pub(super) static SECCOMP_PROFILE: Message = message(
+    "SeccompProfile",
+    &[
+        keep(1, "type", Str),
+        keep(2, "localhostProfile", Str),
+    ],
+);
+
+pub(super) static SECRET: Message = message(
+    "Secret",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(5, "immutable", Bool),
+        map(2, "data", Bytes),
+        map(4, "stringData", Str),
+        opt(3, "type", Str),
+    ],
+);
+
+pub(super) static SECRET_ENV_SOURCE: Message = message(
+    "SecretEnvSource",
+    &[
+        inline(1, &LOCAL_OBJECT_REFERENCE),
+        keep(2, "optional", Bool),
+    ],
+);
+
+pub(super) static SECRET_KEY_SELECTOR: Message = message(
+    "SecretKeySelector",
+    &[
+        inline(1, &LOCAL_OBJECT_REFERENCE),
+        keep(2, "key", Str),
+        keep(3, "optional", Bool),
+    ],
+);
+
+pub(super) static SECRET_PROJECTION: Message = message(
+    "SecretProjection",
+    &[
+        inline(1, &LOCAL_OBJECT_REFERENCE),
+        list(2, "items", Msg(&KEY_TO_PATH)),
+        keep(4, "optional", Bool),
+    ],
+);
+
+pub(super) static SECRET_VOLUME_SOURCE: Message = message(
+    "SecretVolumeSource",
+    &[
+        opt(1, "secretName", Str),
+        list(2, "items", Msg(&KEY_TO_PATH)),
+        keep(3, "defaultMode", I32),
+        keep(4, "optional", Bool),
+    ],
+);
+
+pub(super) static SECURITY_CONTEXT: Message = message(
+    "SecurityContext",
+    &[
+        keep(1, "capabilities", Msg(&CAPABILITIES)),
+        keep(2, "privileged", Bool),
+        keep(3, "seLinuxOptions", Msg(&SE_LINUX_OPTIONS)),
+        keep(10, "windowsOptions", Msg(&WINDOWS_SECURITY_CONTEXT_OPTIONS)),
+        keep(4, "runAsUser", I64),
+        keep(8, "runAsGroup", I64),
+        keep(5, "runAsNonRoot", Bool),
+        keep(6, "readOnlyRootFilesystem", Bool),
+        keep(7, "allowPrivilegeEscalation", Bool),
+        keep(9, "procMount", Str),
+        keep(11, "seccompProfile", Msg(&SECCOMP_PROFILE)),
+        keep(12, "appArmorProfile", Msg(&APP_ARMOR_PROFILE)),
+    ],
+);
+
+pub(super) static SERVICE_ACCOUNT: Message = message(
+    "ServiceAccount",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        list(2, "secrets", Msg(&OBJECT_REFERENCE)),
+        list(3, "imagePullSecrets", Msg(&LOCAL_OBJECT_REFERENCE)),
+        keep(4, "automountServiceAccountToken", Bool),
+    ],
+);
+
+pub(super) static SERVICE_ACCOUNT_TOKEN_PROJECTION: Message = message(
+    "ServiceAccountTokenProjection",
+    &[
+        opt(1, "audience", Str),
+        keep(2, "expirationSeconds", I64),
+        keep(3, "path", Str),
+    ],
+);
+
+pub(super) static SLEEP_ACTION: Message = message(
+    "SleepAction",
+    &[
+        keep(1, "seconds", I64),
+    ],
+);
+
+pub(super) static STORAGE_OS_VOLUME_SOURCE: Message = message(
+    "StorageOSVolumeSource",
+    &[
+        opt(1, "volumeName", Str),
+        opt(2, "volumeNamespace", Str),
+        opt(3, "fsType", Str),
+        opt(4, "readOnly", Bool),
+        keep(5, "secretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+    ],
+);
+
+pub(super) static SYSCTL: Message = message(
+    "Sysctl",
+    &[
+        keep(1, "name", Str),
+        keep(2, "value", Str),
+    ],
+);
+
+pub(super) static TCP_SOCKET_ACTION: Message = message(
+    "TCPSocketAction",
+    &[
+        keep(1, "port", IntOrString),
+        opt(2, "host", Str),
+    ],
+);
+
+pub(super) static TAINT: Message = message(
+    "Taint",
+    &[
+        keep(1, "key", Str),
+        opt(2, "value", Str),
+        keep(3, "effect", Str),
+        keep(4, "timeAdded", Time),
+    ],
+);
+
+pub(super) static TOLERATION: Message = message(
+    "Toleration",
+    &[
+        opt(1, "key", Str),
+        opt(2, "operator", Str),
+        opt(3, "value", Str),
+        opt(4, "effect", Str),
+        keep(5, "tolerationSeconds", I64),
+    ],
+);
+
+pub(super) static TOPOLOGY_SPREAD_CONSTRAINT: Message = message(
+    "TopologySpreadConstraint",
+    &[
+        keep(1, "maxSkew", I32),
+        keep(2, "topologyKey", Str),
+        keep(3, "whenUnsatisfiable", Str),
+        keep(4, "labelSelector", Msg(&meta_v1::LABEL_SELECTOR)),
+        keep(5, "minDomains", I32),
+        keep(6, "nodeAffinityPolicy", Str),
+        keep(7, "nodeTaintsPolicy", Str),
+        list(8, "matchLabelKeys", Str),
+    ],
+);
+
+pub(super) static TYPED_LOCAL_OBJECT_REFERENCE: Message = message(
+    "TypedLocalObjectReference",
+    &[
+        keep(1, "apiGroup", Str),
+        keep(2, "kind", Str),
+        keep(3, "name", Str),
+    ],
+);
+
+pub(super) static TYPED_OBJECT_REFERENCE: Message = message(
+    "TypedObjectReference",
+    &[
+        keep(1, "apiGroup", Str),
+        keep(2, "kind", Str),
+        keep(3, "name", Str),
+        keep(4, "namespace", Str),
+    ],
+);
+
+pub(super) static VOLUME: Message = message(
+    "Volume",
+    &[
+        keep(1, "name", Str),
+        inline(2, &VOLUME_SOURCE),
+    ],
+);
+
+pub(super) static VOLUME_DEVICE: Message = message(
+    "VolumeDevice",
+    &[
+        keep(1, "name", Str),
+        keep(2, "devicePath", Str),
+    ],
+);
+
+pub(super) static VOLUME_MOUNT: Message = message(
+    "VolumeMount",
+    &[
+        keep(1, "name", Str),
+        opt(2, "readOnly", Bool),
+        keep(7, "recursiveReadOnly", Str),
+        keep(3, "mountPath", Str),
+        opt(4, "subPath", Str),
+        keep(5, "mountPropagation", Str),
+        opt(6, "subPathExpr", Str),
+    ],
+);
+
+pub(super) static VOLUME_MOUNT_STATUS: Message = message(
+    "VolumeMountStatus",
+    &[
+        keep(1, "name", Str),
+        keep(2, "mountPath", Str),
+        opt(3, "readOnly", Bool),
+        keep(4, "recursiveReadOnly", Str),
+    ],
+);
+
+pub(super) static VOLUME_PROJECTION: Message = message(
+    "VolumeProjection",
+    &[
+        keep(1, "secret", Msg(&SECRET_PROJECTION)),
+        keep(2, "downwardAPI", Msg(&DOWNWARD_API_PROJECTION)),
+        keep(3, "configMap", Msg(&CONFIG_MAP_PROJECTION)),
+        keep(4, "serviceAccountToken", Msg(&SERVICE_ACCOUNT_TOKEN_PROJECTION)),
+        keep(5, "clusterTrustBundle", Msg(&CLUSTER_TRUST_BUNDLE_PROJECTION)),
+    ],
+);
+
+pub(super) static VOLUME_RESOURCE_REQUIREMENTS: Message = message(
+    "VolumeResourceRequirements",
+    &[
+        map(1, "limits", Quantity),
+        map(2, "requests", Quantity),
+    ],
+);
+
+pub(super) static VOLUME_SOURCE: Message = message(
+    "VolumeSource",
+    &[
+        keep(1, "hostPath", Msg(&HOST_PATH_VOLUME_SOURCE)),
+        keep(2, "emptyDir", Msg(&EMPTY_DIR_VOLUME_SOURCE)),
+        keep(3, "gcePersistentDisk", Msg(&GCE_PERSISTENT_DISK_VOLUME_SOURCE)),
+        keep(4, "awsElasticBlockStore", Msg(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE)),
+        keep(5, "gitRepo", Msg(&GIT_REPO_VOLUME_SOURCE)),
+        keep(6, "secret", Msg(&SECRET_VOLUME_SOURCE)),
+        keep(7, "nfs", Msg(&NFS_VOLUME_SOURCE)),
+        keep(8, "iscsi", Msg(&ISCSI_VOLUME_SOURCE)),
+        keep(9, "glusterfs", Msg(&GLUSTERFS_VOLUME_SOURCE)),
+        keep(10, "persistentVolumeClaim", Msg(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE)),
+        keep(11, "rbd", Msg(&RBD_VOLUME_SOURCE)),
+        keep(12, "flexVolume", Msg(&FLEX_VOLUME_SOURCE)),
+        keep(13, "cinder", Msg(&CINDER_VOLUME_SOURCE)),
+        keep(14, "cephfs", Msg(&CEPH_FS_VOLUME_SOURCE)),
+        keep(15, "flocker", Msg(&FLOCKER_VOLUME_SOURCE)),
+        keep(16, "downwardAPI", Msg(&DOWNWARD_API_VOLUME_SOURCE)),
+        keep(17, "fc", Msg(&FC_VOLUME_SOURCE)),
+        keep(18, "azureFile", Msg(&AZURE_FILE_VOLUME_SOURCE)),
+        keep(19, "configMap", Msg(&CONFIG_MAP_VOLUME_SOURCE)),
+        keep(20, "vsphereVolume", Msg(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE)),
+        keep(21, "quobyte", Msg(&QUOBYTE_VOLUME_SOURCE)),
+        keep(22, "azureDisk", Msg(&AZURE_DISK_VOLUME_SOURCE)),
+        keep(23, "photonPersistentDisk", Msg(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE)),
+        keep(26, "projected", Msg(&PROJECTED_VOLUME_SOURCE)),
+        keep(24, "portworxVolume", Msg(&PORTWORX_VOLUME_SOURCE)),
+        keep(25, "scaleIO", Msg(&SCALE_IO_VOLUME_SOURCE)),
+        keep(27, "storageos", Msg(&STORAGE_OS_VOLUME_SOURCE)),
+        keep(28, "csi", Msg(&CSI_VOLUME_SOURCE)),
+        keep(29, "ephemeral", Msg(&EPHEMERAL_VOLUME_SOURCE)),
+        keep(30, "image", Msg(&IMAGE_VOLUME_SOURCE)),
+    ],
+);
+
+pub(super) static VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE: Message = message(
+    "VsphereVirtualDiskVolumeSource",
+    &[
+        keep(1, "volumePath", Str),
+        opt(2, "fsType", Str),
+        opt(3, "storagePolicyName", Str),
+        opt(4, "storagePolicyID", Str),
+    ],
+);
+
+pub(super) static WEIGHTED_POD_AFFINITY_TERM: Message = message(
+    "WeightedPodAffinityTerm",
+    &[
+        keep(1, "weight", I32),
+        keep(2, "podAffinityTerm", Msg(&POD_AFFINITY_TERM)),
+    ],
+);
+
+pub(super) static WINDOWS_SECURITY_CONTEXT_OPTIONS: Message = message(
+    "WindowsSecurityContextOptions",
+    &[
+        keep(1, "gmsaCredentialSpecName", Str),
+        keep(2, "gmsaCredentialSpec", Str),
+        keep(3, "runAsUserName", Str),
+        keep(4, "hostProcess", Bool),
+    ],
+);

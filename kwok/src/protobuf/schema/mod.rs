@@ -1,0 +1,148 @@
+//! Message tables: for every protobuf message a client may send, its fields by number with the JSON
+//! name, value kind and JSON presence rule of the Go struct field it was generated from.
+//!
+//! The tables follow the Go API types (`k8s.io/api/*/types.go`, `k8s.io/apimachinery/pkg/apis/meta/v1/types.go`):
+//! field numbers are those of the `protobuf:"…"` struct tags (the same as in each package's
+//! `generated.proto`), JSON names and `omitempty` those of the `json:"…"` tags, and a field is
+//! `keep` when the Go field is a pointer or has no `omitempty` (encoding/json writes it even when
+//! zero). Fields are listed in Go declaration order, which is the order encoding/json writes them.
+//! They cover the API versions that kubectl 1.27 to 1.33 send; newer fields are skipped as unknown.
+
+mod apps_v1;
+mod autoscaling_v1;
+mod coordination_v1;
+mod core_v1;
+mod events_v1;
+mod meta_v1;
+mod policy_v1;
+
+/// The value carried by one field (or by each element of a list, or each value of a map).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    Str,
+    I32,
+    I64,
+    Bool,
+    F64,
+    /// `[]byte`: base64 in JSON.
+    Bytes,
+    /// `resource.Quantity`: a message whose string field 1 is the canonical quantity text.
+    Quantity,
+    /// `intstr.IntOrString`: type=1 (0 int, 1 string), intVal=2, strVal=3.
+    IntOrString,
+    /// `metav1.Time`: a `Timestamp` (seconds=1, nanos=2) shown with second precision.
+    Time,
+    /// `metav1.MicroTime`: a `Timestamp` shown with microsecond precision.
+    MicroTime,
+    /// `metav1.Duration`: int64 nanoseconds in field 1, shown as a Go duration string.
+    Duration,
+    /// `metav1.FieldsV1`: raw JSON bytes in field 1, embedded as-is.
+    FieldsV1,
+    /// `runtime.RawExtension`: raw JSON bytes in field 1, embedded as-is.
+    RawExtension,
+    Msg(&'static Message),
+}
+
+/// How a field's value sits in the JSON object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A scalar Go field with `omitempty`: a zero value is left out, as encoding/json does.
+    Opt,
+    /// A pointer, a field without `omitempty`, or a struct: written whenever it was sent.
+    Keep,
+    /// A repeated field (Go slice): a JSON array, left out when empty.
+    List,
+    /// A Go map (protobuf entries with key=1, value=2): a JSON object, left out when empty.
+    Map,
+    /// An embedded struct with `json:",inline"`: its fields are merged into the parent object.
+    Inline,
+}
+
+#[derive(Debug)]
+pub(crate) struct Field {
+    pub number: u32,
+    /// The JSON name; empty for `Shape::Inline`.
+    pub json: &'static str,
+    pub kind: Kind,
+    pub shape: Shape,
+}
+
+#[derive(Debug)]
+pub(crate) struct Message {
+    /// The Go type name, used in error messages the way gogo-protobuf names it.
+    pub name: &'static str,
+    pub fields: &'static [Field],
+}
+
+impl Message {
+    pub(crate) fn field(&self, number: u32) -> Option<&'static Field> {
+        self.fields.iter().find(|f| f.number == number)
+    }
+}
+
+/// A scalar field with `omitempty`.
+const fn opt(number: u32, json: &'static str, kind: Kind) -> Field {
+    Field { number, json, kind, shape: Shape::Opt }
+}
+
+/// A field written even when zero (pointer, no `omitempty`, or struct-valued).
+const fn keep(number: u32, json: &'static str, kind: Kind) -> Field {
+    Field { number, json, kind, shape: Shape::Keep }
+}
+
+const fn list(number: u32, json: &'static str, kind: Kind) -> Field {
+    Field { number, json, kind, shape: Shape::List }
+}
+
+const fn map(number: u32, json: &'static str, kind: Kind) -> Field {
+    Field { number, json, kind, shape: Shape::Map }
+}
+
+const fn inline(number: u32, message: &'static Message) -> Field {
+    Field { number, json: "", kind: Kind::Msg(message), shape: Shape::Inline }
+}
+
+const fn message(name: &'static str, fields: &'static [Field]) -> Message {
+    Message { name, fields }
+}
+
+/// Top-level kinds by API group (`""` for core) and version.
+static ROOTS: &[(&str, &str, &str, &Message)] = &[
+    ("", "v1", "Binding", &core_v1::BINDING),
+    ("", "v1", "ConfigMap", &core_v1::CONFIG_MAP),
+    ("", "v1", "Event", &core_v1::EVENT),
+    ("", "v1", "Namespace", &core_v1::NAMESPACE),
+    ("", "v1", "Node", &core_v1::NODE),
+    ("", "v1", "Pod", &core_v1::POD),
+    ("", "v1", "Secret", &core_v1::SECRET),
+    ("", "v1", "ServiceAccount", &core_v1::SERVICE_ACCOUNT),
+    ("apps", "v1", "ControllerRevision", &apps_v1::CONTROLLER_REVISION),
+    ("apps", "v1", "DaemonSet", &apps_v1::DAEMON_SET),
+    ("apps", "v1", "Deployment", &apps_v1::DEPLOYMENT),
+    ("apps", "v1", "ReplicaSet", &apps_v1::REPLICA_SET),
+    ("autoscaling", "v1", "Scale", &autoscaling_v1::SCALE),
+    ("coordination.k8s.io", "v1", "Lease", &coordination_v1::LEASE),
+    ("events.k8s.io", "v1", "Event", &events_v1::EVENT),
+    ("policy", "v1", "Eviction", &policy_v1::EVICTION),
+    ("policy", "v1", "PodDisruptionBudget", &policy_v1::POD_DISRUPTION_BUDGET),
+];
+
+/// The message for an object of `apiVersion` and `kind`.
+///
+/// `DeleteOptions` is found under any apiVersion: `metav1.AddToGroupVersion` registers it in
+/// every group version, so typed clients send it with their own (`v1`, `apps/v1`, `policy/v1` …).
+pub(crate) fn root(api_version: &str, kind: &str) -> Option<&'static Message> {
+    if kind == "DeleteOptions" {
+        return Some(&meta_v1::DELETE_OPTIONS);
+    }
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    ROOTS
+        .iter()
+        .find(|(g, v, k, _)| *g == group && *v == version && *k == kind)
+        .map(|(_, _, _, m)| *m)
+}
+
+#[cfg(test)]
+pub(crate) fn all_roots() -> impl Iterator<Item = &'static Message> {
+    ROOTS.iter().map(|(_, _, _, m)| *m).chain(std::iter::once(&meta_v1::DELETE_OPTIONS))
+}

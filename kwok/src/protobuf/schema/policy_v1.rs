@@ -1,0 +1,48 @@
+//! `policy/v1` messages (k8s.io/api/policy/v1).
+//!
+//! Field numbers as in `staging/src/k8s.io/api/policy/v1/generated.proto`; JSON names and presence as in the
+//! package's `types.go` struct tags (see the parent module).
+
+use super::{keep, list, map, opt, message, Message};
+use super::Kind::{I32, I64, IntOrString, Msg, Str, Time};
+use super::meta_v1;
+
+pub(super) static EVICTION: Message = message(
+    "Eviction",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "deleteOptions", Msg(&meta_v1::DELETE_OPTIONS)),
+    ],
+);
+
+pub(super) static POD_DISRUPTION_BUDGET: Message = message(
+    "PodDisruptionBudget",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&POD_DISRUPTION_BUDGET_SPEC)),
+        keep(3, "status", Msg(&POD_DISRUPTION_BUDGET_STATUS)),
+    ],
+);
+
+pub(super) static POD_DISRUPTION_BUDGET_SPEC: Message = message(
+    "PodDisruptionBudgetSpec",
+    &[
+        keep(1, "minAvailable", IntOrString),
+        keep(2, "selector", Msg(&meta_v1::LABEL_SELECTOR)),
+        keep(3, "maxUnavailable", IntOrString),
+        keep(4, "unhealthyPodEvictionPolicy", Str),
+    ],
+);
+
+pub(super) static POD_DISRUPTION_BUDGET_STATUS: Message = message(
+    "PodDisruptionBudgetStatus",
+    &[
+        opt(1, "observedGeneration", I64),
+        map(2, "disruptedPods", Time),
+        keep(3, "disruptionsAllowed", I32),
+        keep(4, "currentHealthy", I32),
+        keep(5, "desiredHealthy", I32),
+        keep(6, "expectedPods", I32),
+        list(7, "conditions", Msg(&meta_v1::CONDITION)),
+    ],
+);
