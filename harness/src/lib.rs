@@ -6,7 +6,5 @@ pub mod cluster;
 pub mod commands;
 pub mod report;
 pub mod runner;
-pub mod scenario;
-
-#[path = "runner/sandbox_stub.rs"]
 pub mod sandbox;
+pub mod scenario;

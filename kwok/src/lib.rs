@@ -13,6 +13,7 @@ pub mod error;
 pub mod http;
 pub mod patch;
 pub mod printers;
+pub mod protobuf;
 pub mod registry;
 pub mod scheduler;
 pub mod selectors;

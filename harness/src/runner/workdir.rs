@@ -32,6 +32,30 @@ pub fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Copies the files of `from` that `to` does not have (a learner's helper files next to the
+/// reference state), leaving every existing file of `to` as it is.
+pub fn copy_missing(from: &Path, to: &Path) -> anyhow::Result<()> {
+    let Ok(entries) = fs::read_dir(from) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => {
+                if target.exists() && !target.is_dir() {
+                    continue;
+                }
+                fs::create_dir_all(&target).with_context(|| format!("creating {}", target.display()))?;
+                copy_missing(&source, &target)?;
+            }
+            Ok(kind) if kind.is_file() && !target.exists() => copy_file(&source, &target)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Copies one file, creating parent directories and keeping its permission bits.
 pub fn copy_file(from: &Path, to: &Path) -> anyhow::Result<()> {
     if let Some(parent) = to.parent() {

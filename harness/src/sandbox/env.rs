@@ -2,7 +2,7 @@
 //! matters to a script, nothing of the grader's.
 
 use super::RunSpec;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Name of the variable that tags every process of a run when there is no PID namespace, so that
 /// leftovers can be found and killed (see `sweep`).
@@ -58,16 +58,40 @@ pub(crate) fn default_path() -> String {
 }
 
 /// Absolute paths named in the environment's values (`KUBECONFIG=/tmp/x/kubeconfig`,
-/// `PATH=/tmp/shims:...`, `SCENARIO_DIR=...`): the sandbox keeps these visible.
+/// `PATH=/tmp/shims:...`, `SCENARIO_DIR=...`), and the files a kubeconfig named there refers to
+/// (`certificate-authority: /tmp/x/ca.crt`): the sandbox keeps these visible.
 pub(crate) fn named_paths(env: &[(String, String)]) -> Vec<PathBuf> {
     let mut paths = Vec::new();
-    for (_, value) in env {
+    let add = |path: PathBuf, paths: &mut Vec<PathBuf>| {
+        if path.is_absolute() && path.exists() && !paths.contains(&path) {
+            paths.push(path);
+        }
+    };
+    for (key, value) in env {
         for piece in value.split(':') {
-            let path = PathBuf::from(piece);
-            if path.is_absolute() && path.exists() && !paths.contains(&path) {
-                paths.push(path);
+            add(PathBuf::from(piece), &mut paths);
+            if key == "KUBECONFIG" {
+                for referenced in kubeconfig_files(Path::new(piece)) {
+                    add(referenced, &mut paths);
+                }
             }
         }
     }
     paths
+}
+
+/// Files a kubeconfig points at by path; relative paths are relative to the kubeconfig's directory
+/// (client-go `clientcmd.ResolvePaths`).
+fn kubeconfig_files(kubeconfig: &Path) -> Vec<PathBuf> {
+    const KEYS: [&str; 4] = ["certificate-authority", "client-certificate", "client-key", "tokenFile"];
+    let Ok(text) = std::fs::read_to_string(kubeconfig) else { return Vec::new() };
+    let base = kubeconfig.parent().unwrap_or(Path::new("/"));
+    text.lines()
+        .filter_map(|line| {
+            let (key, value) = line.trim().trim_start_matches("- ").split_once(':')?;
+            KEYS.contains(&key.trim()).then(|| value.trim().trim_matches(|c| c == '"' || c == '\''))
+        })
+        .filter(|value| !value.is_empty())
+        .map(|value| base.join(value))
+        .collect()
 }

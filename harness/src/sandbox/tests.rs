@@ -1,0 +1,499 @@
+//! Sandbox tests. Each property is checked under every isolation this machine offers (bubblewrap,
+//! mount namespace, none); a property that a level does not promise is skipped there with a printed
+//! reason, as are tests that would be unsafe without it (a fork bomb without a process limit,
+//! `kill -9 -1` without a PID namespace).
+
+use super::detect::{bwrap_works, find_bwrap, Detected, Isolation};
+use super::launch::run_with;
+use super::{mountns, ExitStatus, Limits, RunOutcome, RunSpec};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn isolations() -> Vec<Detected> {
+    let mut out = Vec::new();
+    match find_bwrap() {
+        Some(path) if bwrap_works(&path) => {
+            out.push(Detected { isolation: Isolation::Bubblewrap, bwrap: Some(path) });
+        }
+        _ => eprintln!("SKIP bubblewrap: bwrap is not installed or cannot create namespaces here"),
+    }
+    if mountns::probe() {
+        out.push(Detected { isolation: Isolation::MountNamespace, bwrap: None });
+    } else {
+        eprintln!("SKIP mount-namespace: this process cannot create mount namespaces");
+    }
+    out.push(Detected { isolation: Isolation::None, bwrap: None });
+    out
+}
+
+fn isolated() -> Vec<Detected> {
+    isolations().into_iter().filter(|d| d.isolation != Isolation::None).collect()
+}
+
+fn token() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
+/// A lab dir: a temp run dir and the absolute path it is mapped at (a path under /root that does not
+/// exist on this machine, like /root/gpudrv on a grading host).
+struct Lab {
+    dir: tempfile::TempDir,
+    map_at: PathBuf,
+}
+
+impl Lab {
+    fn new() -> Lab {
+        let dir = tempfile::Builder::new().prefix("sbx-run-").tempdir().expect("temp dir");
+        Lab { dir, map_at: PathBuf::from(format!("/root/proctor-sbx-{}", token())) }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn script(&self, name: &str, body: &str) {
+        let path = self.path().join(name);
+        std::fs::write(&path, body).expect("write script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+
+    fn spec(&self, program: &str, args: &[&str]) -> RunSpec {
+        RunSpec {
+            program: program.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            run_dir: self.path().to_path_buf(),
+            map_at: self.map_at.clone(),
+            env: vec![("KUBECONFIG".into(), "/root/.kube/config".into())],
+            limits: Limits::default(),
+            shell: None,
+        }
+    }
+
+    fn shell(&self, snippet: &str) -> RunSpec {
+        RunSpec { shell: Some(snippet.into()), ..self.spec("", &[]) }
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn show(o: &RunOutcome) -> String {
+    format!(
+        "[{}] exit {:?}, problems {:?}\nstdout: {}\nstderr: {}",
+        o.isolation,
+        o.exit,
+        o.problems,
+        text(&o.stdout),
+        text(&o.stderr)
+    )
+}
+
+/// Processes whose command line contains `needle`.
+fn processes_with(needle: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(needle))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// A `sleep` duration nobody else uses, to find leftovers by command line.
+fn unique_sleep() -> String {
+    format!("1000.{}", rand::random::<u32>())
+}
+
+#[test]
+fn runs_script_with_args_and_exit_code() {
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("drv-tag.sh", "#!/bin/bash\necho \"tag for $1\"\nexit 3\n");
+        let o = run_with(&lab.spec("drv-tag.sh", &["lab-node-0"]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(3), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "tag for lab-node-0\n", "{}", show(&o));
+        assert!(o.problems.is_empty(), "{}", show(&o));
+        assert_eq!(o.isolation, d.isolation.name());
+    }
+}
+
+#[test]
+fn script_without_shebang_runs_as_in_bash() {
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("audit.sh", "echo no shebang \"$@\"\n");
+        let o = run_with(&lab.spec("audit.sh", &["x"]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "no shebang x\n");
+    }
+}
+
+#[test]
+fn infinite_loop_times_out_and_nothing_is_left() {
+    for d in isolations() {
+        let lab = Lab::new();
+        let sleep = unique_sleep();
+        lab.script("loop.sh", &format!("#!/bin/bash\nsleep {sleep} &\nwhile :; do :; done\n"));
+        let mut spec = lab.spec("loop.sh", &[]);
+        spec.limits.timeout = Duration::from_millis(700);
+        let o = run_with(&spec, &d);
+        assert_eq!(o.exit, ExitStatus::TimedOut, "{}", show(&o));
+        assert!(o.duration < Duration::from_secs(5), "{}", show(&o));
+        assert!(
+            o.problems.iter().any(|p| p == "the script did not finish within 700ms and was stopped"),
+            "{}",
+            show(&o)
+        );
+        assert_eq!(processes_with(&sleep), Vec::<i32>::new(), "{}", show(&o));
+    }
+}
+
+#[test]
+fn background_leftovers_are_killed_when_the_script_exits() {
+    for d in isolations() {
+        let lab = Lab::new();
+        let (plain, detached) = (unique_sleep(), unique_sleep());
+        // `setsid` leaves the run's session: only a PID namespace or the environment marker finds it.
+        lab.script(
+            "bg.sh",
+            &format!("#!/bin/bash\nsleep {plain} &\nsetsid sleep {detached} &\nnohup sleep {plain} >/dev/null 2>&1 &\necho started\n"),
+        );
+        let start = Instant::now();
+        let o = run_with(&lab.spec("bg.sh", &[]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "started\n");
+        assert!(start.elapsed() < Duration::from_secs(5), "{}", show(&o));
+        assert_eq!(processes_with(&plain), Vec::<i32>::new(), "{}", show(&o));
+        assert_eq!(processes_with(&detached), Vec::<i32>::new(), "{}", show(&o));
+    }
+}
+
+#[test]
+fn output_flood_is_cut_quickly() {
+    for d in isolations() {
+        for stream in ["", ">&2"] {
+            let lab = Lab::new();
+            lab.script("flood.sh", &format!("#!/bin/bash\nhead -c 100000000 /dev/zero {stream}\necho done\n"));
+            let o = run_with(&lab.spec("flood.sh", &[]), &d);
+            assert_eq!(o.exit, ExitStatus::OutputLimit, "[{}] {:?} {:?}", o.isolation, o.exit, o.problems);
+            assert!(o.duration < Duration::from_secs(5), "[{}] took {:?}", o.isolation, o.duration);
+            assert!(o.stdout.len() + o.stderr.len() <= 1024 * 1024);
+            assert_eq!(o.stdout.len() + o.stderr.len(), 1024 * 1024, "keeps exactly the first MiB");
+            assert!(o.problems.iter().any(|p| p == "the script wrote more than 1 MiB of output and was stopped"));
+        }
+    }
+}
+
+#[test]
+fn output_within_the_limit_is_complete() {
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("big.sh", "#!/bin/bash\nhead -c 1048576 /dev/zero\n");
+        let o = run_with(&lab.spec("big.sh", &[]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "[{}] {:?}", o.isolation, o.problems);
+        assert_eq!(o.stdout.len(), 1024 * 1024);
+    }
+}
+
+#[test]
+fn fork_bomb_is_contained() {
+    let probe = super::cgroup::RunCgroup::create(&Limits::default());
+    let has_pids_limit = probe.as_ref().is_some_and(|c| c.limits_processes());
+    drop(probe);
+    if !has_pids_limit && nix::unistd::geteuid().is_root() {
+        eprintln!("SKIP fork bomb: no writable pids cgroup and running as root (RLIMIT_NPROC does not apply)");
+        return;
+    }
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("bomb.sh", "#!/bin/bash\nb() { b | b & }; b\nwait\n");
+        let mut spec = lab.spec("bomb.sh", &[]);
+        spec.limits.timeout = Duration::from_secs(3);
+        spec.limits.processes = 64;
+        let o = run_with(&spec, &d);
+        assert!(o.duration < Duration::from_secs(10), "{}", o.duration.as_secs());
+        if has_pids_limit {
+            assert!(
+                o.problems.iter().any(|p| p == "the script hit the limit of 64 processes (a fork was refused)"),
+                "[{}] {:?} {:?}",
+                o.isolation,
+                o.exit,
+                o.problems
+            );
+        }
+        // The machine can still start processes.
+        let ok = std::process::Command::new("true").status().map(|s| s.success()).unwrap_or(false);
+        assert!(ok, "the grader can no longer fork after the run");
+    }
+}
+
+#[test]
+fn writes_outside_the_run_dir_do_not_reach_the_host() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for d in isolated() {
+        let lab = Lab::new();
+        let t = token();
+        let targets = [
+            PathBuf::from(format!("/etc/proctor-probe-{t}")),
+            repo.join(format!("proctor-probe-{t}")),
+            PathBuf::from(format!("/tmp/proctor-probe-{t}")),
+            PathBuf::from(format!("/root/proctor-probe-{t}")),
+        ];
+        let body: String = targets.iter().map(|p| format!("echo x > {} 2>/dev/null\n", p.display())).collect();
+        lab.script("escape.sh", &format!("#!/bin/bash\n{body}mkdir -p out && echo inside > out/ok.txt\n"));
+        let o = run_with(&lab.spec("escape.sh", &[]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        for target in &targets {
+            assert!(!target.exists(), "[{}] {} was written on the host", o.isolation, target.display());
+        }
+        assert_eq!(std::fs::read_to_string(lab.path().join("out/ok.txt")).ok().as_deref(), Some("inside\n"));
+    }
+}
+
+#[test]
+fn grader_files_are_not_visible() {
+    let reference = tempfile::Builder::new().prefix("sbx-reference-").tempdir().expect("temp dir");
+    let secret = reference.path().join("tags.txt");
+    std::fs::write(&secret, "lab-node-0 550-5.15.0-119-generic-ubuntu22.04\n").expect("write");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    for d in isolated() {
+        let lab = Lab::new();
+        lab.script(
+            "peek.sh",
+            &format!("#!/bin/bash\ncat {} ; test -e {} && echo VISIBLE\nexit 0\n", secret.display(), manifest.display()),
+        );
+        let o = run_with(&lab.spec("peek.sh", &[]), &d);
+        assert!(!text(&o.stdout).contains("550-5.15.0"), "{}", show(&o));
+        assert!(!text(&o.stdout).contains("VISIBLE"), "{}", show(&o));
+        assert!(text(&o.stderr).contains("No such file or directory"), "{}", show(&o));
+    }
+}
+
+#[test]
+fn lab_path_is_usable_literally() {
+    for d in isolated() {
+        let lab = Lab::new();
+        std::fs::write(lab.path().join("support-matrix.csv"), "driver_branch,kernel,os_tag\n").expect("write");
+        let map_at = lab.map_at.display().to_string();
+        lab.script(
+            "drv-audit.sh",
+            &format!("#!/bin/bash\nhead -1 {map_at}/support-matrix.csv\nmkdir -p {map_at}/out\npwd > {map_at}/out/where.txt\n"),
+        );
+        let o = run_with(&lab.spec("drv-audit.sh", &[]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "driver_branch,kernel,os_tag\n", "{}", show(&o));
+        let written = std::fs::read_to_string(lab.path().join("out/where.txt")).unwrap_or_default();
+        assert_eq!(written, format!("{map_at}\n"));
+        assert!(!lab.map_at.exists(), "the lab path was created on the host");
+    }
+}
+
+#[test]
+fn existing_lab_path_on_the_host_is_shadowed_not_changed() {
+    for d in isolated() {
+        let host_dir = tempfile::Builder::new().prefix("proctor-sbx-host-").tempdir_in("/root").expect("dir in /root");
+        std::fs::write(host_dir.path().join("drv-tag.sh"), "host copy\n").expect("write");
+        let mut lab = Lab::new();
+        lab.map_at = host_dir.path().to_path_buf();
+        lab.script("drv-tag.sh", "#!/bin/bash\necho run copy; echo changed > \"$PWD/drv-tag.sh\"\n");
+        let o = run_with(&lab.spec("drv-tag.sh", &[]), &d);
+        assert_eq!(text(&o.stdout), "run copy\n", "{}", show(&o));
+        assert_eq!(std::fs::read_to_string(host_dir.path().join("drv-tag.sh")).ok().as_deref(), Some("host copy\n"));
+        assert_eq!(std::fs::read_to_string(lab.path().join("drv-tag.sh")).ok().as_deref(), Some("changed\n"));
+    }
+}
+
+#[test]
+fn missing_script_is_named() {
+    for d in isolations() {
+        let lab = Lab::new();
+        let o = run_with(&lab.spec("drv-tag.sh", &["lab-node-0"]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(127), "{}", show(&o));
+        assert_eq!(o.problems, vec!["drv-tag.sh: no such file in the submission".to_string()]);
+        assert!(text(&o.stderr).contains("./drv-tag.sh: No such file or directory"), "{}", show(&o));
+    }
+}
+
+#[test]
+fn missing_exec_bit_fails_like_in_the_lab() {
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("drv-tag.sh", "#!/bin/bash\necho should not run\n");
+        std::fs::set_permissions(lab.path().join("drv-tag.sh"), std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let o = run_with(&lab.spec("drv-tag.sh", &["lab-node-0"]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(126), "{}", show(&o));
+        assert_eq!(o.stdout, b"");
+        assert!(text(&o.stderr).contains("./drv-tag.sh: Permission denied"), "{}", show(&o));
+        assert_eq!(o.problems, vec!["drv-tag.sh is not executable (chmod +x)".to_string()]);
+    }
+}
+
+#[test]
+fn crlf_script_fails_like_in_the_lab_and_is_named() {
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("drv-tag.sh", "#!/bin/bash\r\necho 550\r\n");
+        let o = run_with(&lab.spec("drv-tag.sh", &["lab-node-0"]), &d);
+        // The kernel looks for an interpreter called "/bin/bash\r"; bash 5.2 reports
+        // "cannot execute: required file not found" (127), older bash "bad interpreter" (126).
+        assert!(matches!(o.exit, ExitStatus::Code(126 | 127)), "{}", show(&o));
+        assert_eq!(o.stdout, b"");
+        assert_eq!(o.problems, vec!["drv-tag.sh has CRLF (Windows) line endings: run dos2unix".to_string()]);
+    }
+}
+
+#[test]
+fn binary_output_is_kept_as_bytes() {
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("bin.sh", "#!/bin/bash\nprintf '\\xff\\xfe\\x00abc\\r\\n'\nprintf '\\x80' >&2\n");
+        let o = run_with(&lab.spec("bin.sh", &[]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(o.stdout, b"\xff\xfe\x00abc\r\n".to_vec());
+        assert_eq!(o.stderr, b"\x80".to_vec());
+    }
+}
+
+#[test]
+fn kill_all_from_inside_does_not_reach_the_grader() {
+    for d in isolated() {
+        let mut sentinel = std::process::Command::new("sleep").arg(unique_sleep()).spawn().expect("sentinel");
+        let lab = Lab::new();
+        lab.script("kill.sh", "#!/bin/bash\nkill -9 -1\necho still here\n");
+        let o = run_with(&lab.spec("kill.sh", &[]), &d);
+        assert!(matches!(sentinel.try_wait(), Ok(None)), "[{}] kill -9 -1 reached a host process", o.isolation);
+        let _ = sentinel.kill();
+        let _ = sentinel.wait();
+    }
+    if !isolations().iter().any(|d| d.isolation != Isolation::None) {
+        eprintln!("SKIP kill -9 -1: no PID namespace available; running it would kill the machine's processes");
+    }
+}
+
+#[test]
+fn loopback_network_is_reachable() {
+    for d in isolations() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+        let port = listener.local_addr().expect("addr").port();
+        let server = std::thread::spawn(move || {
+            use std::io::Read;
+            let (mut conn, _) = listener.accept().ok()?;
+            let mut got = String::new();
+            conn.read_to_string(&mut got).ok()?;
+            Some(got)
+        });
+        let lab = Lab::new();
+        lab.script("net.sh", &format!("#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/{port}\necho hello >&3\nexec 3>&-\n"));
+        let o = run_with(&lab.spec("net.sh", &[]), &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(server.join().ok().flatten().as_deref(), Some("hello\n"), "[{}]", o.isolation);
+    }
+}
+
+#[test]
+fn environment_is_clean_and_stdin_is_empty() {
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("env.sh", "#!/bin/bash\ncat\nenv | sort\n");
+        let mut spec = lab.spec("env.sh", &[]);
+        spec.env.push(("EXTRA".into(), "1".into()));
+        let o = run_with(&spec, &d);
+        let out = text(&o.stdout);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        let has = |line: &str| out.lines().any(|l| l == line);
+        assert!(has("KUBECONFIG=/root/.kube/config"), "{out}");
+        assert!(has("LANG=C.UTF-8"), "{out}");
+        assert!(has("EXTRA=1"), "{out}");
+        assert!(!out.contains("CARGO"), "grader environment leaked: {out}");
+        assert!(!out.contains("RUST_"), "grader environment leaked: {out}");
+        let path = out.lines().find_map(|l| l.strip_prefix("PATH=")).unwrap_or_default();
+        if let Ok(kubectl) = which("kubectl") {
+            let dir = kubectl.parent().map(|p| p.display().to_string()).unwrap_or_default();
+            assert!(path.split(':').any(|p| p == dir), "PATH {path} lacks {dir}");
+        }
+    }
+}
+
+fn which(tool: &str) -> Result<PathBuf, ()> {
+    let path = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| p.is_file()).ok_or(())
+}
+
+#[test]
+fn paths_named_in_env_stay_visible_read_only() {
+    let cluster = tempfile::Builder::new().prefix("sbx-cluster-").tempdir().expect("temp dir");
+    let kubeconfig = cluster.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\n").expect("write");
+    std::fs::write(cluster.path().join("server.key"), "secret").expect("write");
+    for d in isolated() {
+        let lab = Lab::new();
+        let mut spec = lab.shell("cat \"$KUBECONFIG\"; cat \"$(dirname \"$KUBECONFIG\")/server.key\"; echo x >> \"$KUBECONFIG\"; exit 0");
+        spec.env = vec![("KUBECONFIG".into(), kubeconfig.display().to_string())];
+        let o = run_with(&spec, &d);
+        assert_eq!(text(&o.stdout), "apiVersion: v1\nkind: Config\n", "{}", show(&o));
+        assert_eq!(std::fs::read_to_string(&kubeconfig).ok().as_deref(), Some("apiVersion: v1\nkind: Config\n"));
+    }
+}
+
+#[test]
+fn shell_snippet_runs_in_the_lab_dir() {
+    for d in isolations() {
+        let lab = Lab::new();
+        std::fs::write(lab.path().join("node3.yaml"), "kind: Node\n").expect("write");
+        let o = run_with(&lab.shell("set -e\nmkdir -p k8s\ncp node3.yaml k8s/\necho one\necho two\n"), &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "one\ntwo\n");
+        assert!(lab.path().join("k8s/node3.yaml").is_file());
+        if d.isolation != Isolation::None {
+            let o = run_with(&lab.shell("pwd"), &d);
+            assert_eq!(text(&o.stdout), format!("{}\n", lab.map_at.display()));
+        }
+    }
+}
+
+#[test]
+fn missing_run_dir_is_a_spawn_error() {
+    for d in isolations() {
+        let lab = Lab::new();
+        let mut spec = lab.spec("drv-tag.sh", &[]);
+        spec.run_dir = lab.path().join("nope");
+        let o = run_with(&spec, &d);
+        assert!(matches!(o.exit, ExitStatus::SpawnError(_)), "{}", show(&o));
+    }
+}
+
+#[test]
+fn isolation_name_is_one_of_the_three() {
+    assert!(["bubblewrap", "mount-namespace", "none"].contains(&super::isolation_available()));
+}
+
+#[test]
+fn files_a_kubeconfig_refers_to_stay_visible() {
+    let cluster = tempfile::Builder::new().prefix("sbx-cluster-").tempdir().expect("temp dir");
+    let key = cluster.path().join("client.key");
+    std::fs::write(cluster.path().join("ca.crt"), "CA\n").expect("write");
+    std::fs::write(&key, "KEY\n").expect("write");
+    std::fs::write(cluster.path().join("other"), "OTHER\n").expect("write");
+    let kubeconfig = cluster.path().join("config");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority: ca.crt\n    server: https://127.0.0.1:6443\n  name: c\nusers:\n- name: u\n  user:\n    client-key: \"{}\"\n",
+            key.display()
+        ),
+    )
+    .expect("write");
+    for d in isolated() {
+        let lab = Lab::new();
+        let dir = cluster.path().display();
+        let mut spec = lab.shell(&format!("cat {dir}/ca.crt {dir}/client.key; cat {dir}/other; exit 0"));
+        spec.env = vec![("KUBECONFIG".into(), kubeconfig.display().to_string())];
+        let o = run_with(&spec, &d);
+        assert_eq!(text(&o.stdout), "CA\nKEY\n", "{}", show(&o));
+    }
+}

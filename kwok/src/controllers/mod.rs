@@ -6,11 +6,13 @@
 //! and answered by one reconcile of the whole state, so a controller can never act on a stale
 //! event, and a thousand label flips cost one pass, not a thousand.
 
+pub mod deployment;
 pub mod events;
 pub mod garbage;
 pub mod kubelet;
 pub mod namespace;
 pub mod node_lifecycle;
+pub mod replicaset;
 pub mod scheduler;
 pub mod typed;
 
@@ -126,6 +128,8 @@ pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
         Box::new(scheduler::SchedulerLoop::default()),
         Box::new(garbage::GarbageCollector::default()),
         Box::new(namespace::NamespaceController::default()),
+        Box::new(replicaset::ReplicaSetController::default()),
+        Box::new(deployment::DeploymentController::default()),
     ];
     let tasks = controllers
         .into_iter()

@@ -487,7 +487,10 @@ mod tests {
         // Messages as produced by Go's encoding/json scanner for these inputs.
         assert_eq!(err(""), "unexpected end of JSON input");
         assert_eq!(err("{"), "unexpected end of JSON input");
-        assert_eq!(err("x"), "invalid character 'x' looking for beginning of value");
+        assert_eq!(
+            err("x"),
+            "invalid character 'x' looking for beginning of value"
+        );
         assert_eq!(
             err("{foo: 1}"),
             "invalid character 'f' looking for beginning of object key string"
@@ -499,24 +502,51 @@ mod tests {
         );
         assert_eq!(err("[1 2]"), "invalid character '2' after array element");
         // At EOF the scanner is fed one space, so a cut literal or number reports that space.
-        assert_eq!(err("nul"), "invalid character ' ' in literal null (expecting 'l')");
-        assert_eq!(err("nulx"), "invalid character 'x' in literal null (expecting 'l')");
-        assert_eq!(err("tru e"), "invalid character ' ' in literal true (expecting 'e')");
+        assert_eq!(
+            err("nul"),
+            "invalid character ' ' in literal null (expecting 'l')"
+        );
+        assert_eq!(
+            err("nulx"),
+            "invalid character 'x' in literal null (expecting 'l')"
+        );
+        assert_eq!(
+            err("tru e"),
+            "invalid character ' ' in literal true (expecting 'e')"
+        );
         assert_eq!(err("{} x"), "invalid character 'x' after top-level value");
         assert_eq!(err("{}x"), "invalid character 'x' after top-level value");
         assert_eq!(err("01"), "invalid character '1' after top-level value");
-        assert_eq!(err("1."), "invalid character ' ' after decimal point in numeric literal");
-        assert_eq!(err("1.x"), "invalid character 'x' after decimal point in numeric literal");
+        assert_eq!(
+            err("1."),
+            "invalid character ' ' after decimal point in numeric literal"
+        );
+        assert_eq!(
+            err("1.x"),
+            "invalid character 'x' after decimal point in numeric literal"
+        );
         assert_eq!(err("-x"), "invalid character 'x' in numeric literal");
-        assert_eq!(err("1ex"), "invalid character 'x' in exponent of numeric literal");
-        assert_eq!(err("\"\\x\""), "invalid character 'x' in string escape code");
+        assert_eq!(
+            err("1ex"),
+            "invalid character 'x' in exponent of numeric literal"
+        );
+        assert_eq!(
+            err("\"\\x\""),
+            "invalid character 'x' in string escape code"
+        );
         assert_eq!(
             err("\"\\u12g4\""),
             "invalid character 'g' in \\u hexadecimal character escape"
         );
         assert_eq!(err("\"a\nb\""), "invalid character '\\n' in string literal");
-        assert_eq!(err("'a'"), "invalid character '\\'' looking for beginning of value");
-        assert_eq!(err("\u{1}"), "invalid character '\\x01' looking for beginning of value");
+        assert_eq!(
+            err("'a'"),
+            "invalid character '\\'' looking for beginning of value"
+        );
+        assert_eq!(
+            err("\u{1}"),
+            "invalid character '\\x01' looking for beginning of value"
+        );
     }
 
     #[test]

@@ -59,7 +59,12 @@ fn check_types(v: &Value) -> Result<(), String> {
                 for (key, value) in fields {
                     let typed = matches!(key.as_str(), "op" | "path" | "from");
                     if typed && !matches!(value, Value::String(_) | Value::Null) {
-                        return Err(go_json::field_type_error(value, "jsonPatchOp", key, "string"));
+                        return Err(go_json::field_type_error(
+                            value,
+                            "jsonPatchOp",
+                            key,
+                            "string",
+                        ));
                     }
                 }
             }
@@ -84,7 +89,9 @@ fn apply_op(doc: &mut Value, op: &Map<String, Value>) -> Result<(), String> {
         "add" => {
             let path = string_field(op, "path", "add operation failed to decode path")?;
             let (con, key) = find_object(doc, path).ok_or_else(|| {
-                format!("add operation does not apply: doc is missing path: \"{path}\": missing value")
+                format!(
+                    "add operation does not apply: doc is missing path: \"{path}\": missing value"
+                )
             })?;
             add(con, &key, value).map_err(|e| format!("error in add for path: '{path}': {e}"))
         }
@@ -98,10 +105,14 @@ fn apply_op(doc: &mut Value, op: &Map<String, Value>) -> Result<(), String> {
         "replace" => {
             let path = string_field(op, "path", "replace operation failed to decode path")?;
             let (con, key) = find_object(doc, path).ok_or_else(|| {
-                format!("replace operation does not apply: doc is missing path: {path}: missing value")
+                format!(
+                    "replace operation does not apply: doc is missing path: {path}: missing value"
+                )
             })?;
             get(con, &key).map_err(|_| {
-                format!("replace operation does not apply: doc is missing key: {path}: missing value")
+                format!(
+                    "replace operation does not apply: doc is missing key: {path}: missing value"
+                )
             })?;
             set(con, &key, value).map_err(|e| format!("error in remove for path: '{path}': {e}"))
         }
@@ -110,7 +121,8 @@ fn apply_op(doc: &mut Value, op: &Map<String, Value>) -> Result<(), String> {
             let (con, key) = find_object(doc, from).ok_or_else(|| {
                 format!("move operation does not apply: doc is missing from path: {from}: missing value")
             })?;
-            let val = get(con, &key).map_err(|e| format!("error in move for path: '{key}': {e}"))?;
+            let val =
+                get(con, &key).map_err(|e| format!("error in move for path: '{key}': {e}"))?;
             remove(con, &key).map_err(|e| format!("error in move for path: '{key}': {e}"))?;
             let path = string_field(op, "path", "move operation failed to decode path")?;
             let (con, key) = find_object(doc, path).ok_or_else(|| {
@@ -124,7 +136,8 @@ fn apply_op(doc: &mut Value, op: &Map<String, Value>) -> Result<(), String> {
             let (con, key) = find_object(doc, from).ok_or_else(|| {
                 format!("copy operation does not apply: doc is missing from path: {from}: missing value")
             })?;
-            let val = get(con, &key).map_err(|e| format!("error in copy for from: '{from}': {e}"))?;
+            let val =
+                get(con, &key).map_err(|e| format!("error in copy for from: '{from}': {e}"))?;
             let path = string_field(op, "path", "copy operation failed to decode path")?;
             let (con, key) = find_object(doc, path).ok_or_else(|| {
                 format!("copy operation does not apply: doc is missing destination path: {path}: missing value")
@@ -138,7 +151,8 @@ fn apply_op(doc: &mut Value, op: &Map<String, Value>) -> Result<(), String> {
             let (con, key) = find_object(doc, path).ok_or_else(|| {
                 format!("test operation does not apply: is missing path: {path}: missing value")
             })?;
-            let val = get(con, &key).map_err(|e| format!("error in test for path: '{path}': {e}"))?;
+            let val =
+                get(con, &key).map_err(|e| format!("error in test for path: '{path}': {e}"))?;
             match (val, op.get("value")) {
                 (None, Some(Value::Null)) => Ok(()),
                 (Some(actual), Some(expected)) if &actual == expected => Ok(()),
@@ -187,13 +201,18 @@ fn find_object<'a>(doc: &'a mut Value, path: &str) -> Option<(&'a mut Value, Str
 
 /// `strconv.Atoi` of an index, with v4's negative indices; the index must be in bounds.
 fn array_index(key: &str, len: usize) -> Result<usize, String> {
-    let idx: i64 = key
-        .parse()
-        .map_err(|_| format!("strconv.Atoi: parsing {}: invalid syntax", crate::error::go_quote(key)))?;
+    let idx: i64 = key.parse().map_err(|_| {
+        format!(
+            "strconv.Atoi: parsing {}: invalid syntax",
+            crate::error::go_quote(key)
+        )
+    })?;
     let len = len as i64;
     let resolved = if idx < 0 { idx + len } else { idx };
     if idx < -len || resolved >= len {
-        return Err(format!("Unable to access invalid index: {idx}: invalid index referenced"));
+        return Err(format!(
+            "Unable to access invalid index: {idx}: invalid index referenced"
+        ));
     }
     Ok(resolved as usize)
 }
@@ -302,7 +321,10 @@ mod tests {
             {"op": "test", "path": "/metadata/labels/tier", "value": "web"}
         ]))
         .unwrap();
-        assert_eq!(out["metadata"]["labels"], json!({"tier": "web", "name": "p"}));
+        assert_eq!(
+            out["metadata"]["labels"],
+            json!({"tier": "web", "name": "p"})
+        );
         assert_eq!(
             out["spec"]["containers"],
             json!([{"name": "c2"}, {"name": "main"}, {"name": "c3"}])
@@ -312,7 +334,8 @@ mod tests {
     #[test]
     fn v4_quirks_are_kept() {
         // replace of a missing object key adds it (partialDoc.get never fails in v4).
-        let out = run(json!([{"op": "replace", "path": "/metadata/labels/new", "value": "x"}])).unwrap();
+        let out =
+            run(json!([{"op": "replace", "path": "/metadata/labels/new", "value": "x"}])).unwrap();
         assert_eq!(out["metadata"]["labels"]["new"], "x");
         // Negative indices count from the end.
         let out = run(json!([{"op": "remove", "path": "/spec/containers/-1"}])).unwrap();
@@ -325,7 +348,9 @@ mod tests {
     fn failures() {
         assert_eq!(
             run(json!([{"op": "test", "path": "/metadata/name", "value": "q"}])),
-            Err(JsonPatchError::Apply("testing value /metadata/name failed: test failed".into()))
+            Err(JsonPatchError::Apply(
+                "testing value /metadata/name failed: test failed".into()
+            ))
         );
         assert_eq!(
             run(json!([{"op": "remove", "path": "/metadata/labels/none"}])),
@@ -337,7 +362,8 @@ mod tests {
         assert_eq!(
             run(json!([{"op": "add", "path": "/status/x", "value": 1}])),
             Err(JsonPatchError::Apply(
-                "add operation does not apply: doc is missing path: \"/status/x\": missing value".into()
+                "add operation does not apply: doc is missing path: \"/status/x\": missing value"
+                    .into()
             ))
         );
         assert!(matches!(
@@ -357,7 +383,8 @@ mod tests {
         assert_eq!(
             run(json!([{"op": 1, "path": "/a"}])),
             Err(JsonPatchError::Decode(
-                "json: cannot unmarshal number into Go struct field jsonPatchOp.op of type string".into()
+                "json: cannot unmarshal number into Go struct field jsonPatchOp.op of type string"
+                    .into()
             ))
         );
         assert_eq!(
@@ -368,7 +395,9 @@ mod tests {
         );
         assert_eq!(
             apply(&doc(), b"[{"),
-            Err(JsonPatchError::Decode("unexpected end of JSON input".into()))
+            Err(JsonPatchError::Decode(
+                "unexpected end of JSON input".into()
+            ))
         );
     }
 

@@ -8,7 +8,13 @@ use crate::registry::{
 };
 
 fn smp(res: &'static crate::registry::ResourceDef, original: &Value, patch: Value) -> Value {
-    apply(res, original, PatchType::Strategic, patch.to_string().as_bytes()).expect("patch applies")
+    apply(
+        res,
+        original,
+        PatchType::Strategic,
+        patch.to_string().as_bytes(),
+    )
+    .expect("patch applies")
 }
 
 #[test]
@@ -31,7 +37,10 @@ fn content_types() {
     );
     assert_eq!(PatchType::from_content_type("application/json"), None);
     // The server cuts at ';' without trimming, so a space before it is part of the type.
-    assert_eq!(PatchType::from_content_type("application/merge-patch+json ;x=y"), None);
+    assert_eq!(
+        PatchType::from_content_type("application/merge-patch+json ;x=y"),
+        None
+    );
     let e = unsupported_patch_type();
     assert_eq!((e.code, e.reason.as_str()), (415, "UnsupportedMediaType"));
     assert_eq!(
@@ -77,16 +86,19 @@ fn kubectl_cordon_and_uncordon() {
         &node,
         json!({"spec": {"taints": [{"key": "b", "effect": "NoExecute"}]}}),
     );
-    assert_eq!(tainted["spec"]["taints"], json!([{"key": "b", "effect": "NoExecute"}]));
+    assert_eq!(
+        tainted["spec"]["taints"],
+        json!([{"key": "b", "effect": "NoExecute"}])
+    );
 }
 
 #[test]
 fn kwok_status_patch_merges_conditions_by_type() {
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
-        "spec": {"nodeName": "w1", "containers": [{"name": "c", "image": "i"}]},
-        "status": {"phase": "Pending", "conditions": [
-            {"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-01-01T00:00:00Z"}
-        ]}});
+    "spec": {"nodeName": "w1", "containers": [{"name": "c", "image": "i"}]},
+    "status": {"phase": "Pending", "conditions": [
+        {"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-01-01T00:00:00Z"}
+    ]}});
     let out = smp(
         &PODS,
         &pod,
@@ -110,15 +122,24 @@ fn kwok_status_patch_merges_conditions_by_type() {
         .collect();
     // Patch items first in patch order, then the server-only PodScheduled: the order a real
     // cluster shows after the kubelet's status patch.
-    assert_eq!(types, ["Initialized", "Ready", "ContainersReady", "PodScheduled"]);
-    assert_eq!(out["status"]["conditions"][3]["lastTransitionTime"], "2024-01-01T00:00:00Z");
+    assert_eq!(
+        types,
+        ["Initialized", "Ready", "ContainersReady", "PodScheduled"]
+    );
+    assert_eq!(
+        out["status"]["conditions"][3]["lastTransitionTime"],
+        "2024-01-01T00:00:00Z"
+    );
     // Updating one condition keeps the others where they are.
     let again = smp(
         &PODS,
         &out,
         json!({"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "x"}]}}),
     );
-    assert_eq!(again["status"]["conditions"][1], json!({"type": "Ready", "status": "False", "reason": "x"}));
+    assert_eq!(
+        again["status"]["conditions"][1],
+        json!({"type": "Ready", "status": "False", "reason": "x"})
+    );
     assert_eq!(again["status"]["conditions"].as_array().unwrap().len(), 4);
 }
 
@@ -167,7 +188,10 @@ fn kubectl_apply_daemonset() {
     let spec = &out["spec"]["template"]["spec"];
     let c = &spec["containers"][0];
     assert_eq!(c["image"], "drv:2");
-    assert_eq!(c["env"], json!([{"name": "B", "value": "3"}, {"name": "C", "value": "4"}]));
+    assert_eq!(
+        c["env"],
+        json!([{"name": "B", "value": "3"}, {"name": "C", "value": "4"}])
+    );
     assert_eq!(
         c["volumeMounts"],
         json!([{"name": "dev", "mountPath": "/dev"}, {"mountPath": "/lib/modules", "name": "mods", "readOnly": true}])
@@ -176,7 +200,10 @@ fn kubectl_apply_daemonset() {
     assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
     assert_eq!(spec["dnsPolicy"], "ClusterFirst");
     assert_eq!(spec["nodeSelector"], json!({"gpu": "true"}));
-    assert_eq!(spec["tolerations"], json!([{"key": "nvidia.com/gpu", "operator": "Exists"}]));
+    assert_eq!(
+        spec["tolerations"],
+        json!([{"key": "nvidia.com/gpu", "operator": "Exists"}])
+    );
     assert_eq!(
         spec["volumes"],
         json!([{"name": "dev", "hostPath": {"path": "/dev", "type": ""}}, {"hostPath": {"path": "/lib/modules"}, "name": "mods"}])
@@ -185,7 +212,10 @@ fn kubectl_apply_daemonset() {
         out["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"],
         "{new}"
     );
-    assert_eq!(out["metadata"]["annotations"]["deprecated.daemonset.template.generation"], "1");
+    assert_eq!(
+        out["metadata"]["annotations"]["deprecated.daemonset.template.generation"],
+        "1"
+    );
     assert_eq!(out["status"], live_daemonset()["status"]);
     // No directive survives.
     assert!(!out.to_string().contains('$'));
@@ -227,7 +257,10 @@ fn kubectl_apply_deployment_with_retain_keys() {
         spec["containers"],
         json!([{"name": "web", "image": "nginx:1", "ports": [{"containerPort": 8080}]}])
     );
-    assert_eq!(spec["volumes"], json!([{"name": "data", "hostPath": {"path": "/srv"}}]));
+    assert_eq!(
+        spec["volumes"],
+        json!([{"name": "data", "hostPath": {"path": "/srv"}}])
+    );
 }
 
 #[test]
@@ -258,7 +291,8 @@ fn metadata_lists_merge() {
 
 #[test]
 fn strategic_errors_are_the_servers() {
-    let pod = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    let pod =
+        json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}});
     let run = |body: &[u8]| apply(&PODS, &pod, PatchType::Strategic, body).unwrap_err();
 
     let e = run(b"{\"spec\": ");
@@ -266,7 +300,10 @@ fn strategic_errors_are_the_servers() {
     assert_eq!(e.message, "unexpected end of JSON input");
 
     let e = run(b"spec: {}");
-    assert_eq!(e.message, "invalid character 's' looking for beginning of value");
+    assert_eq!(
+        e.message,
+        "invalid character 's' looking for beginning of value"
+    );
 
     let e = run(b"[]");
     assert_eq!(
@@ -276,10 +313,16 @@ fn strategic_errors_are_the_servers() {
 
     let e = run(br#"{"spec":{"containers":[{"image":"j"}]}}"#);
     assert_eq!((e.code, e.reason.as_str()), (500, ""));
-    assert_eq!(e.message, "map: map[image:j] does not contain declared merge key: name");
+    assert_eq!(
+        e.message,
+        "map: map[image:j] does not contain declared merge key: name"
+    );
 
     let e = run(br#"{"spec":{"$retainKeys":["x"],"nodeName":"n"}}"#);
-    assert_eq!((e.code, e.message.as_str()), (400, "invalid patch format of retainKeys"));
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (400, "invalid patch format of retainKeys")
+    );
 
     let e = run(br#"{"spec":{"$setElementOrder/containers":[{"name":"x"}],"containers":[{"name":"c","image":"k"}]}}"#);
     assert_eq!(e.code, 500);
@@ -289,7 +332,10 @@ fn strategic_errors_are_the_servers() {
     );
 
     // `null` is an empty patch.
-    assert_eq!(apply(&PODS, &pod, PatchType::Strategic, b"null").unwrap(), pod);
+    assert_eq!(
+        apply(&PODS, &pod, PatchType::Strategic, b"null").unwrap(),
+        pod
+    );
 }
 
 #[test]
@@ -323,7 +369,10 @@ fn json_and_merge_patch_errors_are_the_servers() {
     )
     .unwrap_err();
     assert_eq!((e.code, e.reason.as_str()), (422, "Invalid"));
-    assert_eq!(e.message, "the server rejected our request due to an error in our request");
+    assert_eq!(
+        e.message,
+        "the server rejected our request due to an error in our request"
+    );
     assert_eq!(e.details, Some(json!({})));
 
     let e = apply(&CONFIGMAPS, &cm, PatchType::Json, b"{}").unwrap_err();
@@ -337,7 +386,10 @@ fn json_and_merge_patch_errors_are_the_servers() {
     assert_eq!((e.code, e.message.as_str()), (400, "Invalid JSON Patch"));
 
     let e = apply(&CONFIGMAPS, &cm, PatchType::Merge, b"{").unwrap_err();
-    assert_eq!(e.message, "error decoding patch: unexpected end of JSON input");
+    assert_eq!(
+        e.message,
+        "error decoding patch: unexpected end of JSON input"
+    );
 
     let out = apply(
         &CONFIGMAPS,

@@ -12,7 +12,7 @@ use indexmap::IndexMap;
 use super::outcome::Outcome;
 use crate::cluster::Target;
 use crate::runner::exec::{describe_exit, Exec};
-use crate::runner::workdir::{copy_file, lab_file, scratch_copy};
+use crate::runner::workdir::{copy_file, copy_missing, lab_file, scratch_copy};
 use crate::sandbox::RunOutcome;
 use crate::scenario::check::{ScriptCheck, ScriptCompare};
 use crate::scenario::Perturbation;
@@ -62,15 +62,20 @@ struct Run {
     learner_output: String,
 }
 
+/// The learner's run dir is R_n with the learner's script overlaid, plus the learner's files that
+/// R_n does not have (helpers the script sources); data files stay the reference's, so both
+/// scripts see the same state.
 async fn run_pair(
     env: &ScriptEnv<'_>,
     spec: &ScriptCheck,
-    learner_script: &Path,
+    learner: (&Path, &Path),
     reference_dir: &Path,
     args: &[String],
 ) -> anyhow::Result<(RunOutcome, RunOutcome)> {
+    let (learner_root, learner_script) = learner;
     let learner_dir = scratch_copy(reference_dir)?;
     copy_file(learner_script, &learner_dir.path().join(&spec.path))?;
+    copy_missing(learner_root, learner_dir.path())?;
     let reference_copy = scratch_copy(reference_dir)?;
     let learner = env.exec.script(learner_dir.path(), &spec.path, args).await;
     let reference = env.exec.script(reference_copy.path(), &spec.path, args).await;
@@ -134,12 +139,18 @@ pub async fn check_script(env: &ScriptEnv<'_>, spec: &ScriptCheck, learner_dir: 
     if !injected.nodes.is_empty() {
         env.target.settle().await;
     }
-    let outcome = run_all(env, spec, &learner_script, reference_dir, &injected).await;
+    let outcome = run_all(env, spec, (learner_dir, &learner_script), reference_dir, &injected).await;
     env.target.remove_nodes(&injected.names()).await;
     outcome
 }
 
-async fn run_all(env: &ScriptEnv<'_>, spec: &ScriptCheck, learner_script: &Path, reference_dir: &Path, injected: &Injected) -> Outcome {
+async fn run_all(
+    env: &ScriptEnv<'_>,
+    spec: &ScriptCheck,
+    learner: (&Path, &Path),
+    reference_dir: &Path,
+    injected: &Injected,
+) -> Outcome {
     let per_node = spec.nodes.is_some() || spec.args.iter().any(|arg| arg.contains("{node}"));
     let nodes: Vec<Option<String>> = if per_node {
         let selection = spec.nodes.clone().unwrap_or_default();
@@ -169,7 +180,7 @@ async fn run_all(env: &ScriptEnv<'_>, spec: &ScriptCheck, learner_script: &Path,
             .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ");
-        let (learner, reference) = match run_pair(env, spec, learner_script, reference_dir, &args).await {
+        let (learner, reference) = match run_pair(env, spec, learner, reference_dir, &args).await {
             Ok(pair) => pair,
             Err(error) => return Outcome::fail(format!("could not prepare the run directories: {error:#}")),
         };

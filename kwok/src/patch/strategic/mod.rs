@@ -9,13 +9,13 @@
 
 mod schema;
 
-pub(crate) use schema::{for_resource, Schema};
+pub(crate) use schema::{for_resource, Schema, Strategy};
 
 use serde_json::{Map, Value};
 
 use super::go_fmt::{go_s, go_type, go_v};
 use super::go_sort::slice_stable;
-use schema::{PatchMeta, Strategy};
+use schema::PatchMeta;
 
 const DIRECTIVE_MARKER: &str = "$patch";
 const DELETE_DIRECTIVE: &str = "delete";
@@ -137,11 +137,10 @@ fn merge_map(
             continue;
         }
 
-        let same_type = match original.get(&key) {
-            None => None,
-            Some(orig) => Some(go_kind(orig) == go_kind(&patch_v)),
-        };
-        if same_type != Some(true) {
+        let same_type = original
+            .get(&key)
+            .is_some_and(|orig| go_kind(orig) == go_kind(&patch_v));
+        if !same_type {
             // Absent from the original, or of another type: take the patch value as it is, minus
             // nulls and directives. A deletion list never adds anything.
             if !is_delete_list {
@@ -150,7 +149,10 @@ fn merge_map(
             continue;
         }
 
-        let orig_v = original.get_mut(&key).map(std::mem::take).unwrap_or_default();
+        let orig_v = original
+            .get_mut(&key)
+            .map(std::mem::take)
+            .unwrap_or_default();
         let merged = match (orig_v, patch_v) {
             (Value::Object(o), Value::Object(p)) => {
                 let meta = schema.lookup(&key).map_err(SmpError::Other)?;
@@ -235,7 +237,8 @@ fn merge_slice(
     merge_key: &str,
     is_delete_list: bool,
 ) -> Result<Vec<Value>> {
-    merge_slice_aliased(original, patch, schema, merge_key, is_delete_list).map(|(merged, _)| merged)
+    merge_slice_aliased(original, patch, schema, merge_key, is_delete_list)
+        .map(|(merged, _)| merged)
 }
 
 /// A Go slice over a backing array the caller still sees: `append(s[:i], s[i+1:]...)` shifts the
@@ -331,8 +334,14 @@ fn merge_slice_aliased(
     } else {
         partition_maps_by_present_in_list(merged, &patch, merge_key)?
     };
-    let ordered =
-        normalize_element_order(patch_items, server_only, &patch, &server_order, merge_key, kind)?;
+    let ordered = normalize_element_order(
+        patch_items,
+        server_only,
+        &patch,
+        &server_order,
+        merge_key,
+        kind,
+    )?;
     Ok((ordered, view))
 }
 
@@ -653,8 +662,12 @@ fn merge_key_value_equal(left: &Value, right: &Value, merge_key: &str) -> Result
     let Value::Object(r) = right else {
         return Err(err_bad_arg_type(MAP_TYPE, right));
     };
-    let lv = l.get(merge_key).ok_or_else(|| err_no_merge_key(l, merge_key))?;
-    let rv = r.get(merge_key).ok_or_else(|| err_no_merge_key(r, merge_key))?;
+    let lv = l
+        .get(merge_key)
+        .ok_or_else(|| err_no_merge_key(l, merge_key))?;
+    let rv = r
+        .get(merge_key)
+        .ok_or_else(|| err_no_merge_key(r, merge_key))?;
     Ok(lv == rv)
 }
 
@@ -786,7 +799,8 @@ fn merge_patch_into_original(
         } else {
             partition_maps_by_present_in_list(merged, &set_order, meta.merge_key)?
         };
-        let kind = slice_element_type(&[&original_view, patch_list.as_deref().unwrap_or_default()])?;
+        let kind =
+            slice_element_type(&[&original_view, patch_list.as_deref().unwrap_or_default()])?;
         let ordered = normalize_element_order(
             patch_items,
             server_only,

@@ -144,10 +144,8 @@ static POD_STATUS: Schema = Schema::Struct(&[
     merge("resourceClaimStatuses", "name", &UNTAGGED),
 ]);
 
-static POD_TEMPLATE_SPEC: Schema = Schema::Struct(&[
-    plain("metadata", &OBJECT_META),
-    plain("spec", &POD_SPEC),
-]);
+static POD_TEMPLATE_SPEC: Schema =
+    Schema::Struct(&[plain("metadata", &OBJECT_META), plain("spec", &POD_SPEC)]);
 
 static POD: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
@@ -221,9 +219,7 @@ pub(crate) fn for_resource(res: &ResourceDef) -> &'static Schema {
         &NODE
     } else if is(&registry::NAMESPACES) {
         &NAMESPACE
-    } else if is(&registry::DAEMONSETS)
-        || is(&registry::DEPLOYMENTS)
-        || is(&registry::REPLICASETS)
+    } else if is(&registry::DAEMONSETS) || is(&registry::DEPLOYMENTS) || is(&registry::REPLICASETS)
     {
         &WORKLOAD
     } else if is(&registry::CONTROLLERREVISIONS) {
@@ -248,7 +244,10 @@ mod tests {
         assert_eq!(containers.strategy, Strategy::Merge);
         assert_eq!(containers.merge_key, "name");
         let ports = containers.schema.lookup("ports").unwrap();
-        assert_eq!((ports.strategy, ports.merge_key), (Strategy::Merge, "containerPort"));
+        assert_eq!(
+            (ports.strategy, ports.merge_key),
+            (Strategy::Merge, "containerPort")
+        );
         let tolerations = spec.lookup("tolerations").unwrap();
         assert_eq!(tolerations.strategy, Strategy::Default);
     }

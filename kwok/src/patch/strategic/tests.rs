@@ -7,7 +7,12 @@ use serde_json::{json, Value};
 use super::schema::{Field, Schema, Strategy, UNTAGGED};
 use super::{apply, SmpError};
 
-const fn field(name: &'static str, strategy: Strategy, key: &'static str, schema: &'static Schema) -> Field {
+const fn field(
+    name: &'static str,
+    strategy: Strategy,
+    key: &'static str,
+    schema: &'static Schema,
+) -> Field {
     Field {
         name,
         strategy,
@@ -24,8 +29,18 @@ static MERGE_ITEM: Schema = Schema::Struct(&[
     field("nonMergingIntList", Strategy::Default, "", &UNTAGGED),
     field("mergeItemPtr", Strategy::Merge, "name", &MERGE_ITEM),
     field("replacingItem", Strategy::Replace, "", &UNTAGGED),
-    field("retainKeysMap", Strategy::Default, "", &RETAIN_KEYS_MERGE_ITEM),
-    field("retainKeysMergingList", Strategy::Merge, "name", &MERGE_ITEM),
+    field(
+        "retainKeysMap",
+        Strategy::Default,
+        "",
+        &RETAIN_KEYS_MERGE_ITEM,
+    ),
+    field(
+        "retainKeysMergingList",
+        Strategy::Merge,
+        "name",
+        &MERGE_ITEM,
+    ),
 ]);
 
 /// `RetainKeysMergeItem` of patch_test.go.
@@ -68,7 +83,11 @@ fn sorted(v: &Value) -> Value {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
             keys.sort();
-            Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k.as_str()]))).collect())
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted(&m[k.as_str()])))
+                    .collect(),
+            )
         }
         Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
         other => other.clone(),
@@ -85,7 +104,11 @@ fn check_err(original: &str, patch: &str, contains: &str) {
 
 #[test]
 fn unique_scalars_when_merging_lists() {
-    check("mergingIntList: [1, 2]", "mergingIntList: [2, 3]", "mergingIntList: [1, 2, 3]");
+    check(
+        "mergingIntList: [1, 2]",
+        "mergingIntList: [2, 3]",
+        "mergingIntList: [1, 2, 3]",
+    );
 }
 
 #[test]
@@ -105,7 +128,11 @@ fn replace_directive_in_merging_list_and_map() {
         "mergingList: []",
     );
     check("{name: 1, value: 1}", "$patch: replace", "{}");
-    check("{name: 1, value: 1}", "{other: a, $patch: replace}", "other: a");
+    check(
+        "{name: 1, value: 1}",
+        "{other: a, $patch: replace}",
+        "other: a",
+    );
     check("mergingList: []", "mergingList: []", "mergingList: []");
 }
 
@@ -149,8 +176,16 @@ fn preserve_the_order_from_the_patch() {
         "mergingList: [{name: 3, value: c}, {name: 1, value: a}]",
         "mergingList: [{name: 2, value: b}, {name: 3, value: c}, {name: 1, value: a}]",
     );
-    check("mergingIntList: [1, 2, 3]", "mergingIntList: [3, 1, 2]", "mergingIntList: [3, 1, 2]");
-    check("mergingIntList: [1, 2, 3]", "mergingIntList: [3, 1]", "mergingIntList: [2, 3, 1]");
+    check(
+        "mergingIntList: [1, 2, 3]",
+        "mergingIntList: [3, 1, 2]",
+        "mergingIntList: [3, 1, 2]",
+    );
+    check(
+        "mergingIntList: [1, 2, 3]",
+        "mergingIntList: [3, 1]",
+        "mergingIntList: [2, 3, 1]",
+    );
 }
 
 #[test]
@@ -185,9 +220,15 @@ fn set_element_order_must_match_the_patch_order() {
 
 #[test]
 fn missing_merge_key_is_an_error() {
-    match run("mergingList: [{name: 1, value: a}]", "mergingList: [{value: b}]") {
+    match run(
+        "mergingList: [{name: 1, value: a}]",
+        "mergingList: [{value: b}]",
+    ) {
         Err(SmpError::Other(msg)) => {
-            assert_eq!(msg, "map: map[value:b] does not contain declared merge key: name")
+            assert_eq!(
+                msg,
+                "map: map[value:b] does not contain declared merge key: name"
+            )
         }
         other => panic!("{other:?}"),
     }
@@ -205,7 +246,11 @@ fn delete_from_primitive_list() {
         "$deleteFromPrimitiveList/mergingIntList: [3]",
         "mergingIntList:",
     );
-    check("foo: [bar]", "$deleteFromPrimitiveList/mergingIntList: [3]", "foo: [bar]");
+    check(
+        "foo: [bar]",
+        "$deleteFromPrimitiveList/mergingIntList: [3]",
+        "foo: [bar]",
+    );
     check(
         "mergingIntList: [1, 2, 3]",
         "$deleteFromPrimitiveList/mergingIntList: [2]",
@@ -297,7 +342,11 @@ fn add_and_delete_maps_keep_server_only_items_in_place() {
 
 #[test]
 fn null_deletes_and_unmatched_nulls_are_dropped() {
-    check("name: 2", "{name: 1, value: 1, other: null}", "{name: 1, value: 1}");
+    check(
+        "name: 2",
+        "{name: 1, value: 1, other: null}",
+        "{name: 1, value: 1}",
+    );
     check(
         "{name: original-name, value: original-value, other: current-other}",
         "{name: modified-name, value: null}",
@@ -348,7 +397,10 @@ fn retain_keys_rejects_fields_outside_the_list() {
         Err(SmpError::BadRequest("invalid patch format of retainKeys"))
     );
     assert_eq!(
-        run("retainKeysMap: {name: foo}", "retainKeysMap: {$retainKeys: name}"),
+        run(
+            "retainKeysMap: {name: foo}",
+            "retainKeysMap: {$retainKeys: name}"
+        ),
         Err(SmpError::BadRequest("invalid patch format of retainKeys"))
     );
 }
@@ -377,7 +429,10 @@ fn replace_strategy_takes_the_patch_map() {
 #[test]
 fn bad_directives_fail_like_upstream() {
     assert_eq!(
-        run("mergingList: [{name: 1}]", "mergingList: [{name: 1, $patch: merge}]"),
+        run(
+            "mergingList: [{name: 1}]",
+            "mergingList: [{name: 1, $patch: merge}]"
+        ),
         Err(SmpError::Other(
             "merging lists cannot yet be specified in the patch".to_string()
         ))
@@ -389,18 +444,25 @@ fn bad_directives_fail_like_upstream() {
         ))
     );
     assert_eq!(
-        run("mergingList: [{name: 1}]", "mergingList: [{name: 1, $patch: bogus}]"),
+        run(
+            "mergingList: [{name: 1}]",
+            "mergingList: [{name: 1, $patch: bogus}]"
+        ),
         Err(SmpError::Other(
             "unknown patch type: bogus in map: map[$patch:bogus name:1]".to_string()
         ))
     );
     assert_eq!(
         run("mergingIntList: [1]", "$setElementOrder: [1]"),
-        Err(SmpError::BadRequest("invalid patch format of setElementOrder list"))
+        Err(SmpError::BadRequest(
+            "invalid patch format of setElementOrder list"
+        ))
     );
     assert_eq!(
         run("mergingIntList: [1]", "$deleteFromPrimitiveList: [1]"),
-        Err(SmpError::BadRequest("invalid patch format of primitive list"))
+        Err(SmpError::BadRequest(
+            "invalid patch format of primitive list"
+        ))
     );
     assert_eq!(
         run("mergingIntList: [[1]]", "mergingIntList: [[2]]"),
@@ -423,5 +485,9 @@ fn directives_inside_new_values_are_removed() {
         "simpleMap: {key1: x, key2: null}",
         "{name: a, simpleMap: {key1: x}}",
     );
-    check("name: a", "retainKeysMap: {$patch: replace, name: b}", "name: a");
+    check(
+        "name: a",
+        "retainKeysMap: {$patch: replace, name: b}",
+        "name: a",
+    );
 }

@@ -3,10 +3,10 @@
 //! Field numbers as in `staging/src/k8s.io/api/apps/v1/generated.proto`; JSON names and presence as in the
 //! package's `types.go` struct tags (see the parent module).
 
-use super::{keep, list, opt, message, Message};
-use super::Kind::{Bool, I32, I64, IntOrString, Msg, RawExtension, Str, Time};
 use super::core_v1;
 use super::meta_v1;
+use super::Kind::{Bool, IntOrString, Msg, RawExtension, Str, Time, I32, I64};
+use super::{keep, list, message, opt, Message};
 
 pub(super) static CONTROLLER_REVISION: Message = message(
     "ControllerRevision",

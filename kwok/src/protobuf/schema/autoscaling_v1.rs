@@ -3,9 +3,9 @@
 //! Field numbers as in `staging/src/k8s.io/api/autoscaling/v1/generated.proto`; JSON names and presence as in the
 //! package's `types.go` struct tags (see the parent module).
 
-use super::{keep, opt, message, Message};
-use super::Kind::{I32, Msg, Str};
 use super::meta_v1;
+use super::Kind::{Msg, Str, I32};
+use super::{keep, message, opt, Message};
 
 pub(super) static SCALE: Message = message(
     "Scale",
@@ -16,17 +16,9 @@ pub(super) static SCALE: Message = message(
     ],
 );
 
-pub(super) static SCALE_SPEC: Message = message(
-    "ScaleSpec",
-    &[
-        opt(1, "replicas", I32),
-    ],
-);
+pub(super) static SCALE_SPEC: Message = message("ScaleSpec", &[opt(1, "replicas", I32)]);
 
 pub(super) static SCALE_STATUS: Message = message(
     "ScaleStatus",
-    &[
-        keep(1, "replicas", I32),
-        opt(2, "selector", Str),
-    ],
+    &[keep(1, "replicas", I32), opt(2, "selector", Str)],
 );

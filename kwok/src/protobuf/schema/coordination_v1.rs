@@ -3,9 +3,9 @@
 //! Field numbers as in `staging/src/k8s.io/api/coordination/v1/generated.proto`; JSON names and presence as in the
 //! package's `types.go` struct tags (see the parent module).
 
-use super::{keep, message, Message};
-use super::Kind::{I32, MicroTime, Msg, Str};
 use super::meta_v1;
+use super::Kind::{MicroTime, Msg, Str, I32};
+use super::{keep, message, Message};
 
 pub(super) static LEASE: Message = message(
     "Lease",

@@ -3,9 +3,9 @@
 //! Field numbers as in `staging/src/k8s.io/api/core/v1/generated.proto`; JSON names and presence as in the
 //! package's `types.go` struct tags (see the parent module).
 
-use super::{inline, keep, list, map, opt, message, Message};
-use super::Kind::{Bool, Bytes, I32, I64, IntOrString, MicroTime, Msg, Quantity, Str, Time};
 use super::meta_v1;
+use super::Kind::{Bool, Bytes, IntOrString, MicroTime, Msg, Quantity, Str, Time, I32, I64};
+use super::{inline, keep, list, map, message, opt, Message};
 
 pub(super) static AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE: Message = message(
     "AWSElasticBlockStoreVolumeSource",
@@ -28,18 +28,12 @@ pub(super) static AFFINITY: Message = message(
 
 pub(super) static APP_ARMOR_PROFILE: Message = message(
     "AppArmorProfile",
-    &[
-        keep(1, "type", Str),
-        keep(2, "localhostProfile", Str),
-    ],
+    &[keep(1, "type", Str), keep(2, "localhostProfile", Str)],
 );
 
 pub(super) static ATTACHED_VOLUME: Message = message(
     "AttachedVolume",
-    &[
-        keep(1, "name", Str),
-        keep(2, "devicePath", Str),
-    ],
+    &[keep(1, "name", Str), keep(2, "devicePath", Str)],
 );
 
 pub(super) static AZURE_DISK_VOLUME_SOURCE: Message = message(
@@ -82,13 +76,8 @@ pub(super) static CSI_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static CAPABILITIES: Message = message(
-    "Capabilities",
-    &[
-        list(1, "add", Str),
-        list(2, "drop", Str),
-    ],
-);
+pub(super) static CAPABILITIES: Message =
+    message("Capabilities", &[list(1, "add", Str), list(2, "drop", Str)]);
 
 pub(super) static CEPH_FS_VOLUME_SOURCE: Message = message(
     "CephFSVolumeSource",
@@ -212,10 +201,7 @@ pub(super) static CONTAINER: Message = message(
 
 pub(super) static CONTAINER_IMAGE: Message = message(
     "ContainerImage",
-    &[
-        list(1, "names", Str),
-        opt(2, "sizeBytes", I64),
-    ],
+    &[list(1, "names", Str), opt(2, "sizeBytes", I64)],
 );
 
 pub(super) static CONTAINER_PORT: Message = message(
@@ -231,10 +217,7 @@ pub(super) static CONTAINER_PORT: Message = message(
 
 pub(super) static CONTAINER_RESIZE_POLICY: Message = message(
     "ContainerResizePolicy",
-    &[
-        keep(1, "resourceName", Str),
-        keep(2, "restartPolicy", Str),
-    ],
+    &[keep(1, "resourceName", Str), keep(2, "restartPolicy", Str)],
 );
 
 pub(super) static CONTAINER_STATE: Message = message(
@@ -246,12 +229,8 @@ pub(super) static CONTAINER_STATE: Message = message(
     ],
 );
 
-pub(super) static CONTAINER_STATE_RUNNING: Message = message(
-    "ContainerStateRunning",
-    &[
-        keep(1, "startedAt", Time),
-    ],
-);
+pub(super) static CONTAINER_STATE_RUNNING: Message =
+    message("ContainerStateRunning", &[keep(1, "startedAt", Time)]);
 
 pub(super) static CONTAINER_STATE_TERMINATED: Message = message(
     "ContainerStateTerminated",
@@ -268,10 +247,7 @@ pub(super) static CONTAINER_STATE_TERMINATED: Message = message(
 
 pub(super) static CONTAINER_STATE_WAITING: Message = message(
     "ContainerStateWaiting",
-    &[
-        opt(1, "reason", Str),
-        opt(2, "message", Str),
-    ],
+    &[opt(1, "reason", Str), opt(2, "message", Str)],
 );
 
 pub(super) static CONTAINER_STATUS: Message = message(
@@ -297,23 +273,14 @@ pub(super) static CONTAINER_STATUS: Message = message(
 
 pub(super) static CONTAINER_USER: Message = message(
     "ContainerUser",
-    &[
-        keep(1, "linux", Msg(&LINUX_CONTAINER_USER)),
-    ],
+    &[keep(1, "linux", Msg(&LINUX_CONTAINER_USER))],
 );
 
-pub(super) static DAEMON_ENDPOINT: Message = message(
-    "DaemonEndpoint",
-    &[
-        keep(1, "Port", I32),
-    ],
-);
+pub(super) static DAEMON_ENDPOINT: Message = message("DaemonEndpoint", &[keep(1, "Port", I32)]);
 
 pub(super) static DOWNWARD_API_PROJECTION: Message = message(
     "DownwardAPIProjection",
-    &[
-        list(1, "items", Msg(&DOWNWARD_API_VOLUME_FILE)),
-    ],
+    &[list(1, "items", Msg(&DOWNWARD_API_VOLUME_FILE))],
 );
 
 pub(super) static DOWNWARD_API_VOLUME_FILE: Message = message(
@@ -336,10 +303,7 @@ pub(super) static DOWNWARD_API_VOLUME_SOURCE: Message = message(
 
 pub(super) static EMPTY_DIR_VOLUME_SOURCE: Message = message(
     "EmptyDirVolumeSource",
-    &[
-        opt(1, "medium", Str),
-        keep(2, "sizeLimit", Quantity),
-    ],
+    &[opt(1, "medium", Str), keep(2, "sizeLimit", Quantity)],
 );
 
 pub(super) static ENV_FROM_SOURCE: Message = message(
@@ -410,9 +374,11 @@ pub(super) static EPHEMERAL_CONTAINER_COMMON: Message = message(
 
 pub(super) static EPHEMERAL_VOLUME_SOURCE: Message = message(
     "EphemeralVolumeSource",
-    &[
-        keep(1, "volumeClaimTemplate", Msg(&PERSISTENT_VOLUME_CLAIM_TEMPLATE)),
-    ],
+    &[keep(
+        1,
+        "volumeClaimTemplate",
+        Msg(&PERSISTENT_VOLUME_CLAIM_TEMPLATE),
+    )],
 );
 
 pub(super) static EVENT: Message = message(
@@ -438,26 +404,15 @@ pub(super) static EVENT: Message = message(
 
 pub(super) static EVENT_SERIES: Message = message(
     "EventSeries",
-    &[
-        opt(1, "count", I32),
-        keep(2, "lastObservedTime", MicroTime),
-    ],
+    &[opt(1, "count", I32), keep(2, "lastObservedTime", MicroTime)],
 );
 
 pub(super) static EVENT_SOURCE: Message = message(
     "EventSource",
-    &[
-        opt(1, "component", Str),
-        opt(2, "host", Str),
-    ],
+    &[opt(1, "component", Str), opt(2, "host", Str)],
 );
 
-pub(super) static EXEC_ACTION: Message = message(
-    "ExecAction",
-    &[
-        list(1, "command", Str),
-    ],
-);
+pub(super) static EXEC_ACTION: Message = message("ExecAction", &[list(1, "command", Str)]);
 
 pub(super) static FC_VOLUME_SOURCE: Message = message(
     "FCVolumeSource",
@@ -483,10 +438,7 @@ pub(super) static FLEX_VOLUME_SOURCE: Message = message(
 
 pub(super) static FLOCKER_VOLUME_SOURCE: Message = message(
     "FlockerVolumeSource",
-    &[
-        opt(1, "datasetName", Str),
-        opt(2, "datasetUUID", Str),
-    ],
+    &[opt(1, "datasetName", Str), opt(2, "datasetUUID", Str)],
 );
 
 pub(super) static GCE_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
@@ -501,10 +453,7 @@ pub(super) static GCE_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
 
 pub(super) static GRPC_ACTION: Message = message(
     "GRPCAction",
-    &[
-        keep(1, "port", I32),
-        keep(2, "service", Str),
-    ],
+    &[keep(1, "port", I32), keep(2, "service", Str)],
 );
 
 pub(super) static GIT_REPO_VOLUME_SOURCE: Message = message(
@@ -536,35 +485,19 @@ pub(super) static HTTP_GET_ACTION: Message = message(
     ],
 );
 
-pub(super) static HTTP_HEADER: Message = message(
-    "HTTPHeader",
-    &[
-        keep(1, "name", Str),
-        keep(2, "value", Str),
-    ],
-);
+pub(super) static HTTP_HEADER: Message =
+    message("HTTPHeader", &[keep(1, "name", Str), keep(2, "value", Str)]);
 
 pub(super) static HOST_ALIAS: Message = message(
     "HostAlias",
-    &[
-        keep(1, "ip", Str),
-        list(2, "hostnames", Str),
-    ],
+    &[keep(1, "ip", Str), list(2, "hostnames", Str)],
 );
 
-pub(super) static HOST_IP: Message = message(
-    "HostIP",
-    &[
-        keep(1, "ip", Str),
-    ],
-);
+pub(super) static HOST_IP: Message = message("HostIP", &[keep(1, "ip", Str)]);
 
 pub(super) static HOST_PATH_VOLUME_SOURCE: Message = message(
     "HostPathVolumeSource",
-    &[
-        keep(1, "path", Str),
-        keep(2, "type", Str),
-    ],
+    &[keep(1, "path", Str), keep(2, "type", Str)],
 );
 
 pub(super) static ISCSI_VOLUME_SOURCE: Message = message(
@@ -586,10 +519,7 @@ pub(super) static ISCSI_VOLUME_SOURCE: Message = message(
 
 pub(super) static IMAGE_VOLUME_SOURCE: Message = message(
     "ImageVolumeSource",
-    &[
-        opt(1, "reference", Str),
-        opt(2, "pullPolicy", Str),
-    ],
+    &[opt(1, "reference", Str), opt(2, "pullPolicy", Str)],
 );
 
 pub(super) static KEY_TO_PATH: Message = message(
@@ -629,12 +559,8 @@ pub(super) static LINUX_CONTAINER_USER: Message = message(
     ],
 );
 
-pub(super) static LOCAL_OBJECT_REFERENCE: Message = message(
-    "LocalObjectReference",
-    &[
-        opt(1, "name", Str),
-    ],
-);
+pub(super) static LOCAL_OBJECT_REFERENCE: Message =
+    message("LocalObjectReference", &[opt(1, "name", Str)]);
 
 pub(super) static NFS_VOLUME_SOURCE: Message = message(
     "NFSVolumeSource",
@@ -665,12 +591,7 @@ pub(super) static NAMESPACE_CONDITION: Message = message(
     ],
 );
 
-pub(super) static NAMESPACE_SPEC: Message = message(
-    "NamespaceSpec",
-    &[
-        list(1, "finalizers", Str),
-    ],
-);
+pub(super) static NAMESPACE_SPEC: Message = message("NamespaceSpec", &[list(1, "finalizers", Str)]);
 
 pub(super) static NAMESPACE_STATUS: Message = message(
     "NamespaceStatus",
@@ -691,17 +612,22 @@ pub(super) static NODE: Message = message(
 
 pub(super) static NODE_ADDRESS: Message = message(
     "NodeAddress",
-    &[
-        keep(1, "type", Str),
-        keep(2, "address", Str),
-    ],
+    &[keep(1, "type", Str), keep(2, "address", Str)],
 );
 
 pub(super) static NODE_AFFINITY: Message = message(
     "NodeAffinity",
     &[
-        keep(1, "requiredDuringSchedulingIgnoredDuringExecution", Msg(&NODE_SELECTOR)),
-        list(2, "preferredDuringSchedulingIgnoredDuringExecution", Msg(&PREFERRED_SCHEDULING_TERM)),
+        keep(
+            1,
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            Msg(&NODE_SELECTOR),
+        ),
+        list(
+            2,
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            Msg(&PREFERRED_SCHEDULING_TERM),
+        ),
     ],
 );
 
@@ -719,9 +645,7 @@ pub(super) static NODE_CONDITION: Message = message(
 
 pub(super) static NODE_CONFIG_SOURCE: Message = message(
     "NodeConfigSource",
-    &[
-        keep(2, "configMap", Msg(&CONFIG_MAP_NODE_CONFIG_SOURCE)),
-    ],
+    &[keep(2, "configMap", Msg(&CONFIG_MAP_NODE_CONFIG_SOURCE))],
 );
 
 pub(super) static NODE_CONFIG_STATUS: Message = message(
@@ -736,17 +660,11 @@ pub(super) static NODE_CONFIG_STATUS: Message = message(
 
 pub(super) static NODE_DAEMON_ENDPOINTS: Message = message(
     "NodeDaemonEndpoints",
-    &[
-        keep(1, "kubeletEndpoint", Msg(&DAEMON_ENDPOINT)),
-    ],
+    &[keep(1, "kubeletEndpoint", Msg(&DAEMON_ENDPOINT))],
 );
 
-pub(super) static NODE_FEATURES: Message = message(
-    "NodeFeatures",
-    &[
-        keep(1, "supplementalGroupsPolicy", Bool),
-    ],
-);
+pub(super) static NODE_FEATURES: Message =
+    message("NodeFeatures", &[keep(1, "supplementalGroupsPolicy", Bool)]);
 
 pub(super) static NODE_RUNTIME_HANDLER: Message = message(
     "NodeRuntimeHandler",
@@ -766,9 +684,7 @@ pub(super) static NODE_RUNTIME_HANDLER_FEATURES: Message = message(
 
 pub(super) static NODE_SELECTOR: Message = message(
     "NodeSelector",
-    &[
-        list(1, "nodeSelectorTerms", Msg(&NODE_SELECTOR_TERM)),
-    ],
+    &[list(1, "nodeSelectorTerms", Msg(&NODE_SELECTOR_TERM))],
 );
 
 pub(super) static NODE_SELECTOR_REQUIREMENT: Message = message(
@@ -820,12 +736,8 @@ pub(super) static NODE_STATUS: Message = message(
     ],
 );
 
-pub(super) static NODE_SWAP_STATUS: Message = message(
-    "NodeSwapStatus",
-    &[
-        keep(1, "capacity", I64),
-    ],
-);
+pub(super) static NODE_SWAP_STATUS: Message =
+    message("NodeSwapStatus", &[keep(1, "capacity", I64)]);
 
 pub(super) static NODE_SYSTEM_INFO: Message = message(
     "NodeSystemInfo",
@@ -846,10 +758,7 @@ pub(super) static NODE_SYSTEM_INFO: Message = message(
 
 pub(super) static OBJECT_FIELD_SELECTOR: Message = message(
     "ObjectFieldSelector",
-    &[
-        opt(1, "apiVersion", Str),
-        keep(2, "fieldPath", Str),
-    ],
+    &[opt(1, "apiVersion", Str), keep(2, "fieldPath", Str)],
 );
 
 pub(super) static OBJECT_REFERENCE: Message = message(
@@ -890,18 +799,12 @@ pub(super) static PERSISTENT_VOLUME_CLAIM_TEMPLATE: Message = message(
 
 pub(super) static PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE: Message = message(
     "PersistentVolumeClaimVolumeSource",
-    &[
-        keep(1, "claimName", Str),
-        opt(2, "readOnly", Bool),
-    ],
+    &[keep(1, "claimName", Str), opt(2, "readOnly", Bool)],
 );
 
 pub(super) static PHOTON_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
     "PhotonPersistentDiskVolumeSource",
-    &[
-        keep(1, "pdID", Str),
-        opt(2, "fsType", Str),
-    ],
+    &[keep(1, "pdID", Str), opt(2, "fsType", Str)],
 );
 
 pub(super) static POD: Message = message(
@@ -916,8 +819,16 @@ pub(super) static POD: Message = message(
 pub(super) static POD_AFFINITY: Message = message(
     "PodAffinity",
     &[
-        list(1, "requiredDuringSchedulingIgnoredDuringExecution", Msg(&POD_AFFINITY_TERM)),
-        list(2, "preferredDuringSchedulingIgnoredDuringExecution", Msg(&WEIGHTED_POD_AFFINITY_TERM)),
+        list(
+            1,
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            Msg(&POD_AFFINITY_TERM),
+        ),
+        list(
+            2,
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            Msg(&WEIGHTED_POD_AFFINITY_TERM),
+        ),
     ],
 );
 
@@ -936,8 +847,16 @@ pub(super) static POD_AFFINITY_TERM: Message = message(
 pub(super) static POD_ANTI_AFFINITY: Message = message(
     "PodAntiAffinity",
     &[
-        list(1, "requiredDuringSchedulingIgnoredDuringExecution", Msg(&POD_AFFINITY_TERM)),
-        list(2, "preferredDuringSchedulingIgnoredDuringExecution", Msg(&WEIGHTED_POD_AFFINITY_TERM)),
+        list(
+            1,
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            Msg(&POD_AFFINITY_TERM),
+        ),
+        list(
+            2,
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            Msg(&WEIGHTED_POD_AFFINITY_TERM),
+        ),
     ],
 );
 
@@ -965,32 +884,15 @@ pub(super) static POD_DNS_CONFIG: Message = message(
 
 pub(super) static POD_DNS_CONFIG_OPTION: Message = message(
     "PodDNSConfigOption",
-    &[
-        opt(1, "name", Str),
-        keep(2, "value", Str),
-    ],
+    &[opt(1, "name", Str), keep(2, "value", Str)],
 );
 
-pub(super) static POD_IP: Message = message(
-    "PodIP",
-    &[
-        keep(1, "ip", Str),
-    ],
-);
+pub(super) static POD_IP: Message = message("PodIP", &[keep(1, "ip", Str)]);
 
-pub(super) static POD_OS: Message = message(
-    "PodOS",
-    &[
-        keep(1, "name", Str),
-    ],
-);
+pub(super) static POD_OS: Message = message("PodOS", &[keep(1, "name", Str)]);
 
-pub(super) static POD_READINESS_GATE: Message = message(
-    "PodReadinessGate",
-    &[
-        keep(1, "conditionType", Str),
-    ],
-);
+pub(super) static POD_READINESS_GATE: Message =
+    message("PodReadinessGate", &[keep(1, "conditionType", Str)]);
 
 pub(super) static POD_RESOURCE_CLAIM: Message = message(
     "PodResourceClaim",
@@ -1003,18 +905,11 @@ pub(super) static POD_RESOURCE_CLAIM: Message = message(
 
 pub(super) static POD_RESOURCE_CLAIM_STATUS: Message = message(
     "PodResourceClaimStatus",
-    &[
-        keep(1, "name", Str),
-        keep(2, "resourceClaimName", Str),
-    ],
+    &[keep(1, "name", Str), keep(2, "resourceClaimName", Str)],
 );
 
-pub(super) static POD_SCHEDULING_GATE: Message = message(
-    "PodSchedulingGate",
-    &[
-        keep(1, "name", Str),
-    ],
-);
+pub(super) static POD_SCHEDULING_GATE: Message =
+    message("PodSchedulingGate", &[keep(1, "name", Str)]);
 
 pub(super) static POD_SECURITY_CONTEXT: Message = message(
     "PodSecurityContext",
@@ -1071,7 +966,11 @@ pub(super) static POD_SPEC: Message = message(
         keep(30, "enableServiceLinks", Bool),
         keep(31, "preemptionPolicy", Str),
         map(32, "overhead", Quantity),
-        list(33, "topologySpreadConstraints", Msg(&TOPOLOGY_SPREAD_CONSTRAINT)),
+        list(
+            33,
+            "topologySpreadConstraints",
+            Msg(&TOPOLOGY_SPREAD_CONSTRAINT),
+        ),
         keep(35, "setHostnameAsFQDN", Bool),
         keep(36, "os", Msg(&POD_OS)),
         keep(37, "hostUsers", Bool),
@@ -1188,10 +1087,7 @@ pub(super) static RBD_VOLUME_SOURCE: Message = message(
 
 pub(super) static RESOURCE_CLAIM: Message = message(
     "ResourceClaim",
-    &[
-        keep(1, "name", Str),
-        opt(2, "request", Str),
-    ],
+    &[keep(1, "name", Str), opt(2, "request", Str)],
 );
 
 pub(super) static RESOURCE_FIELD_SELECTOR: Message = message(
@@ -1205,10 +1101,7 @@ pub(super) static RESOURCE_FIELD_SELECTOR: Message = message(
 
 pub(super) static RESOURCE_HEALTH: Message = message(
     "ResourceHealth",
-    &[
-        keep(1, "resourceID", Str),
-        opt(2, "health", Str),
-    ],
+    &[keep(1, "resourceID", Str), opt(2, "health", Str)],
 );
 
 pub(super) static RESOURCE_REQUIREMENTS: Message = message(
@@ -1256,10 +1149,7 @@ pub(super) static SCALE_IO_VOLUME_SOURCE: Message = message(
 
 pub(super) static SECCOMP_PROFILE: Message = message(
     "SeccompProfile",
-    &[
-        keep(1, "type", Str),
-        keep(2, "localhostProfile", Str),
-    ],
+    &[keep(1, "type", Str), keep(2, "localhostProfile", Str)],
 );
 
 pub(super) static SECRET: Message = message(
@@ -1346,12 +1236,7 @@ pub(super) static SERVICE_ACCOUNT_TOKEN_PROJECTION: Message = message(
     ],
 );
 
-pub(super) static SLEEP_ACTION: Message = message(
-    "SleepAction",
-    &[
-        keep(1, "seconds", I64),
-    ],
-);
+pub(super) static SLEEP_ACTION: Message = message("SleepAction", &[keep(1, "seconds", I64)]);
 
 pub(super) static STORAGE_OS_VOLUME_SOURCE: Message = message(
     "StorageOSVolumeSource",
@@ -1364,20 +1249,12 @@ pub(super) static STORAGE_OS_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static SYSCTL: Message = message(
-    "Sysctl",
-    &[
-        keep(1, "name", Str),
-        keep(2, "value", Str),
-    ],
-);
+pub(super) static SYSCTL: Message =
+    message("Sysctl", &[keep(1, "name", Str), keep(2, "value", Str)]);
 
 pub(super) static TCP_SOCKET_ACTION: Message = message(
     "TCPSocketAction",
-    &[
-        keep(1, "port", IntOrString),
-        opt(2, "host", Str),
-    ],
+    &[keep(1, "port", IntOrString), opt(2, "host", Str)],
 );
 
 pub(super) static TAINT: Message = message(
@@ -1434,20 +1311,12 @@ pub(super) static TYPED_OBJECT_REFERENCE: Message = message(
     ],
 );
 
-pub(super) static VOLUME: Message = message(
-    "Volume",
-    &[
-        keep(1, "name", Str),
-        inline(2, &VOLUME_SOURCE),
-    ],
-);
+pub(super) static VOLUME: Message =
+    message("Volume", &[keep(1, "name", Str), inline(2, &VOLUME_SOURCE)]);
 
 pub(super) static VOLUME_DEVICE: Message = message(
     "VolumeDevice",
-    &[
-        keep(1, "name", Str),
-        keep(2, "devicePath", Str),
-    ],
+    &[keep(1, "name", Str), keep(2, "devicePath", Str)],
 );
 
 pub(super) static VOLUME_MOUNT: Message = message(
@@ -1479,17 +1348,22 @@ pub(super) static VOLUME_PROJECTION: Message = message(
         keep(1, "secret", Msg(&SECRET_PROJECTION)),
         keep(2, "downwardAPI", Msg(&DOWNWARD_API_PROJECTION)),
         keep(3, "configMap", Msg(&CONFIG_MAP_PROJECTION)),
-        keep(4, "serviceAccountToken", Msg(&SERVICE_ACCOUNT_TOKEN_PROJECTION)),
-        keep(5, "clusterTrustBundle", Msg(&CLUSTER_TRUST_BUNDLE_PROJECTION)),
+        keep(
+            4,
+            "serviceAccountToken",
+            Msg(&SERVICE_ACCOUNT_TOKEN_PROJECTION),
+        ),
+        keep(
+            5,
+            "clusterTrustBundle",
+            Msg(&CLUSTER_TRUST_BUNDLE_PROJECTION),
+        ),
     ],
 );
 
 pub(super) static VOLUME_RESOURCE_REQUIREMENTS: Message = message(
     "VolumeResourceRequirements",
-    &[
-        map(1, "limits", Quantity),
-        map(2, "requests", Quantity),
-    ],
+    &[map(1, "limits", Quantity), map(2, "requests", Quantity)],
 );
 
 pub(super) static VOLUME_SOURCE: Message = message(
@@ -1497,14 +1371,26 @@ pub(super) static VOLUME_SOURCE: Message = message(
     &[
         keep(1, "hostPath", Msg(&HOST_PATH_VOLUME_SOURCE)),
         keep(2, "emptyDir", Msg(&EMPTY_DIR_VOLUME_SOURCE)),
-        keep(3, "gcePersistentDisk", Msg(&GCE_PERSISTENT_DISK_VOLUME_SOURCE)),
-        keep(4, "awsElasticBlockStore", Msg(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE)),
+        keep(
+            3,
+            "gcePersistentDisk",
+            Msg(&GCE_PERSISTENT_DISK_VOLUME_SOURCE),
+        ),
+        keep(
+            4,
+            "awsElasticBlockStore",
+            Msg(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE),
+        ),
         keep(5, "gitRepo", Msg(&GIT_REPO_VOLUME_SOURCE)),
         keep(6, "secret", Msg(&SECRET_VOLUME_SOURCE)),
         keep(7, "nfs", Msg(&NFS_VOLUME_SOURCE)),
         keep(8, "iscsi", Msg(&ISCSI_VOLUME_SOURCE)),
         keep(9, "glusterfs", Msg(&GLUSTERFS_VOLUME_SOURCE)),
-        keep(10, "persistentVolumeClaim", Msg(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE)),
+        keep(
+            10,
+            "persistentVolumeClaim",
+            Msg(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE),
+        ),
         keep(11, "rbd", Msg(&RBD_VOLUME_SOURCE)),
         keep(12, "flexVolume", Msg(&FLEX_VOLUME_SOURCE)),
         keep(13, "cinder", Msg(&CINDER_VOLUME_SOURCE)),
@@ -1514,10 +1400,18 @@ pub(super) static VOLUME_SOURCE: Message = message(
         keep(17, "fc", Msg(&FC_VOLUME_SOURCE)),
         keep(18, "azureFile", Msg(&AZURE_FILE_VOLUME_SOURCE)),
         keep(19, "configMap", Msg(&CONFIG_MAP_VOLUME_SOURCE)),
-        keep(20, "vsphereVolume", Msg(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE)),
+        keep(
+            20,
+            "vsphereVolume",
+            Msg(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+        ),
         keep(21, "quobyte", Msg(&QUOBYTE_VOLUME_SOURCE)),
         keep(22, "azureDisk", Msg(&AZURE_DISK_VOLUME_SOURCE)),
-        keep(23, "photonPersistentDisk", Msg(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE)),
+        keep(
+            23,
+            "photonPersistentDisk",
+            Msg(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE),
+        ),
         keep(26, "projected", Msg(&PROJECTED_VOLUME_SOURCE)),
         keep(24, "portworxVolume", Msg(&PORTWORX_VOLUME_SOURCE)),
         keep(25, "scaleIO", Msg(&SCALE_IO_VOLUME_SOURCE)),

@@ -3,10 +3,10 @@
 //! Field numbers as in `staging/src/k8s.io/api/events/v1/generated.proto`; JSON names and presence as in the
 //! package's `types.go` struct tags (see the parent module).
 
-use super::{keep, opt, message, Message};
-use super::Kind::{I32, MicroTime, Msg, Str, Time};
 use super::core_v1;
 use super::meta_v1;
+use super::Kind::{MicroTime, Msg, Str, Time, I32};
+use super::{keep, message, opt, Message};
 
 pub(super) static EVENT: Message = message(
     "Event",

@@ -3,8 +3,8 @@
 //! Field numbers as in `staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto`; JSON names and presence as in the
 //! package's `types.go` struct tags (see the parent module).
 
-use super::{keep, list, map, opt, message, Message};
-use super::Kind::{Bool, FieldsV1, I64, Msg, Str, Time};
+use super::Kind::{Bool, FieldsV1, Msg, Str, Time, I64};
+use super::{keep, list, map, message, opt, Message};
 
 pub(super) static CONDITION: Message = message(
     "Condition",
@@ -95,8 +95,5 @@ pub(super) static OWNER_REFERENCE: Message = message(
 
 pub(super) static PRECONDITIONS: Message = message(
     "Preconditions",
-    &[
-        keep(1, "uid", Str),
-        keep(2, "resourceVersion", Str),
-    ],
+    &[keep(1, "uid", Str), keep(2, "resourceVersion", Str)],
 );

@@ -23,7 +23,6 @@ pub(crate) enum Kind {
     I32,
     I64,
     Bool,
-    F64,
     /// `[]byte`: base64 in JSON.
     Bytes,
     /// `resource.Quantity`: a message whose string field 1 is the canonical quantity text.
@@ -34,8 +33,6 @@ pub(crate) enum Kind {
     Time,
     /// `metav1.MicroTime`: a `Timestamp` shown with microsecond precision.
     MicroTime,
-    /// `metav1.Duration`: int64 nanoseconds in field 1, shown as a Go duration string.
-    Duration,
     /// `metav1.FieldsV1`: raw JSON bytes in field 1, embedded as-is.
     FieldsV1,
     /// `runtime.RawExtension`: raw JSON bytes in field 1, embedded as-is.
@@ -74,32 +71,51 @@ pub(crate) struct Message {
     pub fields: &'static [Field],
 }
 
-impl Message {
-    pub(crate) fn field(&self, number: u32) -> Option<&'static Field> {
-        self.fields.iter().find(|f| f.number == number)
-    }
-}
-
 /// A scalar field with `omitempty`.
 const fn opt(number: u32, json: &'static str, kind: Kind) -> Field {
-    Field { number, json, kind, shape: Shape::Opt }
+    Field {
+        number,
+        json,
+        kind,
+        shape: Shape::Opt,
+    }
 }
 
 /// A field written even when zero (pointer, no `omitempty`, or struct-valued).
 const fn keep(number: u32, json: &'static str, kind: Kind) -> Field {
-    Field { number, json, kind, shape: Shape::Keep }
+    Field {
+        number,
+        json,
+        kind,
+        shape: Shape::Keep,
+    }
 }
 
 const fn list(number: u32, json: &'static str, kind: Kind) -> Field {
-    Field { number, json, kind, shape: Shape::List }
+    Field {
+        number,
+        json,
+        kind,
+        shape: Shape::List,
+    }
 }
 
 const fn map(number: u32, json: &'static str, kind: Kind) -> Field {
-    Field { number, json, kind, shape: Shape::Map }
+    Field {
+        number,
+        json,
+        kind,
+        shape: Shape::Map,
+    }
 }
 
 const fn inline(number: u32, message: &'static Message) -> Field {
-    Field { number, json: "", kind: Kind::Msg(message), shape: Shape::Inline }
+    Field {
+        number,
+        json: "",
+        kind: Kind::Msg(message),
+        shape: Shape::Inline,
+    }
 }
 
 const fn message(name: &'static str, fields: &'static [Field]) -> Message {
@@ -116,15 +132,30 @@ static ROOTS: &[(&str, &str, &str, &Message)] = &[
     ("", "v1", "Pod", &core_v1::POD),
     ("", "v1", "Secret", &core_v1::SECRET),
     ("", "v1", "ServiceAccount", &core_v1::SERVICE_ACCOUNT),
-    ("apps", "v1", "ControllerRevision", &apps_v1::CONTROLLER_REVISION),
+    (
+        "apps",
+        "v1",
+        "ControllerRevision",
+        &apps_v1::CONTROLLER_REVISION,
+    ),
     ("apps", "v1", "DaemonSet", &apps_v1::DAEMON_SET),
     ("apps", "v1", "Deployment", &apps_v1::DEPLOYMENT),
     ("apps", "v1", "ReplicaSet", &apps_v1::REPLICA_SET),
     ("autoscaling", "v1", "Scale", &autoscaling_v1::SCALE),
-    ("coordination.k8s.io", "v1", "Lease", &coordination_v1::LEASE),
+    (
+        "coordination.k8s.io",
+        "v1",
+        "Lease",
+        &coordination_v1::LEASE,
+    ),
     ("events.k8s.io", "v1", "Event", &events_v1::EVENT),
     ("policy", "v1", "Eviction", &policy_v1::EVICTION),
-    ("policy", "v1", "PodDisruptionBudget", &policy_v1::POD_DISRUPTION_BUDGET),
+    (
+        "policy",
+        "v1",
+        "PodDisruptionBudget",
+        &policy_v1::POD_DISRUPTION_BUDGET,
+    ),
 ];
 
 /// The message for an object of `apiVersion` and `kind`.
@@ -144,5 +175,8 @@ pub(crate) fn root(api_version: &str, kind: &str) -> Option<&'static Message> {
 
 #[cfg(test)]
 pub(crate) fn all_roots() -> impl Iterator<Item = &'static Message> {
-    ROOTS.iter().map(|(_, _, _, m)| *m).chain(std::iter::once(&meta_v1::DELETE_OPTIONS))
+    ROOTS
+        .iter()
+        .map(|(_, _, _, m)| *m)
+        .chain(std::iter::once(&meta_v1::DELETE_OPTIONS))
 }

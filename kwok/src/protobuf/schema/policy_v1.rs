@@ -3,9 +3,9 @@
 //! Field numbers as in `staging/src/k8s.io/api/policy/v1/generated.proto`; JSON names and presence as in the
 //! package's `types.go` struct tags (see the parent module).
 
-use super::{keep, list, map, opt, message, Message};
-use super::Kind::{I32, I64, IntOrString, Msg, Str, Time};
 use super::meta_v1;
+use super::Kind::{IntOrString, Msg, Str, Time, I32, I64};
+use super::{keep, list, map, message, opt, Message};
 
 pub(super) static EVICTION: Message = message(
     "Eviction",

@@ -1,0 +1,30 @@
+# Everyday recipes. The README's two commands need none of these.
+
+# Grade the bundled example submissions of both labs on the embedded cluster.
+demo:
+    cargo run --release -p proctor -- demo
+
+# The full test suite (what CI runs).
+test:
+    cargo test --workspace
+
+# Long-running checks (load, determinism at scale, hostile submissions at full size).
+soak:
+    cargo test --workspace --release -- --ignored
+
+# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, controllers at scale, grading.
+bench:
+    cargo run --release -p proctor-tests --bin bench
+
+# Fuzz the request decoders, selectors and patch engines (needs `cargo install cargo-fuzz` and nightly).
+fuzz target="decode" seconds="60":
+    cargo fuzz run {{target}} -- -max_total_time={{seconds}}
+
+# Formatting and lints as CI would want them.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Serve an embedded cluster for poking at with kubectl.
+up lab="":
+    cargo run -p proctor -- up {{lab}}
