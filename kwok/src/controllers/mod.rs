@@ -7,6 +7,8 @@
 //! event, and a thousand label flips cost one pass, not a thousand.
 
 pub mod deployment;
+pub mod daemonset;
+pub mod disruption;
 pub mod events;
 pub mod garbage;
 pub mod kubelet;
@@ -128,6 +130,8 @@ pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
         Box::new(scheduler::SchedulerLoop::default()),
         Box::new(garbage::GarbageCollector::default()),
         Box::new(namespace::NamespaceController::default()),
+        Box::new(daemonset::DaemonSetController::default()),
+        Box::new(disruption::DisruptionController::default()),
         Box::new(replicaset::ReplicaSetController::default()),
         Box::new(deployment::DeploymentController::default()),
     ];

@@ -7,14 +7,25 @@
 //! kubectl shows both to the user. Go maps are unordered; where Go iterates a map this follows the
 //! patch's key order.
 
+mod errors;
+mod order;
 mod schema;
 
+pub(crate) use errors::SmpError;
 pub(crate) use schema::{for_resource, Schema, Strategy};
 
 use serde_json::{Map, Value};
 
-use super::go_fmt::{go_s, go_type, go_v};
-use super::go_sort::slice_stable;
+use super::go_fmt::go_v;
+use errors::{
+    err_bad_arg_type, err_bad_patch_type, err_no_merge_key, Result,
+    ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST, ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS,
+    ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST, ERR_NO_LIST_OF_LISTS, MAP_TYPE, SLICE_TYPE,
+};
+use order::{
+    extract_to_delete_items, normalize_element_order, partition_maps_by_present_in_list,
+    partition_primitives_by_present_in_list,
+};
 use schema::PatchMeta;
 
 const DIRECTIVE_MARKER: &str = "$patch";
@@ -24,28 +35,6 @@ const MERGE_DIRECTIVE: &str = "merge";
 const RETAIN_KEYS_DIRECTIVE: &str = "$retainKeys";
 const DELETE_FROM_PRIMITIVE_LIST_PREFIX: &str = "$deleteFromPrimitiveList";
 const SET_ELEMENT_ORDER_PREFIX: &str = "$setElementOrder";
-
-// Sentinel errors of k8s.io/apimachinery/pkg/util/mergepatch/errors.go.
-pub(crate) const ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST: &str =
-    "invalid patch format of primitive list";
-pub(crate) const ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS: &str = "invalid patch format of retainKeys";
-pub(crate) const ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST: &str =
-    "invalid patch format of setElementOrder list";
-pub(crate) const ERR_NO_LIST_OF_LISTS: &str = "lists of lists are not supported";
-
-/// A strategic merge patch failure, classified the way the API server's
-/// `interpretStrategicMergePatchError` (endpoints/handlers/patch.go) classifies it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum SmpError {
-    /// One of the `ErrBadPatchFormat...` sentinels: 400 BadRequest with this message.
-    BadRequest(&'static str),
-    /// `ErrNoListOfLists` / `ErrPatchContentNotMatchRetainKeys`: a 422.
-    Unprocessable(&'static str),
-    /// Any other error: not a Status, so the server answers 500 with the bare message.
-    Other(String),
-}
-
-type Result<T> = std::result::Result<T, SmpError>;
 
 /// Go's dynamic type of a decoded JSON value (`reflect.TypeOf`); integers decode as int64.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,31 +59,6 @@ fn go_kind(v: &Value) -> GoType {
         Value::Null => GoType::Nil,
     }
 }
-
-fn err_no_merge_key(m: &Map<String, Value>, key: &str) -> SmpError {
-    SmpError::Other(format!(
-        "map: {} does not contain declared merge key: {key}",
-        go_v(&Value::Object(m.clone()))
-    ))
-}
-
-fn err_bad_arg_type(expected: &str, actual: &Value) -> SmpError {
-    SmpError::Other(format!(
-        "expected a {expected}, but received a {}",
-        go_type(actual)
-    ))
-}
-
-fn err_bad_patch_type(t: &Value, m: &Map<String, Value>) -> SmpError {
-    SmpError::Other(format!(
-        "unknown patch type: {} in map: {}",
-        go_s(t),
-        go_v(&Value::Object(m.clone()))
-    ))
-}
-
-const MAP_TYPE: &str = "map[string]interface {}";
-const SLICE_TYPE: &str = "[]interface {}";
 
 /// `StrategicMergeMapPatch(original, patch, schema)`.
 pub(crate) fn apply(
@@ -492,158 +456,6 @@ fn deduplicate_scalars(mut s: Vec<Value>) -> Vec<Value> {
         i += 1;
     }
     s
-}
-
-/// `partitionPrimitivesByPresentInList`.
-fn partition_primitives_by_present_in_list(
-    items: Vec<Value>,
-    partition_by: &[Value],
-) -> (Vec<Value>, Vec<Value>) {
-    items.into_iter().partition(|v| partition_by.contains(v))
-}
-
-/// `partitionMapsByPresentInList`.
-fn partition_maps_by_present_in_list(
-    items: Vec<Value>,
-    partition_by: &[Value],
-    merge_key: &str,
-) -> Result<(Vec<Value>, Vec<Value>)> {
-    let mut in_patch = Vec::new();
-    let mut server_only = Vec::new();
-    for v in items {
-        let Value::Object(m) = &v else {
-            return Err(err_bad_arg_type(MAP_TYPE, &v));
-        };
-        let Some(value) = m.get(merge_key) else {
-            return Err(err_no_merge_key(m, merge_key));
-        };
-        if find_map_in_slice(partition_by, merge_key, value)?.is_some() {
-            in_patch.push(v);
-        } else {
-            server_only.push(v);
-        }
-    }
-    Ok((in_patch, server_only))
-}
-
-/// The value `index()` compares: the merge key's value for maps (nil when absent), the item itself
-/// otherwise.
-fn order_key<'a>(item: &'a Value, merge_key: &str, kind: GoType) -> Option<&'a Value> {
-    let v = if kind == GoType::Map {
-        item.as_object().and_then(|m| m.get(merge_key))
-    } else {
-        Some(item)
-    };
-    v.filter(|v| !v.is_null())
-}
-
-/// `index`: position of `value` in `list`, comparing merge keys (or the scalars themselves).
-fn index(list: &[Value], value: &Value, merge_key: &str, kind: GoType) -> Option<usize> {
-    let wanted = order_key(value, merge_key, kind);
-    list.iter()
-        .position(|v| order_key(v, merge_key, kind) == wanted)
-}
-
-/// `normalizeElementOrder`: sort the patch items by `patch_order` and the server-only items by
-/// `server_order`, then interleave them.
-fn normalize_element_order(
-    patch: Vec<Value>,
-    server_only: Vec<Value>,
-    patch_order: &[Value],
-    server_order: &[Value],
-    merge_key: &str,
-    kind: GoType,
-) -> Result<Vec<Value>> {
-    let patch = normalize_slice_order(patch, patch_order, merge_key, kind)?;
-    let server_only = normalize_slice_order(server_only, server_order, merge_key, kind)?;
-    Ok(merge_sorted_slice(
-        server_only,
-        patch,
-        server_order,
-        merge_key,
-        kind,
-    ))
-}
-
-/// `normalizeSliceOrder`: sort `to_sort` by the positions in `order` (items not in `order` compare
-/// as "less", exactly as upstream), `$patch: delete` items last.
-fn normalize_slice_order(
-    to_sort: Vec<Value>,
-    order: &[Value],
-    merge_key: &str,
-    kind: GoType,
-) -> Result<Vec<Value>> {
-    let (mut to_sort, to_delete) = if kind == GoType::Map {
-        validate_merge_key_in_lists(merge_key, &[&to_sort, order])?;
-        extract_to_delete_items(to_sort)?
-    } else {
-        (to_sort, Vec::new())
-    };
-    slice_stable(&mut to_sort, &mut |a, b| {
-        if let Some(ia) = index(order, a, merge_key, kind) {
-            if let Some(ib) = index(order, b, merge_key, kind) {
-                return ia < ib;
-            }
-        }
-        true
-    });
-    to_sort.extend(to_delete);
-    Ok(to_sort)
-}
-
-/// `mergeSortedSlice`: insert each of `left` (server-only items) into `right` (patch items) before
-/// the first item it precedes in `server_order`.
-fn merge_sorted_slice(
-    left: Vec<Value>,
-    right: Vec<Value>,
-    server_order: &[Value],
-    merge_key: &str,
-    kind: GoType,
-) -> Vec<Value> {
-    let size = left.len() + right.len();
-    let mut left = left.into_iter().peekable();
-    let mut right = right.into_iter().peekable();
-    let mut out = Vec::with_capacity(size);
-    for _ in 0..size {
-        let take_left = match (left.peek(), right.peek()) {
-            (None, Some(_)) => false,
-            (Some(_), None) => true,
-            (Some(l), Some(r)) => {
-                let li = index(server_order, l, merge_key, kind);
-                let ri = index(server_order, r, merge_key, kind);
-                matches!((li, ri), (Some(li), Some(ri)) if li < ri)
-            }
-            (None, None) => break,
-        };
-        let next = if take_left { left.next() } else { right.next() };
-        out.extend(next);
-    }
-    out
-}
-
-/// `validateMergeKeyInLists`: every item is a map carrying the merge key.
-fn validate_merge_key_in_lists(merge_key: &str, lists: &[&[Value]]) -> Result<()> {
-    for item in lists.iter().flat_map(|l| l.iter()) {
-        let Value::Object(m) = item else {
-            return Err(err_bad_arg_type(MAP_TYPE, item));
-        };
-        if !m.contains_key(merge_key) {
-            return Err(err_no_merge_key(m, merge_key));
-        }
-    }
-    Ok(())
-}
-
-fn is_delete_item(v: &Value) -> bool {
-    v.get(DIRECTIVE_MARKER).and_then(Value::as_str) == Some(DELETE_DIRECTIVE)
-}
-
-/// `extractToDeleteItems`: split off the `$patch: delete` items.
-fn extract_to_delete_items(list: Vec<Value>) -> Result<(Vec<Value>, Vec<Value>)> {
-    if let Some(bad) = list.iter().find(|v| !v.is_object()) {
-        return Err(err_bad_arg_type(MAP_TYPE, bad));
-    }
-    Ok(list.into_iter().partition(|v| !is_delete_item(v)))
 }
 
 fn contains_directive_marker(v: &Value) -> bool {

@@ -491,3 +491,19 @@ fn directives_inside_new_values_are_removed() {
         "name: a",
     );
 }
+
+#[test]
+fn set_element_order_reorders_long_lists() {
+    // More items than one insertion-sort block of Go's stable sort.
+    let names: Vec<Value> = (0..45)
+        .map(|i| json!({"name": format!("e{i:02}")}))
+        .collect();
+    let reversed: Vec<Value> = names.iter().rev().cloned().collect();
+    let original = json!({"mergingList": names});
+    let patch = json!({"$setElementOrder/mergingList": reversed});
+    let Value::Object(patch) = patch else {
+        unreachable!()
+    };
+    let out = apply(&original, patch, &MERGE_ITEM).unwrap();
+    assert_eq!(out["mergingList"], Value::Array(reversed));
+}

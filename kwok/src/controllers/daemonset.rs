@@ -1,0 +1,1337 @@
+//! The DaemonSet controller (`k/k pkg/controller/daemon`): one daemon pod on every node the
+//! template may run on, ControllerRevisions for the template history, rolling updates and the
+//! DaemonSet status.
+//!
+//! One pass looks at every DaemonSet against one snapshot of nodes, pods and revisions, indexed
+//! once, so the cost of a pass is linear in pods + DaemonSets × nodes. Placement decisions
+//! (`NodeShouldRunDaemonPod`) are remembered per node resourceVersion and DaemonSet generation, and
+//! nothing is written unless it changes. Like upstream's informer cache, the status written in a
+//! pass reflects the pods seen at its start; the pass that our own creates and deletes trigger
+//! brings it up to date.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::{Node, PodSpec, PodTemplateSpec, Toleration};
+use serde_json::{json, Map, Value};
+
+use super::typed::{template_hash, TypedCache};
+use super::{events, Controller};
+use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::error::ApiError;
+use crate::registry;
+use crate::scheduler::{add_daemon_tolerations, node_should_run_daemon_pod};
+use crate::selectors::LabelSelector;
+use crate::store::{Event, Stored};
+
+/// The event source of the controller (`NewDaemonSetsController`).
+pub const COMPONENT: &str = "daemonset-controller";
+/// `apps.DefaultDaemonSetUniqueLabelKey` / `ControllerRevisionHashLabelKey`.
+pub const REVISION_HASH_LABEL: &str = "controller-revision-hash";
+/// `extensions.DaemonSetTemplateGenerationKey`.
+pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
+/// The annotation the API server keeps the template generation in (daemonset strategy).
+pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// `--concurrent-daemonset-syncs` burst: at most this many creates or deletes per sync.
+const BURST_REPLICAS: usize = 250;
+/// `controller.SlowStartInitialBatchSize`.
+const SLOW_START_INITIAL_BATCH_SIZE: usize = 1;
+/// The `spec.revisionHistoryLimit` default (apps/v1 defaults).
+const DEFAULT_REVISION_HISTORY_LIMIT: i64 = 10;
+/// `failedPodsBackoff = flowcontrol.NewBackOff(1*time.Second, 15*time.Minute)`.
+const FAILED_POD_BACKOFF_INITIAL: Duration = Duration::from_secs(1);
+const FAILED_POD_BACKOFF_MAX: Duration = Duration::from_secs(15 * 60);
+/// The workqueue's per-item rate limiter (`DefaultControllerRateLimiter`: 5 ms doubling to 1000 s).
+const ERROR_BACKOFF_BASE: Duration = Duration::from_millis(5);
+const ERROR_BACKOFF_MAX: Duration = Duration::from_secs(1000);
+
+#[derive(Default)]
+pub struct DaemonSetController {
+    nodes: TypedCache<Node>,
+    daemonsets: TypedCache<DaemonSet>,
+    /// `NodeShouldRunDaemonPod` answers by DaemonSet uid, valid for one generation.
+    placement: HashMap<String, Placement>,
+    failed_pods: Backoff,
+    /// DaemonSets in error backoff: uid → (failures, retry not before, resourceVersion then).
+    errors: HashMap<String, (u32, Instant, u64)>,
+    /// The resourceVersion a `SelectingAll` event was last recorded for, by uid (one event per
+    /// change of the DaemonSet, as upstream syncs it once per change).
+    selecting_all: HashMap<String, u64>,
+}
+
+struct Placement {
+    generation: i64,
+    by_node: HashMap<String, (u64, (bool, bool))>,
+}
+
+/// `flowcontrol.Backoff` over real time.
+#[derive(Default)]
+struct Backoff {
+    entries: HashMap<String, (Duration, Instant)>,
+}
+
+impl Backoff {
+    fn expired(last: Instant, now: Instant) -> bool {
+        now.duration_since(last) > 2 * FAILED_POD_BACKOFF_MAX
+    }
+
+    /// `IsInBackOffSinceUpdate`: the remaining wait, if still backing off.
+    fn remaining(&self, key: &str, now: Instant) -> Option<Duration> {
+        let (delay, last) = self.entries.get(key)?;
+        if Self::expired(*last, now) {
+            return None;
+        }
+        let elapsed = now.duration_since(*last);
+        (elapsed < *delay).then(|| *delay - elapsed)
+    }
+
+    /// `Next`: start at the initial delay, else double up to the maximum.
+    fn next(&mut self, key: &str, now: Instant) {
+        let delay = match self.entries.get(key) {
+            Some((d, last)) if !Self::expired(*last, now) => (*d * 2).min(FAILED_POD_BACKOFF_MAX),
+            _ => FAILED_POD_BACKOFF_INITIAL,
+        };
+        self.entries.insert(key.to_string(), (delay, now));
+    }
+
+    /// `GC`: forget entries not touched for twice the maximum delay.
+    fn gc(&mut self, now: Instant) {
+        self.entries.retain(|_, (_, last)| !Self::expired(*last, now));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pod and IntOrString helpers shared with the disruption controller.
+
+/// `intstr.GetScaledValueFromIntOrPercent`: an integer as is, `"<n>%"` of `total` rounded up or
+/// down; the errors are upstream's texts.
+pub(super) fn scaled_value(v: &Value, total: i64, round_up: bool) -> Result<i64, String> {
+    match v {
+        Value::Null => Err("nil value for IntOrString".to_string()),
+        Value::Number(n) => n
+            .as_i64()
+            .ok_or_else(|| "invalid value for IntOrString: invalid type: neither int nor percentage".to_string()),
+        Value::String(s) => {
+            let Some(digits) = s.strip_suffix('%') else {
+                return Err("invalid value for IntOrString: invalid type: string is not a percentage".to_string());
+            };
+            let pct: i64 = digits.parse().map_err(|_| {
+                format!(
+                    "invalid value for IntOrString: invalid value {}: strconv.Atoi: parsing {}: invalid syntax",
+                    crate::error::go_quote(s),
+                    crate::error::go_quote(digits)
+                )
+            })?;
+            let exact = pct as f64 * total as f64 / 100.0;
+            Ok(if round_up { exact.ceil() } else { exact.floor() } as i64)
+        }
+        _ => Err("invalid value for IntOrString: invalid type: neither int nor percentage".to_string()),
+    }
+}
+
+fn condition<'a>(pod: &'a Value, type_: &str) -> Option<&'a Value> {
+    pod["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
+}
+
+/// `podutil.IsPodReady`.
+pub(super) fn is_pod_ready(pod: &Value) -> bool {
+    condition(pod, "Ready").is_some_and(|c| c["status"] == "True")
+}
+
+pub(super) fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc))
+}
+
+/// `podutil.IsPodAvailable`: Ready, and Ready for longer than `min_ready` seconds. `Err(at)` when
+/// the pod is Ready but becomes available only at `at`.
+fn availability(pod: &Value, min_ready: i64, now: DateTime<Utc>) -> Result<bool, DateTime<Utc>> {
+    if !is_pod_ready(pod) {
+        return Ok(false);
+    }
+    if min_ready <= 0 {
+        return Ok(true);
+    }
+    let Some(since) = condition(pod, "Ready")
+        .and_then(|c| c["lastTransitionTime"].as_str())
+        .and_then(parse_time)
+    else {
+        return Ok(false);
+    };
+    let at = since + chrono::Duration::seconds(min_ready);
+    if at < now {
+        Ok(true)
+    } else {
+        Err(at)
+    }
+}
+
+fn is_available(pod: &Value, min_ready: i64, now: DateTime<Utc>) -> bool {
+    availability(pod, min_ready, now) == Ok(true)
+}
+
+fn phase(pod: &Value) -> &str {
+    pod["status"]["phase"].as_str().unwrap_or("")
+}
+
+fn is_terminal(pod: &Value) -> bool {
+    matches!(phase(pod), "Succeeded" | "Failed")
+}
+
+fn node_name_of(pod: &Value) -> &str {
+    pod["spec"]["nodeName"].as_str().unwrap_or("")
+}
+
+/// `util.GetTargetNodeName` over pod JSON: `spec.nodeName`, else the single value of the first
+/// `metadata.name In` matchFields requirement of the required node affinity.
+pub fn target_node_name(pod: &Value) -> Option<&str> {
+    let name = node_name_of(pod);
+    if !name.is_empty() {
+        return Some(name);
+    }
+    let terms = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        ["nodeSelectorTerms"]
+        .as_array()?;
+    for term in terms {
+        for exp in term["matchFields"].as_array().into_iter().flatten() {
+            if exp["key"] == "metadata.name" && exp["operator"] == "In" {
+                return match exp["values"].as_array().map(Vec::as_slice) {
+                    Some([only]) => only.as_str(),
+                    _ => None,
+                };
+            }
+        }
+    }
+    None
+}
+
+fn object_entry<'a>(map: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+    let entry = map.entry(key).or_insert_with(|| json!({}));
+    if !entry.is_object() {
+        *entry = json!({});
+    }
+    entry.as_object_mut().expect("object ensured above")
+}
+
+/// `util.ReplaceDaemonSetPodNodeNameNodeAffinity` over pod spec JSON: the required node selector
+/// becomes the single `metadata.name In [node]` term; preferred terms and pod (anti-)affinity stay.
+pub fn replace_node_name_affinity(spec: &mut Value, node: &str) {
+    if !spec.is_object() {
+        *spec = json!({});
+    }
+    let spec = spec.as_object_mut().expect("object ensured above");
+    let affinity = object_entry(spec, "affinity");
+    let node_affinity = object_entry(affinity, "nodeAffinity");
+    let required = object_entry(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
+    required.insert(
+        "nodeSelectorTerms".into(),
+        json!([{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]),
+    );
+}
+
+/// A toleration as the API server prints it (Go field order, empty fields omitted).
+fn toleration_json(t: &Toleration) -> Value {
+    let mut m = Map::new();
+    for (key, value) in [("key", &t.key), ("operator", &t.operator), ("value", &t.value), ("effect", &t.effect)] {
+        if let Some(s) = value.as_deref().filter(|s| !s.is_empty()) {
+            m.insert(key.into(), json!(s));
+        }
+    }
+    if let Some(s) = t.toleration_seconds {
+        m.insert("tolerationSeconds".into(), json!(s));
+    }
+    Value::Object(m)
+}
+
+/// Recursively sorted object keys: what Go's `json.Marshal` of a `map[string]interface{}` gives.
+fn sorted_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let sorted: BTreeMap<&String, Value> = m.iter().map(|(k, v)| (k, sorted_keys(v))).collect();
+            Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `getPatch`: the ControllerRevision data, `{"spec":{"template":{..., "$patch":"replace"}}}`
+/// with keys sorted as upstream's round trip through a Go map leaves them.
+pub fn revision_data(ds: &Value) -> Value {
+    let mut template = ds["spec"]["template"].clone();
+    if let Some(t) = template.as_object_mut() {
+        t.insert("$patch".into(), json!("replace"));
+    }
+    sorted_keys(&json!({"spec": {"template": template}}))
+}
+
+fn controller_ref(ds: &Value) -> Value {
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "name": meta::name(ds),
+        "uid": meta::uid(ds),
+        "controller": true,
+        "blockOwnerDeletion": true,
+    })
+}
+
+fn controller_uid(obj: &Value) -> Option<&str> {
+    meta::controller_ref(obj).and_then(|r| r["uid"].as_str())
+}
+
+/// `util.GetTemplateGeneration`.
+fn template_generation(ds: &Value) -> Option<i64> {
+    meta::annotation(ds, TEMPLATE_GENERATION_ANNOTATION).and_then(|s| s.parse().ok())
+}
+
+/// `util.IsPodUpdated`: the pod carries the current revision hash or template generation.
+fn is_pod_updated(pod: &Value, hash: &str, generation: Option<i64>) -> bool {
+    let template_matches = generation
+        .is_some_and(|g| meta::label(pod, TEMPLATE_GENERATION_LABEL) == Some(g.to_string().as_str()));
+    let hash_matches = !hash.is_empty() && meta::label(pod, REVISION_HASH_LABEL) == Some(hash);
+    hash_matches || template_matches
+}
+
+/// `podByCreationTimestampAndPhase`: scheduled pods first, then the oldest, then by name.
+fn sort_oldest_first(pods: &mut [Stored]) {
+    pods.sort_by(|a, b| {
+        let unscheduled = |p: &Stored| node_name_of(&p.value).is_empty();
+        let created = |p: &Stored| p.value["metadata"]["creationTimestamp"].as_str().unwrap_or("").to_string();
+        unscheduled(a)
+            .cmp(&unscheduled(b))
+            .then_with(|| created(a).cmp(&created(b)))
+            .then_with(|| a.name().cmp(b.name()))
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pods a DaemonSet creates.
+
+/// `util.CreatePodTemplate` + `controller.GetPodFromTemplate`, prepared once per sync.
+struct PodBlueprint {
+    namespace: String,
+    generate_name: String,
+    labels: Value,
+    annotations: Option<Value>,
+    finalizers: Option<Value>,
+    owner: Value,
+    spec: Value,
+}
+
+impl PodBlueprint {
+    fn new(ds: &Value, hash: &str) -> Self {
+        let template = &ds["spec"]["template"];
+        let mut labels: BTreeMap<String, Value> = template["metadata"]["labels"]
+            .as_object()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        if let Some(g) = template_generation(ds) {
+            labels.insert(TEMPLATE_GENERATION_LABEL.into(), json!(g.to_string()));
+        }
+        if !hash.is_empty() {
+            labels.insert(REVISION_HASH_LABEL.into(), json!(hash));
+        }
+        let annotations = template["metadata"]["annotations"]
+            .as_object()
+            .filter(|m| !m.is_empty())
+            .map(|m| sorted_keys(&Value::Object(m.clone())));
+        let finalizers = template["metadata"]["finalizers"]
+            .as_array()
+            .filter(|f| !f.is_empty())
+            .map(|f| Value::Array(f.clone()));
+        let mut spec = template["spec"].clone();
+        if !spec.is_object() {
+            spec = json!({});
+        }
+        let tolerations: Vec<Toleration> =
+            serde_json::from_value(spec["tolerations"].clone()).unwrap_or_default();
+        let mut typed = PodSpec {
+            tolerations: Some(tolerations),
+            host_network: spec["hostNetwork"].as_bool(),
+            ..Default::default()
+        };
+        add_daemon_tolerations(&mut typed);
+        spec["tolerations"] = Value::Array(typed.tolerations.iter().flatten().map(toleration_json).collect());
+        Self {
+            namespace: meta::namespace(ds).to_string(),
+            generate_name: format!("{}-", meta::name(ds)),
+            labels: Value::Object(labels.into_iter().collect()),
+            annotations,
+            finalizers,
+            owner: controller_ref(ds),
+            spec,
+        }
+    }
+
+    /// The pod for one node: created without `nodeName`, pinned by node affinity.
+    fn pod_for(&self, node: &str) -> Value {
+        let mut metadata = Map::new();
+        metadata.insert("generateName".into(), json!(self.generate_name));
+        metadata.insert("namespace".into(), json!(self.namespace));
+        metadata.insert("labels".into(), self.labels.clone());
+        if let Some(a) = &self.annotations {
+            metadata.insert("annotations".into(), a.clone());
+        }
+        metadata.insert("ownerReferences".into(), json!([self.owner]));
+        if let Some(f) = &self.finalizers {
+            metadata.insert("finalizers".into(), f.clone());
+        }
+        let mut spec = self.spec.clone();
+        replace_node_name_affinity(&mut spec, node);
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec})
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One pass.
+
+/// Pods by controller uid, and the ownerless ones by namespace.
+struct PodIndex {
+    owned: HashMap<String, Vec<Stored>>,
+    orphans: HashMap<String, Vec<Stored>>,
+}
+
+impl PodIndex {
+    fn build(pods: &[Stored]) -> Self {
+        let mut owned: HashMap<String, Vec<Stored>> = HashMap::new();
+        let mut orphans: HashMap<String, Vec<Stored>> = HashMap::new();
+        for p in pods {
+            match controller_uid(&p.value) {
+                Some(uid) => owned.entry(uid.to_string()).or_default().push(p.clone()),
+                None => orphans.entry(p.namespace().to_string()).or_default().push(p.clone()),
+            }
+        }
+        Self { owned, orphans }
+    }
+}
+
+/// What one pass sees.
+struct Snapshot {
+    nodes: Vec<(Stored, Arc<Node>)>,
+    node_names: HashSet<String>,
+    pods: PodIndex,
+    revisions: HashMap<String, Vec<Stored>>,
+    now: DateTime<Utc>,
+    instant: Instant,
+}
+
+/// The DaemonSet status counters (`updateDaemonSetStatus`).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Counts {
+    desired: i64,
+    current: i64,
+    misscheduled: i64,
+    ready: i64,
+    updated: i64,
+    available: i64,
+    unavailable: i64,
+}
+
+/// What a sync of one DaemonSet asks of the loop.
+#[derive(Default)]
+struct Outcome {
+    requeue: Option<Duration>,
+    error: Option<String>,
+}
+
+fn earliest(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+fn until(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
+    // Availability is `Before(now)` at second precision: look again just after the instant.
+    (at - now).to_std().unwrap_or_default() + Duration::from_millis(5)
+}
+
+impl DaemonSetController {
+    fn should_run(&mut self, ds: &Value, template: &PodTemplateSpec, node: &Stored, typed: &Node) -> (bool, bool) {
+        let generation = ds["metadata"]["generation"].as_i64().unwrap_or(0);
+        let uid = meta::uid(ds);
+        let entry = self
+            .placement
+            .entry(uid.to_string())
+            .or_insert_with(|| Placement { generation, by_node: HashMap::new() });
+        if entry.generation != generation {
+            entry.generation = generation;
+            entry.by_node.clear();
+        }
+        let rv = node.resource_version();
+        if let Some((cached_rv, answer)) = entry.by_node.get(node.name()) {
+            if *cached_rv == rv {
+                return *answer;
+            }
+        }
+        let answer = node_should_run_daemon_pod(template, typed);
+        entry.by_node.insert(node.name().to_string(), (rv, answer));
+        answer
+    }
+
+    /// `getDaemonPods` / `ClaimPods`: owned pods that still match, orphans that match (adopted),
+    /// owned pods that no longer match (released).
+    fn claim_pods(&self, api: &Api, ds: &Stored, selector: &LabelSelector, snap: &Snapshot) -> Vec<Stored> {
+        let ns = ds.namespace();
+        let mut claimed = Vec::new();
+        for pod in snap.pods.owned.get(meta::uid(&ds.value)).into_iter().flatten() {
+            if pod.namespace() != ns {
+                continue;
+            }
+            if selector.matches(meta::labels(&pod.value)) {
+                claimed.push(pod.clone());
+                continue;
+            }
+            let mut released = pod.value.clone();
+            let uid = meta::uid(&ds.value).to_string();
+            if let Some(refs) = meta::meta_mut(&mut released)
+                .get_mut("ownerReferences")
+                .and_then(Value::as_array_mut)
+            {
+                refs.retain(|r| r["uid"].as_str() != Some(uid.as_str()));
+            }
+            if let Err(e) = api.update(&registry::PODS, ns, pod.name(), released, None, &WriteOptions::default()) {
+                tracing::debug!(error = %e, pod = pod.name(), "releasing pod");
+            }
+        }
+        for pod in snap.pods.orphans.get(ns).into_iter().flatten() {
+            if meta::is_deleting(&pod.value) || !selector.matches(meta::labels(&pod.value)) {
+                continue;
+            }
+            let mut adopted = pod.value.clone();
+            let m = meta::meta_mut(&mut adopted);
+            let refs = m.entry("ownerReferences").or_insert_with(|| json!([]));
+            if !refs.is_array() {
+                *refs = json!([]);
+            }
+            if let Some(list) = refs.as_array_mut() {
+                list.push(controller_ref(&ds.value));
+            }
+            match api.update(&registry::PODS, ns, pod.name(), adopted, None, &WriteOptions::default()) {
+                Ok(p) => claimed.push(p),
+                Err(e) => tracing::debug!(error = %e, pod = pod.name(), "adopting pod"),
+            }
+        }
+        claimed
+    }
+
+    /// `controlledHistories` + `constructHistory`: the current revision's hash and the old ones.
+    fn construct_history(
+        &self,
+        api: &Api,
+        ds: &Stored,
+        selector: &LabelSelector,
+        claimed_pods: &[Stored],
+        snap: &Snapshot,
+    ) -> Result<(String, Vec<Stored>), String> {
+        let ns = ds.namespace();
+        let uid = meta::uid(&ds.value);
+        let opts = WriteOptions::default();
+        let mut histories = Vec::new();
+        for cr in snap.revisions.get(ns).into_iter().flatten() {
+            let matches = selector.matches(meta::labels(&cr.value));
+            match controller_uid(&cr.value) {
+                Some(owner) if owner == uid => {
+                    if matches {
+                        histories.push(cr.clone());
+                    } else {
+                        let mut released = cr.value.clone();
+                        if let Some(refs) = meta::meta_mut(&mut released)
+                            .get_mut("ownerReferences")
+                            .and_then(Value::as_array_mut)
+                        {
+                            refs.retain(|r| r["uid"].as_str() != Some(uid));
+                        }
+                        let _ = api.update(&registry::CONTROLLERREVISIONS, ns, cr.name(), released, None, &opts);
+                    }
+                }
+                Some(_) => {}
+                None if matches && !meta::is_deleting(&cr.value) => {
+                    let mut adopted = cr.value.clone();
+                    let m = meta::meta_mut(&mut adopted);
+                    let refs = m.entry("ownerReferences").or_insert_with(|| json!([]));
+                    if let Some(list) = refs.as_array_mut() {
+                        list.push(controller_ref(&ds.value));
+                    }
+                    match api.update(&registry::CONTROLLERREVISIONS, ns, cr.name(), adopted, None, &opts) {
+                        Ok(c) => histories.push(c),
+                        Err(e) => return Err(format!("adopting {}: {e}", cr.name())),
+                    }
+                }
+                None => {}
+            }
+        }
+        let data = revision_data(&ds.value);
+        let mut current = Vec::new();
+        let mut old = Vec::new();
+        for mut h in histories {
+            // Histories without the unique label get their name as its value.
+            if meta::label(&h.value, REVISION_HASH_LABEL).is_none() {
+                let mut v = h.value.clone();
+                let name = h.name().to_string();
+                let labels = object_entry(meta::meta_mut(&mut v), "labels");
+                labels.insert(REVISION_HASH_LABEL.into(), json!(name));
+                h = api
+                    .update(&registry::CONTROLLERREVISIONS, ns, &name, v, None, &opts)
+                    .map_err(|e| e.to_string())?;
+            }
+            if h.value["data"] == data {
+                current.push(h);
+            } else {
+                old.push(h);
+            }
+        }
+        let revision = |h: &Stored| h.value["revision"].as_i64().unwrap_or(0);
+        let next_revision = old.iter().map(revision).max().unwrap_or(0) + 1;
+        let cur = if current.is_empty() {
+            self.snapshot_revision(api, ds, &data, next_revision)?
+        } else {
+            let cur = self.dedup_histories(api, ds, current, claimed_pods)?;
+            if revision(&cur) < next_revision {
+                let mut v = cur.value.clone();
+                v["revision"] = json!(next_revision);
+                api.update(&registry::CONTROLLERREVISIONS, ns, cur.name(), v, None, &opts)
+                    .map_err(|e| e.to_string())?
+            } else {
+                cur
+            }
+        };
+        let hash = meta::label(&cur.value, REVISION_HASH_LABEL).unwrap_or("").to_string();
+        Ok((hash, old))
+    }
+
+    /// `snapshot`: create `<ds>-<hash>`; a name taken by another template bumps collisionCount.
+    fn snapshot_revision(&self, api: &Api, ds: &Stored, data: &Value, revision: i64) -> Result<Stored, String> {
+        let ns = ds.namespace();
+        let collision = ds.value["status"]["collisionCount"].as_i64();
+        let hash = template_hash(&ds.value["spec"]["template"], collision);
+        let name = format!("{}-{}", ds.name(), hash);
+        let mut labels: BTreeMap<String, Value> = ds.value["spec"]["template"]["metadata"]["labels"]
+            .as_object()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        labels.insert(REVISION_HASH_LABEL.into(), json!(hash));
+        let mut metadata = Map::new();
+        metadata.insert("name".into(), json!(name));
+        metadata.insert("namespace".into(), json!(ns));
+        metadata.insert("labels".into(), Value::Object(labels.into_iter().collect()));
+        if let Some(a) = ds.value["metadata"]["annotations"].as_object().filter(|a| !a.is_empty()) {
+            metadata.insert("annotations".into(), Value::Object(a.clone()));
+        }
+        metadata.insert("ownerReferences".into(), json!([controller_ref(&ds.value)]));
+        let cr = json!({
+            "apiVersion": "apps/v1",
+            "kind": "ControllerRevision",
+            "metadata": metadata,
+            "data": data,
+            "revision": revision,
+        });
+        match api.create(&registry::CONTROLLERREVISIONS, ns, cr, &WriteOptions::default()) {
+            Ok(c) => Ok(c),
+            Err(e) if e.code == 409 => {
+                let existing = api.get(&registry::CONTROLLERREVISIONS, ns, &name).map_err(|e| e.to_string())?;
+                if existing.value["data"] == *data {
+                    return Ok(existing);
+                }
+                let mut v = ds.value.clone();
+                v["status"]["collisionCount"] = json!(collision.unwrap_or(0) + 1);
+                api.update(&registry::DAEMONSETS, ns, ds.name(), v, Some("status"), &WriteOptions::default())
+                    .map_err(|e| e.to_string())?;
+                Err(e.to_string())
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// `dedupCurHistories`: keep the highest revision, relabel pods to it, delete the others.
+    fn dedup_histories(&self, api: &Api, ds: &Stored, current: Vec<Stored>, pods: &[Stored]) -> Result<Stored, String> {
+        let Some(keep) = current
+            .iter()
+            .fold(None::<&Stored>, |best, h| match best {
+                Some(b) if h.value["revision"].as_i64().unwrap_or(0) < b.value["revision"].as_i64().unwrap_or(0) => Some(b),
+                _ => Some(h),
+            })
+            .cloned()
+        else {
+            return Err("no current revision".into());
+        };
+        if current.len() == 1 {
+            return Ok(keep);
+        }
+        let ns = ds.namespace();
+        let keep_hash = meta::label(&keep.value, REVISION_HASH_LABEL).unwrap_or("").to_string();
+        for pod in pods {
+            if meta::label(&pod.value, REVISION_HASH_LABEL) != Some(keep_hash.as_str()) {
+                let patch = json!({"metadata": {"labels": {REVISION_HASH_LABEL: keep_hash}}});
+                let body = serde_json::to_vec(&patch).map_err(|e| e.to_string())?;
+                api.patch(&registry::PODS, ns, pod.name(), crate::api::PatchKind::Merge, &body, None, &WriteOptions::default())
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        for h in &current {
+            if h.name() != keep.name() {
+                api.delete(&registry::CONTROLLERREVISIONS, ns, h.name(), &DeleteOptions::default())
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(keep)
+    }
+
+    /// `cleanupHistory`: drop the oldest revisions beyond revisionHistoryLimit that no pod uses.
+    fn cleanup_history(&self, api: &Api, ds: &Stored, mut old: Vec<Stored>, pods: &[Stored]) {
+        let keep = ds.value["spec"]["revisionHistoryLimit"]
+            .as_i64()
+            .unwrap_or(DEFAULT_REVISION_HISTORY_LIMIT);
+        let mut to_kill = old.len() as i64 - keep;
+        if to_kill <= 0 {
+            return;
+        }
+        let live: HashSet<&str> = pods
+            .iter()
+            .filter_map(|p| meta::label(&p.value, REVISION_HASH_LABEL))
+            .filter(|h| !h.is_empty())
+            .collect();
+        old.sort_by_key(|h| h.value["revision"].as_i64().unwrap_or(0));
+        for h in &old {
+            if to_kill <= 0 {
+                break;
+            }
+            if meta::label(&h.value, REVISION_HASH_LABEL).is_some_and(|x| live.contains(x)) {
+                continue;
+            }
+            if let Err(e) = api.delete(&registry::CONTROLLERREVISIONS, ds.namespace(), h.name(), &DeleteOptions::default()) {
+                tracing::debug!(error = %e, revision = h.name(), "cleaning up history");
+                return;
+            }
+            to_kill -= 1;
+        }
+    }
+
+    /// `syncNodes`: deletes and slow-start batched creates, each capped at the burst size.
+    /// Returns whether anything was written and the errors met.
+    fn sync_nodes(
+        &self,
+        api: &Api,
+        ds: &Stored,
+        deletes: &[String],
+        creates: &[String],
+        blueprint: &PodBlueprint,
+    ) -> (bool, Vec<String>) {
+        let ns = ds.namespace();
+        let mut wrote = false;
+        let mut errors = Vec::new();
+        let create_count = creates.len().min(BURST_REPLICAS);
+        let delete_count = deletes.len().min(BURST_REPLICAS);
+        let mut batch = create_count.min(SLOW_START_INITIAL_BATCH_SIZE);
+        let mut pos = 0;
+        while pos < create_count {
+            let errors_before = errors.len();
+            for node in &creates[pos..pos + batch] {
+                match api.create(&registry::PODS, ns, blueprint.pod_for(node), &WriteOptions::default()) {
+                    Ok(pod) => {
+                        wrote = true;
+                        events::record(
+                            api,
+                            &registry::DAEMONSETS,
+                            &ds.value,
+                            "Normal",
+                            "SuccessfulCreate",
+                            &format!("Created pod: {}", pod.name()),
+                            COMPONENT,
+                        );
+                    }
+                    Err(e) if is_namespace_terminating(&e) => {}
+                    Err(e) => {
+                        events::record(
+                            api,
+                            &registry::DAEMONSETS,
+                            &ds.value,
+                            "Warning",
+                            "FailedCreate",
+                            &format!("Error creating: {}", e.message),
+                            COMPONENT,
+                        );
+                        errors.push(e.message);
+                    }
+                }
+            }
+            pos += batch;
+            // Slow start: a failing batch stops the rest until the next sync.
+            if errors.len() > errors_before {
+                break;
+            }
+            batch = (2 * batch).min(create_count - pos);
+        }
+        for name in &deletes[..delete_count] {
+            match api.delete(&registry::PODS, ns, name, &DeleteOptions::default()) {
+                Ok(_) => {
+                    wrote = true;
+                    events::record(
+                        api,
+                        &registry::DAEMONSETS,
+                        &ds.value,
+                        "Normal",
+                        "SuccessfulDelete",
+                        &format!("Deleted pod: {name}"),
+                        COMPONENT,
+                    );
+                }
+                Err(e) if e.code == 404 => {}
+                Err(e) => {
+                    events::record(
+                        api,
+                        &registry::DAEMONSETS,
+                        &ds.value,
+                        "Warning",
+                        "FailedDelete",
+                        &format!("Error deleting: {}", e.message),
+                        COMPONENT,
+                    );
+                    errors.push(e.message);
+                }
+            }
+        }
+        (wrote, errors)
+    }
+
+    /// Sync one DaemonSet (`syncDaemonSet`).
+    fn sync(&mut self, api: &Api, ds: &Stored, typed: &DaemonSet, snap: &Snapshot) -> Outcome {
+        let mut out = Outcome::default();
+        // A DaemonSet being deleted is left alone: its history may already be gone.
+        if meta::is_deleting(&ds.value) {
+            return out;
+        }
+        let uid = meta::uid(&ds.value).to_string();
+        let selector_json = &ds.value["spec"]["selector"];
+        if selector_json.as_object().is_some_and(|m| m.values().all(Value::is_null)) {
+            if self.selecting_all.get(&uid) != Some(&ds.resource_version()) {
+                self.selecting_all.insert(uid, ds.resource_version());
+                events::record(
+                    api,
+                    &registry::DAEMONSETS,
+                    &ds.value,
+                    "Warning",
+                    "SelectingAll",
+                    "This daemon set is selecting all pods. A non-empty selector is required.",
+                    COMPONENT,
+                );
+            }
+            return out;
+        }
+        let Some(template) = typed.spec.as_ref().map(|s| &s.template) else {
+            return out;
+        };
+        let selector = match LabelSelector::from_api(selector_json) {
+            Ok(s) => s,
+            Err(e) => {
+                out.error = Some(e);
+                return out;
+            }
+        };
+        let claimed = self.claim_pods(api, ds, &selector, snap);
+        let (hash, old_revisions) = match self.construct_history(api, ds, &selector, &claimed, snap) {
+            Ok(x) => x,
+            Err(e) => {
+                out.error = Some(format!("failed to construct revisions of DaemonSet: {e}"));
+                return out;
+            }
+        };
+        let generation = template_generation(&ds.value);
+        let min_ready = ds.value["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
+
+        // nodeToDaemonPods, without pods that are both terminal and being deleted.
+        let mut node_pods: BTreeMap<String, Vec<Stored>> = BTreeMap::new();
+        for pod in &claimed {
+            if is_terminal(&pod.value) && meta::is_deleting(&pod.value) {
+                continue;
+            }
+            if let Some(node) = target_node_name(&pod.value) {
+                node_pods.entry(node.to_string()).or_default().push(pod.clone());
+            }
+        }
+        for pods in node_pods.values_mut() {
+            sort_oldest_first(pods);
+        }
+
+        let strategy = &ds.value["spec"]["updateStrategy"];
+        let rolling = strategy["type"].as_str().is_none_or(|t| t == "RollingUpdate");
+        let surge_allowed = rolling && surge_count(strategy, 1).is_ok_and(|n| n != 0);
+
+        // manage(): what each node needs.
+        let mut placements: Vec<(&Stored, (bool, bool))> = Vec::with_capacity(snap.nodes.len());
+        for (node, typed_node) in &snap.nodes {
+            let answer = self.should_run(&ds.value, template, node, typed_node);
+            placements.push((node, answer));
+        }
+        let mut creates: Vec<String> = Vec::new();
+        let mut deletes: Vec<String> = Vec::new();
+        for (node, (should_run, should_continue)) in &placements {
+            let name = node.name();
+            let pods = node_pods.get(name);
+            match pods {
+                None if *should_run => creates.push(name.to_string()),
+                Some(pods) if *should_continue => {
+                    let mut running: Vec<&Stored> = Vec::new();
+                    for pod in pods {
+                        if meta::is_deleting(&pod.value) {
+                            continue;
+                        }
+                        match phase(&pod.value) {
+                            "Failed" => {
+                                let key = format!(
+                                    "{}/{}/{}",
+                                    uid,
+                                    ds.value["status"]["observedGeneration"].as_i64().unwrap_or(0),
+                                    name
+                                );
+                                if let Some(wait) = self.failed_pods.remaining(&key, snap.instant) {
+                                    out.requeue = earliest(out.requeue, Some(wait));
+                                    continue;
+                                }
+                                self.failed_pods.next(&key, snap.instant);
+                                events::record(
+                                    api,
+                                    &registry::DAEMONSETS,
+                                    &ds.value,
+                                    "Warning",
+                                    "FailedDaemonPod",
+                                    &format!(
+                                        "Found failed daemon pod {}/{} on node {}, will try to kill it",
+                                        pod.namespace(),
+                                        pod.name(),
+                                        name
+                                    ),
+                                    COMPONENT,
+                                );
+                                deletes.push(pod.name().to_string());
+                            }
+                            "Succeeded" => {
+                                events::record(
+                                    api,
+                                    &registry::DAEMONSETS,
+                                    &ds.value,
+                                    "Normal",
+                                    "SucceededDaemonPod",
+                                    &format!(
+                                        "Found succeeded daemon pod {}/{} on node {}, will try to delete it",
+                                        pod.namespace(),
+                                        pod.name(),
+                                        name
+                                    ),
+                                    COMPONENT,
+                                );
+                                deletes.push(pod.name().to_string());
+                            }
+                            _ => running.push(pod),
+                        }
+                    }
+                    if !surge_allowed {
+                        // Keep the oldest (pods are sorted oldest first).
+                        deletes.extend(running.iter().skip(1).map(|p| p.name().to_string()));
+                        continue;
+                    }
+                    if running.len() <= 1 {
+                        if running.is_empty() && *should_run {
+                            creates.push(name.to_string());
+                        }
+                        continue;
+                    }
+                    // Surging: keep the oldest new and the oldest old pod while the new one is
+                    // not yet available.
+                    let mut oldest_new: Option<&Stored> = None;
+                    let mut oldest_old: Option<&Stored> = None;
+                    for pod in running {
+                        let slot = if meta::label(&pod.value, REVISION_HASH_LABEL) == Some(hash.as_str()) {
+                            &mut oldest_new
+                        } else {
+                            &mut oldest_old
+                        };
+                        if slot.is_none() {
+                            *slot = Some(pod);
+                        } else {
+                            deletes.push(pod.name().to_string());
+                        }
+                    }
+                    if let (Some(new), Some(old)) = (oldest_new, oldest_old) {
+                        if !is_pod_ready(&old.value) || is_available(&new.value, min_ready, snap.now) {
+                            deletes.push(old.name().to_string());
+                        }
+                    }
+                }
+                Some(pods) if !*should_continue => {
+                    deletes.extend(
+                        pods.iter()
+                            .filter(|p| !meta::is_deleting(&p.value))
+                            .map(|p| p.name().to_string()),
+                    );
+                }
+                _ => {}
+            }
+        }
+        // Unscheduled pods aimed at nodes that no longer exist (pod GC cannot see them).
+        for (node, pods) in &node_pods {
+            if snap.node_names.contains(node) {
+                continue;
+            }
+            deletes.extend(
+                pods.iter()
+                    .filter(|p| node_name_of(&p.value).is_empty())
+                    .map(|p| p.name().to_string()),
+            );
+        }
+        let blueprint = PodBlueprint::new(&ds.value, &hash);
+        let (wrote, mut errors) = self.sync_nodes(api, ds, &deletes, &creates, &blueprint);
+
+        // Rolling updates run once the creates and deletes above have been observed.
+        if !wrote && errors.is_empty() && rolling {
+            let (deletes, creates) = rolling_update(ds, &placements, &node_pods, &hash, generation, min_ready, snap.now);
+            let (_, e) = self.sync_nodes(api, ds, &deletes, &creates, &blueprint);
+            errors.extend(e);
+        }
+        self.cleanup_history(api, ds, old_revisions, &claimed);
+
+        // Status, from the pods this pass started with.
+        let mut counts = Counts::default();
+        let mut next_available: Option<DateTime<Utc>> = None;
+        for (node, (should_run, _)) in &placements {
+            let pods = node_pods.get(node.name()).filter(|p| !p.is_empty());
+            if *should_run {
+                counts.desired += 1;
+                let Some(pods) = pods else { continue };
+                counts.current += 1;
+                let pod = &pods[0];
+                if is_pod_ready(&pod.value) {
+                    counts.ready += 1;
+                    match availability(&pod.value, min_ready, snap.now) {
+                        Ok(true) => counts.available += 1,
+                        Ok(false) => {}
+                        Err(at) => next_available = Some(next_available.map_or(at, |n| n.min(at))),
+                    }
+                }
+                if is_pod_updated(&pod.value, &hash, generation) {
+                    counts.updated += 1;
+                }
+            } else if pods.is_some() {
+                counts.misscheduled += 1;
+            }
+        }
+        counts.unavailable = counts.desired - counts.available;
+        if let Err(e) = store_status(api, ds, &counts) {
+            errors.push(e.to_string());
+        }
+        if let Some(at) = next_available {
+            out.requeue = earliest(out.requeue, Some(until(at, snap.now)));
+        }
+        if !errors.is_empty() {
+            out.error = Some(errors.join("; "));
+        }
+        out
+    }
+}
+
+fn is_namespace_terminating(e: &ApiError) -> bool {
+    e.details
+        .as_ref()
+        .and_then(|d| d["causes"].as_array())
+        .is_some_and(|cs| cs.iter().any(|c| c["reason"] == "NamespaceTerminating"))
+}
+
+/// `util.SurgeCount` over `spec.updateStrategy` (a missing maxSurge is 0).
+fn surge_count(strategy: &Value, desired: i64) -> Result<i64, String> {
+    match &strategy["rollingUpdate"]["maxSurge"] {
+        Value::Null => Ok(0),
+        v => scaled_value(v, desired, true),
+    }
+}
+
+/// `util.UnavailableCount` (a missing maxUnavailable is the API default, 1).
+fn unavailable_count(strategy: &Value, desired: i64) -> Result<i64, String> {
+    match &strategy["rollingUpdate"]["maxUnavailable"] {
+        Value::Null => Ok(1),
+        v => scaled_value(v, desired, true),
+    }
+}
+
+/// `findUpdatedPodsOnNode`: at most one new and one old non-deleted pod, or `None` when there
+/// are more (manage prunes those first).
+fn updated_pods_on_node<'a>(
+    pods: &'a [Stored],
+    hash: &str,
+    generation: Option<i64>,
+) -> Option<(Option<&'a Stored>, Option<&'a Stored>)> {
+    let mut new = None;
+    let mut old = None;
+    for pod in pods.iter().filter(|p| !meta::is_deleting(&p.value)) {
+        let slot = if is_pod_updated(&pod.value, hash, generation) { &mut new } else { &mut old };
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(pod);
+    }
+    Some((new, old))
+}
+
+/// `rollingUpdate`: old pods to delete (and, when surging, nodes to create on) within
+/// maxUnavailable / maxSurge.
+fn rolling_update(
+    ds: &Stored,
+    placements: &[(&Stored, (bool, bool))],
+    node_pods: &BTreeMap<String, Vec<Stored>>,
+    hash: &str,
+    generation: Option<i64>,
+    min_ready: i64,
+    now: DateTime<Utc>,
+) -> (Vec<String>, Vec<String>) {
+    let strategy = &ds.value["spec"]["updateStrategy"];
+    let should_run: HashMap<&str, bool> = placements.iter().map(|(n, (run, _))| (n.name(), *run)).collect();
+    // updatedDesiredNodeCounts: nodes that want a pod count even without one.
+    let mut nodes: BTreeMap<&str, &[Stored]> = node_pods.iter().map(|(n, p)| (n.as_str(), p.as_slice())).collect();
+    let mut desired = 0;
+    for (node, (run, _)) in placements {
+        if *run {
+            desired += 1;
+            nodes.entry(node.name()).or_insert(&[]);
+        }
+    }
+    let (Ok(mut max_unavailable), Ok(max_surge)) = (unavailable_count(strategy, desired), surge_count(strategy, desired))
+    else {
+        return (Vec::new(), Vec::new());
+    };
+    if desired > 0 && max_unavailable == 0 && max_surge == 0 {
+        max_unavailable = 1;
+    }
+    let available = |p: &Stored| is_available(&p.value, min_ready, now);
+
+    if max_surge == 0 {
+        let mut num_unavailable = 0;
+        let mut replacements = Vec::new();
+        let mut candidates = Vec::new();
+        for pods in nodes.values() {
+            let Some((new, old)) = updated_pods_on_node(pods, hash, generation) else {
+                num_unavailable += 1;
+                continue;
+            };
+            match (new, old) {
+                (None, None) | (Some(_), Some(_)) => num_unavailable += 1,
+                (Some(new), None) => {
+                    if !available(new) {
+                        num_unavailable += 1;
+                    }
+                }
+                (None, Some(old)) => {
+                    if !available(old) {
+                        replacements.push(old.name().to_string());
+                        num_unavailable += 1;
+                    } else if num_unavailable < max_unavailable {
+                        candidates.push(old.name().to_string());
+                    }
+                }
+            }
+        }
+        let remaining = (max_unavailable - num_unavailable).clamp(0, candidates.len() as i64) as usize;
+        replacements.extend(candidates.into_iter().take(remaining));
+        return (replacements, Vec::new());
+    }
+
+    let mut old_to_delete = Vec::new();
+    let mut should_not_run = Vec::new();
+    let mut candidate_nodes = Vec::new();
+    let mut allowed_nodes = Vec::new();
+    let mut num_surge = 0;
+    let mut num_available = 0;
+    for (node, pods) in &nodes {
+        let Some((new, old)) = updated_pods_on_node(pods, hash, generation) else {
+            num_surge += 1;
+            continue;
+        };
+        if let Some(p) = old.or(new) {
+            if available(p) {
+                num_available += 1;
+            }
+        }
+        let runs = should_run.get(node).copied().unwrap_or(false);
+        match (new, old) {
+            (_, None) => {}
+            (None, Some(old)) => {
+                if !available(old) {
+                    if !runs {
+                        old_to_delete.push(old.name().to_string());
+                        continue;
+                    }
+                    allowed_nodes.push(node.to_string());
+                } else {
+                    if !runs {
+                        should_not_run.push(old.name().to_string());
+                        continue;
+                    }
+                    if num_surge >= max_surge {
+                        continue;
+                    }
+                    candidate_nodes.push(node.to_string());
+                }
+            }
+            (Some(new), Some(old)) => {
+                if !available(new) {
+                    num_surge += 1;
+                    continue;
+                }
+                old_to_delete.push(old.name().to_string());
+            }
+        }
+    }
+    let deletable = (num_available - desired).min(should_not_run.len() as i64);
+    if deletable > 0 {
+        old_to_delete.extend(should_not_run.into_iter().take(deletable as usize));
+    }
+    let remaining = (max_surge - num_surge).clamp(0, candidate_nodes.len() as i64) as usize;
+    allowed_nodes.extend(candidate_nodes.into_iter().take(remaining));
+    (old_to_delete, allowed_nodes)
+}
+
+/// `storeDaemonSetStatus`: a status update only when a counter or observedGeneration moved.
+fn store_status(api: &Api, ds: &Stored, c: &Counts) -> Result<(), ApiError> {
+    let status = &ds.value["status"];
+    let get = |k: &str| status[k].as_i64().unwrap_or(0);
+    let generation = ds.value["metadata"]["generation"].as_i64().unwrap_or(0);
+    let stored = Counts {
+        desired: get("desiredNumberScheduled"),
+        current: get("currentNumberScheduled"),
+        misscheduled: get("numberMisscheduled"),
+        ready: get("numberReady"),
+        updated: get("updatedNumberScheduled"),
+        available: get("numberAvailable"),
+        unavailable: get("numberUnavailable"),
+    };
+    if stored == *c && get("observedGeneration") >= generation {
+        return Ok(());
+    }
+    // DaemonSetStatus field order; the omitempty fields are left out at zero.
+    let mut s = Map::new();
+    s.insert("currentNumberScheduled".into(), json!(c.current));
+    s.insert("numberMisscheduled".into(), json!(c.misscheduled));
+    s.insert("desiredNumberScheduled".into(), json!(c.desired));
+    s.insert("numberReady".into(), json!(c.ready));
+    for (key, value) in [
+        ("observedGeneration", generation),
+        ("updatedNumberScheduled", c.updated),
+        ("numberAvailable", c.available),
+        ("numberUnavailable", c.unavailable),
+    ] {
+        if value != 0 {
+            s.insert(key.into(), json!(value));
+        }
+    }
+    for key in ["collisionCount", "conditions"] {
+        if let Some(v) = status.get(key).filter(|v| !v.is_null()) {
+            s.insert(key.into(), v.clone());
+        }
+    }
+    let mut updated = ds.value.clone();
+    updated["status"] = Value::Object(s);
+    let opts = WriteOptions::default();
+    match api.update(&registry::DAEMONSETS, ds.namespace(), ds.name(), updated.clone(), Some("status"), &opts) {
+        Ok(_) => Ok(()),
+        // One retry against the latest version (StatusUpdateRetries).
+        Err(e) if e.code == 409 => {
+            let fresh = api.get(&registry::DAEMONSETS, ds.namespace(), ds.name())?;
+            let mut retry = fresh.value.clone();
+            retry["status"] = updated["status"].clone();
+            for key in ["collisionCount", "conditions"] {
+                if let Some(v) = fresh.value["status"].get(key).filter(|v| !v.is_null()) {
+                    retry["status"][key] = v.clone();
+                }
+            }
+            api.update(&registry::DAEMONSETS, ds.namespace(), ds.name(), retry, Some("status"), &opts)
+                .map(|_| ())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+impl Controller for DaemonSetController {
+    fn name(&self) -> &'static str {
+        "daemonset-controller"
+    }
+
+    fn interested(&self, ev: &Event) -> bool {
+        std::ptr::eq(ev.res, &registry::DAEMONSETS)
+            || std::ptr::eq(ev.res, &registry::PODS)
+            || std::ptr::eq(ev.res, &registry::NODES)
+            || std::ptr::eq(ev.res, &registry::CONTROLLERREVISIONS)
+    }
+
+    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+        let store = api.store();
+        let (ds_objs, _) = store.list(&registry::DAEMONSETS, None);
+        if ds_objs.is_empty() {
+            self.placement.clear();
+            self.errors.clear();
+            return None;
+        }
+        let (node_objs, _) = store.list(&registry::NODES, None);
+        let nodes: Vec<(Stored, Arc<Node>)> = node_objs
+            .iter()
+            .filter_map(|n| self.nodes.get(n).map(|t| (n.clone(), t)))
+            .collect();
+        self.nodes.retain(&node_objs);
+        let (pod_objs, _) = store.list(&registry::PODS, None);
+        let mut revisions: HashMap<String, Vec<Stored>> = HashMap::new();
+        for cr in store.list(&registry::CONTROLLERREVISIONS, None).0 {
+            revisions.entry(cr.namespace().to_string()).or_default().push(cr);
+        }
+        let snap = Snapshot {
+            node_names: nodes.iter().map(|(n, _)| n.name().to_string()).collect(),
+            nodes,
+            pods: PodIndex::build(&pod_objs),
+            revisions,
+            now: Utc::now(),
+            instant: Instant::now(),
+        };
+        let mut next: Option<Duration> = None;
+        let live: HashSet<String> = ds_objs.iter().map(|d| meta::uid(&d.value).to_string()).collect();
+        for ds in &ds_objs {
+            let uid = meta::uid(&ds.value).to_string();
+            if let Some((_, not_before, rv)) = self.errors.get(&uid) {
+                // In error backoff, unless the DaemonSet itself changed.
+                if *rv == ds.resource_version() && snap.instant < *not_before {
+                    next = earliest(next, Some(*not_before - snap.instant));
+                    continue;
+                }
+            }
+            let Some(typed) = self.daemonsets.get(ds) else { continue };
+            let out = self.sync(api, ds, &typed, &snap);
+            next = earliest(next, out.requeue);
+            match out.error {
+                Some(e) => {
+                    tracing::debug!(error = %e, daemonset = ds.name(), "syncing daemon set");
+                    let failures = self.errors.get(&uid).map_or(0, |(f, _, _)| *f);
+                    let delay = ERROR_BACKOFF_BASE
+                        .saturating_mul(1u32 << failures.min(20))
+                        .min(ERROR_BACKOFF_MAX);
+                    let rv = api
+                        .store()
+                        .get(&registry::DAEMONSETS, ds.namespace(), ds.name())
+                        .map_or(0, |d| d.resource_version());
+                    self.errors.insert(uid, (failures + 1, snap.instant + delay, rv));
+                    next = earliest(next, Some(delay));
+                }
+                None => {
+                    self.errors.remove(&uid);
+                }
+            }
+        }
+        self.daemonsets.retain(&ds_objs);
+        self.placement.retain(|uid, _| live.contains(uid));
+        self.errors.retain(|uid, _| live.contains(uid));
+        self.selecting_all.retain(|uid, _| live.contains(uid));
+        self.failed_pods.gc(snap.instant);
+        next
+    }
+}
+

@@ -1,0 +1,582 @@
+//! The disruption controller (`k/k pkg/controller/disruption/disruption.go`): keeps every
+//! PodDisruptionBudget's status (expectedPods, desiredHealthy, currentHealthy,
+//! disruptionsAllowed, disruptedPods, the `DisruptionAllowed` condition) in step with its pods,
+//! which is what the eviction subresource decides by. It also resets `DisruptionTarget` pod
+//! conditions that went stale because the evicted pod was never deleted.
+//!
+//! Upstream syncs a budget when it or one of its pods changes, or when a `disruptedPods` entry
+//! expires. Here a pass fingerprints each budget's inputs (its resourceVersion and those of the
+//! pods it selects) and syncs only budgets whose inputs moved or whose recheck time came, so the
+//! events a sync records (`NoPods`, ...) come as often as upstream's.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Map, Value};
+
+use super::daemonset::{is_pod_ready, parse_time, scaled_value};
+use super::{events, Controller};
+use crate::api::subresources::set_condition;
+use crate::api::{meta, Api, WriteOptions};
+use crate::error::go_quote;
+use crate::registry::{self, ResourceDef};
+use crate::selectors::LabelSelector;
+use crate::store::{Event, Stored};
+
+/// The event source of the controller (`NewDisruptionControllerInternal`).
+pub const COMPONENT: &str = "controllermanager";
+/// `DeletionTimeout`: how long a `disruptedPods` entry holds without the pod being deleted.
+const DELETION_TIMEOUT: i64 = 120;
+/// `stalePodDisruptionTimeout`.
+const STALE_POD_DISRUPTION_TIMEOUT: i64 = 120;
+/// Retry delay after a conflicting status write.
+const CONFLICT_RETRY: Duration = Duration::from_millis(50);
+
+pub const DISRUPTION_ALLOWED: &str = "DisruptionAllowed";
+
+#[derive(Default)]
+pub struct DisruptionController {
+    synced: HashMap<(String, String), Synced>,
+}
+
+/// What a budget was last synced against.
+struct Synced {
+    fingerprint: u64,
+    recheck_at: Option<Instant>,
+}
+
+/// Why a sync did not finish.
+enum SyncError {
+    /// The status write lost a race: sync again without the failSafe.
+    Conflict,
+    Failed(String),
+}
+
+fn earliest(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+fn after(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
+    // Timestamps have second precision and expiry is strict: look just after the instant.
+    (at - now).to_std().unwrap_or_default() + Duration::from_millis(5)
+}
+
+fn record(api: &Api, res: &ResourceDef, obj: &Value, type_: &str, reason: &str, message: &str) {
+    events::record(api, res, obj, type_, reason, message, COMPONENT);
+}
+
+/// `metav1.LabelSelector`'s generated `String()`, which `%v` prints in the UnmanagedPods event.
+pub fn go_label_selector_string(sel: &Value) -> String {
+    if sel.is_null() {
+        return "nil".to_string();
+    }
+    let mut labels: Vec<(&String, &Value)> = sel["matchLabels"].as_object().map(|m| m.iter().collect()).unwrap_or_default();
+    labels.sort_by(|a, b| a.0.cmp(b.0));
+    let labels: String = labels
+        .iter()
+        .map(|(k, v)| format!("{k}: {},", v.as_str().unwrap_or("")))
+        .collect();
+    let exprs: String = sel["matchExpressions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let values: Vec<&str> = e["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            format!(
+                "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}},",
+                e["key"].as_str().unwrap_or(""),
+                e["operator"].as_str().unwrap_or(""),
+                values.join(" ")
+            )
+        })
+        .collect();
+    format!("&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
+}
+
+/// `schema.ParseGroupVersion` → (group, version).
+fn parse_group_version(gv: &str) -> Result<(&str, &str), String> {
+    if gv.is_empty() || gv == "/" {
+        return Ok(("", ""));
+    }
+    match gv.matches('/').count() {
+        0 => Ok(("", gv)),
+        1 => Ok(gv.split_once('/').unwrap_or(("", gv))),
+        _ => Err(format!("unexpected GroupVersion string: {gv}")),
+    }
+}
+
+/// `verifyGroupKind`.
+fn is_group_kind(owner: &Value, kind: &str, groups: &[&str]) -> Result<bool, String> {
+    let (group, _) = parse_group_version(owner["apiVersion"].as_str().unwrap_or(""))?;
+    Ok(owner["kind"] == kind && groups.contains(&group))
+}
+
+fn replicas(obj: &Value) -> i64 {
+    obj["spec"]["replicas"].as_i64().unwrap_or(1)
+}
+
+/// The owner named by `r` in `ns`, if it exists with that uid.
+fn lookup(api: &Api, res: &'static ResourceDef, ns: &str, r: &Value) -> Option<Stored> {
+    let o = api.store().get(res, ns, r["name"].as_str().unwrap_or(""))?;
+    (meta::uid(&o.value) == r["uid"].as_str().unwrap_or("")).then_some(o)
+}
+
+type Found = Result<Option<(String, i64)>, String>;
+
+/// `getPodDeployment`: a ReplicaSet owned by a Deployment counts the Deployment's replicas.
+fn deployment_of(api: &Api, owner: &Value, ns: &str) -> Found {
+    if !is_group_kind(owner, "ReplicaSet", &["apps", "extensions"])? {
+        return Ok(None);
+    }
+    let Some(rs) = lookup(api, &registry::REPLICASETS, ns, owner) else { return Ok(None) };
+    let Some(rs_owner) = meta::controller_ref(&rs.value) else { return Ok(None) };
+    if !is_group_kind(rs_owner, "Deployment", &["apps", "extensions"])? {
+        return Ok(None);
+    }
+    let Some(d) = lookup(api, &registry::DEPLOYMENTS, ns, rs_owner) else { return Ok(None) };
+    Ok(Some((meta::uid(&d.value).to_string(), replicas(&d.value))))
+}
+
+/// `getPodReplicaSet`: a ReplicaSet no Deployment controls.
+fn replicaset_of(api: &Api, owner: &Value, ns: &str) -> Found {
+    if !is_group_kind(owner, "ReplicaSet", &["apps", "extensions"])? {
+        return Ok(None);
+    }
+    let Some(rs) = lookup(api, &registry::REPLICASETS, ns, owner) else { return Ok(None) };
+    if meta::controller_ref(&rs.value).is_some_and(|r| r["kind"] == "Deployment") {
+        return Ok(None);
+    }
+    Ok(Some((meta::uid(&rs.value).to_string(), replicas(&rs.value))))
+}
+
+/// `getScaleController`: anything else through its `/scale` subresource.
+fn scale_of(api: &Api, owner: &Value, ns: &str) -> Found {
+    let api_version = owner["apiVersion"].as_str().unwrap_or("");
+    let (group, version) = parse_group_version(api_version)?;
+    let kind = owner["kind"].as_str().unwrap_or("");
+    let Some(res) = registry::by_kind(group, kind).filter(|r| r.version == version) else {
+        let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+        return Err(format!("no matches for kind {} in version {}", go_quote(kind), go_quote(&gv)));
+    };
+    if res.subresource("scale").is_none() {
+        return Err(format!("{} does not implement the scale subresource", res.group_resource()));
+    }
+    let Some(o) = lookup(api, res, ns, owner) else { return Ok(None) };
+    Ok(Some((meta::uid(&o.value).to_string(), replicas(&o.value))))
+}
+
+/// `getExpectedScale`: the sum of the scales of the pods' controllers, and the pods without one.
+fn expected_scale(api: &Api, ns: &str, pods: &[&Stored]) -> Result<(i64, Vec<String>), String> {
+    let mut scales: BTreeMap<String, i64> = BTreeMap::new();
+    let mut unmanaged = Vec::new();
+    for pod in pods {
+        let Some(owner) = meta::controller_ref(&pod.value) else {
+            unmanaged.push(pod.name().to_string());
+            continue;
+        };
+        if owner["uid"].as_str().is_some_and(|u| scales.contains_key(u)) {
+            continue;
+        }
+        // ReplicationControllers and StatefulSets are not served here, so their finders never
+        // match; the rest run in upstream's order.
+        let mut found = None;
+        for finder in [deployment_of as fn(&Api, &Value, &str) -> Found, replicaset_of, scale_of] {
+            if let Some(f) = finder(api, owner, ns)? {
+                found = Some(f);
+                break;
+            }
+        }
+        match found {
+            Some((uid, n)) => {
+                scales.insert(uid, n);
+            }
+            None => return Err(format!("found no controllers for pod {}", go_quote(pod.name()))),
+        }
+    }
+    Ok((scales.values().sum(), unmanaged))
+}
+
+/// `getExpectedPodCount` → (expectedPods, desiredHealthy, unmanaged pods).
+fn expected_pod_count(api: &Api, pdb: &Value, pods: &[&Stored]) -> Result<(i64, i64, Vec<String>), String> {
+    let spec = &pdb["spec"];
+    let ns = meta::namespace(pdb);
+    if !spec["maxUnavailable"].is_null() {
+        let (expected, unmanaged) = expected_scale(api, ns, pods)?;
+        let max_unavailable = scaled_value(&spec["maxUnavailable"], expected, true)?;
+        return Ok((expected, (expected - max_unavailable).max(0), unmanaged));
+    }
+    match &spec["minAvailable"] {
+        Value::Number(n) => Ok((pods.len() as i64, n.as_i64().unwrap_or(0), Vec::new())),
+        v @ Value::String(_) => {
+            let (expected, unmanaged) = expected_scale(api, ns, pods)?;
+            Ok((expected, scaled_value(v, expected, true)?, unmanaged))
+        }
+        _ => Ok((0, 0, Vec::new())),
+    }
+}
+
+fn disruption_time(v: &Value) -> Option<DateTime<Utc>> {
+    v.as_str().and_then(parse_time)
+}
+
+/// `buildDisruptedPodMap`: the entries still waiting for their pod's deletion, and when the first
+/// of them expires. Expired entries get a `NotDeleted` event on the pod.
+fn build_disrupted_pod_map(
+    api: &Api,
+    pdb: &Value,
+    pods: &[&Stored],
+    now: DateTime<Utc>,
+) -> (BTreeMap<String, Value>, Option<DateTime<Utc>>) {
+    let mut result = BTreeMap::new();
+    let mut recheck: Option<DateTime<Utc>> = None;
+    let Some(disrupted) = pdb["status"]["disruptedPods"].as_object() else {
+        return (result, recheck);
+    };
+    for pod in pods {
+        if meta::is_deleting(&pod.value) {
+            continue;
+        }
+        let Some(raw) = disrupted.get(pod.name()) else { continue };
+        let Some(at) = disruption_time(raw) else { continue };
+        let expected = at + chrono::Duration::seconds(DELETION_TIMEOUT);
+        if expected < now {
+            // Upstream prints the budget's namespace twice.
+            let ns = meta::namespace(pdb);
+            record(
+                api,
+                &registry::PODS,
+                &pod.value,
+                "Warning",
+                "NotDeleted",
+                &format!("Pod was expected by PDB {ns}/{ns} to be deleted but it wasn't"),
+            );
+        } else {
+            recheck = Some(recheck.map_or(expected, |r| r.min(expected)));
+            result.insert(pod.name().to_string(), raw.clone());
+        }
+    }
+    (result, recheck)
+}
+
+/// `countHealthyPods`.
+fn count_healthy(pods: &[&Stored], disrupted: &BTreeMap<String, Value>, now: DateTime<Utc>) -> i64 {
+    pods.iter()
+        .filter(|p| !meta::is_deleting(&p.value))
+        .filter(|p| {
+            !disrupted
+                .get(p.name())
+                .and_then(disruption_time)
+                .is_some_and(|at| at + chrono::Duration::seconds(DELETION_TIMEOUT) > now)
+        })
+        .filter(|p| is_pod_ready(&p.value))
+        .count() as i64
+}
+
+/// `apimeta.SetStatusCondition` on JSON conditions: lastTransitionTime moves only when the status
+/// does; reason, message and observedGeneration always follow.
+fn set_status_condition(conditions: &mut Vec<Value>, status: &str, reason: &str, message: &str, observed: i64) {
+    let now = meta::now();
+    if let Some(c) = conditions.iter_mut().find(|c| c["type"] == DISRUPTION_ALLOWED) {
+        if let Some(m) = c.as_object_mut() {
+            if m.get("status").and_then(Value::as_str) != Some(status) {
+                m.insert("status".into(), json!(status));
+                m.insert("lastTransitionTime".into(), json!(now));
+            }
+            if observed != 0 {
+                m.insert("observedGeneration".into(), json!(observed));
+            } else {
+                m.remove("observedGeneration");
+            }
+            m.insert("reason".into(), json!(reason));
+            m.insert("message".into(), json!(message));
+        }
+        return;
+    }
+    // metav1.Condition field order.
+    let mut m = Map::new();
+    m.insert("type".into(), json!(DISRUPTION_ALLOWED));
+    m.insert("status".into(), json!(status));
+    if observed != 0 {
+        m.insert("observedGeneration".into(), json!(observed));
+    }
+    m.insert("lastTransitionTime".into(), json!(now));
+    m.insert("reason".into(), json!(reason));
+    m.insert("message".into(), json!(message));
+    conditions.push(Value::Object(m));
+}
+
+/// `pdbhelper.ConditionsAreUpToDate`.
+fn conditions_up_to_date(pdb: &Value) -> bool {
+    let status = &pdb["status"];
+    let Some(c) = status["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == DISRUPTION_ALLOWED))
+    else {
+        return false;
+    };
+    if status["observedGeneration"].as_i64().unwrap_or(0) != pdb["metadata"]["generation"].as_i64().unwrap_or(0) {
+        return false;
+    }
+    if status["disruptionsAllowed"].as_i64().unwrap_or(0) > 0 {
+        c["status"] == "True" && c["reason"] == "SufficientPods"
+    } else {
+        c["status"] == "False" && c["reason"] == "InsufficientPods"
+    }
+}
+
+fn write_status(api: &Api, pdb: &Stored, status: Value) -> Result<(), SyncError> {
+    let mut updated = pdb.value.clone();
+    updated["status"] = status;
+    match api.update(
+        &registry::PODDISRUPTIONBUDGETS,
+        pdb.namespace(),
+        pdb.name(),
+        updated,
+        Some("status"),
+        &WriteOptions::default(),
+    ) {
+        Ok(_) => Ok(()),
+        Err(e) if e.code == 409 => Err(SyncError::Conflict),
+        Err(e) => Err(SyncError::Failed(e.message)),
+    }
+}
+
+/// `updatePdbStatus`: write only when a number, the disrupted pods, observedGeneration or the
+/// condition is out of date.
+fn update_pdb_status(
+    api: &Api,
+    pdb: &Stored,
+    current: i64,
+    desired: i64,
+    expected: i64,
+    disrupted: &BTreeMap<String, Value>,
+) -> Result<(), SyncError> {
+    let v = &pdb.value;
+    let status = &v["status"];
+    let generation = v["metadata"]["generation"].as_i64().unwrap_or(0);
+    let allowed = if expected <= 0 || current - desired <= 0 { 0 } else { current - desired };
+    let get = |k: &str| status[k].as_i64().unwrap_or(0);
+    let old_disrupted: BTreeMap<String, Value> = status["disruptedPods"]
+        .as_object()
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    if get("currentHealthy") == current
+        && get("desiredHealthy") == desired
+        && get("expectedPods") == expected
+        && get("disruptionsAllowed") == allowed
+        && old_disrupted == *disrupted
+        && get("observedGeneration") == generation
+        && conditions_up_to_date(v)
+    {
+        return Ok(());
+    }
+    let mut conditions: Vec<Value> = status["conditions"].as_array().cloned().unwrap_or_default();
+    // UpdateDisruptionAllowedCondition, against the new observedGeneration.
+    if allowed > 0 {
+        set_status_condition(&mut conditions, "True", "SufficientPods", "", generation);
+    } else {
+        set_status_condition(&mut conditions, "False", "InsufficientPods", "", generation);
+    }
+    // PodDisruptionBudgetStatus field order; omitempty fields left out when empty.
+    let mut s = Map::new();
+    if generation != 0 {
+        s.insert("observedGeneration".into(), json!(generation));
+    }
+    if !disrupted.is_empty() {
+        s.insert("disruptedPods".into(), Value::Object(disrupted.clone().into_iter().collect()));
+    }
+    s.insert("disruptionsAllowed".into(), json!(allowed));
+    s.insert("currentHealthy".into(), json!(current));
+    s.insert("desiredHealthy".into(), json!(desired));
+    s.insert("expectedPods".into(), json!(expected));
+    s.insert("conditions".into(), json!(conditions));
+    write_status(api, pdb, Value::Object(s))
+}
+
+/// `failSafe`: at least stop evictions — disruptionsAllowed 0 and `DisruptionAllowed=False`,
+/// reason SyncFailed, with the error as message. observedGeneration is left as it was.
+fn fail_safe(api: &Api, pdb: &Stored, err: &str) -> Result<(), SyncError> {
+    let mut status = pdb.value["status"].clone();
+    if !status.is_object() {
+        status = json!({});
+    }
+    status["disruptionsAllowed"] = json!(0);
+    let observed = status["observedGeneration"].as_i64().unwrap_or(0);
+    let mut conditions: Vec<Value> = status["conditions"].as_array().cloned().unwrap_or_default();
+    set_status_condition(&mut conditions, "False", "SyncFailed", err, observed);
+    status["conditions"] = json!(conditions);
+    write_status(api, pdb, status)
+}
+
+/// `trySync` (and `sync`'s failSafe on errors): returns when to look again for an expiring
+/// `disruptedPods` entry.
+fn sync(api: &Api, pdb: &Stored, pods: Result<Vec<&Stored>, String>, now: DateTime<Utc>) -> Result<Option<Duration>, SyncError> {
+    let v = &pdb.value;
+    let pods = match pods {
+        Ok(p) => p,
+        Err(e) => {
+            record(api, &registry::PODDISRUPTIONBUDGETS, v, "Warning", "NoPods", &format!("Failed to get pods: {e}"));
+            return fail_safe(api, pdb, &e).map(|_| None);
+        }
+    };
+    if pods.is_empty() {
+        record(api, &registry::PODDISRUPTIONBUDGETS, v, "Normal", "NoPods", "No matching pods found");
+    }
+    let (expected, desired, unmanaged) = match expected_pod_count(api, v, &pods) {
+        Ok(x) => x,
+        Err(e) => {
+            record(
+                api,
+                &registry::PODDISRUPTIONBUDGETS,
+                v,
+                "Warning",
+                "CalculateExpectedPodCountFailed",
+                &format!("Failed to calculate the number of expected pods: {e}"),
+            );
+            return fail_safe(api, pdb, &e).map(|_| None);
+        }
+    };
+    if !unmanaged.is_empty() {
+        record(
+            api,
+            &registry::PODDISRUPTIONBUDGETS,
+            v,
+            "Warning",
+            "UnmanagedPods",
+            &format!(
+                "Pods selected by this PodDisruptionBudget (selector: {}) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.",
+                go_label_selector_string(&v["spec"]["selector"])
+            ),
+        );
+    }
+    let (disrupted, recheck) = build_disrupted_pod_map(api, v, &pods, now);
+    let current = count_healthy(&pods, &disrupted, now);
+    match update_pdb_status(api, pdb, current, desired, expected, &disrupted) {
+        Ok(()) => Ok(recheck.map(|at| after(at, now))),
+        Err(SyncError::Conflict) => Err(SyncError::Conflict),
+        Err(SyncError::Failed(e)) => fail_safe(api, pdb, &e).map(|_| None),
+    }
+}
+
+/// The stale-DisruptionTarget worker: a pod that has carried `DisruptionTarget=True` for two
+/// minutes without being deleted gets the condition set to False. Returns when to look again.
+fn reset_stale_disruption_targets(api: &Api, pods: &[Stored], now: DateTime<Utc>) -> Option<Duration> {
+    let mut next = None;
+    for pod in pods {
+        let v = &pod.value;
+        if meta::is_deleting(v) || matches!(v["status"]["phase"].as_str(), Some("Succeeded" | "Failed")) {
+            continue;
+        }
+        let Some(cond) = v["status"]["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == "DisruptionTarget"))
+        else {
+            continue;
+        };
+        if cond["status"] != "True" || cond["reason"] == "TerminationByKubelet" {
+            continue;
+        }
+        let since = cond["lastTransitionTime"].as_str().and_then(parse_time).unwrap_or(now);
+        let due = since + chrono::Duration::seconds(STALE_POD_DISRUPTION_TIMEOUT);
+        if due > now {
+            next = earliest(next, Some(after(due, now)));
+            continue;
+        }
+        let mut updated = v.clone();
+        set_condition(
+            &mut updated,
+            json!({"type": "DisruptionTarget", "status": "False", "lastProbeTime": null, "lastTransitionTime": meta::now()}),
+        );
+        if let Err(e) = api.update(&registry::PODS, pod.namespace(), pod.name(), updated, Some("status"), &WriteOptions::default()) {
+            tracing::debug!(error = %e, pod = pod.name(), "resetting DisruptionTarget");
+        }
+    }
+    next
+}
+
+fn fingerprint(pdb: &Stored, pods: &Result<Vec<&Stored>, String>) -> u64 {
+    let mut h = DefaultHasher::new();
+    pdb.resource_version().hash(&mut h);
+    if let Ok(pods) = pods {
+        for p in pods {
+            p.name().hash(&mut h);
+            p.resource_version().hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+impl Controller for DisruptionController {
+    fn name(&self) -> &'static str {
+        "disruption-controller"
+    }
+
+    fn interested(&self, ev: &Event) -> bool {
+        std::ptr::eq(ev.res, &registry::PODDISRUPTIONBUDGETS) || std::ptr::eq(ev.res, &registry::PODS)
+    }
+
+    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+        let store = api.store();
+        let now = Utc::now();
+        let instant = Instant::now();
+        let (pods, _) = store.list(&registry::PODS, None);
+        let mut next = reset_stale_disruption_targets(api, &pods, now);
+        let (pdbs, _) = store.list(&registry::PODDISRUPTIONBUDGETS, None);
+        if pdbs.is_empty() {
+            self.synced.clear();
+            return next;
+        }
+        let mut by_ns: HashMap<&str, Vec<&Stored>> = pdbs.iter().map(|p| (p.namespace(), Vec::new())).collect();
+        for pod in &pods {
+            if let Some(list) = by_ns.get_mut(pod.namespace()) {
+                list.push(pod);
+            }
+        }
+        let mut live = Vec::with_capacity(pdbs.len());
+        for pdb in &pdbs {
+            let key = (pdb.namespace().to_string(), pdb.name().to_string());
+            live.push(key.clone());
+            // In policy/v1 an empty selector selects every pod of the namespace, a missing one none.
+            let selected: Result<Vec<&Stored>, String> = LabelSelector::from_api(&pdb.value["spec"]["selector"]).map(|sel| {
+                by_ns
+                    .get(pdb.namespace())
+                    .into_iter()
+                    .flatten()
+                    .filter(|p| sel.matches(meta::labels(&p.value)))
+                    .copied()
+                    .collect()
+            });
+            let fp = fingerprint(pdb, &selected);
+            if let Some(s) = self.synced.get(&key) {
+                let due = s.recheck_at.is_some_and(|t| instant >= t);
+                if s.fingerprint == fp && !due {
+                    next = earliest(next, s.recheck_at.map(|t| t - instant));
+                    continue;
+                }
+            }
+            match sync(api, pdb, selected, now) {
+                Ok(recheck) => {
+                    next = earliest(next, recheck);
+                    self.synced.insert(key, Synced { fingerprint: fp, recheck_at: recheck.map(|d| instant + d) });
+                }
+                Err(SyncError::Conflict) => {
+                    self.synced.remove(&key);
+                    next = earliest(next, Some(CONFLICT_RETRY));
+                }
+                Err(SyncError::Failed(e)) => {
+                    tracing::debug!(error = %e, pdb = pdb.name(), "syncing PodDisruptionBudget");
+                    self.synced.remove(&key);
+                    next = earliest(next, Some(Duration::from_secs(1)));
+                }
+            }
+        }
+        self.synced.retain(|k, _| live.contains(k));
+        next
+    }
+}

@@ -1,0 +1,211 @@
+//! `just bench`: the figures the README reports. Timings are medians over repeated runs and,
+//! where a process floor exists (kubectl start-up), ratios against it, because these machines
+//! are shared and noisy.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
+use kwok::{Cluster, ClusterConfig};
+use serde_json::json;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+async fn client(cluster: &Cluster) -> kube::Client {
+    let kc = kube::config::Kubeconfig::from_yaml(&cluster.kubeconfig_yaml()).expect("kubeconfig");
+    let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+        .await
+        .expect("client config");
+    kube::Client::try_from(cfg).expect("client")
+}
+
+async fn start_to_first_request() -> Duration {
+    let mut samples = Vec::new();
+    for _ in 0..15 {
+        let t = Instant::now();
+        let cluster = Cluster::start(ClusterConfig::default().with_fake_nodes("n", 3))
+            .await
+            .expect("start");
+        let c = client(&cluster).await;
+        c.apiserver_version().await.expect("first request");
+        samples.push(t.elapsed());
+        cluster.shutdown().await;
+    }
+    median(samples)
+}
+
+fn kubectl_ratio(kubeconfig: &std::path::Path) -> (Duration, Duration) {
+    let run = |args: &[&str]| {
+        let t = Instant::now();
+        let out = Command::new("kubectl")
+            .args(args)
+            .env("KUBECONFIG", kubeconfig)
+            .output()
+            .expect("kubectl");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        t.elapsed()
+    };
+    // Warm the discovery cache first, as a learner's second command would be.
+    run(&["get", "nodes", "-o", "json"]);
+    let mut floor = Vec::new();
+    let mut get = Vec::new();
+    for _ in 0..20 {
+        floor.push(run(&["version", "--client"]));
+        get.push(run(&["get", "nodes", "-o", "json"]));
+    }
+    (median(get), median(floor))
+}
+
+async fn list_and_watch() -> (Duration, Duration, f64) {
+    let mut config = ClusterConfig::default().with_fake_nodes("node-", 1000);
+    config.controllers = false;
+    let cluster = Cluster::start(config).await.expect("start");
+    let c = client(&cluster).await;
+    let pods: Api<Pod> = Api::namespaced(c.clone(), "default");
+    let mk = |i: usize| -> Pod {
+        serde_json::from_value(json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("pod-{i:05}"), "labels": {"app": "bench"}},
+            "spec": {"nodeName": format!("node-{}", i % 1000), "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.9"}]}}))
+            .expect("pod")
+    };
+    // Watch while creating: events per second delivered to a client.
+    let watcher = {
+        let pods = pods.clone();
+        tokio::spawn(async move {
+            let mut s = pods.watch(&WatchParams::default(), "0").await.expect("watch").boxed();
+            let mut n = 0usize;
+            let t = Instant::now();
+            while let Some(ev) = s.next().await {
+                if let Ok(WatchEvent::Added(_)) = ev {
+                    n += 1;
+                    if n == 10_000 {
+                        break;
+                    }
+                }
+            }
+            (n, t.elapsed())
+        })
+    };
+    let t = Instant::now();
+    let api = cluster.api();
+    for i in 0..10_000 {
+        let v = serde_json::to_value(mk(i)).expect("json");
+        api.create(&kwok::registry::PODS, "default", v, &Default::default()).expect("create");
+    }
+    let _create = t.elapsed();
+    let (n, watch_elapsed) = watcher.await.expect("watcher");
+    let rate = n as f64 / watch_elapsed.as_secs_f64();
+    let _ = pods.create(&PostParams::default(), &mk(10_001)).await;
+    let mut samples = Vec::new();
+    for _ in 0..7 {
+        let t = Instant::now();
+        let l = pods.list(&ListParams::default()).await.expect("list");
+        assert!(l.items.len() >= 10_000);
+        samples.push(t.elapsed());
+    }
+    let nodes: Api<Node> = Api::all(c);
+    let mut node_samples = Vec::new();
+    for _ in 0..7 {
+        let t = Instant::now();
+        nodes.list(&ListParams::default()).await.expect("list nodes");
+        node_samples.push(t.elapsed());
+    }
+    cluster.shutdown().await;
+    (median(samples), median(node_samples), rate)
+}
+
+async fn daemonsets_at_scale() -> (Duration, Duration) {
+    let mut config = ClusterConfig::default();
+    for i in 0..1000 {
+        let mut labels = std::collections::BTreeMap::new();
+        for op in ["driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm-exporter"] {
+            labels.insert(format!("nvidia.com/gpu.deploy.{op}"), "true".to_string());
+        }
+        config.nodes.push(kwok::cluster::fake_node(&format!("gpu-{i:04}"), &labels, &Default::default()));
+    }
+    let cluster = Cluster::start(config).await.expect("start");
+    cluster.settle().await;
+    let api = cluster.api();
+    api.create(&kwok::registry::NAMESPACES, "", json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu-operator"}}), &Default::default()).expect("ns");
+    let ops = ["driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm-exporter"];
+    let t = Instant::now();
+    for op in ops {
+        let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": op, "namespace": "gpu-operator"},
+            "spec": {"selector": {"matchLabels": {"app": op}},
+                "template": {"metadata": {"labels": {"app": op}},
+                    "spec": {"nodeSelector": {format!("nvidia.com/gpu.deploy.{op}"): "true"},
+                        "containers": [{"name": op, "image": "nvcr.io/nvidia/x:1"}]}}}});
+        api.create(&kwok::registry::DAEMONSETS, "gpu-operator", ds, &Default::default()).expect("ds");
+    }
+    let settled = |want_pods: usize| {
+        let (pods, _) = api.store().list(&kwok::registry::PODS, Some("gpu-operator"));
+        let running = pods.iter().filter(|p| p.value["status"]["phase"] == "Running").count();
+        let (dss, _) = api.store().list(&kwok::registry::DAEMONSETS, Some("gpu-operator"));
+        running == want_pods
+            && pods.len() == want_pods
+            && dss.iter().all(|d| {
+                let s = &d.value["status"];
+                s["numberReady"].as_u64() == Some((want_pods / 5) as u64)
+                    && s["desiredNumberScheduled"].as_u64() == Some((want_pods / 5) as u64)
+                    && s["observedGeneration"] == d.value["metadata"]["generation"]
+            })
+    };
+    while !settled(5000) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert!(t.elapsed() < Duration::from_secs(120), "daemon pods never settled");
+    }
+    let up = t.elapsed();
+    let t = Instant::now();
+    for i in 0..1000 {
+        let name = format!("gpu-{i:04}");
+        api.patch(&kwok::registry::NODES, "", &name, kwok::api::PatchKind::Merge,
+            br#"{"metadata":{"labels":{"nvidia.com/gpu.deploy.dcgm-exporter":"false"}}}"#, None, &Default::default())
+            .expect("label flip");
+    }
+    while !settled(4000) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert!(t.elapsed() < Duration::from_secs(120), "daemon pods never went away");
+    }
+    let down = t.elapsed();
+    cluster.shutdown().await;
+    (up, down)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("machine: {} cores, load average {}", std::thread::available_parallelism().map_or(0, |n| n.get()), load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
+
+    let start = start_to_first_request().await;
+    println!("cluster start → first successful request (median of 15): {}   target < 50 ms", ms(start));
+
+    let cluster = Cluster::start(ClusterConfig::default().with_fake_nodes("lab-node-", 3)).await.expect("start");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kc = dir.path().join("kubeconfig");
+    cluster.write_kubeconfig(&kc).expect("kubeconfig");
+    let (get, floor) = tokio::task::spawn_blocking(move || kubectl_ratio(&kc)).await.expect("kubectl");
+    println!(
+        "kubectl get nodes -o json: {} vs kubectl version --client {} → ratio {:.2}   target < 1.3",
+        ms(get), ms(floor), get.as_secs_f64() / floor.as_secs_f64()
+    );
+    cluster.shutdown().await;
+
+    let (list10k, list_nodes, watch_rate) = list_and_watch().await;
+    println!("list 10,000 pods over HTTPS (median of 7): {}   target < 200 ms", ms(list10k));
+    println!("list 1,000 nodes over HTTPS (median of 7): {}", ms(list_nodes));
+    println!("watch throughput while creating 10,000 pods: {:.0} events/s", watch_rate);
+
+    let (up, down) = daemonsets_at_scale().await;
+    println!("1,000 nodes × 5 DaemonSets → 5,000 pods Running, statuses settled: {}   target < 2 s", ms(up));
+    println!("label flip on 1,000 nodes → 1,000 pods gone, statuses settled: {}   target < 2 s", ms(down));
+}
