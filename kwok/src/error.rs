@@ -306,7 +306,7 @@ impl ApiError {
         Self::new(
             415,
             "UnsupportedMediaType",
-            format!("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"),
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
         )
         .with_details(json!({"causes": [{"reason": "UnexpectedServerResponse", "message": content_type}]}))
     }
@@ -352,7 +352,10 @@ impl ApiError {
         s.insert("metadata".into(), json!({}));
         s.insert("status".into(), json!("Failure"));
         s.insert("message".into(), json!(self.message));
-        s.insert("reason".into(), json!(self.reason));
+        // Go omits an empty reason (`json:"reason,omitempty"`).
+        if !self.reason.is_empty() {
+            s.insert("reason".into(), json!(self.reason));
+        }
         if let Some(d) = &self.details {
             s.insert("details".into(), d.clone());
         }

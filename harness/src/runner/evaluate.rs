@@ -39,7 +39,7 @@ pub async fn evaluate(setting: &Setting<'_>, check: &Check) -> Outcome {
     };
     match kind {
         CheckKind::Object(spec) => {
-            let mut outcome = check_object(setting.target.kubectl(), spec).await;
+            let mut outcome = check_object(setting.target, spec).await;
             if let (false, Some(note)) = (outcome.passed, setting.replay_note) {
                 outcome.message.push('\n');
                 outcome.message.push_str(note);

@@ -211,12 +211,16 @@ fn fork_bomb_is_contained() {
     }
     for d in isolations() {
         let lab = Lab::new();
-        lab.script("bomb.sh", "#!/bin/bash\nb() { b | b & }; b\nwait\n");
-        let mut spec = lab.spec("bomb.sh", &[]);
+        // The script stays alive, so the bomb runs until the timeout (when the script ends, a PID
+        // namespace would end the bomb by itself).
+        let name = format!("bomb-{}.sh", token());
+        lab.script(&name, "#!/bin/bash\nb() { b | b & }; b\nwhile :; do sleep 1; done\n");
+        let mut spec = lab.spec(&name, &[]);
         spec.limits.timeout = Duration::from_secs(3);
         spec.limits.processes = 64;
         let o = run_with(&spec, &d);
         assert!(o.duration < Duration::from_secs(10), "{}", o.duration.as_secs());
+        assert!(matches!(o.exit, ExitStatus::TimedOut | ExitStatus::OutputLimit), "[{}] {:?}", o.isolation, o.exit);
         if has_pids_limit {
             assert!(
                 o.problems.iter().any(|p| p == "the script hit the limit of 64 processes (a fork was refused)"),
@@ -226,6 +230,7 @@ fn fork_bomb_is_contained() {
                 o.problems
             );
         }
+        assert_eq!(processes_with(&name), Vec::<i32>::new(), "[{}] bomb processes left", o.isolation);
         // The machine can still start processes.
         let ok = std::process::Command::new("true").status().map(|s| s.success()).unwrap_or(false);
         assert!(ok, "the grader can no longer fork after the run");

@@ -100,7 +100,8 @@ impl Backoff {
 
     /// `GC`: forget entries not touched for twice the maximum delay.
     fn gc(&mut self, now: Instant) {
-        self.entries.retain(|_, (_, last)| !Self::expired(*last, now));
+        self.entries
+            .retain(|_, (_, last)| !Self::expired(*last, now));
     }
 }
 
@@ -112,12 +113,15 @@ impl Backoff {
 pub(super) fn scaled_value(v: &Value, total: i64, round_up: bool) -> Result<i64, String> {
     match v {
         Value::Null => Err("nil value for IntOrString".to_string()),
-        Value::Number(n) => n
-            .as_i64()
-            .ok_or_else(|| "invalid value for IntOrString: invalid type: neither int nor percentage".to_string()),
+        Value::Number(n) => n.as_i64().ok_or_else(|| {
+            "invalid value for IntOrString: invalid type: neither int nor percentage".to_string()
+        }),
         Value::String(s) => {
             let Some(digits) = s.strip_suffix('%') else {
-                return Err("invalid value for IntOrString: invalid type: string is not a percentage".to_string());
+                return Err(
+                    "invalid value for IntOrString: invalid type: string is not a percentage"
+                        .to_string(),
+                );
             };
             let pct: i64 = digits.parse().map_err(|_| {
                 format!(
@@ -127,9 +131,15 @@ pub(super) fn scaled_value(v: &Value, total: i64, round_up: bool) -> Result<i64,
                 )
             })?;
             let exact = pct as f64 * total as f64 / 100.0;
-            Ok(if round_up { exact.ceil() } else { exact.floor() } as i64)
+            Ok(if round_up {
+                exact.ceil()
+            } else {
+                exact.floor()
+            } as i64)
         }
-        _ => Err("invalid value for IntOrString: invalid type: neither int nor percentage".to_string()),
+        _ => Err(
+            "invalid value for IntOrString: invalid type: neither int nor percentage".to_string(),
+        ),
     }
 }
 
@@ -145,7 +155,9 @@ pub(super) fn is_pod_ready(pod: &Value) -> bool {
 }
 
 pub(super) fn parse_time(s: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc))
+    DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 /// `podutil.IsPodAvailable`: Ready, and Ready for longer than `min_ready` seconds. `Err(at)` when
@@ -194,8 +206,8 @@ pub fn target_node_name(pod: &Value) -> Option<&str> {
     if !name.is_empty() {
         return Some(name);
     }
-    let terms = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-        ["nodeSelectorTerms"]
+    let terms = pod["spec"]["affinity"]["nodeAffinity"]
+        ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
         .as_array()?;
     for term in terms {
         for exp in term["matchFields"].as_array().into_iter().flatten() {
@@ -227,7 +239,10 @@ pub fn replace_node_name_affinity(spec: &mut Value, node: &str) {
     let spec = spec.as_object_mut().expect("object ensured above");
     let affinity = object_entry(spec, "affinity");
     let node_affinity = object_entry(affinity, "nodeAffinity");
-    let required = object_entry(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
+    let required = object_entry(
+        node_affinity,
+        "requiredDuringSchedulingIgnoredDuringExecution",
+    );
     required.insert(
         "nodeSelectorTerms".into(),
         json!([{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]),
@@ -237,7 +252,12 @@ pub fn replace_node_name_affinity(spec: &mut Value, node: &str) {
 /// A toleration as the API server prints it (Go field order, empty fields omitted).
 fn toleration_json(t: &Toleration) -> Value {
     let mut m = Map::new();
-    for (key, value) in [("key", &t.key), ("operator", &t.operator), ("value", &t.value), ("effect", &t.effect)] {
+    for (key, value) in [
+        ("key", &t.key),
+        ("operator", &t.operator),
+        ("value", &t.value),
+        ("effect", &t.effect),
+    ] {
         if let Some(s) = value.as_deref().filter(|s| !s.is_empty()) {
             m.insert(key.into(), json!(s));
         }
@@ -252,7 +272,8 @@ fn toleration_json(t: &Toleration) -> Value {
 fn sorted_keys(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
-            let sorted: BTreeMap<&String, Value> = m.iter().map(|(k, v)| (k, sorted_keys(v))).collect();
+            let sorted: BTreeMap<&String, Value> =
+                m.iter().map(|(k, v)| (k, sorted_keys(v))).collect();
             Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
         }
         Value::Array(a) => Value::Array(a.iter().map(sorted_keys).collect()),
@@ -292,8 +313,9 @@ fn template_generation(ds: &Value) -> Option<i64> {
 
 /// `util.IsPodUpdated`: the pod carries the current revision hash or template generation.
 fn is_pod_updated(pod: &Value, hash: &str, generation: Option<i64>) -> bool {
-    let template_matches = generation
-        .is_some_and(|g| meta::label(pod, TEMPLATE_GENERATION_LABEL) == Some(g.to_string().as_str()));
+    let template_matches = generation.is_some_and(|g| {
+        meta::label(pod, TEMPLATE_GENERATION_LABEL) == Some(g.to_string().as_str())
+    });
     let hash_matches = !hash.is_empty() && meta::label(pod, REVISION_HASH_LABEL) == Some(hash);
     hash_matches || template_matches
 }
@@ -302,7 +324,12 @@ fn is_pod_updated(pod: &Value, hash: &str, generation: Option<i64>) -> bool {
 fn sort_oldest_first(pods: &mut [Stored]) {
     pods.sort_by(|a, b| {
         let unscheduled = |p: &Stored| node_name_of(&p.value).is_empty();
-        let created = |p: &Stored| p.value["metadata"]["creationTimestamp"].as_str().unwrap_or("").to_string();
+        let created = |p: &Stored| {
+            p.value["metadata"]["creationTimestamp"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        };
         unscheduled(a)
             .cmp(&unscheduled(b))
             .then_with(|| created(a).cmp(&created(b)))
@@ -357,7 +384,14 @@ impl PodBlueprint {
             ..Default::default()
         };
         add_daemon_tolerations(&mut typed);
-        spec["tolerations"] = Value::Array(typed.tolerations.iter().flatten().map(toleration_json).collect());
+        spec["tolerations"] = Value::Array(
+            typed
+                .tolerations
+                .iter()
+                .flatten()
+                .map(toleration_json)
+                .collect(),
+        );
         Self {
             namespace: meta::namespace(ds).to_string(),
             generate_name: format!("{}-", meta::name(ds)),
@@ -404,7 +438,10 @@ impl PodIndex {
         for p in pods {
             match controller_uid(&p.value) {
                 Some(uid) => owned.entry(uid.to_string()).or_default().push(p.clone()),
-                None => orphans.entry(p.namespace().to_string()).or_default().push(p.clone()),
+                None => orphans
+                    .entry(p.namespace().to_string())
+                    .or_default()
+                    .push(p.clone()),
             }
         }
         Self { owned, orphans }
@@ -453,13 +490,22 @@ fn until(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
 }
 
 impl DaemonSetController {
-    fn should_run(&mut self, ds: &Value, template: &PodTemplateSpec, node: &Stored, typed: &Node) -> (bool, bool) {
+    fn should_run(
+        &mut self,
+        ds: &Value,
+        template: &PodTemplateSpec,
+        node: &Stored,
+        typed: &Node,
+    ) -> (bool, bool) {
         let generation = ds["metadata"]["generation"].as_i64().unwrap_or(0);
         let uid = meta::uid(ds);
         let entry = self
             .placement
             .entry(uid.to_string())
-            .or_insert_with(|| Placement { generation, by_node: HashMap::new() });
+            .or_insert_with(|| Placement {
+                generation,
+                by_node: HashMap::new(),
+            });
         if entry.generation != generation {
             entry.generation = generation;
             entry.by_node.clear();
@@ -477,10 +523,22 @@ impl DaemonSetController {
 
     /// `getDaemonPods` / `ClaimPods`: owned pods that still match, orphans that match (adopted),
     /// owned pods that no longer match (released).
-    fn claim_pods(&self, api: &Api, ds: &Stored, selector: &LabelSelector, snap: &Snapshot) -> Vec<Stored> {
+    fn claim_pods(
+        &self,
+        api: &Api,
+        ds: &Stored,
+        selector: &LabelSelector,
+        snap: &Snapshot,
+    ) -> Vec<Stored> {
         let ns = ds.namespace();
         let mut claimed = Vec::new();
-        for pod in snap.pods.owned.get(meta::uid(&ds.value)).into_iter().flatten() {
+        for pod in snap
+            .pods
+            .owned
+            .get(meta::uid(&ds.value))
+            .into_iter()
+            .flatten()
+        {
             if pod.namespace() != ns {
                 continue;
             }
@@ -496,7 +554,14 @@ impl DaemonSetController {
             {
                 refs.retain(|r| r["uid"].as_str() != Some(uid.as_str()));
             }
-            if let Err(e) = api.update(&registry::PODS, ns, pod.name(), released, None, &WriteOptions::default()) {
+            if let Err(e) = api.update(
+                &registry::PODS,
+                ns,
+                pod.name(),
+                released,
+                None,
+                &WriteOptions::default(),
+            ) {
                 tracing::debug!(error = %e, pod = pod.name(), "releasing pod");
             }
         }
@@ -513,7 +578,14 @@ impl DaemonSetController {
             if let Some(list) = refs.as_array_mut() {
                 list.push(controller_ref(&ds.value));
             }
-            match api.update(&registry::PODS, ns, pod.name(), adopted, None, &WriteOptions::default()) {
+            match api.update(
+                &registry::PODS,
+                ns,
+                pod.name(),
+                adopted,
+                None,
+                &WriteOptions::default(),
+            ) {
                 Ok(p) => claimed.push(p),
                 Err(e) => tracing::debug!(error = %e, pod = pod.name(), "adopting pod"),
             }
@@ -548,7 +620,14 @@ impl DaemonSetController {
                         {
                             refs.retain(|r| r["uid"].as_str() != Some(uid));
                         }
-                        let _ = api.update(&registry::CONTROLLERREVISIONS, ns, cr.name(), released, None, &opts);
+                        let _ = api.update(
+                            &registry::CONTROLLERREVISIONS,
+                            ns,
+                            cr.name(),
+                            released,
+                            None,
+                            &opts,
+                        );
                     }
                 }
                 Some(_) => {}
@@ -559,7 +638,14 @@ impl DaemonSetController {
                     if let Some(list) = refs.as_array_mut() {
                         list.push(controller_ref(&ds.value));
                     }
-                    match api.update(&registry::CONTROLLERREVISIONS, ns, cr.name(), adopted, None, &opts) {
+                    match api.update(
+                        &registry::CONTROLLERREVISIONS,
+                        ns,
+                        cr.name(),
+                        adopted,
+                        None,
+                        &opts,
+                    ) {
                         Ok(c) => histories.push(c),
                         Err(e) => return Err(format!("adopting {}: {e}", cr.name())),
                     }
@@ -596,23 +682,39 @@ impl DaemonSetController {
             if revision(&cur) < next_revision {
                 let mut v = cur.value.clone();
                 v["revision"] = json!(next_revision);
-                api.update(&registry::CONTROLLERREVISIONS, ns, cur.name(), v, None, &opts)
-                    .map_err(|e| e.to_string())?
+                api.update(
+                    &registry::CONTROLLERREVISIONS,
+                    ns,
+                    cur.name(),
+                    v,
+                    None,
+                    &opts,
+                )
+                .map_err(|e| e.to_string())?
             } else {
                 cur
             }
         };
-        let hash = meta::label(&cur.value, REVISION_HASH_LABEL).unwrap_or("").to_string();
+        let hash = meta::label(&cur.value, REVISION_HASH_LABEL)
+            .unwrap_or("")
+            .to_string();
         Ok((hash, old))
     }
 
     /// `snapshot`: create `<ds>-<hash>`; a name taken by another template bumps collisionCount.
-    fn snapshot_revision(&self, api: &Api, ds: &Stored, data: &Value, revision: i64) -> Result<Stored, String> {
+    fn snapshot_revision(
+        &self,
+        api: &Api,
+        ds: &Stored,
+        data: &Value,
+        revision: i64,
+    ) -> Result<Stored, String> {
         let ns = ds.namespace();
         let collision = ds.value["status"]["collisionCount"].as_i64();
         let hash = template_hash(&ds.value["spec"]["template"], collision);
         let name = format!("{}-{}", ds.name(), hash);
-        let mut labels: BTreeMap<String, Value> = ds.value["spec"]["template"]["metadata"]["labels"]
+        let mut labels: BTreeMap<String, Value> = ds.value["spec"]["template"]["metadata"]
+            ["labels"]
             .as_object()
             .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
             .unwrap_or_default();
@@ -621,7 +723,10 @@ impl DaemonSetController {
         metadata.insert("name".into(), json!(name));
         metadata.insert("namespace".into(), json!(ns));
         metadata.insert("labels".into(), Value::Object(labels.into_iter().collect()));
-        if let Some(a) = ds.value["metadata"]["annotations"].as_object().filter(|a| !a.is_empty()) {
+        if let Some(a) = ds.value["metadata"]["annotations"]
+            .as_object()
+            .filter(|a| !a.is_empty())
+        {
             metadata.insert("annotations".into(), Value::Object(a.clone()));
         }
         metadata.insert("ownerReferences".into(), json!([controller_ref(&ds.value)]));
@@ -632,17 +737,31 @@ impl DaemonSetController {
             "data": data,
             "revision": revision,
         });
-        match api.create(&registry::CONTROLLERREVISIONS, ns, cr, &WriteOptions::default()) {
+        match api.create(
+            &registry::CONTROLLERREVISIONS,
+            ns,
+            cr,
+            &WriteOptions::default(),
+        ) {
             Ok(c) => Ok(c),
             Err(e) if e.code == 409 => {
-                let existing = api.get(&registry::CONTROLLERREVISIONS, ns, &name).map_err(|e| e.to_string())?;
+                let existing = api
+                    .get(&registry::CONTROLLERREVISIONS, ns, &name)
+                    .map_err(|e| e.to_string())?;
                 if existing.value["data"] == *data {
                     return Ok(existing);
                 }
                 let mut v = ds.value.clone();
                 v["status"]["collisionCount"] = json!(collision.unwrap_or(0) + 1);
-                api.update(&registry::DAEMONSETS, ns, ds.name(), v, Some("status"), &WriteOptions::default())
-                    .map_err(|e| e.to_string())?;
+                api.update(
+                    &registry::DAEMONSETS,
+                    ns,
+                    ds.name(),
+                    v,
+                    Some("status"),
+                    &WriteOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
                 Err(e.to_string())
             }
             Err(e) => Err(e.to_string()),
@@ -650,11 +769,22 @@ impl DaemonSetController {
     }
 
     /// `dedupCurHistories`: keep the highest revision, relabel pods to it, delete the others.
-    fn dedup_histories(&self, api: &Api, ds: &Stored, current: Vec<Stored>, pods: &[Stored]) -> Result<Stored, String> {
+    fn dedup_histories(
+        &self,
+        api: &Api,
+        ds: &Stored,
+        current: Vec<Stored>,
+        pods: &[Stored],
+    ) -> Result<Stored, String> {
         let Some(keep) = current
             .iter()
             .fold(None::<&Stored>, |best, h| match best {
-                Some(b) if h.value["revision"].as_i64().unwrap_or(0) < b.value["revision"].as_i64().unwrap_or(0) => Some(b),
+                Some(b)
+                    if h.value["revision"].as_i64().unwrap_or(0)
+                        < b.value["revision"].as_i64().unwrap_or(0) =>
+                {
+                    Some(b)
+                }
                 _ => Some(h),
             })
             .cloned()
@@ -665,19 +795,34 @@ impl DaemonSetController {
             return Ok(keep);
         }
         let ns = ds.namespace();
-        let keep_hash = meta::label(&keep.value, REVISION_HASH_LABEL).unwrap_or("").to_string();
+        let keep_hash = meta::label(&keep.value, REVISION_HASH_LABEL)
+            .unwrap_or("")
+            .to_string();
         for pod in pods {
             if meta::label(&pod.value, REVISION_HASH_LABEL) != Some(keep_hash.as_str()) {
                 let patch = json!({"metadata": {"labels": {REVISION_HASH_LABEL: keep_hash}}});
                 let body = serde_json::to_vec(&patch).map_err(|e| e.to_string())?;
-                api.patch(&registry::PODS, ns, pod.name(), crate::api::PatchKind::Merge, &body, None, &WriteOptions::default())
-                    .map_err(|e| e.to_string())?;
+                api.patch(
+                    &registry::PODS,
+                    ns,
+                    pod.name(),
+                    crate::api::PatchKind::Merge,
+                    &body,
+                    None,
+                    &WriteOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
             }
         }
         for h in &current {
             if h.name() != keep.name() {
-                api.delete(&registry::CONTROLLERREVISIONS, ns, h.name(), &DeleteOptions::default())
-                    .map_err(|e| e.to_string())?;
+                api.delete(
+                    &registry::CONTROLLERREVISIONS,
+                    ns,
+                    h.name(),
+                    &DeleteOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
             }
         }
         Ok(keep)
@@ -705,7 +850,12 @@ impl DaemonSetController {
             if meta::label(&h.value, REVISION_HASH_LABEL).is_some_and(|x| live.contains(x)) {
                 continue;
             }
-            if let Err(e) = api.delete(&registry::CONTROLLERREVISIONS, ds.namespace(), h.name(), &DeleteOptions::default()) {
+            if let Err(e) = api.delete(
+                &registry::CONTROLLERREVISIONS,
+                ds.namespace(),
+                h.name(),
+                &DeleteOptions::default(),
+            ) {
                 tracing::debug!(error = %e, revision = h.name(), "cleaning up history");
                 return;
             }
@@ -733,7 +883,12 @@ impl DaemonSetController {
         while pos < create_count {
             let errors_before = errors.len();
             for node in &creates[pos..pos + batch] {
-                match api.create(&registry::PODS, ns, blueprint.pod_for(node), &WriteOptions::default()) {
+                match api.create(
+                    &registry::PODS,
+                    ns,
+                    blueprint.pod_for(node),
+                    &WriteOptions::default(),
+                ) {
                     Ok(pod) => {
                         wrote = true;
                         events::record(
@@ -809,7 +964,10 @@ impl DaemonSetController {
         }
         let uid = meta::uid(&ds.value).to_string();
         let selector_json = &ds.value["spec"]["selector"];
-        if selector_json.as_object().is_some_and(|m| m.values().all(Value::is_null)) {
+        if selector_json
+            .as_object()
+            .is_some_and(|m| m.values().all(Value::is_null))
+        {
             if self.selecting_all.get(&uid) != Some(&ds.resource_version()) {
                 self.selecting_all.insert(uid, ds.resource_version());
                 events::record(
@@ -835,7 +993,8 @@ impl DaemonSetController {
             }
         };
         let claimed = self.claim_pods(api, ds, &selector, snap);
-        let (hash, old_revisions) = match self.construct_history(api, ds, &selector, &claimed, snap) {
+        let (hash, old_revisions) = match self.construct_history(api, ds, &selector, &claimed, snap)
+        {
             Ok(x) => x,
             Err(e) => {
                 out.error = Some(format!("failed to construct revisions of DaemonSet: {e}"));
@@ -852,7 +1011,10 @@ impl DaemonSetController {
                 continue;
             }
             if let Some(node) = target_node_name(&pod.value) {
-                node_pods.entry(node.to_string()).or_default().push(pod.clone());
+                node_pods
+                    .entry(node.to_string())
+                    .or_default()
+                    .push(pod.clone());
             }
         }
         for pods in node_pods.values_mut() {
@@ -860,7 +1022,9 @@ impl DaemonSetController {
         }
 
         let strategy = &ds.value["spec"]["updateStrategy"];
-        let rolling = strategy["type"].as_str().is_none_or(|t| t == "RollingUpdate");
+        let rolling = strategy["type"]
+            .as_str()
+            .is_none_or(|t| t == "RollingUpdate");
         let surge_allowed = rolling && surge_count(strategy, 1).is_ok_and(|n| n != 0);
 
         // manage(): what each node needs.
@@ -887,7 +1051,9 @@ impl DaemonSetController {
                                 let key = format!(
                                     "{}/{}/{}",
                                     uid,
-                                    ds.value["status"]["observedGeneration"].as_i64().unwrap_or(0),
+                                    ds.value["status"]["observedGeneration"]
+                                        .as_i64()
+                                        .unwrap_or(0),
                                     name
                                 );
                                 if let Some(wait) = self.failed_pods.remaining(&key, snap.instant) {
@@ -947,7 +1113,9 @@ impl DaemonSetController {
                     let mut oldest_new: Option<&Stored> = None;
                     let mut oldest_old: Option<&Stored> = None;
                     for pod in running {
-                        let slot = if meta::label(&pod.value, REVISION_HASH_LABEL) == Some(hash.as_str()) {
+                        let slot = if meta::label(&pod.value, REVISION_HASH_LABEL)
+                            == Some(hash.as_str())
+                        {
                             &mut oldest_new
                         } else {
                             &mut oldest_old
@@ -959,7 +1127,9 @@ impl DaemonSetController {
                         }
                     }
                     if let (Some(new), Some(old)) = (oldest_new, oldest_old) {
-                        if !is_pod_ready(&old.value) || is_available(&new.value, min_ready, snap.now) {
+                        if !is_pod_ready(&old.value)
+                            || is_available(&new.value, min_ready, snap.now)
+                        {
                             deletes.push(old.name().to_string());
                         }
                     }
@@ -990,7 +1160,15 @@ impl DaemonSetController {
 
         // Rolling updates run once the creates and deletes above have been observed.
         if !wrote && errors.is_empty() && rolling {
-            let (deletes, creates) = rolling_update(ds, &placements, &node_pods, &hash, generation, min_ready, snap.now);
+            let (deletes, creates) = rolling_update(
+                ds,
+                &placements,
+                &node_pods,
+                &hash,
+                generation,
+                min_ready,
+                snap.now,
+            );
             let (_, e) = self.sync_nodes(api, ds, &deletes, &creates, &blueprint);
             errors.extend(e);
         }
@@ -1068,7 +1246,11 @@ fn updated_pods_on_node<'a>(
     let mut new = None;
     let mut old = None;
     for pod in pods.iter().filter(|p| !meta::is_deleting(&p.value)) {
-        let slot = if is_pod_updated(&pod.value, hash, generation) { &mut new } else { &mut old };
+        let slot = if is_pod_updated(&pod.value, hash, generation) {
+            &mut new
+        } else {
+            &mut old
+        };
         if slot.is_some() {
             return None;
         }
@@ -1089,9 +1271,15 @@ fn rolling_update(
     now: DateTime<Utc>,
 ) -> (Vec<String>, Vec<String>) {
     let strategy = &ds.value["spec"]["updateStrategy"];
-    let should_run: HashMap<&str, bool> = placements.iter().map(|(n, (run, _))| (n.name(), *run)).collect();
+    let should_run: HashMap<&str, bool> = placements
+        .iter()
+        .map(|(n, (run, _))| (n.name(), *run))
+        .collect();
     // updatedDesiredNodeCounts: nodes that want a pod count even without one.
-    let mut nodes: BTreeMap<&str, &[Stored]> = node_pods.iter().map(|(n, p)| (n.as_str(), p.as_slice())).collect();
+    let mut nodes: BTreeMap<&str, &[Stored]> = node_pods
+        .iter()
+        .map(|(n, p)| (n.as_str(), p.as_slice()))
+        .collect();
     let mut desired = 0;
     for (node, (run, _)) in placements {
         if *run {
@@ -1099,8 +1287,10 @@ fn rolling_update(
             nodes.entry(node.name()).or_insert(&[]);
         }
     }
-    let (Ok(mut max_unavailable), Ok(max_surge)) = (unavailable_count(strategy, desired), surge_count(strategy, desired))
-    else {
+    let (Ok(mut max_unavailable), Ok(max_surge)) = (
+        unavailable_count(strategy, desired),
+        surge_count(strategy, desired),
+    ) else {
         return (Vec::new(), Vec::new());
     };
     if desired > 0 && max_unavailable == 0 && max_surge == 0 {
@@ -1134,7 +1324,8 @@ fn rolling_update(
                 }
             }
         }
-        let remaining = (max_unavailable - num_unavailable).clamp(0, candidates.len() as i64) as usize;
+        let remaining =
+            (max_unavailable - num_unavailable).clamp(0, candidates.len() as i64) as usize;
         replacements.extend(candidates.into_iter().take(remaining));
         return (replacements, Vec::new());
     }
@@ -1235,7 +1426,14 @@ fn store_status(api: &Api, ds: &Stored, c: &Counts) -> Result<(), ApiError> {
     let mut updated = ds.value.clone();
     updated["status"] = Value::Object(s);
     let opts = WriteOptions::default();
-    match api.update(&registry::DAEMONSETS, ds.namespace(), ds.name(), updated.clone(), Some("status"), &opts) {
+    match api.update(
+        &registry::DAEMONSETS,
+        ds.namespace(),
+        ds.name(),
+        updated.clone(),
+        Some("status"),
+        &opts,
+    ) {
         Ok(_) => Ok(()),
         // One retry against the latest version (StatusUpdateRetries).
         Err(e) if e.code == 409 => {
@@ -1247,8 +1445,15 @@ fn store_status(api: &Api, ds: &Stored, c: &Counts) -> Result<(), ApiError> {
                     retry["status"][key] = v.clone();
                 }
             }
-            api.update(&registry::DAEMONSETS, ds.namespace(), ds.name(), retry, Some("status"), &opts)
-                .map(|_| ())
+            api.update(
+                &registry::DAEMONSETS,
+                ds.namespace(),
+                ds.name(),
+                retry,
+                Some("status"),
+                &opts,
+            )
+            .map(|_| ())
         }
         Err(e) => Err(e),
     }
@@ -1283,7 +1488,10 @@ impl Controller for DaemonSetController {
         let (pod_objs, _) = store.list(&registry::PODS, None);
         let mut revisions: HashMap<String, Vec<Stored>> = HashMap::new();
         for cr in store.list(&registry::CONTROLLERREVISIONS, None).0 {
-            revisions.entry(cr.namespace().to_string()).or_default().push(cr);
+            revisions
+                .entry(cr.namespace().to_string())
+                .or_default()
+                .push(cr);
         }
         let snap = Snapshot {
             node_names: nodes.iter().map(|(n, _)| n.name().to_string()).collect(),
@@ -1294,7 +1502,10 @@ impl Controller for DaemonSetController {
             instant: Instant::now(),
         };
         let mut next: Option<Duration> = None;
-        let live: HashSet<String> = ds_objs.iter().map(|d| meta::uid(&d.value).to_string()).collect();
+        let live: HashSet<String> = ds_objs
+            .iter()
+            .map(|d| meta::uid(&d.value).to_string())
+            .collect();
         for ds in &ds_objs {
             let uid = meta::uid(&ds.value).to_string();
             if let Some((_, not_before, rv)) = self.errors.get(&uid) {
@@ -1304,7 +1515,9 @@ impl Controller for DaemonSetController {
                     continue;
                 }
             }
-            let Some(typed) = self.daemonsets.get(ds) else { continue };
+            let Some(typed) = self.daemonsets.get(ds) else {
+                continue;
+            };
             let out = self.sync(api, ds, &typed, &snap);
             next = earliest(next, out.requeue);
             match out.error {
@@ -1318,7 +1531,8 @@ impl Controller for DaemonSetController {
                         .store()
                         .get(&registry::DAEMONSETS, ds.namespace(), ds.name())
                         .map_or(0, |d| d.resource_version());
-                    self.errors.insert(uid, (failures + 1, snap.instant + delay, rv));
+                    self.errors
+                        .insert(uid, (failures + 1, snap.instant + delay, rv));
                     next = earliest(next, Some(delay));
                 }
                 None => {
@@ -1335,3 +1549,535 @@ impl Controller for DaemonSetController {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::PatchKind;
+    use crate::cluster::{fake_node, Cluster, ClusterConfig};
+    use crate::store::Store;
+
+    const NS: &str = "gpu-operator";
+    const TOOLKIT: &str = "nvidia.com/gpu.deploy.container-toolkit";
+
+    fn daemonset(name: &str, label_key: &str, image: &str) -> Value {
+        json!({
+            "apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": name, "namespace": NS},
+            "spec": {
+                "selector": {"matchLabels": {"app": name}},
+                "template": {
+                    "metadata": {"labels": {"app": name}, "annotations": {"team": "gpu"}},
+                    "spec": {
+                        "nodeSelector": {label_key: "true"},
+                        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                        "containers": [{"name": "main", "image": image}]
+                    }
+                }
+            }
+        })
+    }
+
+    async fn start(nodes: usize) -> Cluster {
+        let cluster = Cluster::start(ClusterConfig::default().with_fake_nodes("n", nodes))
+            .await
+            .expect("cluster starts");
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}});
+        cluster
+            .api()
+            .create(&registry::NAMESPACES, "", ns, &WriteOptions::default())
+            .expect("namespace");
+        cluster
+    }
+
+    fn patch(api: &Api, res: &'static crate::registry::ResourceDef, ns: &str, name: &str, body: Value) {
+        let bytes = serde_json::to_vec(&body).expect("encodes");
+        api.patch(res, ns, name, PatchKind::Merge, &bytes, None, &WriteOptions::default())
+            .expect("patch applies");
+    }
+
+    fn label(api: &Api, node: &str, key: &str, value: &str) {
+        patch(api, &registry::NODES, "", node, json!({"metadata": {"labels": {key: value}}}));
+    }
+
+    /// The DaemonSet's live pods as (node, pod) sorted by node.
+    fn placed(api: &Api, app: &str) -> Vec<(String, Stored)> {
+        let mut out: Vec<(String, Stored)> = api
+            .store()
+            .list(&registry::PODS, Some(NS))
+            .0
+            .into_iter()
+            .filter(|p| meta::label(&p.value, "app") == Some(app) && !meta::is_deleting(&p.value))
+            .map(|p| (node_name_of(&p.value).to_string(), p))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    fn nodes_of(api: &Api, app: &str) -> Vec<String> {
+        placed(api, app).into_iter().map(|(n, _)| n).collect()
+    }
+
+    fn status(api: &Api, name: &str) -> Value {
+        api.get(&registry::DAEMONSETS, NS, name).expect("daemonset").value["status"].clone()
+    }
+
+    fn event_messages(api: &Api, reason: &str) -> Vec<String> {
+        api.store()
+            .list(&registry::EVENTS, Some(NS))
+            .0
+            .iter()
+            .filter(|e| e.value["reason"] == reason)
+            .map(|e| e.value["message"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+
+    #[test]
+    fn int_or_percent_scaling_follows_apimachinery() {
+        assert_eq!(scaled_value(&json!(2), 10, true), Ok(2));
+        assert_eq!(scaled_value(&json!("50%"), 3, true), Ok(2));
+        assert_eq!(scaled_value(&json!("50%"), 3, false), Ok(1));
+        assert_eq!(scaled_value(&json!("10%"), 1000, true), Ok(100));
+        assert_eq!(
+            scaled_value(&json!("3"), 3, true),
+            Err("invalid value for IntOrString: invalid type: string is not a percentage".to_string())
+        );
+        assert_eq!(scaled_value(&Value::Null, 3, true), Err("nil value for IntOrString".to_string()));
+    }
+
+    #[test]
+    fn json_affinity_helpers_agree_with_the_typed_ones() {
+        use k8s_openapi::api::core::v1::Pod;
+        let mut spec = json!({
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "Exists"}]}]},
+                    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {"matchExpressions": [{"key": "b", "operator": "Exists"}]}}]
+                },
+                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "x"}}}]}
+            },
+            "containers": [{"name": "c", "image": "i"}]
+        });
+        let mut typed: PodSpec = serde_json::from_value(spec.clone()).expect("decodes");
+        crate::scheduler::daemon_pod_node_affinity(&mut typed, "lab-node-1");
+        replace_node_name_affinity(&mut spec, "lab-node-1");
+        let ours: PodSpec = serde_json::from_value(spec.clone()).expect("decodes");
+        assert_eq!(ours.affinity, typed.affinity);
+        let pod: Pod = serde_json::from_value(json!({"spec": spec})).expect("decodes");
+        assert_eq!(crate::scheduler::target_node_name(&pod).as_deref(), Some("lab-node-1"));
+        assert_eq!(target_node_name(&json!({"spec": spec})), Some("lab-node-1"));
+        // spec.nodeName wins; two values name no node.
+        assert_eq!(target_node_name(&json!({"spec": {"nodeName": "n2"}})), Some("n2"));
+        let two = json!({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}]}}}}});
+        assert_eq!(target_node_name(&two), None);
+    }
+
+    #[test]
+    fn revision_data_is_the_replace_patch_with_sorted_keys() {
+        let ds = daemonset("gpu-agent", TOOLKIT, "img:1");
+        let data = revision_data(&ds);
+        let text = serde_json::to_string(&data).expect("encodes");
+        assert!(
+            text.starts_with(r#"{"spec":{"template":{"$patch":"replace","metadata":{"annotations":{"team":"gpu"},"labels":{"app":"gpu-agent"}},"spec":{"containers":"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_pod_blueprint_is_the_template_plus_daemon_fields() {
+        let mut ds = daemonset("gpu-agent", TOOLKIT, "img:1");
+        ds["metadata"]["uid"] = json!("u-1");
+        ds["metadata"]["annotations"] = json!({TEMPLATE_GENERATION_ANNOTATION: "3"});
+        let pod = PodBlueprint::new(&ds, "5d4b8c7f9").pod_for("n1");
+        assert_eq!(pod["metadata"]["generateName"], "gpu-agent-");
+        assert!(pod["metadata"].get("name").is_none());
+        assert_eq!(
+            pod["metadata"]["labels"],
+            json!({"app": "gpu-agent", "controller-revision-hash": "5d4b8c7f9", "pod-template-generation": "3"})
+        );
+        assert_eq!(pod["metadata"]["annotations"], json!({"team": "gpu"}));
+        assert_eq!(
+            pod["metadata"]["ownerReferences"],
+            json!([{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "gpu-agent", "uid": "u-1", "controller": true, "blockOwnerDeletion": true}])
+        );
+        assert!(pod["spec"].get("nodeName").is_none());
+        assert_eq!(
+            pod["spec"]["affinity"],
+            json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}})
+        );
+        let keys: Vec<(&str, &str)> = pod["spec"]["tolerations"]
+            .as_array()
+            .expect("tolerations")
+            .iter()
+            .map(|t| (t["key"].as_str().unwrap_or(""), t["effect"].as_str().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("nvidia.com/gpu", "NoSchedule"),
+                ("node.kubernetes.io/not-ready", "NoExecute"),
+                ("node.kubernetes.io/unreachable", "NoExecute"),
+                ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+                ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+                ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+                ("node.kubernetes.io/unschedulable", "NoSchedule"),
+            ]
+        );
+        assert_eq!(
+            pod["spec"]["tolerations"][1],
+            json!({"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"})
+        );
+    }
+
+    fn synthetic_pod(name: &str, node: &str, hash: &str, ready: bool) -> Stored {
+        crate::store::Object::new(json!({
+            "metadata": {"name": name, "namespace": NS, "creationTimestamp": "2024-01-01T00:00:00Z",
+                         "labels": {REVISION_HASH_LABEL: hash}},
+            "spec": {"nodeName": node},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": if ready {"True"} else {"False"},
+                        "lastTransitionTime": "2024-01-01T00:00:00Z"}]}
+        }))
+    }
+
+    /// Four nodes that all want the pod; `pods` holds (node, hash, ready) per existing pod.
+    fn plan(max_unavailable: Value, pods: &[(&str, &str, bool)]) -> Vec<String> {
+        let ds = crate::store::Object::new(json!({"spec": {"updateStrategy": {"type": "RollingUpdate",
+            "rollingUpdate": {"maxUnavailable": max_unavailable}}}}));
+        let nodes: Vec<Stored> = (0..4)
+            .map(|i| crate::store::Object::new(json!({"metadata": {"name": format!("n{i}")}})))
+            .collect();
+        let placements: Vec<(&Stored, (bool, bool))> = nodes.iter().map(|n| (n, (true, true))).collect();
+        let mut node_pods: BTreeMap<String, Vec<Stored>> = BTreeMap::new();
+        for (i, (node, hash, ready)) in pods.iter().enumerate() {
+            node_pods
+                .entry(node.to_string())
+                .or_default()
+                .push(synthetic_pod(&format!("p{i}"), node, hash, *ready));
+        }
+        let (deletes, creates) = rolling_update(&ds, &placements, &node_pods, "new", None, 0, Utc::now());
+        assert!(creates.is_empty());
+        deletes
+    }
+
+    #[test]
+    fn rolling_updates_respect_max_unavailable() {
+        let all_old = [("n0", "old", true), ("n1", "old", true), ("n2", "old", true), ("n3", "old", true)];
+        assert_eq!(plan(json!(1), &all_old), ["p0"]);
+        assert_eq!(plan(json!("50%"), &all_old), ["p0", "p1"]);
+        // 25% of 4 rounds up to 1; 10% of 4 rounds up to 1 as well.
+        assert_eq!(plan(json!("10%"), &all_old).len(), 1);
+        // A new pod still coming up uses the budget.
+        let one_updating = [("n0", "new", false), ("n1", "old", true), ("n2", "old", true), ("n3", "old", true)];
+        assert!(plan(json!(1), &one_updating).is_empty());
+        assert_eq!(plan(json!(2), &one_updating), ["p1"]);
+        // An unavailable old pod is replaced regardless of the budget; a node without a pod counts
+        // as unavailable.
+        let broken = [("n0", "old", false), ("n1", "old", true), ("n2", "old", true)];
+        assert_eq!(plan(json!(1), &broken), ["p0"]);
+    }
+
+    #[tokio::test]
+    async fn pods_follow_the_node_selector_and_status_counts_them() {
+        let cluster = start(3).await;
+        let api = cluster.api();
+        label(api, "n0", TOOLKIT, "true");
+        label(api, "n1", TOOLKIT, "true");
+        label(api, "n2", TOOLKIT, "false");
+        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
+            .expect("daemonset");
+        cluster.settle().await;
+
+        assert_eq!(nodes_of(api, "toolkit"), ["n0", "n1"]);
+        assert_eq!(
+            status(api, "toolkit"),
+            json!({"currentNumberScheduled": 2, "numberMisscheduled": 0, "desiredNumberScheduled": 2, "numberReady": 2,
+                   "observedGeneration": 1, "updatedNumberScheduled": 2, "numberAvailable": 2})
+        );
+        // One ControllerRevision named after the hash the pods carry.
+        let revisions = api.store().list(&registry::CONTROLLERREVISIONS, Some(NS)).0;
+        assert_eq!(revisions.len(), 1);
+        let cr = &revisions[0].value;
+        let hash = cr["metadata"]["labels"][REVISION_HASH_LABEL].as_str().expect("hash label").to_string();
+        assert_eq!(cr["metadata"]["name"], format!("toolkit-{hash}"));
+        assert_eq!(cr["metadata"]["labels"]["app"], "toolkit");
+        assert_eq!(cr["revision"], 1);
+        assert_eq!(cr["data"]["spec"]["template"]["$patch"], "replace");
+        assert_eq!(cr["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
+        for (node, pod) in placed(api, "toolkit") {
+            assert!(pod.name().starts_with("toolkit-"));
+            assert_eq!(pod.name().len(), "toolkit-".len() + 5);
+            assert_eq!(meta::label(&pod.value, REVISION_HASH_LABEL), Some(hash.as_str()));
+            assert_eq!(meta::label(&pod.value, TEMPLATE_GENERATION_LABEL), Some("1"));
+            assert_eq!(pod.value["status"]["phase"], "Running");
+            assert_eq!(target_node_name(&pod.value), Some(node.as_str()));
+        }
+        let mut created = event_messages(api, "SuccessfulCreate");
+        created.sort();
+        let mut expected: Vec<String> =
+            placed(api, "toolkit").iter().map(|(_, p)| format!("Created pod: {}", p.name())).collect();
+        expected.sort();
+        assert_eq!(created, expected);
+        let ev = api
+            .store()
+            .list(&registry::EVENTS, Some(NS))
+            .0
+            .into_iter()
+            .find(|e| e.value["reason"] == "SuccessfulCreate")
+            .expect("event");
+        assert_eq!(ev.value["source"]["component"], COMPONENT);
+        assert_eq!(ev.value["involvedObject"]["kind"], "DaemonSet");
+        assert_eq!(ev.value["type"], "Normal");
+
+        // Opting a node out removes its pod and fixes the counts (gpuops step 5).
+        let before: Vec<String> = placed(api, "toolkit").iter().map(|(_, p)| p.name().to_string()).collect();
+        label(api, "n1", TOOLKIT, "false");
+        cluster.settle().await;
+        assert_eq!(nodes_of(api, "toolkit"), ["n0"]);
+        assert_eq!(
+            status(api, "toolkit"),
+            json!({"currentNumberScheduled": 1, "numberMisscheduled": 0, "desiredNumberScheduled": 1, "numberReady": 1,
+                   "observedGeneration": 1, "updatedNumberScheduled": 1, "numberAvailable": 1})
+        );
+        assert_eq!(event_messages(api, "SuccessfulDelete"), [format!("Deleted pod: {}", before[1])]);
+        cluster.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn cordon_keeps_pods_and_untolerated_taints_keep_them_away() {
+        let cluster = start(3).await;
+        let api = cluster.api();
+        for n in ["n0", "n1", "n2"] {
+            label(api, n, TOOLKIT, "true");
+        }
+        patch(api, &registry::NODES, "", "n1", json!({"spec": {"unschedulable": true}}));
+        patch(api, &registry::NODES, "", "n2", json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]}}));
+        cluster.settle().await;
+        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
+            .expect("daemonset");
+        cluster.settle().await;
+        // The cordoned node gets (and keeps) its pod: the unschedulable taint is tolerated.
+        assert_eq!(nodes_of(api, "toolkit"), ["n0", "n1"]);
+        assert_eq!(status(api, "toolkit")["desiredNumberScheduled"], 2);
+
+        // A NoSchedule taint added later does not evict: the pod continues running, counted as
+        // misscheduled since the node no longer wants a new one.
+        patch(api, &registry::NODES, "", "n0", json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]}}));
+        cluster.settle().await;
+        assert_eq!(nodes_of(api, "toolkit"), ["n0", "n1"]);
+        let s = status(api, "toolkit");
+        assert_eq!((s["desiredNumberScheduled"].as_i64(), s["numberMisscheduled"].as_i64()), (Some(1), Some(1)));
+        // NoExecute does evict.
+        patch(api, &registry::NODES, "", "n0", json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoExecute"}]}}));
+        cluster.settle().await;
+        assert_eq!(nodes_of(api, "toolkit"), ["n1"]);
+        assert_eq!(status(api, "toolkit")["numberMisscheduled"], 0);
+        cluster.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_node_without_a_fake_kubelet_gets_a_pod_that_stays_pending() {
+        let cluster = start(1).await;
+        let api = cluster.api();
+        label(api, "n0", TOOLKIT, "true");
+        let mut labels = BTreeMap::new();
+        labels.insert(TOOLKIT.to_string(), "true".to_string());
+        let mut node = fake_node("orphan-node", &labels, &BTreeMap::new());
+        meta::meta_mut(&mut node).remove("annotations");
+        api.create(&registry::NODES, "", node, &WriteOptions::default()).expect("node");
+        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
+            .expect("daemonset");
+        cluster.settle().await;
+        let pods = placed(api, "toolkit");
+        assert_eq!(pods.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["n0", "orphan-node"]);
+        assert_eq!(pods[1].1.value["status"]["phase"], "Pending");
+        assert_eq!(
+            status(api, "toolkit"),
+            json!({"currentNumberScheduled": 2, "numberMisscheduled": 0, "desiredNumberScheduled": 2, "numberReady": 1,
+                   "observedGeneration": 1, "updatedNumberScheduled": 2, "numberAvailable": 1, "numberUnavailable": 1})
+        );
+        cluster.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_template_change_rolls_every_pod_to_the_new_revision() {
+        let cluster = start(3).await;
+        let api = cluster.api();
+        for n in ["n0", "n1", "n2"] {
+            label(api, n, TOOLKIT, "true");
+        }
+        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
+            .expect("daemonset");
+        cluster.settle().await;
+        let old: HashSet<String> = placed(api, "toolkit").iter().map(|(_, p)| p.name().to_string()).collect();
+        assert_eq!(old.len(), 3);
+
+        patch(
+            api,
+            &registry::DAEMONSETS,
+            NS,
+            "toolkit",
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "img:2"}]}}}}),
+        );
+        for _ in 0..50 {
+            cluster.settle().await;
+            let s = status(api, "toolkit");
+            if s["updatedNumberScheduled"] == 3 && s["numberAvailable"] == 3 && placed(api, "toolkit").len() == 3 {
+                break;
+            }
+        }
+        let now = placed(api, "toolkit");
+        assert_eq!(now.len(), 3);
+        assert!(now.iter().all(|(_, p)| !old.contains(p.name())));
+        assert!(now.iter().all(|(_, p)| p.value["spec"]["containers"][0]["image"] == "img:2"));
+        assert!(now.iter().all(|(_, p)| meta::label(&p.value, TEMPLATE_GENERATION_LABEL) == Some("2")));
+        let mut revisions: Vec<(i64, String)> = api
+            .store()
+            .list(&registry::CONTROLLERREVISIONS, Some(NS))
+            .0
+            .iter()
+            .map(|c| (c.value["revision"].as_i64().unwrap_or(0), meta::label(&c.value, REVISION_HASH_LABEL).unwrap_or("").to_string()))
+            .collect();
+        revisions.sort();
+        assert_eq!(revisions.len(), 2);
+        assert_eq!(revisions[0].0, 1);
+        assert_eq!(revisions[1].0, 2);
+        assert!(now.iter().all(|(_, p)| meta::label(&p.value, REVISION_HASH_LABEL) == Some(revisions[1].1.as_str())));
+        let s = status(api, "toolkit");
+        assert_eq!((s["observedGeneration"].as_i64(), s["updatedNumberScheduled"].as_i64()), (Some(2), Some(3)));
+        assert_eq!(event_messages(api, "SuccessfulDelete").len(), 3);
+        cluster.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn failed_daemon_pods_are_replaced_with_a_warning() {
+        let cluster = start(1).await;
+        let api = cluster.api();
+        label(api, "n0", TOOLKIT, "true");
+        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
+            .expect("daemonset");
+        cluster.settle().await;
+        let (_, pod) = placed(api, "toolkit").pop().expect("pod");
+        let mut failed = pod.value.clone();
+        failed["status"]["phase"] = json!("Failed");
+        api.update(&registry::PODS, NS, pod.name(), failed, Some("status"), &WriteOptions::default())
+            .expect("status");
+        cluster.settle().await;
+        assert_eq!(
+            event_messages(api, "FailedDaemonPod"),
+            [format!("Found failed daemon pod {NS}/{} on node n0, will try to kill it", pod.name())]
+        );
+        let now = placed(api, "toolkit");
+        assert_eq!(now.len(), 1);
+        assert_ne!(now[0].1.name(), pod.name());
+        cluster.shutdown().await;
+    }
+
+    /// Controllers off: the pass itself, deterministic.
+    fn bare_api() -> Api {
+        let api = Api::new(Arc::new(Store::new()));
+        api.bootstrap().expect("bootstrap");
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}});
+        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default()).expect("namespace");
+        api
+    }
+
+    #[test]
+    fn an_empty_selector_is_refused_with_a_warning_event() {
+        let api = bare_api();
+        let mut ds = daemonset("all", TOOLKIT, "img:1");
+        ds["spec"]["selector"] = json!({});
+        ds["metadata"]["uid"] = json!("u-all");
+        ds["metadata"]["resourceVersion"] = Value::Null;
+        // Straight into the store: validation would refuse it, older objects may still have it.
+        api.store().create(&registry::DAEMONSETS, ds).expect("stored");
+        let mut ctrl = DaemonSetController::default();
+        ctrl.reconcile(&api);
+        ctrl.reconcile(&api);
+        assert_eq!(
+            event_messages(&api, "SelectingAll"),
+            ["This daemon set is selecting all pods. A non-empty selector is required."]
+        );
+        let ev = api.store().list(&registry::EVENTS, Some(NS)).0;
+        assert_eq!(ev[0].value["count"], 1);
+        assert_eq!(ev[0].value["type"], "Warning");
+        assert!(api.store().list(&registry::PODS, Some(NS)).0.is_empty());
+    }
+
+    #[test]
+    fn unscheduled_pods_of_vanished_nodes_are_deleted_and_orphans_adopted() {
+        let api = bare_api();
+        for n in ["n0", "n1"] {
+            let mut labels = BTreeMap::new();
+            labels.insert(TOOLKIT.to_string(), "true".to_string());
+            // Straight into the store: no admission taint, as if the lifecycle controller had run.
+            api.store().create(&registry::NODES, fake_node(n, &labels, &BTreeMap::new())).expect("node");
+        }
+        // An orphan with the DaemonSet's labels on n1 gets adopted instead of a new pod.
+        let orphan = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "stray", "labels": {"app": "toolkit"}},
+            "spec": {"nodeName": "n1", "containers": [{"name": "main", "image": "img:1"}]}});
+        api.create(&registry::PODS, NS, orphan, &WriteOptions::default()).expect("orphan");
+        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
+            .expect("daemonset");
+        let mut ctrl = DaemonSetController::default();
+        ctrl.reconcile(&api);
+        let stray = api.get(&registry::PODS, NS, "stray").expect("stray");
+        assert_eq!(meta::controller_ref(&stray.value).and_then(|r| r["kind"].as_str()), Some("DaemonSet"));
+        let pods = api.store().list(&registry::PODS, Some(NS)).0;
+        assert_eq!(pods.len(), 2);
+        let new = pods.iter().find(|p| p.name() != "stray").expect("created");
+        assert_eq!(target_node_name(&new.value), Some("n0"));
+        assert!(node_name_of(&new.value).is_empty());
+        // n0 goes away before the pod was scheduled: the DaemonSet deletes it.
+        api.delete(&registry::NODES, "", "n0", &DeleteOptions::default()).expect("node deleted");
+        ctrl.reconcile(&api);
+        let names: Vec<String> = api.store().list(&registry::PODS, Some(NS)).0.iter().map(|p| p.name().to_string()).collect();
+        assert_eq!(names, ["stray"]);
+        // A second pass with nothing new writes nothing.
+        ctrl.reconcile(&api);
+        let rv = api.store().revision();
+        ctrl.reconcile(&api);
+        assert_eq!(api.store().revision(), rv);
+    }
+
+    /// 1,000 nodes × 5 DaemonSets: every pod Running and every status settled. Run with
+    /// `cargo test -p kwok --lib daemonset -- --ignored --nocapture`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore]
+    async fn benchmark_thousand_nodes_five_daemonsets() {
+        let cluster = start(1000).await;
+        let api = cluster.api();
+        cluster.settle().await;
+        let keys = ["a", "b", "c", "d", "e"];
+        let started = Instant::now();
+        for k in keys {
+            api.create(&registry::DAEMONSETS, NS, daemonset(k, "type", "img:1"), &WriteOptions::default())
+                .map(|_| ())
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        // Every fake node carries type=kwok: make the selector match it.
+        for k in keys {
+            patch(api, &registry::DAEMONSETS, NS, k, json!({"spec": {"template": {"spec": {"nodeSelector": {"type": "kwok"}}}}}));
+        }
+        loop {
+            let done = keys.iter().all(|k| {
+                let s = status(api, k);
+                s["numberAvailable"] == 1000 && s["updatedNumberScheduled"] == 1000 && s["observedGeneration"] == 2
+            });
+            let running = api
+                .store()
+                .list(&registry::PODS, Some(NS))
+                .0
+                .iter()
+                .filter(|p| p.value["status"]["phase"] == "Running" && !meta::is_deleting(&p.value))
+                .count();
+            if done && running == 5000 {
+                break;
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "not settled: {running} running");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        eprintln!("settled in {:?}", started.elapsed());
+        cluster.shutdown().await;
+    }
+}

@@ -76,7 +76,10 @@ pub fn go_label_selector_string(sel: &Value) -> String {
     if sel.is_null() {
         return "nil".to_string();
     }
-    let mut labels: Vec<(&String, &Value)> = sel["matchLabels"].as_object().map(|m| m.iter().collect()).unwrap_or_default();
+    let mut labels: Vec<(&String, &Value)> = sel["matchLabels"]
+        .as_object()
+        .map(|m| m.iter().collect())
+        .unwrap_or_default();
     labels.sort_by(|a, b| a.0.cmp(b.0));
     let labels: String = labels
         .iter()
@@ -87,7 +90,12 @@ pub fn go_label_selector_string(sel: &Value) -> String {
         .into_iter()
         .flatten()
         .map(|e| {
-            let values: Vec<&str> = e["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let values: Vec<&str> = e["values"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
             format!(
                 "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}},",
                 e["key"].as_str().unwrap_or(""),
@@ -134,12 +142,18 @@ fn deployment_of(api: &Api, owner: &Value, ns: &str) -> Found {
     if !is_group_kind(owner, "ReplicaSet", &["apps", "extensions"])? {
         return Ok(None);
     }
-    let Some(rs) = lookup(api, &registry::REPLICASETS, ns, owner) else { return Ok(None) };
-    let Some(rs_owner) = meta::controller_ref(&rs.value) else { return Ok(None) };
+    let Some(rs) = lookup(api, &registry::REPLICASETS, ns, owner) else {
+        return Ok(None);
+    };
+    let Some(rs_owner) = meta::controller_ref(&rs.value) else {
+        return Ok(None);
+    };
     if !is_group_kind(rs_owner, "Deployment", &["apps", "extensions"])? {
         return Ok(None);
     }
-    let Some(d) = lookup(api, &registry::DEPLOYMENTS, ns, rs_owner) else { return Ok(None) };
+    let Some(d) = lookup(api, &registry::DEPLOYMENTS, ns, rs_owner) else {
+        return Ok(None);
+    };
     Ok(Some((meta::uid(&d.value).to_string(), replicas(&d.value))))
 }
 
@@ -148,11 +162,16 @@ fn replicaset_of(api: &Api, owner: &Value, ns: &str) -> Found {
     if !is_group_kind(owner, "ReplicaSet", &["apps", "extensions"])? {
         return Ok(None);
     }
-    let Some(rs) = lookup(api, &registry::REPLICASETS, ns, owner) else { return Ok(None) };
+    let Some(rs) = lookup(api, &registry::REPLICASETS, ns, owner) else {
+        return Ok(None);
+    };
     if meta::controller_ref(&rs.value).is_some_and(|r| r["kind"] == "Deployment") {
         return Ok(None);
     }
-    Ok(Some((meta::uid(&rs.value).to_string(), replicas(&rs.value))))
+    Ok(Some((
+        meta::uid(&rs.value).to_string(),
+        replicas(&rs.value),
+    )))
 }
 
 /// `getScaleController`: anything else through its `/scale` subresource.
@@ -161,13 +180,26 @@ fn scale_of(api: &Api, owner: &Value, ns: &str) -> Found {
     let (group, version) = parse_group_version(api_version)?;
     let kind = owner["kind"].as_str().unwrap_or("");
     let Some(res) = registry::by_kind(group, kind).filter(|r| r.version == version) else {
-        let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
-        return Err(format!("no matches for kind {} in version {}", go_quote(kind), go_quote(&gv)));
+        let gv = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        return Err(format!(
+            "no matches for kind {} in version {}",
+            go_quote(kind),
+            go_quote(&gv)
+        ));
     };
     if res.subresource("scale").is_none() {
-        return Err(format!("{} does not implement the scale subresource", res.group_resource()));
+        return Err(format!(
+            "{} does not implement the scale subresource",
+            res.group_resource()
+        ));
     }
-    let Some(o) = lookup(api, res, ns, owner) else { return Ok(None) };
+    let Some(o) = lookup(api, res, ns, owner) else {
+        return Ok(None);
+    };
     Ok(Some((meta::uid(&o.value).to_string(), replicas(&o.value))))
 }
 
@@ -180,13 +212,20 @@ fn expected_scale(api: &Api, ns: &str, pods: &[&Stored]) -> Result<(i64, Vec<Str
             unmanaged.push(pod.name().to_string());
             continue;
         };
-        if owner["uid"].as_str().is_some_and(|u| scales.contains_key(u)) {
+        if owner["uid"]
+            .as_str()
+            .is_some_and(|u| scales.contains_key(u))
+        {
             continue;
         }
         // ReplicationControllers and StatefulSets are not served here, so their finders never
         // match; the rest run in upstream's order.
         let mut found = None;
-        for finder in [deployment_of as fn(&Api, &Value, &str) -> Found, replicaset_of, scale_of] {
+        for finder in [
+            deployment_of as fn(&Api, &Value, &str) -> Found,
+            replicaset_of,
+            scale_of,
+        ] {
             if let Some(f) = finder(api, owner, ns)? {
                 found = Some(f);
                 break;
@@ -196,14 +235,23 @@ fn expected_scale(api: &Api, ns: &str, pods: &[&Stored]) -> Result<(i64, Vec<Str
             Some((uid, n)) => {
                 scales.insert(uid, n);
             }
-            None => return Err(format!("found no controllers for pod {}", go_quote(pod.name()))),
+            None => {
+                return Err(format!(
+                    "found no controllers for pod {}",
+                    go_quote(pod.name())
+                ))
+            }
         }
     }
     Ok((scales.values().sum(), unmanaged))
 }
 
 /// `getExpectedPodCount` → (expectedPods, desiredHealthy, unmanaged pods).
-fn expected_pod_count(api: &Api, pdb: &Value, pods: &[&Stored]) -> Result<(i64, i64, Vec<String>), String> {
+fn expected_pod_count(
+    api: &Api,
+    pdb: &Value,
+    pods: &[&Stored],
+) -> Result<(i64, i64, Vec<String>), String> {
     let spec = &pdb["spec"];
     let ns = meta::namespace(pdb);
     if !spec["maxUnavailable"].is_null() {
@@ -242,8 +290,12 @@ fn build_disrupted_pod_map(
         if meta::is_deleting(&pod.value) {
             continue;
         }
-        let Some(raw) = disrupted.get(pod.name()) else { continue };
-        let Some(at) = disruption_time(raw) else { continue };
+        let Some(raw) = disrupted.get(pod.name()) else {
+            continue;
+        };
+        let Some(at) = disruption_time(raw) else {
+            continue;
+        };
         let expected = at + chrono::Duration::seconds(DELETION_TIMEOUT);
         if expected < now {
             // Upstream prints the budget's namespace twice.
@@ -280,9 +332,18 @@ fn count_healthy(pods: &[&Stored], disrupted: &BTreeMap<String, Value>, now: Dat
 
 /// `apimeta.SetStatusCondition` on JSON conditions: lastTransitionTime moves only when the status
 /// does; reason, message and observedGeneration always follow.
-fn set_status_condition(conditions: &mut Vec<Value>, status: &str, reason: &str, message: &str, observed: i64) {
+fn set_status_condition(
+    conditions: &mut Vec<Value>,
+    status: &str,
+    reason: &str,
+    message: &str,
+    observed: i64,
+) {
     let now = meta::now();
-    if let Some(c) = conditions.iter_mut().find(|c| c["type"] == DISRUPTION_ALLOWED) {
+    if let Some(c) = conditions
+        .iter_mut()
+        .find(|c| c["type"] == DISRUPTION_ALLOWED)
+    {
         if let Some(m) = c.as_object_mut() {
             if m.get("status").and_then(Value::as_str) != Some(status) {
                 m.insert("status".into(), json!(status));
@@ -320,7 +381,9 @@ fn conditions_up_to_date(pdb: &Value) -> bool {
     else {
         return false;
     };
-    if status["observedGeneration"].as_i64().unwrap_or(0) != pdb["metadata"]["generation"].as_i64().unwrap_or(0) {
+    if status["observedGeneration"].as_i64().unwrap_or(0)
+        != pdb["metadata"]["generation"].as_i64().unwrap_or(0)
+    {
         return false;
     }
     if status["disruptionsAllowed"].as_i64().unwrap_or(0) > 0 {
@@ -360,7 +423,11 @@ fn update_pdb_status(
     let v = &pdb.value;
     let status = &v["status"];
     let generation = v["metadata"]["generation"].as_i64().unwrap_or(0);
-    let allowed = if expected <= 0 || current - desired <= 0 { 0 } else { current - desired };
+    let allowed = if expected <= 0 || current - desired <= 0 {
+        0
+    } else {
+        current - desired
+    };
     let get = |k: &str| status[k].as_i64().unwrap_or(0);
     let old_disrupted: BTreeMap<String, Value> = status["disruptedPods"]
         .as_object()
@@ -389,7 +456,10 @@ fn update_pdb_status(
         s.insert("observedGeneration".into(), json!(generation));
     }
     if !disrupted.is_empty() {
-        s.insert("disruptedPods".into(), Value::Object(disrupted.clone().into_iter().collect()));
+        s.insert(
+            "disruptedPods".into(),
+            Value::Object(disrupted.clone().into_iter().collect()),
+        );
     }
     s.insert("disruptionsAllowed".into(), json!(allowed));
     s.insert("currentHealthy".into(), json!(current));
@@ -416,17 +486,36 @@ fn fail_safe(api: &Api, pdb: &Stored, err: &str) -> Result<(), SyncError> {
 
 /// `trySync` (and `sync`'s failSafe on errors): returns when to look again for an expiring
 /// `disruptedPods` entry.
-fn sync(api: &Api, pdb: &Stored, pods: Result<Vec<&Stored>, String>, now: DateTime<Utc>) -> Result<Option<Duration>, SyncError> {
+fn sync(
+    api: &Api,
+    pdb: &Stored,
+    pods: Result<Vec<&Stored>, String>,
+    now: DateTime<Utc>,
+) -> Result<Option<Duration>, SyncError> {
     let v = &pdb.value;
     let pods = match pods {
         Ok(p) => p,
         Err(e) => {
-            record(api, &registry::PODDISRUPTIONBUDGETS, v, "Warning", "NoPods", &format!("Failed to get pods: {e}"));
+            record(
+                api,
+                &registry::PODDISRUPTIONBUDGETS,
+                v,
+                "Warning",
+                "NoPods",
+                &format!("Failed to get pods: {e}"),
+            );
             return fail_safe(api, pdb, &e).map(|_| None);
         }
     };
     if pods.is_empty() {
-        record(api, &registry::PODDISRUPTIONBUDGETS, v, "Normal", "NoPods", "No matching pods found");
+        record(
+            api,
+            &registry::PODDISRUPTIONBUDGETS,
+            v,
+            "Normal",
+            "NoPods",
+            "No matching pods found",
+        );
     }
     let (expected, desired, unmanaged) = match expected_pod_count(api, v, &pods) {
         Ok(x) => x,
@@ -466,11 +555,17 @@ fn sync(api: &Api, pdb: &Stored, pods: Result<Vec<&Stored>, String>, now: DateTi
 
 /// The stale-DisruptionTarget worker: a pod that has carried `DisruptionTarget=True` for two
 /// minutes without being deleted gets the condition set to False. Returns when to look again.
-fn reset_stale_disruption_targets(api: &Api, pods: &[Stored], now: DateTime<Utc>) -> Option<Duration> {
+fn reset_stale_disruption_targets(
+    api: &Api,
+    pods: &[Stored],
+    now: DateTime<Utc>,
+) -> Option<Duration> {
     let mut next = None;
     for pod in pods {
         let v = &pod.value;
-        if meta::is_deleting(v) || matches!(v["status"]["phase"].as_str(), Some("Succeeded" | "Failed")) {
+        if meta::is_deleting(v)
+            || matches!(v["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
+        {
             continue;
         }
         let Some(cond) = v["status"]["conditions"]
@@ -482,7 +577,10 @@ fn reset_stale_disruption_targets(api: &Api, pods: &[Stored], now: DateTime<Utc>
         if cond["status"] != "True" || cond["reason"] == "TerminationByKubelet" {
             continue;
         }
-        let since = cond["lastTransitionTime"].as_str().and_then(parse_time).unwrap_or(now);
+        let since = cond["lastTransitionTime"]
+            .as_str()
+            .and_then(parse_time)
+            .unwrap_or(now);
         let due = since + chrono::Duration::seconds(STALE_POD_DISRUPTION_TIMEOUT);
         if due > now {
             next = earliest(next, Some(after(due, now)));
@@ -493,7 +591,14 @@ fn reset_stale_disruption_targets(api: &Api, pods: &[Stored], now: DateTime<Utc>
             &mut updated,
             json!({"type": "DisruptionTarget", "status": "False", "lastProbeTime": null, "lastTransitionTime": meta::now()}),
         );
-        if let Err(e) = api.update(&registry::PODS, pod.namespace(), pod.name(), updated, Some("status"), &WriteOptions::default()) {
+        if let Err(e) = api.update(
+            &registry::PODS,
+            pod.namespace(),
+            pod.name(),
+            updated,
+            Some("status"),
+            &WriteOptions::default(),
+        ) {
             tracing::debug!(error = %e, pod = pod.name(), "resetting DisruptionTarget");
         }
     }
@@ -518,7 +623,8 @@ impl Controller for DisruptionController {
     }
 
     fn interested(&self, ev: &Event) -> bool {
-        std::ptr::eq(ev.res, &registry::PODDISRUPTIONBUDGETS) || std::ptr::eq(ev.res, &registry::PODS)
+        std::ptr::eq(ev.res, &registry::PODDISRUPTIONBUDGETS)
+            || std::ptr::eq(ev.res, &registry::PODS)
     }
 
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
@@ -532,7 +638,8 @@ impl Controller for DisruptionController {
             self.synced.clear();
             return next;
         }
-        let mut by_ns: HashMap<&str, Vec<&Stored>> = pdbs.iter().map(|p| (p.namespace(), Vec::new())).collect();
+        let mut by_ns: HashMap<&str, Vec<&Stored>> =
+            pdbs.iter().map(|p| (p.namespace(), Vec::new())).collect();
         for pod in &pods {
             if let Some(list) = by_ns.get_mut(pod.namespace()) {
                 list.push(pod);
@@ -543,15 +650,16 @@ impl Controller for DisruptionController {
             let key = (pdb.namespace().to_string(), pdb.name().to_string());
             live.push(key.clone());
             // In policy/v1 an empty selector selects every pod of the namespace, a missing one none.
-            let selected: Result<Vec<&Stored>, String> = LabelSelector::from_api(&pdb.value["spec"]["selector"]).map(|sel| {
-                by_ns
-                    .get(pdb.namespace())
-                    .into_iter()
-                    .flatten()
-                    .filter(|p| sel.matches(meta::labels(&p.value)))
-                    .copied()
-                    .collect()
-            });
+            let selected: Result<Vec<&Stored>, String> =
+                LabelSelector::from_api(&pdb.value["spec"]["selector"]).map(|sel| {
+                    by_ns
+                        .get(pdb.namespace())
+                        .into_iter()
+                        .flatten()
+                        .filter(|p| sel.matches(meta::labels(&p.value)))
+                        .copied()
+                        .collect()
+                });
             let fp = fingerprint(pdb, &selected);
             if let Some(s) = self.synced.get(&key) {
                 let due = s.recheck_at.is_some_and(|t| instant >= t);
@@ -563,7 +671,13 @@ impl Controller for DisruptionController {
             match sync(api, pdb, selected, now) {
                 Ok(recheck) => {
                     next = earliest(next, recheck);
-                    self.synced.insert(key, Synced { fingerprint: fp, recheck_at: recheck.map(|d| instant + d) });
+                    self.synced.insert(
+                        key,
+                        Synced {
+                            fingerprint: fp,
+                            recheck_at: recheck.map(|d| instant + d),
+                        },
+                    );
                 }
                 Err(SyncError::Conflict) => {
                     self.synced.remove(&key);

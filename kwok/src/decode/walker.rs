@@ -745,7 +745,7 @@ impl<'de> MapAccess<'de> for StructNode<'_> {
                         _ => None,
                     };
                     if let Some(expected) = expected {
-                        let r = seed.deserialize(StrDeserializer::<WalkError>::new(expected))?;
+                        let r = seed.deserialize(Fixed(expected))?;
                         self.out.borrow_mut().insert(key.clone(), val.to_json());
                         return Ok(r);
                     }
@@ -764,6 +764,27 @@ impl<'de> MapAccess<'de> for StructNode<'_> {
             Current::Synthetic => seed.deserialize(StandIn),
             Current::None => Err(WalkError::Other("struct value without a key".into())),
         }
+    }
+}
+
+/// Feeds the type's own apiVersion/kind to the top-level visitor (k8s-openapi checks them; a
+/// mismatch was already handled the apiserver's way).
+struct Fixed<'a>(&'a str);
+
+impl<'de> Deserializer<'de> for Fixed<'_> {
+    type Error = WalkError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, WalkError> {
+        visitor.visit_str(self.0)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, WalkError> {
+        visitor.visit_some(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
 

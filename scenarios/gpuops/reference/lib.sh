@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers sourced by the `reference` steps of ../scenario.yaml (not part of the learner's solution).
 # Sourcing this file also turns on strict mode, so a reference step stops at its first failure.
 set -euo pipefail

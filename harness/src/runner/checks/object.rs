@@ -7,11 +7,16 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::outcome::Outcome;
-use crate::cluster::Kubectl;
+use crate::cluster::{Kubectl, Target};
 use crate::scenario::check::ObjectCheck;
 
 /// Time between samples; also the spacing of `stable` samples.
 const SAMPLE_INTERVAL: Duration = Duration::from_millis(200);
+
+/// On the embedded cluster a mismatch that outlasts this much settled time is final: its
+/// controllers report when they have nothing left to do, so waiting out the full timeout (up
+/// to a minute for a missing Deployment) would change nothing.
+const SETTLED_GRACE: Duration = Duration::from_secs(2);
 
 /// The kubectl resource argument, qualified with the API group when one is given
 /// (`deployments` + `apps/v1` → `deployments.v1.apps`, as kubectl's resource builder accepts).
@@ -106,10 +111,12 @@ pub fn evaluate(spec: &ObjectCheck, objects: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
-pub async fn check_object(kubectl: &Kubectl, spec: &ObjectCheck) -> Outcome {
+pub async fn check_object(target: &Target, spec: &ObjectCheck) -> Outcome {
+    let kubectl = target.kubectl();
     let deadline = Instant::now() + spec.timeout.0;
     let needed = spec.stable.unwrap_or(1).max(1);
     let mut streak = 0;
+    let mut settled_since: Option<Instant> = None;
     loop {
         let sample = fetch(kubectl, spec).await;
         let verdict = match &sample {
@@ -125,11 +132,16 @@ pub async fn check_object(kubectl: &Kubectl, spec: &ObjectCheck) -> Outcome {
             }
             Err(reason) => {
                 streak = 0;
-                if Instant::now() >= deadline {
+                let settled_out = settled_since.is_some_and(|since| since.elapsed() >= SETTLED_GRACE);
+                if Instant::now() >= deadline || settled_out {
                     let actual = sample
                         .map(|objects| serde_json::to_string_pretty(&objects).unwrap_or_default())
                         .unwrap_or_default();
                     return Outcome::fail(reason).with_actual(actual);
+                }
+                if target.is_embedded() {
+                    target.settle().await;
+                    settled_since.get_or_insert_with(Instant::now);
                 }
             }
         }

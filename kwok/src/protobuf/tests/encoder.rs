@@ -94,7 +94,11 @@ pub(crate) fn time(seconds: i64, nanos: i64) -> Pb {
 /// zero `creationTimestamp` (8).
 pub(crate) fn meta(name: &str, namespace: &str) -> Pb {
     let m = Pb::new().str(1, name);
-    let m = if namespace.is_empty() { m } else { m.str(3, namespace) };
+    let m = if namespace.is_empty() {
+        m
+    } else {
+        m.str(3, namespace)
+    };
     m.msg(8, Pb::new())
 }
 

@@ -1,6 +1,11 @@
 //! Tests of the protobuf body decoder.
 
+mod encoder;
 mod kubectl_bodies;
+mod malformed;
+mod objects;
+mod pod;
+mod schema_checks;
 
 /// Bytes from a hex string (test data only).
 pub(super) fn hex(text: &str) -> Vec<u8> {

@@ -13,7 +13,14 @@ fn node_with_status() {
         .str(1, "10.244.1.0/24")
         .str(3, "kwok://gpu-node-1")
         .bool(4, true)
-        .msg(5, Pb::new().str(1, "nvidia.com/gpu").str(2, "present").str(3, "NoSchedule").msg(4, time(1_700_000_000, 0)))
+        .msg(
+            5,
+            Pb::new()
+                .str(1, "nvidia.com/gpu")
+                .str(2, "present")
+                .str(3, "NoSchedule")
+                .msg(4, time(1_700_000_000, 0)),
+        )
         .str(7, "10.244.1.0/24");
     let capacity = |p: Pb| {
         p.entry_msg(1, "cpu", quantity("32"))
@@ -46,7 +53,13 @@ fn node_with_status() {
         .msg(5, Pb::new().str(1, "Hostname").str(2, "gpu-node-1"))
         .msg(6, Pb::new().msg(1, Pb::new().int(1, 10250)))
         .msg(7, info)
-        .msg(8, Pb::new().str(1, "nvidia/cuda:12").str(1, "sha256:abc").int(2, 0));
+        .msg(
+            8,
+            Pb::new()
+                .str(1, "nvidia/cuda:12")
+                .str(1, "sha256:abc")
+                .int(2, 0),
+        );
     let node = Pb::new()
         .msg(1, meta("gpu-node-1", "").entry(11, "type", "kwok"))
         .msg(2, spec)
@@ -107,7 +120,10 @@ fn eviction_with_delete_options() {
             "dryRun": ["All"]
         }
     });
-    assert_eq!(decode(&body("policy/v1", "Eviction", eviction)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("policy/v1", "Eviction", eviction)).unwrap(),
+        expected
+    );
 }
 
 /// DeleteOptions arrive under the apiVersion of whichever typed client sent them.
@@ -121,7 +137,10 @@ fn delete_options_under_any_group_version() {
             "gracePeriodSeconds": 30,
             "propagationPolicy": "Background"
         });
-        assert_eq!(decode(&body(api_version, "DeleteOptions", options)).unwrap(), expected);
+        assert_eq!(
+            decode(&body(api_version, "DeleteOptions", options)).unwrap(),
+            expected
+        );
     }
 }
 
@@ -140,7 +159,10 @@ fn scale_zero_replicas() {
         "spec": {},
         "status": {"replicas": 0, "selector": "app=web"}
     });
-    assert_eq!(decode(&body("autoscaling/v1", "Scale", scale)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("autoscaling/v1", "Scale", scale)).unwrap(),
+        expected
+    );
 }
 
 /// The scheduler's pods/binding request.
@@ -154,7 +176,9 @@ fn binding() {
         .str(5, "v1")
         .str(6, "")
         .str(7, "");
-    let binding = Pb::new().msg(1, meta("p1", "default").str(5, "u-1")).msg(2, target);
+    let binding = Pb::new()
+        .msg(1, meta("p1", "default").str(5, "u-1"))
+        .msg(2, target);
     let expected = json!({
         "kind": "Binding",
         "apiVersion": "v1",
@@ -168,7 +192,11 @@ fn binding() {
 /// `omitempty`, MicroTime keeps microseconds.
 #[test]
 fn core_event() {
-    let involved = Pb::new().str(1, "Pod").str(2, "default").str(3, "p1").str(4, "u-1");
+    let involved = Pb::new()
+        .str(1, "Pod")
+        .str(2, "default")
+        .str(3, "p1")
+        .str(4, "u-1");
     let event = Pb::new()
         .msg(1, meta("p1.17a", "default"))
         .msg(2, involved)
@@ -232,13 +260,20 @@ fn events_v1_event() {
         "deprecatedFirstTimestamp": null,
         "deprecatedLastTimestamp": null
     });
-    assert_eq!(decode(&body("events.k8s.io/v1", "Event", event)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("events.k8s.io/v1", "Event", event)).unwrap(),
+        expected
+    );
 }
 
 /// A node heartbeat lease.
 #[test]
 fn lease() {
-    let owner = Pb::new().str(1, "Node").str(3, "gpu-node-1").str(4, "n-1").str(5, "v1");
+    let owner = Pb::new()
+        .str(1, "Node")
+        .str(3, "gpu-node-1")
+        .str(4, "n-1")
+        .str(5, "v1");
     let spec = Pb::new()
         .str(1, "gpu-node-1")
         .int(2, 40)
@@ -255,13 +290,19 @@ fn lease() {
         },
         "spec": {"holderIdentity": "gpu-node-1", "leaseDurationSeconds": 40, "renewTime": "2023-11-14T22:13:20.000500Z"}
     });
-    assert_eq!(decode(&body("coordination.k8s.io/v1", "Lease", lease)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("coordination.k8s.io/v1", "Lease", lease)).unwrap(),
+        expected
+    );
 }
 
 fn template(app: &str) -> Pb {
     Pb::new()
         .msg(1, Pb::new().msg(8, Pb::new()).entry(11, "app", app))
-        .msg(2, Pb::new().msg(2, Pb::new().str(1, "c").str(2, "img").msg(8, Pb::new())))
+        .msg(
+            2,
+            Pb::new().msg(2, Pb::new().str(1, "c").str(2, "img").msg(8, Pb::new())),
+        )
 }
 
 fn template_json(app: &str) -> serde_json::Value {
@@ -282,7 +323,10 @@ fn daemon_set_with_update_strategy() {
         .msg(3, strategy)
         .int(4, 0)
         .int(6, 10);
-    let ds = Pb::new().msg(1, meta("ds", "kube-system")).msg(2, spec).msg(3, Pb::new().int(1, 0).int(2, 0).int(3, 0).int(4, 0));
+    let ds = Pb::new()
+        .msg(1, meta("ds", "kube-system"))
+        .msg(2, spec)
+        .msg(3, Pb::new().int(1, 0).int(2, 0).int(3, 0).int(4, 0));
     let expected = json!({
         "kind": "DaemonSet",
         "apiVersion": "apps/v1",
@@ -306,7 +350,10 @@ fn replica_set_with_status() {
         .msg(3, template("web"))
         .int(4, 0);
     let status = Pb::new().int(1, 3).int(2, 0).int(3, 2).int(4, 3).int(5, 3);
-    let rs = Pb::new().msg(1, meta("web-abc", "default")).msg(2, spec).msg(3, status);
+    let rs = Pb::new()
+        .msg(1, meta("web-abc", "default"))
+        .msg(2, spec)
+        .msg(3, status);
     let expected = json!({
         "kind": "ReplicaSet",
         "apiVersion": "apps/v1",
@@ -314,7 +361,10 @@ fn replica_set_with_status() {
         "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": template_json("web")},
         "status": {"replicas": 3, "readyReplicas": 3, "availableReplicas": 3, "observedGeneration": 2}
     });
-    assert_eq!(decode(&body("apps/v1", "ReplicaSet", rs)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("apps/v1", "ReplicaSet", rs)).unwrap(),
+        expected
+    );
 }
 
 #[test]
@@ -331,7 +381,10 @@ fn deployment_with_strategy() {
         .int(6, 10)
         .bool(7, false)
         .int(9, 600);
-    let deployment = Pb::new().msg(1, meta("web", "default")).msg(2, spec).msg(3, Pb::new());
+    let deployment = Pb::new()
+        .msg(1, meta("web", "default"))
+        .msg(2, spec)
+        .msg(3, Pb::new());
     let expected = json!({
         "kind": "Deployment",
         "apiVersion": "apps/v1",
@@ -346,7 +399,10 @@ fn deployment_with_strategy() {
         },
         "status": {}
     });
-    assert_eq!(decode(&body("apps/v1", "Deployment", deployment)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("apps/v1", "Deployment", deployment)).unwrap(),
+        expected
+    );
 }
 
 /// Secret.data values are `[]byte` (base64 in JSON); `immutable` is a pointer.
@@ -375,7 +431,10 @@ fn secret_with_string_data_and_immutable() {
 fn controller_revision_raw_extension() {
     let revision = Pb::new()
         .msg(1, meta("ds-5d8f", "kube-system"))
-        .msg(2, Pb::new().bytes(1, br#"{"spec":{"template":{"$patch":"replace"}}}"#))
+        .msg(
+            2,
+            Pb::new().bytes(1, br#"{"spec":{"template":{"$patch":"replace"}}}"#),
+        )
         .int(3, 2);
     let expected = json!({
         "kind": "ControllerRevision",
@@ -384,7 +443,10 @@ fn controller_revision_raw_extension() {
         "data": {"spec": {"template": {"$patch": "replace"}}},
         "revision": 2
     });
-    assert_eq!(decode(&body("apps/v1", "ControllerRevision", revision)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("apps/v1", "ControllerRevision", revision)).unwrap(),
+        expected
+    );
 }
 
 /// PodDisruptionBudgetStatus.disruptedPods is a map of Time values.
@@ -399,7 +461,12 @@ fn pdb_status_disrupted_pods() {
         .int(6, 3);
     let pdb = Pb::new()
         .msg(1, meta("pdb", "default"))
-        .msg(2, Pb::new().msg(1, int_val(2)).msg(2, Pb::new().entry(1, "app", "x")))
+        .msg(
+            2,
+            Pb::new()
+                .msg(1, int_val(2))
+                .msg(2, Pb::new().entry(1, "app", "x")),
+        )
         .msg(3, status);
     let expected = json!({
         "kind": "PodDisruptionBudget",
@@ -415,7 +482,10 @@ fn pdb_status_disrupted_pods() {
             "expectedPods": 3
         }
     });
-    assert_eq!(decode(&body("policy/v1", "PodDisruptionBudget", pdb)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("policy/v1", "PodDisruptionBudget", pdb)).unwrap(),
+        expected
+    );
 }
 
 /// ObjectMeta completely: managedFields carry raw JSON (FieldsV1) and a Time.
@@ -442,7 +512,15 @@ fn object_meta_complete() {
         .int(10, 30)
         .entry(11, "l", "v")
         .entry(12, "kubectl.kubernetes.io/last-applied-configuration", "{}")
-        .msg(13, Pb::new().str(1, "Deployment").str(3, "web").str(4, "d-1").str(5, "apps/v1").bool(6, false))
+        .msg(
+            13,
+            Pb::new()
+                .str(1, "Deployment")
+                .str(3, "web")
+                .str(4, "d-1")
+                .str(5, "apps/v1")
+                .bool(6, false),
+        )
         .str(14, "kubernetes.io/pv-protection")
         .str(14, "example.com/hold")
         .msg(17, managed);

@@ -20,17 +20,46 @@ fn volumes(spec: Pb) -> Pb {
     let secret = Pb::new().str(1, "creds").int(3, 0);
     let host_path = Pb::new().str(1, "/dev").str(2, "Directory");
     let projected = Pb::new()
-        .msg(1, Pb::new().msg(4, Pb::new().str(1, "").int(2, 3600).str(3, "token")))
-        .msg(1, Pb::new().msg(3, Pb::new().msg(1, Pb::new().str(1, "ca")).bool(4, true)));
-    spec.msg(1, Pb::new().str(1, "scratch").msg(2, Pb::new().msg(2, empty_dir)))
-        .msg(1, Pb::new().str(1, "cfg").msg(2, Pb::new().msg(19, config_map)))
-        .msg(1, Pb::new().str(1, "sec").msg(2, Pb::new().msg(6, secret)))
-        .msg(1, Pb::new().str(1, "dev").msg(2, Pb::new().msg(1, host_path)))
-        .msg(1, Pb::new().str(1, "proj").msg(2, Pb::new().msg(26, projected)))
+        .msg(
+            1,
+            Pb::new().msg(4, Pb::new().str(1, "").int(2, 3600).str(3, "token")),
+        )
+        .msg(
+            1,
+            Pb::new().msg(3, Pb::new().msg(1, Pb::new().str(1, "ca")).bool(4, true)),
+        );
+    spec.msg(
+        1,
+        Pb::new()
+            .str(1, "scratch")
+            .msg(2, Pb::new().msg(2, empty_dir)),
+    )
+    .msg(
+        1,
+        Pb::new()
+            .str(1, "cfg")
+            .msg(2, Pb::new().msg(19, config_map)),
+    )
+    .msg(1, Pb::new().str(1, "sec").msg(2, Pb::new().msg(6, secret)))
+    .msg(
+        1,
+        Pb::new().str(1, "dev").msg(2, Pb::new().msg(1, host_path)),
+    )
+    .msg(
+        1,
+        Pb::new()
+            .str(1, "proj")
+            .msg(2, Pb::new().msg(26, projected)),
+    )
 }
 
 fn main_container() -> Pb {
-    let port = Pb::new().str(1, "http").int(2, 0).int(3, 8080).str(4, "TCP").str(5, "");
+    let port = Pb::new()
+        .str(1, "http")
+        .int(2, 0)
+        .int(3, 8080)
+        .str(4, "TCP")
+        .str(5, "");
     let env_from = Pb::new()
         .str(1, "CFG_")
         .msg(2, Pb::new().msg(1, Pb::new().str(1, "app-config")));
@@ -44,13 +73,26 @@ fn main_container() -> Pb {
         .entry_msg(1, "memory", quantity("2Gi"))
         .entry_msg(2, "cpu", quantity("500m"));
     let liveness = Pb::new()
-        .msg(1, Pb::new().msg(2, Pb::new().str(1, "/healthz").msg(2, int_val(8080)).str(3, "").str(4, "HTTP")))
+        .msg(
+            1,
+            Pb::new().msg(
+                2,
+                Pb::new()
+                    .str(1, "/healthz")
+                    .msg(2, int_val(8080))
+                    .str(3, "")
+                    .str(4, "HTTP"),
+            ),
+        )
         .int(2, 5)
         .int(3, 0)
         .int(4, 10)
         .int(5, 0)
         .int(6, 0);
-    let readiness = Pb::new().msg(1, Pb::new().msg(3, Pb::new().msg(1, str_val("http")).str(2, "")));
+    let readiness = Pb::new().msg(
+        1,
+        Pb::new().msg(3, Pb::new().msg(1, str_val("http")).str(2, "")),
+    );
     let security = Pb::new()
         .msg(1, Pb::new().str(1, "SYS_ADMIN").str(2, "ALL"))
         .bool(2, false)
@@ -62,11 +104,37 @@ fn main_container() -> Pb {
         .str(5, "/work")
         .msg(6, port)
         .msg(7, Pb::new().str(1, "A").str(2, "1"))
-        .msg(7, Pb::new().str(1, "NODE").str(2, "").msg(3, Pb::new().msg(1, field_ref)))
-        .msg(7, Pb::new().str(1, "PW").str(2, "").msg(3, Pb::new().msg(4, secret_ref)))
+        .msg(
+            7,
+            Pb::new()
+                .str(1, "NODE")
+                .str(2, "")
+                .msg(3, Pb::new().msg(1, field_ref)),
+        )
+        .msg(
+            7,
+            Pb::new()
+                .str(1, "PW")
+                .str(2, "")
+                .msg(3, Pb::new().msg(4, secret_ref)),
+        )
         .msg(8, resources)
-        .msg(9, Pb::new().str(1, "scratch").bool(2, false).str(3, "/scratch").str(4, ""))
-        .msg(9, Pb::new().str(1, "cfg").bool(2, true).str(3, "/etc/app").str(4, "app.yaml"))
+        .msg(
+            9,
+            Pb::new()
+                .str(1, "scratch")
+                .bool(2, false)
+                .str(3, "/scratch")
+                .str(4, ""),
+        )
+        .msg(
+            9,
+            Pb::new()
+                .str(1, "cfg")
+                .bool(2, true)
+                .str(3, "/etc/app")
+                .str(4, "app.yaml"),
+        )
         .msg(10, liveness)
         .msg(11, readiness)
         .str(13, "")
@@ -82,20 +150,31 @@ fn main_container() -> Pb {
 fn affinity() -> Pb {
     let term = Pb::new().msg(
         1,
-        Pb::new().str(1, "gpu.vendor").str(2, "In").str(3, "nvidia").str(3, "amd"),
+        Pb::new()
+            .str(1, "gpu.vendor")
+            .str(2, "In")
+            .str(3, "nvidia")
+            .str(3, "amd"),
     );
-    let node = Pb::new()
-        .msg(1, Pb::new().msg(1, term))
-        .msg(2, Pb::new().int(1, 10).msg(2, Pb::new().msg(1, Pb::new().str(1, "zone").str(2, "Exists"))));
+    let node = Pb::new().msg(1, Pb::new().msg(1, term)).msg(
+        2,
+        Pb::new().int(1, 10).msg(
+            2,
+            Pb::new().msg(1, Pb::new().str(1, "zone").str(2, "Exists")),
+        ),
+    );
     let pod = Pb::new().msg(
         1,
         Pb::new()
-            .msg(1, Pb::new().msg(1, labels_selector("app", "db")))
+            .msg(1, labels_selector("app", "db"))
             .str(2, "data")
             .str(3, "kubernetes.io/hostname"),
     );
     let anti_term = Pb::new()
-        .msg(1, Pb::new().msg(2, Pb::new().str(1, "app").str(2, "In").str(3, "web")))
+        .msg(
+            1,
+            Pb::new().msg(2, Pb::new().str(1, "app").str(2, "In").str(3, "web")),
+        )
         .str(3, "topology.kubernetes.io/zone");
     let anti = Pb::new().msg(2, Pb::new().int(1, 100).msg(2, anti_term));
     Pb::new().msg(1, node).msg(2, pod).msg(3, anti)
@@ -132,7 +211,14 @@ fn spec() -> Pb {
         .str(19, "default-scheduler")
         .msg(20, init)
         .bool(21, false)
-        .msg(22, Pb::new().str(1, "nvidia.com/gpu").str(2, "Exists").str(3, "").str(4, "NoSchedule"))
+        .msg(
+            22,
+            Pb::new()
+                .str(1, "nvidia.com/gpu")
+                .str(2, "Exists")
+                .str(3, "")
+                .str(4, "NoSchedule"),
+        )
         .msg(
             22,
             Pb::new()
@@ -157,7 +243,10 @@ fn status() -> Pb {
         .str(6, "");
     let container = Pb::new()
         .str(1, "main")
-        .msg(2, Pb::new().msg(2, Pb::new().msg(1, time(1_700_000_060, 0))))
+        .msg(
+            2,
+            Pb::new().msg(2, Pb::new().msg(1, time(1_700_000_060, 0))),
+        )
         .msg(3, Pb::new())
         .bool(4, true)
         .int(5, 0)
@@ -202,10 +291,13 @@ fn metadata() -> Pb {
         .str(14, "x/y")
 }
 
+pub(super) fn full_pod() -> Pb {
+    Pb::new().msg(1, metadata()).msg(2, spec()).msg(3, status())
+}
+
 #[test]
 fn pod_with_full_spec_and_status() {
-    let pod = Pb::new().msg(1, metadata()).msg(2, spec()).msg(3, status());
-    let decoded = decode(&body("v1", "Pod", pod)).unwrap();
+    let decoded = decode(&body("v1", "Pod", full_pod())).unwrap();
     let expected = json!({
         "kind": "Pod",
         "apiVersion": "v1",
@@ -344,13 +436,29 @@ fn pod_with_full_spec_and_status() {
 /// (protobuf field numbers follow another order, e.g. initContainers = 20 comes second).
 #[test]
 fn fields_come_out_in_go_declaration_order() {
-    let pod = Pb::new().msg(1, metadata()).msg(2, spec()).msg(3, status());
-    let decoded = decode(&body("v1", "Pod", pod)).unwrap();
-    let keys: Vec<&str> = decoded["spec"].as_object().unwrap().keys().map(String::as_str).collect();
+    let decoded = decode(&body("v1", "Pod", full_pod())).unwrap();
+    let keys: Vec<&str> = decoded["spec"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         keys[..6],
-        ["volumes", "initContainers", "containers", "restartPolicy", "terminationGracePeriodSeconds", "dnsPolicy"]
+        [
+            "volumes",
+            "initContainers",
+            "containers",
+            "restartPolicy",
+            "terminationGracePeriodSeconds",
+            "dnsPolicy"
+        ]
     );
-    let top: Vec<&str> = decoded.as_object().unwrap().keys().map(String::as_str).collect();
+    let top: Vec<&str> = decoded
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(top, ["kind", "apiVersion", "metadata", "spec", "status"]);
 }
