@@ -388,6 +388,22 @@ impl Api {
         subresource: Option<&str>,
         opts: &WriteOptions,
     ) -> ApiResult<Stored> {
+        // Server-side apply creates what does not exist yet.
+        if kind == PatchKind::Apply && subresource.is_none() && self.store.get(res, ns, name).is_none() {
+            let mut created = hooks::patch(res, &json!({}), kind, body)?;
+            let pname = meta::name(&created).to_string();
+            if pname != name {
+                return Err(ApiError::bad_request(format!(
+                    "the name of the object ({pname}) does not match the name on the request ({name})"
+                )));
+            }
+            if res.namespaced {
+                meta::meta_mut(&mut created).insert("namespace".into(), json!(ns));
+            }
+            let encoded = serde_json::to_vec(&created).map_err(|e| ApiError::internal(e.to_string()))?;
+            let (decoded, _) = hooks::decode(res, &encoded, opts.field_validation)?;
+            return self.create(res, ns, decoded, opts);
+        }
         // Retry on conflicts with concurrent writers, as the apiserver's patcher does.
         for _ in 0..16 {
             let old = self.get(res, ns, name)?;

@@ -1,0 +1,156 @@
+//! The command line as a user meets it: help, exit statuses, scenario errors.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use predicates::prelude::*;
+
+const VALID: &str = "\
+apiVersion: proctor/v1
+kind: Scenario
+name: mini
+title: A mini lab
+labDir: /root/mini
+steps:
+  - id: 1
+    title: Write a file
+    reference: |
+      mkdir -p out && echo hello > out/hello.txt
+    artifacts: [out/hello.txt]
+    checks:
+      - id: hello
+        title: out/hello.txt says hello
+        file: {path: out/hello.txt}
+";
+
+fn scenarios_with(name: &str, text: &str) -> tempfile::TempDir {
+    let root = tempfile::tempdir().expect("tempdir");
+    fs::create_dir_all(root.path().join(name)).expect("mkdir");
+    fs::write(root.path().join(name).join("scenario.yaml"), text).expect("write");
+    root
+}
+
+#[test]
+fn help_lists_commands_and_examples() {
+    cargo_bin_cmd!("proctor")
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Usage: proctor [OPTIONS] <COMMAND>"))
+        .stdout(predicate::str::contains("grade"))
+        .stdout(predicate::str::contains("selftest"))
+        .stdout(predicate::str::contains("Examples:"))
+        .stdout(predicate::str::contains("proctor grade gpudrv --submission"));
+}
+
+#[test]
+fn subcommand_help_shows_flags() {
+    cargo_bin_cmd!("proctor")
+        .args(["grade", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--submission <DIR>"))
+        .stdout(predicate::str::contains("--format <FORMAT>"))
+        .stdout(predicate::str::contains("junit"));
+}
+
+#[test]
+fn missing_scenario_path_exits_2_naming_it() {
+    let submission = tempfile::tempdir().expect("tempdir");
+    cargo_bin_cmd!("proctor")
+        .args(["grade", "/nonexistent/lab/scenario.yaml", "--submission"])
+        .arg(submission.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "error: /nonexistent/lab/scenario.yaml: cannot read scenario",
+        ));
+}
+
+#[test]
+fn unknown_key_exits_2_with_file_line_and_column() {
+    let text = VALID.replace("        file: {path: out/hello.txt}", "        file: {path: out/hello.txt, compre: exact}");
+    let root = scenarios_with("mini", &text);
+    let file = root.path().join("mini").join("scenario.yaml");
+    let submission = tempfile::tempdir().expect("tempdir");
+    cargo_bin_cmd!("proctor")
+        .args(["grade", "mini", "--scenarios"])
+        .arg(root.path())
+        .arg("--submission")
+        .arg(submission.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "{}:15:37: ",
+            file.display()
+        )))
+        .stderr(predicate::str::contains("steps[0].checks[0].file.compre: unknown field `compre`"));
+}
+
+#[test]
+fn unknown_lab_exits_2_and_lists_known_ones() {
+    let root = scenarios_with("mini", VALID);
+    cargo_bin_cmd!("proctor")
+        .args(["check", "nope", "--kubeconfig", "/dev/null", "--scenarios"])
+        .arg(root.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no lab named \"nope\""))
+        .stderr(predicate::str::contains("known labs: mini"));
+}
+
+#[test]
+fn labs_lists_from_the_scenarios_env() {
+    let root = scenarios_with("mini", VALID);
+    cargo_bin_cmd!("proctor")
+        .arg("labs")
+        .env("PROCTOR_SCENARIOS", root.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mini"))
+        .stdout(predicate::str::contains("1 steps  A mini lab"));
+}
+
+#[test]
+fn bad_format_is_a_usage_error() {
+    cargo_bin_cmd!("proctor")
+        .args(["grade", "gpudrv", "--submission", ".", "--format", "xml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid value 'xml' for '--format <FORMAT>'"));
+}
+
+#[test]
+fn check_needs_a_kubeconfig() {
+    cargo_bin_cmd!("proctor")
+        .args(["check", "gpudrv"])
+        .env_remove("KUBECONFIG")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--kubeconfig <FILE>"));
+}
+
+#[test]
+fn submission_must_be_a_directory() {
+    let root = scenarios_with("mini", VALID);
+    cargo_bin_cmd!("proctor")
+        .args(["grade", "mini", "--submission", "/nonexistent/submission", "--scenarios"])
+        .arg(root.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("submission /nonexistent/submission is not a directory"));
+}
+
+#[test]
+fn valid_scenario_file_is_accepted_by_path() {
+    let root = scenarios_with("mini", VALID);
+    let path = root.path().join("mini");
+    assert!(Path::new(&path).join("scenario.yaml").is_file());
+    cargo_bin_cmd!("proctor")
+        .arg("labs")
+        .arg("--scenarios")
+        .arg(root.path())
+        .assert()
+        .success();
+}

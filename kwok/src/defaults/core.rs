@@ -1,0 +1,59 @@
+//! core/v1 defaults of namespaces, nodes and secrets (pkg/apis/core/v1/defaults.go, conversion.go).
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use serde_json::{json, Map, Value};
+
+use super::fields::{child, default_zero, existing, str_of};
+
+/// `SetDefaults_Namespace` (the `kubernetes.io/metadata.name` label), `SetDefaults_NamespaceStatus`,
+/// and the `kubernetes` finalizer the namespace strategy starts every namespace with.
+pub fn namespace(obj: &mut Map<String, Value>) {
+    let name = obj
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if !name.is_empty() {
+        if let Some(labels) = child(obj, "metadata").and_then(|m| child(m, "labels")) {
+            labels.insert("kubernetes.io/metadata.name".into(), json!(name));
+        }
+    }
+    if let Some(spec) = child(obj, "spec") {
+        if !spec.contains_key("finalizers") {
+            spec.insert("finalizers".into(), json!(["kubernetes"]));
+        }
+    }
+    if let Some(status) = child(obj, "status") {
+        default_zero(status, "phase", json!("Active"));
+    }
+}
+
+/// `SetDefaults_NodeStatus`: allocatable defaults to capacity.
+pub fn node(obj: &mut Map<String, Value>) {
+    let Some(status) = existing(obj, "status") else { return };
+    if status.get("allocatable").is_none_or(Value::is_null) {
+        if let Some(capacity) = status.get("capacity").filter(|c| c.is_object()).cloned() {
+            status.insert("allocatable".into(), capacity);
+        }
+    }
+}
+
+/// `SetDefaults_Secret` (type Opaque) and v1→internal conversion, which folds `stringData` into
+/// `data` (stringData wins) so it is never stored.
+pub fn secret(obj: &mut Map<String, Value>) {
+    if let Some(Value::Object(string_data)) = obj.remove("stringData") {
+        if !string_data.is_empty() {
+            if let Some(data) = child(obj, "data") {
+                for (k, v) in string_data {
+                    let text = v.as_str().unwrap_or("");
+                    data.insert(k, json!(STANDARD.encode(text.as_bytes())));
+                }
+            }
+        }
+    }
+    if str_of(obj, "type").is_empty() {
+        obj.insert("type".into(), json!("Opaque"));
+    }
+}
