@@ -30,6 +30,8 @@ pub struct ClusterConfig {
     pub token: Option<String>,
     /// Run the scheduler, controllers and fake kubelet (off only for API-level tests).
     pub controllers: bool,
+    /// Writes kept for watch resumption; older resourceVersions get 410 Gone.
+    pub watch_history: usize,
 }
 
 impl Default for ClusterConfig {
@@ -39,6 +41,7 @@ impl Default for ClusterConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             token: None,
             controllers: true,
+            watch_history: 100_000,
         }
     }
 }
@@ -102,7 +105,7 @@ fn random_token() -> String {
 
 impl Cluster {
     pub async fn start(config: ClusterConfig) -> anyhow::Result<Cluster> {
-        let store = Arc::new(Store::new());
+        let store = Arc::new(Store::with_history(config.watch_history));
         let api = Api::new(store);
         api.bootstrap().map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
         for node in &config.nodes {

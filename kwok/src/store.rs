@@ -120,6 +120,7 @@ pub enum StoreError {
 pub struct Store {
     inner: RwLock<Inner>,
     events: broadcast::Sender<Event>,
+    history_cap: usize,
 }
 
 impl Default for Store {
@@ -144,8 +145,15 @@ fn key_of(value: &Value) -> (String, String) {
 
 impl Store {
     pub fn new() -> Self {
+        Self::with_history(HISTORY)
+    }
+
+    /// A store whose watch history keeps `cap` writes (older resume points get 410 Gone).
+    pub fn with_history(cap: usize) -> Self {
+        let cap = cap.max(1);
         let (events, _) = broadcast::channel(HISTORY);
         Self {
+            history_cap: cap,
             inner: RwLock::new(Inner {
                 rv: 1,
                 tables: Tables::default(),
@@ -211,7 +219,7 @@ impl Store {
             object,
             rv,
         };
-        if inner.history.len() >= HISTORY {
+        if inner.history.len() >= self.history_cap {
             inner.history.pop_front();
         }
         inner.history.push_back(event.clone());

@@ -87,19 +87,35 @@ async fn watch_streams_changes_and_resumes_from_a_version() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watch_from_a_compacted_version_gets_410_gone() {
-    let (cluster, client) = start(1).await;
-    let nodes: Api<Node> = Api::all(client);
-    let mut s = nodes.watch(&WatchParams::default(), "1").await.unwrap().boxed();
-    // Version 1 predates every write; the history window still holds it, so this succeeds.
-    assert!(s.next().await.is_some());
-    // A version far in the past of a long history is gone: simulate by asking below the window.
-    let oldest = cluster.api().store().oldest_revision();
-    if oldest > 1 {
-        let mut g = nodes.watch(&WatchParams::default(), &(oldest - 1).to_string()).await.unwrap().boxed();
-        match g.try_next().await.unwrap() {
-            Some(WatchEvent::Error(e)) => assert_eq!(e.code, 410),
-            other => panic!("expected ERROR 410, got {other:?}"),
+    let mut config = ClusterConfig::default().with_fake_nodes("lab-node-", 1);
+    config.watch_history = 8;
+    config.controllers = false;
+    let cluster = Cluster::start(config).await.expect("cluster");
+    let kc = kube::config::Kubeconfig::from_yaml(&cluster.kubeconfig_yaml()).unwrap();
+    let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await.unwrap();
+    let nodes: Api<Node> = Api::all(kube::Client::try_from(cfg).unwrap());
+    let start = nodes.list(&ListParams::default()).await.unwrap().metadata.resource_version.unwrap();
+    for i in 0..20 {
+        nodes
+            .patch("lab-node-0", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"i": i.to_string()}}})))
+            .await
+            .unwrap();
+    }
+    let mut gone = nodes.watch(&WatchParams::default(), &start).await.unwrap().boxed();
+    match gone.try_next().await.unwrap() {
+        Some(WatchEvent::Error(e)) => {
+            assert_eq!(e.code, 410);
+            assert_eq!(e.reason, "Expired");
+            assert!(e.message.starts_with("too old resource version: "), "{}", e.message);
         }
+        other => panic!("expected ERROR 410, got {other:?}"),
+    }
+    // A recent version still resumes and replays what came after it.
+    let recent = cluster.api().store().revision() - 2;
+    let mut ok = nodes.watch(&WatchParams::default(), &recent.to_string()).await.unwrap().boxed();
+    match ok.try_next().await.unwrap() {
+        Some(WatchEvent::Modified(n)) => assert_eq!(n.metadata.labels.unwrap()["i"], "18"),
+        other => panic!("expected MODIFIED, got {other:?}"),
     }
     cluster.shutdown().await;
 }
