@@ -222,15 +222,6 @@ pub(crate) fn available_at(pod: &Value, min_ready_seconds: i64) -> Option<Option
     })))
 }
 
-/// `podutil.IsPodAvailable` at `now`.
-pub(crate) fn is_pod_available(pod: &Value, min_ready_seconds: i64, now: DateTime<Utc>) -> bool {
-    match available_at(pod, min_ready_seconds) {
-        None => false,
-        Some(None) => true,
-        Some(Some(at)) => at < now,
-    }
-}
-
 /// `spec.replicas` with the API default of 1.
 pub(crate) fn spec_replicas(obj: &Value) -> i64 {
     obj["spec"]["replicas"].as_i64().unwrap_or(1)

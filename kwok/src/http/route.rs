@@ -30,6 +30,13 @@ pub struct ResourcePath {
 }
 
 fn decode_segment(s: &str) -> Option<String> {
+    // Reject malformed escapes (`%zz`, a trailing `%`) instead of passing them through.
+    let b = s.as_bytes();
+    for (i, c) in b.iter().enumerate() {
+        if *c == b'%' && !(i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit()) {
+            return None;
+        }
+    }
     percent_encoding::percent_decode_str(s)
         .decode_utf8()
         .ok()

@@ -261,41 +261,53 @@ async fn scaling_resizes_the_replica_set_with_events() {
     cluster.shutdown().await;
 }
 
-/// Replays the pod changes of a rollout: the most pods asked for and the fewest ready at once.
-struct PodTimeline {
+/// Replays a rollout from the change stream: the most replicas the ReplicaSets asked for at once
+/// (maxSurge bounds `spec.replicas`, as upstream's NewRSNewReplicas) and the fewest ready pods
+/// not being deleted (maxUnavailable).
+struct Timeline {
     pods: HashMap<String, Value>,
-    max_active: usize,
+    sets: HashMap<String, i64>,
+    max_requested: i64,
     min_ready: usize,
 }
 
-impl PodTimeline {
-    fn new(current: &[Value]) -> Self {
-        let pods: HashMap<String, Value> = current.iter().map(|p| (meta::name(p).to_string(), p.clone())).collect();
-        let mut t = PodTimeline { pods, max_active: 0, min_ready: usize::MAX };
+impl Timeline {
+    fn new(api: &Api, app: &str) -> Self {
+        let pods = pods_labelled(api, "default", "app", app)
+            .into_iter()
+            .map(|p| (meta::name(&p).to_string(), p))
+            .collect();
+        let sets = replica_sets(api, "default", app)
+            .iter()
+            .map(|rs| (meta::name(rs).to_string(), rs["spec"]["replicas"].as_i64().unwrap_or(0)))
+            .collect();
+        let mut t = Timeline { pods, sets, max_requested: 0, min_ready: usize::MAX };
         t.observe();
         t
     }
 
     fn observe(&mut self) {
-        let active = self.pods.values().filter(|p| is_pod_active(p)).count();
         let ready = self.pods.values().filter(|p| is_pod_active(p) && is_pod_ready(p)).count();
-        self.max_active = self.max_active.max(active);
+        self.max_requested = self.max_requested.max(self.sets.values().sum());
         self.min_ready = self.min_ready.min(ready);
     }
 
     fn replay(&mut self, rx: &mut tokio::sync::broadcast::Receiver<Event>, app: &str) {
         while let Ok(ev) = rx.try_recv() {
-            if !std::ptr::eq(ev.res, &registry::PODS) || meta::label(&ev.object.value, "app") != Some(app) {
-                continue;
-            }
+            let v = &ev.object.value;
             let name = ev.object.name().to_string();
-            match ev.kind {
-                EventKind::Deleted => {
-                    self.pods.remove(&name);
-                }
-                _ => {
-                    self.pods.insert(name, ev.object.value.clone());
-                }
+            if std::ptr::eq(ev.res, &registry::PODS) && meta::label(v, "app") == Some(app) {
+                match ev.kind {
+                    EventKind::Deleted => self.pods.remove(&name),
+                    _ => self.pods.insert(name, v.clone()),
+                };
+            } else if std::ptr::eq(ev.res, &registry::REPLICASETS) && meta::label(v, "app") == Some(app) {
+                match ev.kind {
+                    EventKind::Deleted => self.sets.remove(&name),
+                    _ => self.sets.insert(name, v["spec"]["replicas"].as_i64().unwrap_or(0)),
+                };
+            } else {
+                continue;
             }
             self.observe();
         }
@@ -313,14 +325,14 @@ async fn a_rolling_update_respects_max_surge_and_max_unavailable() {
     let old_name = meta::name(&replica_sets(api, "default", "web")[0]).to_string();
 
     let mut rx = api.store().subscribe();
-    let mut timeline = PodTimeline::new(&pods_labelled(api, "default", "app", "web"));
+    let mut timeline = Timeline::new(api, "web");
     set_image(api, "default", "web", "nginx:1.27");
     eventually(&cluster, "the new template rolled out", || async {
         complete(api, "default", "web") && pods_labelled(api, "default", "app", "web").len() == 4
     })
     .await;
     timeline.replay(&mut rx, "web");
-    assert!(timeline.max_active <= 5, "maxSurge 1: at most 5 pods, saw {}", timeline.max_active);
+    assert_eq!(timeline.max_requested, 5, "maxSurge 1: at most 5 replicas");
     assert!(timeline.min_ready >= 4, "maxUnavailable 0: never under 4 ready, saw {}", timeline.min_ready);
 
     let sets = replica_sets(api, "default", "web");
@@ -357,14 +369,14 @@ async fn without_surge_the_old_replica_set_shrinks_first() {
     eventually(&cluster, "rolled out", || async { complete(api, "default", "web") }).await;
     let old_name = meta::name(&replica_sets(api, "default", "web")[0]).to_string();
     let mut rx = api.store().subscribe();
-    let mut timeline = PodTimeline::new(&pods_labelled(api, "default", "app", "web"));
+    let mut timeline = Timeline::new(api, "web");
     set_image(api, "default", "web", "nginx:1.27");
     eventually(&cluster, "rolled out again", || async {
         complete(api, "default", "web") && pods_labelled(api, "default", "app", "web").len() == 4
     })
     .await;
     timeline.replay(&mut rx, "web");
-    assert!(timeline.max_active <= 4, "maxSurge 0: saw {} pods", timeline.max_active);
+    assert_eq!(timeline.max_requested, 4, "maxSurge 0: never more than 4 replicas");
     assert!(timeline.min_ready >= 3, "maxUnavailable 1: saw {} ready", timeline.min_ready);
     let new_name = meta::name(&replica_sets(api, "default", "web")[1]).to_string();
     let evs = scaling_events(api, "default", "web");
@@ -383,7 +395,7 @@ async fn recreate_removes_every_old_pod_before_starting_new_ones() {
     eventually(&cluster, "rolled out", || async { complete(api, "default", "db") }).await;
     let old_name = meta::name(&replica_sets(api, "default", "db")[0]).to_string();
     let mut rx = api.store().subscribe();
-    let mut pods = PodTimeline::new(&pods_labelled(api, "default", "app", "db"));
+    let mut pods = Timeline::new(api, "db");
     set_image(api, "default", "db", "postgres:17");
     eventually(&cluster, "recreated", || async {
         complete(api, "default", "db") && pods_labelled(api, "default", "app", "db").len() == 3
