@@ -37,11 +37,15 @@ fn help_lists_commands_and_examples() {
         .arg("--help")
         .assert()
         .success()
-        .stdout(predicate::str::contains("Usage: proctor [OPTIONS] <COMMAND>"))
+        .stdout(predicate::str::contains(
+            "Usage: proctor [OPTIONS] <COMMAND>",
+        ))
         .stdout(predicate::str::contains("grade"))
         .stdout(predicate::str::contains("selftest"))
         .stdout(predicate::str::contains("Examples:"))
-        .stdout(predicate::str::contains("proctor grade gpudrv --submission"));
+        .stdout(predicate::str::contains(
+            "proctor grade gpudrv --submission",
+        ));
 }
 
 #[test]
@@ -70,7 +74,10 @@ fn missing_scenario_path_exits_2_naming_it() {
 
 #[test]
 fn unknown_key_exits_2_with_file_line_and_column() {
-    let text = VALID.replace("        file: {path: out/hello.txt}", "        file: {path: out/hello.txt, compre: exact}");
+    let text = VALID.replace(
+        "        file: {path: out/hello.txt}",
+        "        file: {path: out/hello.txt, compre: exact}",
+    );
     let root = scenarios_with("mini", &text);
     let file = root.path().join("mini").join("scenario.yaml");
     let submission = tempfile::tempdir().expect("tempdir");
@@ -85,7 +92,9 @@ fn unknown_key_exits_2_with_file_line_and_column() {
             "{}:15:37: ",
             file.display()
         )))
-        .stderr(predicate::str::contains("steps[0].checks[0].file.compre: unknown field `compre`"));
+        .stderr(predicate::str::contains(
+            "steps[0].checks[0].file.compre: unknown field `compre`",
+        ));
 }
 
 #[test]
@@ -118,7 +127,9 @@ fn bad_format_is_a_usage_error() {
         .args(["grade", "gpudrv", "--submission", ".", "--format", "xml"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("invalid value 'xml' for '--format <FORMAT>'"));
+        .stderr(predicate::str::contains(
+            "invalid value 'xml' for '--format <FORMAT>'",
+        ));
 }
 
 #[test]
@@ -135,11 +146,19 @@ fn check_needs_a_kubeconfig() {
 fn submission_must_be_a_directory() {
     let root = scenarios_with("mini", VALID);
     cargo_bin_cmd!("proctor")
-        .args(["grade", "mini", "--submission", "/nonexistent/submission", "--scenarios"])
+        .args([
+            "grade",
+            "mini",
+            "--submission",
+            "/nonexistent/submission",
+            "--scenarios",
+        ])
         .arg(root.path())
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("submission /nonexistent/submission is not a directory"));
+        .stderr(predicate::str::contains(
+            "submission /nonexistent/submission is not a directory",
+        ));
 }
 
 #[test]

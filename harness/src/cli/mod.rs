@@ -71,7 +71,9 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  proctor up gpudrv --lab-dir /root/gpudrv\n  export KUBECONFIG=/work/.proctor/kubeconfig   # the line it printed")]
+#[command(
+    after_help = "Example:\n  proctor up gpudrv --lab-dir /root/gpudrv\n  export KUBECONFIG=/work/.proctor/kubeconfig   # the line it printed"
+)]
 pub struct UpArgs {
     /// Lab whose starting nodes and manifests to create; without it, plain nodes.
     pub lab: Option<String>,
@@ -107,7 +109,9 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  proctor grade gpudrv --submission ./alice --format json --output results.json")]
+#[command(
+    after_help = "Example:\n  proctor grade gpudrv --submission ./alice --format json --output results.json"
+)]
 pub struct GradeArgs {
     pub lab: String,
     /// The submitted lab dir (what the learner's /root/<lab> looked like at the end).
@@ -134,7 +138,9 @@ pub struct OutputArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  proctor solve gpudrv --dir /tmp/solved && proctor grade gpudrv --submission /tmp/solved")]
+#[command(
+    after_help = "Example:\n  proctor solve gpudrv --dir /tmp/solved && proctor grade gpudrv --submission /tmp/solved"
+)]
 pub struct SolveArgs {
     pub lab: String,
     /// Directory to write the solution into (created if missing).

@@ -39,7 +39,10 @@ pub struct ObjectSet {
 }
 
 fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
-    object.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+    object
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 fn owned(object: &Value) -> bool {
@@ -66,13 +69,25 @@ pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
         if namespaced {
             args.push("--all-namespaces");
         }
-        let list = kubectl.json(&args).await.with_context(|| format!("listing {resource}"))?;
-        for item in list.get("items").and_then(Value::as_array).into_iter().flatten() {
+        let list = kubectl
+            .json(&args)
+            .await
+            .with_context(|| format!("listing {resource}"))?;
+        for item in list
+            .get("items")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let namespace = text(item, "/metadata/namespace").to_string();
             if SYSTEM_NAMESPACES.contains(&namespace.as_str()) || automatic(resource, item) {
                 continue;
             }
-            let key = (resource.to_string(), namespace, text(item, "/metadata/name").to_string());
+            let key = (
+                resource.to_string(),
+                namespace,
+                text(item, "/metadata/name").to_string(),
+            );
             set.objects.insert(key, item.clone());
         }
     }
@@ -93,7 +108,16 @@ fn comparable(object: &Value) -> Value {
 fn sanitized(resource: &str, object: &Value) -> Value {
     let mut object = object.clone();
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        for key in ["uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+        for key in [
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "generation",
+            "managedFields",
+            "selfLink",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+        ] {
             metadata.remove(key);
         }
     }
@@ -155,7 +179,10 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<()
             Some(now)
                 if text(now, "/metadata/uid") == text(object, "/metadata/uid")
                     && comparable(now) == comparable(object) => {}
-            Some(now) if text(now, "/metadata/uid") == text(object, "/metadata/uid") && key.0 != "pods" => {
+            Some(now)
+                if text(now, "/metadata/uid") == text(object, "/metadata/uid")
+                    && key.0 != "pods" =>
+            {
                 let bytes = serde_json::to_vec(&body)?;
                 if let Err(error) = kubectl.ok(&["replace", "-f", "-"], Some(&bytes)).await {
                     tracing::warn!("restore: {error:#}");
@@ -165,7 +192,11 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<()
                 if key.0 == "pods" && current.objects.contains_key(key) {
                     let mut args = vec!["delete".to_string()];
                     args.extend(kubectl_name(key));
-                    args.extend(["--grace-period=0".to_string(), "--force".to_string(), "--ignore-not-found".to_string()]);
+                    args.extend([
+                        "--grace-period=0".to_string(),
+                        "--force".to_string(),
+                        "--ignore-not-found".to_string(),
+                    ]);
                     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
                     let _ = kubectl.run(&refs, None).await;
                 }
@@ -183,7 +214,11 @@ async fn wait_gone(kubectl: &Kubectl, keys: &[ObjectKey]) {
         loop {
             let mut args: Vec<String> = vec!["get".to_string()];
             args.extend(kubectl_name(key));
-            args.extend(["--ignore-not-found".to_string(), "-o".to_string(), "name".to_string()]);
+            args.extend([
+                "--ignore-not-found".to_string(),
+                "-o".to_string(),
+                "name".to_string(),
+            ]);
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
             match kubectl.run(&refs, None).await {
                 Ok(output) if output.success && output.stdout.trim().is_empty() => break,
@@ -202,7 +237,10 @@ async fn create_with_retry(kubectl: &Kubectl, body: &Value) {
     loop {
         match kubectl.create(body).await {
             Ok(()) => return,
-            Err(error) if tokio::time::Instant::now() < deadline && error.to_string().contains("being terminated") => {
+            Err(error)
+                if tokio::time::Instant::now() < deadline
+                    && error.to_string().contains("being terminated") =>
+            {
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
             Err(error) => {
@@ -222,7 +260,10 @@ mod tests {
     fn sanitized_drops_server_fields() {
         let pod = json!({"kind": "Pod", "metadata": {"name": "p", "uid": "u", "resourceVersion": "7", "managedFields": []}, "spec": {}, "status": {"phase": "Running"}});
         let clean = sanitized("pods", &pod);
-        assert_eq!(clean, json!({"kind": "Pod", "metadata": {"name": "p"}, "spec": {}}));
+        assert_eq!(
+            clean,
+            json!({"kind": "Pod", "metadata": {"name": "p"}, "spec": {}})
+        );
         let node = json!({"kind": "Node", "metadata": {"name": "n", "uid": "u"}, "status": {"conditions": []}});
         assert!(sanitized("nodes", &node).get("status").is_some());
     }

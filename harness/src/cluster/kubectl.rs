@@ -58,7 +58,11 @@ impl Kubectl {
             .args(args)
             .env("KUBECONFIG", &self.kubeconfig)
             .env_remove("KUBECTL_EXTERNAL_DIFF")
-            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
@@ -67,12 +71,20 @@ impl Kubectl {
             .spawn()
             .with_context(|| format!("cannot run {}", self.program.display()))?;
         if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-            pipe.write_all(input).await.context("writing kubectl stdin")?;
+            pipe.write_all(input)
+                .await
+                .context("writing kubectl stdin")?;
             drop(pipe);
         }
         let output = tokio::time::timeout(CALL_TIMEOUT, child.wait_with_output())
             .await
-            .map_err(|_| anyhow!("kubectl {} did not finish within {}s", args.join(" "), CALL_TIMEOUT.as_secs()))?
+            .map_err(|_| {
+                anyhow!(
+                    "kubectl {} did not finish within {}s",
+                    args.join(" "),
+                    CALL_TIMEOUT.as_secs()
+                )
+            })?
             .context("waiting for kubectl")?;
         Ok(KubectlOutput {
             success: output.status.success(),
@@ -87,7 +99,11 @@ impl Kubectl {
         if output.success {
             Ok(output.stdout)
         } else {
-            Err(anyhow!("kubectl {}: {}", args.join(" "), output.error_text()))
+            Err(anyhow!(
+                "kubectl {}: {}",
+                args.join(" "),
+                output.error_text()
+            ))
         }
     }
 
@@ -99,7 +115,8 @@ impl Kubectl {
         if text.trim().is_empty() {
             return Ok(Value::Null);
         }
-        serde_json::from_str(&text).with_context(|| format!("kubectl {} printed invalid JSON", args.join(" ")))
+        serde_json::from_str(&text)
+            .with_context(|| format!("kubectl {} printed invalid JSON", args.join(" ")))
     }
 
     /// Creates or updates objects given as JSON (`kubectl apply -f -`).
@@ -136,7 +153,10 @@ impl Kubectl {
                 Err(error) => format!("{error:#}"),
             };
             if tokio::time::Instant::now() >= deadline {
-                return Err(anyhow!("the API server did not answer within {}s: {last}", within.as_secs()));
+                return Err(anyhow!(
+                    "the API server did not answer within {}s: {last}",
+                    within.as_secs()
+                ));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

@@ -29,7 +29,10 @@ mod tests {
             let name = generated_name("gpu-node-");
             let suffix = name.strip_prefix("gpu-node-").expect("prefix kept");
             assert_eq!(suffix.len(), 5);
-            assert!(suffix.bytes().all(|b| KUBERNETES_ALPHABET.contains(&b)), "{name}");
+            assert!(
+                suffix.bytes().all(|b| KUBERNETES_ALPHABET.contains(&b)),
+                "{name}"
+            );
         }
     }
 }

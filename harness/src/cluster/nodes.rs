@@ -59,7 +59,10 @@ impl NodeTemplate {
     pub fn to_object(&self) -> Value {
         let mut node = base_node(&self.name, &self.labels, &self.annotations);
         if let Some(metadata) = node.get_mut("metadata").and_then(Value::as_object_mut) {
-            if let Some(annotations) = metadata.get_mut("annotations").and_then(Value::as_object_mut) {
+            if let Some(annotations) = metadata
+                .get_mut("annotations")
+                .and_then(Value::as_object_mut)
+            {
                 if self.managed {
                     annotations.insert(KWOK_NODE_ANNOTATION.to_string(), json!("fake"));
                 } else {
@@ -85,7 +88,11 @@ impl NodeTemplate {
 }
 
 #[cfg(feature = "embedded")]
-fn base_node(name: &str, labels: &BTreeMap<String, String>, annotations: &BTreeMap<String, String>) -> Value {
+fn base_node(
+    name: &str,
+    labels: &BTreeMap<String, String>,
+    annotations: &BTreeMap<String, String>,
+) -> Value {
     let mut node = kwok::cluster::fake_node(name, labels, annotations);
     ensure_annotations(&mut node);
     node
@@ -94,7 +101,11 @@ fn base_node(name: &str, labels: &BTreeMap<String, String>, annotations: &BTreeM
 /// Without the embedded cluster the node is built the way kwok's node template does
 /// (kwok `kustomize/stage/node`): fake annotation, `type: kwok` label, Ready.
 #[cfg(not(feature = "embedded"))]
-fn base_node(name: &str, labels: &BTreeMap<String, String>, annotations: &BTreeMap<String, String>) -> Value {
+fn base_node(
+    name: &str,
+    labels: &BTreeMap<String, String>,
+    annotations: &BTreeMap<String, String>,
+) -> Value {
     let mut all_labels: Map<String, Value> = Map::new();
     all_labels.insert("kubernetes.io/hostname".into(), json!(name));
     all_labels.insert("kubernetes.io/os".into(), json!("linux"));
@@ -103,8 +114,10 @@ fn base_node(name: &str, labels: &BTreeMap<String, String>, annotations: &BTreeM
     for (key, value) in labels {
         all_labels.insert(key.clone(), json!(value));
     }
-    let all_annotations: Map<String, Value> =
-        annotations.iter().map(|(key, value)| (key.clone(), json!(value))).collect();
+    let all_annotations: Map<String, Value> = annotations
+        .iter()
+        .map(|(key, value)| (key.clone(), json!(value)))
+        .collect();
     let mut node = json!({
         "apiVersion": "v1",
         "kind": "Node",
@@ -152,7 +165,10 @@ mod tests {
         let node = template(true).to_object();
         assert_eq!(node["kind"], "Node");
         assert_eq!(node["metadata"]["name"], "gpu-node-7xk2p");
-        assert_eq!(node["metadata"]["annotations"][KWOK_NODE_ANNOTATION], "fake");
+        assert_eq!(
+            node["metadata"]["annotations"][KWOK_NODE_ANNOTATION],
+            "fake"
+        );
         assert_eq!(node["metadata"]["labels"]["nvidia.com/gpu.present"], "true");
         assert_eq!(node["spec"]["taints"][0]["key"], "nvidia.com/gpu");
     }
@@ -160,7 +176,9 @@ mod tests {
     #[test]
     fn unmanaged_nodes_have_no_kubelet() {
         let node = template(false).to_object();
-        assert!(node["metadata"]["annotations"].get(KWOK_NODE_ANNOTATION).is_none());
+        assert!(node["metadata"]["annotations"]
+            .get(KWOK_NODE_ANNOTATION)
+            .is_none());
         assert!(node.get("status").is_none());
     }
 }

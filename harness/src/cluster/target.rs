@@ -44,7 +44,10 @@ impl Target {
             .context("creating a directory for the kubeconfig")?;
         let kubeconfig = scratch.path().join("kubeconfig");
         let target = Target::start_embedded(nodes, &kubeconfig, None).await?;
-        Ok(Target { _scratch: Some(scratch), ..target })
+        Ok(Target {
+            _scratch: Some(scratch),
+            ..target
+        })
     }
 
     /// Starts an embedded cluster whose kubeconfig is written to `kubeconfig`.
@@ -97,7 +100,11 @@ impl Target {
             .with_context(|| format!("kubeconfig {}", kubeconfig.display()))?;
         let kubectl = Kubectl::new(&kubeconfig);
         kubectl.wait_ready(Duration::from_secs(10)).await?;
-        Ok(Target { backend: Backend::External, kubectl, _scratch: None })
+        Ok(Target {
+            backend: Backend::External,
+            kubectl,
+            _scratch: None,
+        })
     }
 
     pub fn is_embedded(&self) -> bool {
@@ -138,9 +145,13 @@ impl Target {
         match (&self.backend, snapshot) {
             #[cfg(feature = "embedded")]
             (Backend::Embedded(cluster), Snapshot::Embedded(state)) => cluster.restore(state),
-            (Backend::External, Snapshot::External(set)) => external::restore(&self.kubectl, set).await?,
+            (Backend::External, Snapshot::External(set)) => {
+                external::restore(&self.kubectl, set).await?
+            }
             #[allow(unreachable_patterns)]
-            _ => anyhow::bail!("a snapshot can only be restored on the kind of cluster it was taken from"),
+            _ => anyhow::bail!(
+                "a snapshot can only be restored on the kind of cluster it was taken from"
+            ),
         }
         self.settle().await;
         Ok(())
@@ -176,7 +187,10 @@ impl Target {
         for name in names {
             if let Err(error) = self
                 .kubectl
-                .ok(&["delete", "node", name, "--ignore-not-found", "--wait=false"], None)
+                .ok(
+                    &["delete", "node", name, "--ignore-not-found", "--wait=false"],
+                    None,
+                )
                 .await
             {
                 tracing::warn!("removing injected node: {error:#}");
@@ -185,7 +199,17 @@ impl Target {
             let _ = self
                 .kubectl
                 .run(
-                    &["delete", "pods", "--all-namespaces", "--field-selector", &selector, "--grace-period=0", "--force", "--ignore-not-found", "--wait=false"],
+                    &[
+                        "delete",
+                        "pods",
+                        "--all-namespaces",
+                        "--field-selector",
+                        &selector,
+                        "--grace-period=0",
+                        "--force",
+                        "--ignore-not-found",
+                        "--wait=false",
+                    ],
                     None,
                 )
                 .await;

@@ -14,22 +14,40 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
     let lab = globals.lab(&args.lab)?;
     if let Some(step) = args.step {
         if !lab.scenario.steps.iter().any(|s| s.id == step) {
-            bail!("{} has no step {step} (steps 1..{})", lab.name(), lab.scenario.steps.len());
+            bail!(
+                "{} has no step {step} (steps 1..{})",
+                lab.name(),
+                lab.scenario.steps.len()
+            );
         }
     }
-    let dir = args.dir.clone().unwrap_or_else(|| lab.scenario.lab_dir.clone());
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| lab.scenario.lab_dir.clone());
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     copy_starter(&lab, &dir, false)?;
     let mut progress = globals.progress(args.output.quiet);
     let live = Target::external(&args.kubeconfig).await?;
-    progress.phase(&format!("{}: preparing the reference (private cluster)", lab.name()));
+    progress.phase(&format!(
+        "{}: preparing the reference (private cluster)",
+        lab.name()
+    ));
     let shadow_cluster = private_cluster(&lab).await?;
     let shadow = run_reference(&lab, &shadow_cluster, &mut Silent).await;
     shadow_cluster.shutdown().await;
     let shadow = shadow?;
-    let options = CheckOptions { steps: args.step.into_iter().collect(), include_hidden: false };
+    let options = CheckOptions {
+        steps: args.step.into_iter().collect(),
+        include_hidden: false,
+    };
     // Nothing to restore on the learner's cluster: injected nodes are removed by the checks.
-    let report = guarded(&live, false, self_check(&lab, &live, &dir, &shadow, &options, progress.as_mut())).await?;
+    let report = guarded(
+        &live,
+        false,
+        self_check(&lab, &live, &dir, &shadow, &options, progress.as_mut()),
+    )
+    .await?;
     match report {
         Some(report) => {
             emit(&report, &args.output, globals.color)?;

@@ -46,7 +46,9 @@ impl Globals {
         if quiet {
             Box::new(Silent)
         } else {
-            Box::new(StderrProgress { style: Style::resolve(self.color, report::style::Stream::Stderr) })
+            Box::new(StderrProgress {
+                style: Style::resolve(self.color, report::style::Stream::Stderr),
+            })
         }
     }
 }
@@ -69,15 +71,21 @@ pub fn emit(report: &Report, output: &OutputArgs, color: ColorChoice) -> anyhow:
             let style = Style::resolve(color, report::style::Stream::Stdout);
             let text = report::render(report, output.format, style);
             let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes()).context("writing the report")?;
+            stdout
+                .write_all(text.as_bytes())
+                .context("writing the report")?;
             stdout.flush().context("writing the report")
         }
     }
 }
 
 pub fn write_file(file: &Path, text: &str) -> anyhow::Result<()> {
-    if let Some(parent) = file.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    if let Some(parent) = file
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))
 }
@@ -87,7 +95,10 @@ pub async fn interrupted() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
             (Ok(mut int), Ok(mut term)) => {
                 tokio::select! {
                     _ = int.recv() => {}

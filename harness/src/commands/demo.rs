@@ -17,7 +17,10 @@ struct Row {
 
 pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> {
     let names: Vec<String> = if args.labs.is_empty() {
-        list_labs(globals.scenarios.as_deref()).into_iter().map(|(name, _)| name).collect()
+        list_labs(globals.scenarios.as_deref())
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
     } else {
         args.labs.clone()
     };
@@ -39,12 +42,21 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
             for case in &cases {
                 progress.phase(&format!("{}: grading submission {}", lab.name(), case.name));
                 let report = grade(&lab, &target, &reference, &case.dir, progress.as_mut()).await?;
-                println!("\n=== {} / {} (expected: {}) ===", lab.name(), case.name, case.expect);
+                println!(
+                    "\n=== {} / {} (expected: {}) ===",
+                    lab.name(),
+                    case.name,
+                    case.expect
+                );
                 emit(&report, &args.output, globals.color)?;
                 rows.push(Row {
                     lab: lab.name().to_string(),
                     case: case.name.clone(),
-                    score: format!("{} / {}", points(report.score()), points(report.max_score())),
+                    score: format!(
+                        "{} / {}",
+                        points(report.score()),
+                        points(report.max_score())
+                    ),
                     expect: case.expect.to_string(),
                     held: case.expect.holds(&report.failing_steps()),
                 });
@@ -64,8 +76,15 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
     let style = Style::resolve(globals.color, Stream::Stdout);
     println!("\n{}", style.bold("Summary"));
     for row in &rows {
-        let mark = if row.held { style.pass_mark() } else { style.fail_mark() };
-        println!("  {mark} {:<8} {:<24} {:>9}  expected {}", row.lab, row.case, row.score, row.expect);
+        let mark = if row.held {
+            style.pass_mark()
+        } else {
+            style.fail_mark()
+        };
+        println!(
+            "  {mark} {:<8} {:<24} {:>9}  expected {}",
+            row.lab, row.case, row.score, row.expect
+        );
     }
     Ok(Verdict::from_passed(rows.iter().all(|row| row.held)))
 }

@@ -11,7 +11,10 @@ use crate::runner::{grade, prepare_cluster, run_reference};
 pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict> {
     let lab = globals.lab(&args.lab)?;
     if !args.submission.is_dir() {
-        bail!("submission {} is not a directory", args.submission.display());
+        bail!(
+            "submission {} is not a directory",
+            args.submission.display()
+        );
     }
     let mut progress = globals.progress(args.output.quiet);
     let target = match &args.kubeconfig {
@@ -24,7 +27,14 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
             prepare_cluster(&lab, &target).await?;
         }
         let reference = run_reference(&lab, &target, progress.as_mut()).await?;
-        grade(&lab, &target, &reference, &args.submission, progress.as_mut()).await
+        grade(
+            &lab,
+            &target,
+            &reference,
+            &args.submission,
+            progress.as_mut(),
+        )
+        .await
     })
     .await;
     target.shutdown().await;

@@ -12,7 +12,11 @@ pub async fn guarded<T>(
     restore_after: bool,
     work: impl Future<Output = anyhow::Result<T>>,
 ) -> anyhow::Result<Option<T>> {
-    let initial = if restore_after { Some(target.snapshot().await?) } else { None };
+    let initial = if restore_after {
+        Some(target.snapshot().await?)
+    } else {
+        None
+    };
     let result = tokio::select! {
         result = work => result.map(Some),
         _ = super::common::interrupted() => {

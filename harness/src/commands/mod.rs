@@ -15,7 +15,10 @@ pub use common::{Globals, Verdict};
 use crate::cli::{Cli, Command};
 
 pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
-    let globals = Globals { color: cli.color, scenarios: cli.scenarios.clone() };
+    let globals = Globals {
+        color: cli.color,
+        scenarios: cli.scenarios.clone(),
+    };
     match &cli.command {
         Command::Up(args) => up::run(&globals, args).await,
         Command::Check(args) => check::run(&globals, args).await,

@@ -21,7 +21,11 @@ pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdi
     let style = Style::resolve(globals.color, Stream::Stdout);
     println!("{}", style.bold(&format!("selftest of {}", lab.name())));
     for line in &lines {
-        let mark = if line.passed { style.pass_mark() } else { style.fail_mark() };
+        let mark = if line.passed {
+            style.pass_mark()
+        } else {
+            style.fail_mark()
+        };
         println!("  {mark} {}", line.name);
         if !line.passed {
             for detail in line.detail.lines().filter(|l| !l.trim().is_empty()) {

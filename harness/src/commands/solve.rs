@@ -19,6 +19,10 @@ pub async fn run(globals: &Globals, args: &SolveArgs) -> anyhow::Result<Verdict>
     let result = solve_into(&lab, &target, &args.dir).await;
     target.shutdown().await;
     result?;
-    eprintln!("{}: reference solution written to {}", lab.name(), args.dir.display());
+    eprintln!(
+        "{}: reference solution written to {}",
+        lab.name(),
+        args.dir.display()
+    );
     Ok(Verdict::Passed)
 }

@@ -40,7 +40,9 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
     eprintln!(
         "cluster up with {} node(s){}; Ctrl-C to stop",
         nodes.len(),
-        lab.as_ref().map(|lab| format!(" for lab {}", lab.name())).unwrap_or_default()
+        lab.as_ref()
+            .map(|lab| format!(" for lab {}", lab.name()))
+            .unwrap_or_default()
     );
     interrupted().await;
     eprintln!("shutting down");

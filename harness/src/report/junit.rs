@@ -37,7 +37,11 @@ pub fn render(report: &Report) -> String {
     );
     for step in &report.steps {
         let failures = step.checks.iter().filter(|check| !check.passed).count();
-        let time: f64 = step.checks.iter().map(|check| check.duration.as_secs_f64()).sum();
+        let time: f64 = step
+            .checks
+            .iter()
+            .map(|check| check.duration.as_secs_f64())
+            .sum();
         let _ = writeln!(
             xml,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3}\">",

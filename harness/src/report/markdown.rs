@@ -37,14 +37,23 @@ pub fn render(report: &Report) -> String {
                 "| {} | {} | {} | {} / {} |",
                 check.number(),
                 cell(&check.title),
-                if check.passed { "✅ passed" } else { "❌ failed" },
+                if check.passed {
+                    "✅ passed"
+                } else {
+                    "❌ failed"
+                },
                 points(check.score),
                 points(check.points)
             );
         }
         md.push('\n');
         for check in step.checks.iter().filter(|check| !check.passed) {
-            let _ = writeln!(md, "<details><summary>{} {}</summary>\n", check.number(), cell(&check.title));
+            let _ = writeln!(
+                md,
+                "<details><summary>{} {}</summary>\n",
+                check.number(),
+                cell(&check.title)
+            );
             let _ = writeln!(md, "{}\n", check.message);
             if let Some(diff) = check.diff.as_deref().filter(|diff| !diff.trim().is_empty()) {
                 let _ = writeln!(md, "```diff\n{}\n```\n", diff.trim_end());

@@ -105,7 +105,11 @@ impl Report {
     }
     /// Steps with at least one failing check, in order.
     pub fn failing_steps(&self) -> Vec<u32> {
-        self.steps.iter().filter(|step| !step.passed()).map(|step| step.id).collect()
+        self.steps
+            .iter()
+            .filter(|step| !step.passed())
+            .map(|step| step.id)
+            .collect()
     }
 }
 

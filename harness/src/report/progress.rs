@@ -24,12 +24,17 @@ pub struct StderrProgress {
 impl Progress for StderrProgress {
     fn step_finished(&mut self, step: &StepReport, steps: usize) {
         let passed = step.checks.iter().filter(|check| check.passed).count();
-        let mark = if step.passed() { self.style.pass_mark() } else { self.style.fail_mark() };
+        let mark = if step.passed() {
+            self.style.pass_mark()
+        } else {
+            self.style.fail_mark()
+        };
         eprintln!(
             "{mark} step {}/{steps} {} {}",
             step.id,
             step.title,
-            self.style.dim(&format!("({passed}/{} checks)", step.checks.len()))
+            self.style
+                .dim(&format!("({passed}/{} checks)", step.checks.len()))
         );
     }
 

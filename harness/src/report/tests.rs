@@ -17,9 +17,18 @@ fn check(step: u32, position: usize, passed: bool, visibility: Visibility) -> Ch
         score: if passed { 2.0 } else { 0.0 },
         passed,
         visibility,
-        message: if passed { String::new() } else { "out/tags.txt differs from the reference".to_string() },
-        diff: (!passed).then(|| "--- expected\n+++ actual\n@@ -1 +1 @@\n-550\n+550.90.07\n".to_string()),
-        hints: if passed { vec![] } else { vec!["Use the driver branch.".to_string()] },
+        message: if passed {
+            String::new()
+        } else {
+            "out/tags.txt differs from the reference".to_string()
+        },
+        diff: (!passed)
+            .then(|| "--- expected\n+++ actual\n@@ -1 +1 @@\n-550\n+550.90.07\n".to_string()),
+        hints: if passed {
+            vec![]
+        } else {
+            vec!["Use the driver branch.".to_string()]
+        },
         duration: Duration::from_millis(250),
     }
 }
@@ -34,9 +43,16 @@ fn sample() -> Report {
             StepReport {
                 id: 1,
                 title: "Node facts".to_string(),
-                checks: vec![check(1, 1, true, Visibility::Visible), check(1, 2, false, Visibility::Hidden)],
+                checks: vec![
+                    check(1, 1, true, Visibility::Visible),
+                    check(1, 2, false, Visibility::Hidden),
+                ],
             },
-            StepReport { id: 2, title: "Tag tool".to_string(), checks: vec![check(2, 1, true, Visibility::Visible)] },
+            StepReport {
+                id: 2,
+                title: "Tag tool".to_string(),
+                checks: vec![check(2, 1, true, Visibility::Visible)],
+            },
         ],
         isolation: Some("bubblewrap".to_string()),
         duration: Duration::from_secs(3),
@@ -72,7 +88,10 @@ fn gradescope_results_json() {
     assert_eq!(tests[1]["score"], 0.0);
     assert_eq!(tests[1]["visibility"], "hidden");
     let output = tests[1]["output"].as_str().expect("output string");
-    assert!(output.starts_with("out/tags.txt differs from the reference\n--- expected"), "{output}");
+    assert!(
+        output.starts_with("out/tags.txt differs from the reference\n--- expected"),
+        "{output}"
+    );
     assert!(output.ends_with("hint: Use the driver branch."), "{output}");
     assert_eq!(tests[2]["number"], "2.1");
 }
@@ -83,9 +102,20 @@ fn junit_suites_per_step_and_escaped_failures() {
     assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gpudrv\" tests=\"3\" failures=\"1\""), "{xml}");
     assert_eq!(xml.matches("<testsuite ").count(), 2);
     assert_eq!(xml.matches("<testcase ").count(), 3);
-    assert!(xml.contains("<testsuite name=\"1. Node facts\" tests=\"2\" failures=\"1\""), "{xml}");
-    assert!(xml.contains("name=\"1.2 check &lt;1.2&gt; &amp; co\""), "{xml}");
-    assert!(xml.contains("<failure message=\"out/tags.txt differs from the reference\" type=\"CheckFailed\">"), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"1. Node facts\" tests=\"2\" failures=\"1\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("name=\"1.2 check &lt;1.2&gt; &amp; co\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(
+            "<failure message=\"out/tags.txt differs from the reference\" type=\"CheckFailed\">"
+        ),
+        "{xml}"
+    );
     assert!(xml.contains("-550\n+550.90.07"), "{xml}");
     assert!(xml.trim_end().ends_with("</testsuites>"));
 }
@@ -99,7 +129,10 @@ fn xml_escape_drops_illegal_control_characters() {
 fn markdown_lists_every_check() {
     let md = markdown::render(&sample());
     assert!(md.contains("**Score: 4 / 6**"), "{md}");
-    assert!(md.contains("| 1.2 | check <1.2> & co | ❌ failed | 0 / 2 |"), "{md}");
+    assert!(
+        md.contains("| 1.2 | check <1.2> & co | ❌ failed | 0 / 2 |"),
+        "{md}"
+    );
     assert!(md.contains("```diff\n--- expected"), "{md}");
 }
 
@@ -109,7 +142,10 @@ fn text_without_color_has_marks_and_diff() {
     assert!(text.contains("  ✓ 1.1 check <1.1> & co [2 / 2]"), "{text}");
     assert!(text.contains("  ✗ 1.2 check <1.2> & co [0 / 2]"), "{text}");
     assert!(text.contains("      +550.90.07"), "{text}");
-    assert!(text.contains("      hint: Use the driver branch."), "{text}");
+    assert!(
+        text.contains("      hint: Use the driver branch."),
+        "{text}"
+    );
     assert!(text.contains("Score: 4 / 6"), "{text}");
     assert!(!text.contains('\u{1b}'), "no escape codes without colour");
 }

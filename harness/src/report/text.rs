@@ -24,16 +24,28 @@ pub fn render(report: &Report, style: Style) -> String {
             out,
             "\n{} {}",
             style.bold(&format!("Step {}: {}", step.id, step.title)),
-            style.dim(&format!("[{} / {}]", points(step.score()), points(step.max_score())))
+            style.dim(&format!(
+                "[{} / {}]",
+                points(step.score()),
+                points(step.max_score())
+            ))
         );
         for check in &step.checks {
-            let mark = if check.passed { style.pass_mark() } else { style.fail_mark() };
+            let mark = if check.passed {
+                style.pass_mark()
+            } else {
+                style.fail_mark()
+            };
             let _ = writeln!(
                 out,
                 "  {mark} {} {} {}",
                 check.number(),
                 check.title,
-                style.dim(&format!("[{} / {}]", points(check.score), points(check.points)))
+                style.dim(&format!(
+                    "[{} / {}]",
+                    points(check.score),
+                    points(check.points)
+                ))
             );
             if check.passed {
                 continue;

@@ -29,7 +29,11 @@ pub struct Setting<'a> {
 
 impl Setting<'_> {
     fn exec(&self) -> Exec {
-        Exec::new(&self.lab.scenario.lab_dir, self.lab.scenario.limits, self.target.kubeconfig())
+        Exec::new(
+            &self.lab.scenario.lab_dir,
+            self.lab.scenario.limits,
+            self.target.kubeconfig(),
+        )
     }
 }
 
@@ -47,7 +51,13 @@ pub async fn evaluate(setting: &Setting<'_>, check: &Check) -> Outcome {
             outcome
         }
         CheckKind::Manifest(spec) => {
-            check_manifest(setting.target.kubectl(), spec, setting.learner_dir, setting.replay_note).await
+            check_manifest(
+                setting.target.kubectl(),
+                spec,
+                setting.learner_dir,
+                setting.replay_note,
+            )
+            .await
         }
         CheckKind::Script(spec) => {
             let exec = setting.exec();
@@ -63,13 +73,24 @@ pub async fn evaluate(setting: &Setting<'_>, check: &Check) -> Outcome {
 }
 
 /// Evaluates and builds the report line for check number `position` (1-based) of `step`.
-pub async fn evaluate_to_report(setting: &Setting<'_>, step: &Step, position: usize, check: &Check) -> CheckReport {
+pub async fn evaluate_to_report(
+    setting: &Setting<'_>,
+    step: &Step,
+    position: usize,
+    check: &Check,
+) -> CheckReport {
     let started = Instant::now();
     let outcome = evaluate(setting, check).await;
     report_line(step, position, check, outcome, started.elapsed())
 }
 
-pub fn report_line(step: &Step, position: usize, check: &Check, outcome: Outcome, duration: std::time::Duration) -> CheckReport {
+pub fn report_line(
+    step: &Step,
+    position: usize,
+    check: &Check,
+    outcome: Outcome,
+    duration: std::time::Duration,
+) -> CheckReport {
     let hints = hints_for(check, &outcome);
     CheckReport {
         step: step.id,
@@ -80,7 +101,11 @@ pub fn report_line(step: &Step, position: usize, check: &Check, outcome: Outcome
         score: if outcome.passed { check.points } else { 0.0 },
         passed: outcome.passed,
         visibility: check.visibility,
-        message: if outcome.passed { String::new() } else { outcome.message },
+        message: if outcome.passed {
+            String::new()
+        } else {
+            outcome.message
+        },
         diff: if outcome.passed { None } else { outcome.diff },
         hints,
         duration,
@@ -90,5 +115,8 @@ pub fn report_line(step: &Step, position: usize, check: &Check, outcome: Outcome
 /// Whether a check's evaluation needs the state before the step (objects and manifests are
 /// judged after replaying the learner's actions on S_{n-1}).
 pub fn judged_before_step(check: &Check) -> bool {
-    matches!(check.kind(), Some(CheckKind::Object(_) | CheckKind::Manifest(_)))
+    matches!(
+        check.kind(),
+        Some(CheckKind::Object(_) | CheckKind::Manifest(_))
+    )
 }

@@ -102,7 +102,9 @@ pub fn succeeded(outcome: &RunOutcome) -> bool {
 
 /// Stdout and stderr of a shell, trimmed, for log and error messages.
 pub fn transcript(outcome: &RunOutcome) -> String {
-    let mut text = String::from_utf8_lossy(&outcome.stdout).trim_end().to_string();
+    let mut text = String::from_utf8_lossy(&outcome.stdout)
+        .trim_end()
+        .to_string();
     let stderr = String::from_utf8_lossy(&outcome.stderr);
     if !stderr.trim().is_empty() {
         if !text.is_empty() {

@@ -65,13 +65,24 @@ pub async fn grade(
             .restore(&after.snapshot)
             .await
             .with_context(|| format!("restoring the state after step {}", step.id))?;
-        let setting = Setting { reference_dir: &after.dir, replay_note: None, ..setting };
-        for (position, check) in graded.iter().filter(|(_, check)| !judged_before_step(check)) {
+        let setting = Setting {
+            reference_dir: &after.dir,
+            replay_note: None,
+            ..setting
+        };
+        for (position, check) in graded
+            .iter()
+            .filter(|(_, check)| !judged_before_step(check))
+        {
             lines.push(evaluate_to_report(&setting, step, *position, check).await);
         }
 
         lines.sort_by_key(|line| line.position);
-        let step_report = StepReport { id: step.id, title: step.title.clone(), checks: lines };
+        let step_report = StepReport {
+            id: step.id,
+            title: step.title.clone(),
+            checks: lines,
+        };
         progress.step_finished(&step_report, steps_total);
         steps.push(step_report);
     }
@@ -87,9 +98,18 @@ pub async fn grade(
 }
 
 /// Runs the step's replay in a copy of the submission; returns a note when it failed.
-async fn replay_submission(lab: &Lab, target: &Target, submission: &Path, replay: &str) -> anyhow::Result<Option<String>> {
+async fn replay_submission(
+    lab: &Lab,
+    target: &Target,
+    submission: &Path,
+    replay: &str,
+) -> anyhow::Result<Option<String>> {
     let copy = scratch_copy(submission)?;
-    let exec = Exec::new(&lab.scenario.lab_dir, lab.scenario.limits, target.kubeconfig());
+    let exec = Exec::new(
+        &lab.scenario.lab_dir,
+        lab.scenario.limits,
+        target.kubeconfig(),
+    );
     let outcome = exec.shell(copy.path(), replay).await;
     target.settle().await;
     if succeeded(&outcome) {
@@ -100,6 +120,10 @@ async fn replay_submission(lab: &Lab, target: &Target, submission: &Path, replay
         "re-running your step ({}) ended with {}{}",
         replay.trim().lines().collect::<Vec<_>>().join("; "),
         describe_exit(&outcome.exit),
-        if output.is_empty() { String::new() } else { format!(":\n{output}") }
+        if output.is_empty() {
+            String::new()
+        } else {
+            format!(":\n{output}")
+        }
     )))
 }

@@ -52,8 +52,12 @@ mod tests {
 
     #[test]
     fn targeted_hint_wins_over_generic() {
-        let outcome = Outcome::fail("differs").with_actual("lab-node-0 550.90.07-5.15.0-119-generic-ubuntu22.04".into());
-        assert_eq!(hints_for(&check(), &outcome), vec!["Use the driver branch (550), not the full version.".to_string()]);
+        let outcome = Outcome::fail("differs")
+            .with_actual("lab-node-0 550.90.07-5.15.0-119-generic-ubuntu22.04".into());
+        assert_eq!(
+            hints_for(&check(), &outcome),
+            vec!["Use the driver branch (550), not the full version.".to_string()]
+        );
     }
 
     #[test]
@@ -62,7 +66,10 @@ mod tests {
         outcome.problems = vec!["drv-tag.sh has CRLF line endings".to_string()];
         assert_eq!(
             hints_for(&check(), &outcome),
-            vec!["Run drv-tag.sh for each node.".to_string(), "drv-tag.sh has CRLF line endings".to_string()]
+            vec![
+                "Run drv-tag.sh for each node.".to_string(),
+                "drv-tag.sh has CRLF line endings".to_string()
+            ]
         );
         assert!(hints_for(&check(), &Outcome::pass("ok")).is_empty());
     }

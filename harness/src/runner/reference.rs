@@ -36,7 +36,12 @@ impl ReferenceRun {
 
 /// The lab's starting nodes.
 pub fn starting_nodes(lab: &Lab) -> Vec<NodeTemplate> {
-    lab.scenario.cluster.nodes.iter().map(NodeTemplate::from_spec).collect()
+    lab.scenario
+        .cluster
+        .nodes
+        .iter()
+        .map(NodeTemplate::from_spec)
+        .collect()
 }
 
 /// Brings a cluster to the lab's starting state: nodes (for external clusters; embedded ones
@@ -70,14 +75,24 @@ pub fn copy_starter(lab: &Lab, dir: &Path, overwrite: bool) -> anyhow::Result<()
 }
 
 fn reference_exec(lab: &Lab, target: &Target) -> Exec {
-    Exec::new(&lab.scenario.lab_dir, lab.scenario.limits, target.kubeconfig())
-        .with_env("SCENARIO_DIR", &lab.dir.display().to_string())
+    Exec::new(
+        &lab.scenario.lab_dir,
+        lab.scenario.limits,
+        target.kubeconfig(),
+    )
+    .with_env("SCENARIO_DIR", &lab.dir.display().to_string())
 }
 
 /// Runs step `index`'s reference shell in `dir`. A shell that cannot run or times out is a
 /// broken scenario; a non-zero exit is logged (authors often end with a command that exits 1
 /// on purpose, like an audit that finds something).
-async fn run_step(lab: &Lab, target: &Target, exec: &Exec, index: usize, dir: &Path) -> anyhow::Result<&'static str> {
+async fn run_step(
+    lab: &Lab,
+    target: &Target,
+    exec: &Exec,
+    index: usize,
+    dir: &Path,
+) -> anyhow::Result<&'static str> {
     let step = &lab.scenario.steps[index];
     if step.reference.trim().is_empty() {
         return Ok("none");
@@ -90,7 +105,11 @@ async fn run_step(lab: &Lab, target: &Target, exec: &Exec, index: usize, dir: &P
             step.id,
             describe_exit(&outcome.exit),
             transcript(&outcome),
-            if outcome.problems.is_empty() { String::new() } else { format!(" ({})", outcome.problems.join("; ")) }
+            if outcome.problems.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", outcome.problems.join("; "))
+            }
         ),
         _ if !succeeded(&outcome) => tracing::warn!(
             "{}: the reference of step {} ended with {}: {}",
@@ -106,7 +125,11 @@ async fn run_step(lab: &Lab, target: &Target, exec: &Exec, index: usize, dir: &P
 }
 
 /// Runs the whole reference on `target`, which must be in the lab's starting state.
-pub async fn run_reference(lab: &Lab, target: &Target, progress: &mut dyn Progress) -> anyhow::Result<ReferenceRun> {
+pub async fn run_reference(
+    lab: &Lab,
+    target: &Target,
+    progress: &mut dyn Progress,
+) -> anyhow::Result<ReferenceRun> {
     progress.phase(&format!("{}: running the reference solution", lab.name()));
     let root = tempfile::Builder::new()
         .prefix(&format!("proctor-{}-reference-", lab.name()))
@@ -124,10 +147,17 @@ pub async fn run_reference(lab: &Lab, target: &Target, progress: &mut dyn Progre
         }
         let dir = root.path().join(format!("state-{index}"));
         copy_dir(&work, &dir)?;
-        let snapshot = target.snapshot().await.context("taking a cluster snapshot")?;
+        let snapshot = target
+            .snapshot()
+            .await
+            .context("taking a cluster snapshot")?;
         states.push(ReferenceState { snapshot, dir });
     }
-    Ok(ReferenceRun { _root: root, states, isolation })
+    Ok(ReferenceRun {
+        _root: root,
+        states,
+        isolation,
+    })
 }
 
 /// Runs the reference solution directly in `dir` on `target` (`proctor solve`).

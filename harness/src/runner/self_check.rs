@@ -34,15 +34,27 @@ pub async fn self_check(
         }
         progress.step_started(step.id, steps_total, &step.title);
         let reference_dir = &shadow.state(index + 1)?.dir;
-        let setting = Setting { lab, target: live, learner_dir: live_dir, reference_dir, replay_note: None };
+        let setting = Setting {
+            lab,
+            target: live,
+            learner_dir: live_dir,
+            reference_dir,
+            replay_note: None,
+        };
         let mut lines = Vec::new();
         for (k, check) in step.checks.iter().enumerate() {
-            if !check.runs_in(Mode::Check) || (check.visibility == Visibility::Hidden && !options.include_hidden) {
+            if !check.runs_in(Mode::Check)
+                || (check.visibility == Visibility::Hidden && !options.include_hidden)
+            {
                 continue;
             }
             lines.push(evaluate_to_report(&setting, step, k + 1, check).await);
         }
-        let step_report = StepReport { id: step.id, title: step.title.clone(), checks: lines };
+        let step_report = StepReport {
+            id: step.id,
+            title: step.title.clone(),
+            checks: lines,
+        };
         progress.step_finished(&step_report, steps_total);
         steps.push(step_report);
     }

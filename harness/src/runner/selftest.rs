@@ -26,7 +26,14 @@ fn failing_checks(report: &Report) -> String {
     report
         .checks()
         .filter(|check| !check.passed)
-        .map(|check| format!("{} {}: {}", check.number(), check.title, check.message.lines().next().unwrap_or("")))
+        .map(|check| {
+            format!(
+                "{} {}: {}",
+                check.number(),
+                check.title,
+                check.message.lines().next().unwrap_or("")
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -36,15 +43,23 @@ fn canonical(report: &Report) -> String {
     serde_json::to_string(report).unwrap_or_default()
 }
 
-pub async fn selftest(lab: &Lab, target: &Target, progress: &mut dyn Progress) -> anyhow::Result<Vec<SelftestLine>> {
+pub async fn selftest(
+    lab: &Lab,
+    target: &Target,
+    progress: &mut dyn Progress,
+) -> anyhow::Result<Vec<SelftestLine>> {
     let reference = run_reference(lab, target, progress).await?;
     let mut lines = Vec::new();
     for (index, step) in lab.scenario.steps.iter().enumerate() {
         progress.phase(&format!("{}: self-testing step {}", lab.name(), step.id));
-        let options = CheckOptions { steps: vec![step.id], include_hidden: true };
+        let options = CheckOptions {
+            steps: vec![step.id],
+            include_hidden: true,
+        };
         let before = reference.state(index)?;
         target.restore(&before.snapshot).await?;
-        let report = self_check(lab, target, &before.dir, &reference, &options, &mut Silent).await?;
+        let report =
+            self_check(lab, target, &before.dir, &reference, &options, &mut Silent).await?;
         let checks = report.checks().count();
         lines.push(SelftestLine {
             name: format!("step {} fails before it is done", step.id),
@@ -70,10 +85,18 @@ pub async fn selftest(lab: &Lab, target: &Target, progress: &mut dyn Progress) -
     Ok(lines)
 }
 
-async fn grading_lines(lab: &Lab, target: &Target, reference: &ReferenceRun, progress: &mut dyn Progress) -> anyhow::Result<Vec<SelftestLine>> {
+async fn grading_lines(
+    lab: &Lab,
+    target: &Target,
+    reference: &ReferenceRun,
+    progress: &mut dyn Progress,
+) -> anyhow::Result<Vec<SelftestLine>> {
     let mut lines = Vec::new();
     progress.phase(&format!("{}: grading the reference solution", lab.name()));
-    let solved = tempfile::Builder::new().prefix("proctor-solved-").tempdir().context("creating a directory")?;
+    let solved = tempfile::Builder::new()
+        .prefix("proctor-solved-")
+        .tempdir()
+        .context("creating a directory")?;
     target.restore(&reference.state(0)?.snapshot).await?;
     solve_into(lab, target, solved.path()).await?;
     let first = grade(lab, target, reference, solved.path(), &mut Silent).await?;
@@ -86,20 +109,41 @@ async fn grading_lines(lab: &Lab, target: &Target, reference: &ReferenceRun, pro
     lines.push(SelftestLine {
         name: "grading twice gives the same report".to_string(),
         passed: canonical(&first) == canonical(&second),
-        detail: if canonical(&first) == canonical(&second) { String::new() } else { "the two reports differ".to_string() },
+        detail: if canonical(&first) == canonical(&second) {
+            String::new()
+        } else {
+            "the two reports differ".to_string()
+        },
     });
 
     progress.phase(&format!("{}: grading an empty submission", lab.name()));
-    let empty = tempfile::Builder::new().prefix("proctor-empty-").tempdir().context("creating a directory")?;
+    let empty = tempfile::Builder::new()
+        .prefix("proctor-empty-")
+        .tempdir()
+        .context("creating a directory")?;
     copy_starter(lab, empty.path(), true)?;
     let report = grade(lab, target, reference, empty.path(), &mut Silent).await?;
     let failing = report.failing_steps();
-    let should_fail: Vec<u32> = lab.scenario.steps.iter().filter(|step| !step.artifacts.is_empty()).map(|step| step.id).collect();
-    let missed: Vec<String> = should_fail.iter().filter(|id| !failing.contains(id)).map(u32::to_string).collect();
+    let should_fail: Vec<u32> = lab
+        .scenario
+        .steps
+        .iter()
+        .filter(|step| !step.artifacts.is_empty())
+        .map(|step| step.id)
+        .collect();
+    let missed: Vec<String> = should_fail
+        .iter()
+        .filter(|id| !failing.contains(id))
+        .map(u32::to_string)
+        .collect();
     lines.push(SelftestLine {
         name: "an empty submission fails every step with artifacts".to_string(),
         passed: missed.is_empty(),
-        detail: if missed.is_empty() { String::new() } else { format!("steps that pass anyway: {}", missed.join(", ")) },
+        detail: if missed.is_empty() {
+            String::new()
+        } else {
+            format!("steps that pass anyway: {}", missed.join(", "))
+        },
     });
 
     for case in lab.bundled_submissions()? {
@@ -111,7 +155,11 @@ async fn grading_lines(lab: &Lab, target: &Target, reference: &ReferenceRun, pro
             passed: case.expect.holds(&failing),
             detail: format!(
                 "failing steps: [{}]\n{}",
-                failing.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+                failing
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 failing_checks(&report)
             ),
         });

@@ -18,13 +18,17 @@ pub fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
         let entry = entry.with_context(|| format!("reading {}", from.display()))?;
         let source = entry.path();
         let target = to.join(entry.file_name());
-        let kind = entry.file_type().with_context(|| format!("inspecting {}", source.display()))?;
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("inspecting {}", source.display()))?;
         if kind.is_dir() {
             copy_dir(&source, &target)?;
         } else if kind.is_symlink() {
-            let link = fs::read_link(&source).with_context(|| format!("reading link {}", source.display()))?;
+            let link = fs::read_link(&source)
+                .with_context(|| format!("reading link {}", source.display()))?;
             let _ = fs::remove_file(&target);
-            std::os::unix::fs::symlink(&link, &target).with_context(|| format!("linking {}", target.display()))?;
+            std::os::unix::fs::symlink(&link, &target)
+                .with_context(|| format!("linking {}", target.display()))?;
         } else {
             copy_file(&source, &target)?;
         }
@@ -46,7 +50,8 @@ pub fn copy_missing(from: &Path, to: &Path) -> anyhow::Result<()> {
                 if target.exists() && !target.is_dir() {
                     continue;
                 }
-                fs::create_dir_all(&target).with_context(|| format!("creating {}", target.display()))?;
+                fs::create_dir_all(&target)
+                    .with_context(|| format!("creating {}", target.display()))?;
                 copy_missing(&source, &target)?;
             }
             Ok(kind) if kind.is_file() && !target.exists() => copy_file(&source, &target)?,
@@ -64,7 +69,8 @@ pub fn copy_file(from: &Path, to: &Path) -> anyhow::Result<()> {
     if to.is_dir() {
         fs::remove_dir_all(to).with_context(|| format!("replacing {}", to.display()))?;
     }
-    fs::copy(from, to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    fs::copy(from, to)
+        .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
     Ok(())
 }
 
@@ -104,12 +110,22 @@ mod tests {
         let from = tempfile::tempdir().expect("tempdir");
         fs::create_dir_all(from.path().join("out")).expect("mkdir");
         fs::write(from.path().join("run.sh"), "#!/bin/sh\n").expect("write");
-        fs::set_permissions(from.path().join("run.sh"), fs::Permissions::from_mode(0o755)).expect("chmod");
+        fs::set_permissions(
+            from.path().join("run.sh"),
+            fs::Permissions::from_mode(0o755),
+        )
+        .expect("chmod");
         fs::write(from.path().join("out/a.txt"), "a").expect("write");
         let to = scratch_copy(from.path()).expect("copy");
-        let mode = fs::metadata(to.path().join("run.sh")).expect("meta").permissions().mode();
+        let mode = fs::metadata(to.path().join("run.sh"))
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o111, 0o111);
-        assert_eq!(read_lab_file(to.path(), Path::new("out/a.txt")), Some(b"a".to_vec()));
+        assert_eq!(
+            read_lab_file(to.path(), Path::new("out/a.txt")),
+            Some(b"a".to_vec())
+        );
         assert_eq!(read_lab_file(to.path(), Path::new("out")), None);
     }
 

@@ -25,8 +25,9 @@ enum Op {
     WriteFile { path: CString, data: CString },
     /// Stop mount events from propagating back to the host.
     MakePrivate,
-    /// Open `path` as an `O_PATH` descriptor into `slot`.
-    OpenPath { path: CString, slot: usize },
+    /// Open `path` as an `O_PATH` descriptor into `slot`. An `optional` path that cannot be opened
+    /// (an entry of an expanded dir removed since it was listed) leaves the slot empty.
+    OpenPath { path: CString, slot: usize, optional: bool },
     /// Best effort: make an existing mount read-only, keeping its locked flags.
     RemountRo { path: CString, flags: libc::c_ulong },
     Tmpfs { path: CString, data: CString },
@@ -36,6 +37,7 @@ enum Op {
     /// Bind `/dev/null` over a file.
     BindDevNull { path: CString },
     /// Bind the descriptor in `slot` at `path`; then make the new mount read-only or read-write.
+    /// An empty slot is skipped.
     BindSlot { slot: usize, path: CString, readonly: bool, flags: libc::c_ulong },
     Chdir { path: CString },
 }
@@ -104,16 +106,16 @@ pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
 
     // Descriptors for every bind source, opened before anything is hidden.
     let mut slots = 0;
-    let mut slot_for = |ops: &mut Vec<Op>, path: &Path| -> Result<usize, String> {
+    let mut slot_for = |ops: &mut Vec<Op>, path: &Path, optional: bool| -> Result<usize, String> {
         let slot = slots;
         slots += 1;
-        ops.push(Op::OpenPath { path: cstr(path)?, slot });
+        ops.push(Op::OpenPath { path: cstr(path)?, slot, optional });
         Ok(slot)
     };
-    let run_slot = slot_for(&mut ops, &view.run_dir)?;
+    let run_slot = slot_for(&mut ops, &view.run_dir, false)?;
     let mut expose_slots = Vec::new();
     for expose in &view.exposes {
-        expose_slots.push(slot_for(&mut ops, &expose.path)?);
+        expose_slots.push(slot_for(&mut ops, &expose.path, false)?);
     }
     let mut child_slots = Vec::new();
     if let Some(expansion) = &view.expand {
@@ -126,7 +128,7 @@ pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
         for child in &expansion.children {
             let slot = match child.kind {
                 ChildKind::Symlink(_) => None,
-                _ => Some(slot_for(&mut ops, &expansion.at.join(&child.name))?),
+                _ => Some(slot_for(&mut ops, &expansion.at.join(&child.name), true)?),
             };
             child_slots.push(slot);
         }
@@ -331,8 +333,11 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
                 libc::MS_REC | libc::MS_PRIVATE,
                 std::ptr::null(),
             )),
-            Op::OpenPath { path, slot } => {
+            Op::OpenPath { path, slot, optional } => {
                 let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+                if fd == -1 && *optional {
+                    return Ok(());
+                }
                 check(fd)?;
                 if let Some(entry) = fds.get_mut(*slot) {
                     *entry = fd;
@@ -379,6 +384,9 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
             )),
             Op::BindSlot { slot, path, readonly, flags } => {
                 let fd = fds.get(*slot).copied().unwrap_or(-1);
+                if fd < 0 {
+                    return Ok(());
+                }
                 let mut buf = [0u8; 40];
                 let source = fd_path(fd, &mut buf);
                 check(libc::mount(source, path.as_ptr(), null, libc::MS_BIND | libc::MS_REC, std::ptr::null()))?;

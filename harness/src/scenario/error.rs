@@ -15,7 +15,11 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    pub fn new(file: impl Into<PathBuf>, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(
+        file: impl Into<PathBuf>,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         ScenarioError {
             file: file.into(),
             location: None,

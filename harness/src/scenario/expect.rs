@@ -35,8 +35,16 @@ pub fn load_expectation(file: &Path) -> Result<Expectation, ScenarioError> {
             steps.dedup();
             Ok(Expectation::FailingSteps(steps))
         }
-        (Some(other), None) => Err(ScenarioError::new(file, "score", format!("only `full` is supported, got {other:?}"))),
-        _ => Err(ScenarioError::new(file, "", "expected exactly one of `score: full` or `failing_steps: [...]`")),
+        (Some(other), None) => Err(ScenarioError::new(
+            file,
+            "score",
+            format!("only `full` is supported, got {other:?}"),
+        )),
+        _ => Err(ScenarioError::new(
+            file,
+            "",
+            "expected exactly one of `score: full` or `failing_steps: [...]`",
+        )),
     }
 }
 
@@ -57,7 +65,11 @@ impl std::fmt::Display for Expectation {
             Expectation::FailingSteps(steps) => write!(
                 f,
                 "failing steps [{}]",
-                steps.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                steps
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }

@@ -24,7 +24,9 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, file: &Path) -> Result<T, Sce
 /// serde_path_to_error, which also names an unknown key itself, is reported instead.
 fn strip_path(message: &str, path: &str) -> String {
     match message.split_once(": ") {
-        Some((prefix, rest)) if !prefix.contains(' ') && path.starts_with(prefix) => rest.to_string(),
+        Some((prefix, rest)) if !prefix.contains(' ') && path.starts_with(prefix) => {
+            rest.to_string()
+        }
         _ => message.to_string(),
     }
 }
@@ -94,7 +96,10 @@ steps:
         let scenario = load_scenario(&file).expect("valid scenario");
         assert_eq!(scenario.name, "demo");
         assert_eq!(scenario.steps[0].checks[0].points, 1.0);
-        assert_eq!(scenario.limits.timeout.0, std::time::Duration::from_secs(30));
+        assert_eq!(
+            scenario.limits.timeout.0,
+            std::time::Duration::from_secs(30)
+        );
     }
 
     #[test]
@@ -121,7 +126,11 @@ steps:
         let (_dir, file) = write_scenario(&text);
         let errors = load_scenario(&file).expect_err("unknown key must be rejected");
         assert_eq!(errors.0[0].location, Some((6, 1)));
-        assert!(errors.0[0].message.contains("unknown field `lab_dir`"), "{}", errors);
+        assert!(
+            errors.0[0].message.contains("unknown field `lab_dir`"),
+            "{}",
+            errors
+        );
     }
 
     #[test]
@@ -148,6 +157,8 @@ steps:
     #[test]
     fn missing_file_is_an_error_naming_it() {
         let errors = load_scenario(Path::new("/nonexistent/scenario.yaml")).expect_err("missing");
-        assert!(errors.to_string().starts_with("/nonexistent/scenario.yaml: cannot read scenario"));
+        assert!(errors
+            .to_string()
+            .starts_with("/nonexistent/scenario.yaml: cannot read scenario"));
     }
 }

@@ -31,7 +31,9 @@ pub fn locate_item(text: &str, step: usize, check: Option<usize>) -> Option<(usi
             let end = step_starts.get(step + 1).copied().unwrap_or(usize::MAX);
             items
                 .iter()
-                .filter(|(number, indent)| *number > start && *number < end && *indent > step_indent)
+                .filter(|(number, indent)| {
+                    *number > start && *number < end && *indent > step_indent
+                })
                 .nth(check)
                 .map(|(number, indent)| (number + 1, indent + 1))
         }

@@ -22,7 +22,10 @@ pub fn roots(explicit: Option<&Path>) -> Vec<PathBuf> {
     if let Ok(cwd) = std::env::current_dir() {
         roots.extend(cwd.ancestors().map(|dir| dir.join("scenarios")));
     }
-    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)) {
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    {
         roots.extend(exe_dir.ancestors().map(|dir| dir.join("scenarios")));
         roots.push(exe_dir.join("../share/proctor/scenarios"));
     }
@@ -68,7 +71,14 @@ pub fn find_scenario(lab: &str, explicit: Option<&Path>) -> Result<PathBuf, Stri
         if known.is_empty() {
             String::new()
         } else {
-            format!("; known labs: {}", known.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>().join(", "))
+            format!(
+                "; known labs: {}",
+                known
+                    .iter()
+                    .map(|(name, _)| name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         }
     ))
 }

@@ -84,7 +84,9 @@ impl<'de> Deserialize<'de> for HumanDuration {
                     .map_err(|_| E::custom("a duration cannot be negative"))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                seconds(v, &v.to_string()).map(HumanDuration).map_err(E::custom)
+                seconds(v, &v.to_string())
+                    .map(HumanDuration)
+                    .map_err(E::custom)
             }
         }
         deserializer.deserialize_any(DurationVisitor)

@@ -10,19 +10,42 @@ use super::locate::locate_item;
 use super::model::{Scenario, API_VERSION, KIND};
 
 /// Every problem in the scenario, in file order. Empty means valid.
-pub fn validate(scenario: &Scenario, scenario_dir: &Path, file: &Path, text: &str) -> Vec<ScenarioError> {
-    let mut problems = Problems { file, list: Vec::new() };
+pub fn validate(
+    scenario: &Scenario,
+    scenario_dir: &Path,
+    file: &Path,
+    text: &str,
+) -> Vec<ScenarioError> {
+    let mut problems = Problems {
+        file,
+        list: Vec::new(),
+    };
     if scenario.api_version != API_VERSION {
-        problems.add("apiVersion", None, format!("must be {API_VERSION}, got {:?}", scenario.api_version));
+        problems.add(
+            "apiVersion",
+            None,
+            format!("must be {API_VERSION}, got {:?}", scenario.api_version),
+        );
     }
     if scenario.kind != KIND {
-        problems.add("kind", None, format!("must be {KIND}, got {:?}", scenario.kind));
+        problems.add(
+            "kind",
+            None,
+            format!("must be {KIND}, got {:?}", scenario.kind),
+        );
     }
     if scenario.name.trim().is_empty() {
         problems.add("name", None, "must not be empty".to_string());
     }
     if !scenario.lab_dir.is_absolute() {
-        problems.add("labDir", None, format!("must be an absolute path, got {}", scenario.lab_dir.display()));
+        problems.add(
+            "labDir",
+            None,
+            format!(
+                "must be an absolute path, got {}",
+                scenario.lab_dir.display()
+            ),
+        );
     }
     validate_cluster(scenario, scenario_dir, &mut problems);
     validate_limits(scenario, &mut problems);
@@ -39,7 +62,11 @@ pub fn validate(scenario: &Scenario, scenario_dir: &Path, file: &Path, text: &st
         }
     }
     if scenario.steps.is_empty() {
-        problems.add("steps", None, "a scenario needs at least one step".to_string());
+        problems.add(
+            "steps",
+            None,
+            "a scenario needs at least one step".to_string(),
+        );
     }
     for (index, step) in scenario.steps.iter().enumerate() {
         let path = format!("steps[{index}]");
@@ -48,7 +75,10 @@ pub fn validate(scenario: &Scenario, scenario_dir: &Path, file: &Path, text: &st
             problems.add(
                 &format!("{path}.id"),
                 locate_item(text, index, None),
-                format!("step ids must be 1..N in order: expected {expected_id}, got {}", step.id),
+                format!(
+                    "step ids must be 1..N in order: expected {expected_id}, got {}",
+                    step.id
+                ),
             );
         }
         for (k, artifact) in step.artifacts.iter().enumerate() {
@@ -56,7 +86,10 @@ pub fn validate(scenario: &Scenario, scenario_dir: &Path, file: &Path, text: &st
                 problems.add(
                     &format!("{path}.artifacts[{k}]"),
                     locate_item(text, index, None),
-                    format!("{} must be a relative path inside the lab dir", artifact.display()),
+                    format!(
+                        "{} must be a relative path inside the lab dir",
+                        artifact.display()
+                    ),
                 );
             }
         }
@@ -84,7 +117,8 @@ struct Problems<'a> {
 
 impl Problems<'_> {
     fn add(&mut self, path: &str, location: Option<(usize, usize)>, message: String) {
-        self.list.push(ScenarioError::new(self.file, path, message).at(location));
+        self.list
+            .push(ScenarioError::new(self.file, path, message).at(location));
     }
 }
 
@@ -92,10 +126,18 @@ fn validate_cluster(scenario: &Scenario, scenario_dir: &Path, problems: &mut Pro
     let mut names = BTreeSet::new();
     for (index, node) in scenario.cluster.nodes.iter().enumerate() {
         if !is_dns_prefix(&node.name) || node.name.is_empty() {
-            problems.add(&format!("cluster.nodes[{index}].name"), None, format!("{:?} is not a valid node name", node.name));
+            problems.add(
+                &format!("cluster.nodes[{index}].name"),
+                None,
+                format!("{:?} is not a valid node name", node.name),
+            );
         }
         if !names.insert(node.name.as_str()) {
-            problems.add(&format!("cluster.nodes[{index}].name"), None, format!("duplicate node {:?}", node.name));
+            problems.add(
+                &format!("cluster.nodes[{index}].name"),
+                None,
+                format!("duplicate node {:?}", node.name),
+            );
         }
     }
     for (index, manifest) in scenario.cluster.manifests.iter().enumerate() {
@@ -103,7 +145,11 @@ fn validate_cluster(scenario: &Scenario, scenario_dir: &Path, problems: &mut Pro
             problems.add(
                 &format!("cluster.manifests[{index}]"),
                 None,
-                format!("file {} does not exist in {}", manifest.display(), scenario_dir.display()),
+                format!(
+                    "file {} does not exist in {}",
+                    manifest.display(),
+                    scenario_dir.display()
+                ),
             );
         }
     }
@@ -112,14 +158,21 @@ fn validate_cluster(scenario: &Scenario, scenario_dir: &Path, problems: &mut Pro
             problems.add(
                 &format!("starter[{index}].from"),
                 None,
-                format!("file {} does not exist in {}", starter.from.display(), scenario_dir.display()),
+                format!(
+                    "file {} does not exist in {}",
+                    starter.from.display(),
+                    scenario_dir.display()
+                ),
             );
         }
         if !is_inside(&starter.to) {
             problems.add(
                 &format!("starter[{index}].to"),
                 None,
-                format!("{} must be a relative path inside the lab dir", starter.to.display()),
+                format!(
+                    "{} must be a relative path inside the lab dir",
+                    starter.to.display()
+                ),
             );
         }
     }
@@ -128,13 +181,25 @@ fn validate_cluster(scenario: &Scenario, scenario_dir: &Path, problems: &mut Pro
 fn validate_limits(scenario: &Scenario, problems: &mut Problems) {
     let limits = &scenario.limits;
     if limits.timeout.0.is_zero() {
-        problems.add("limits.timeout", None, "must be greater than zero".to_string());
+        problems.add(
+            "limits.timeout",
+            None,
+            "must be greater than zero".to_string(),
+        );
     }
     if limits.processes == 0 {
-        problems.add("limits.processes", None, "must be greater than zero".to_string());
+        problems.add(
+            "limits.processes",
+            None,
+            "must be greater than zero".to_string(),
+        );
     }
     if limits.output.0 == 0 {
-        problems.add("limits.output", None, "must be greater than zero".to_string());
+        problems.add(
+            "limits.output",
+            None,
+            "must be greater than zero".to_string(),
+        );
     }
 }
 
@@ -146,29 +211,53 @@ fn validate_check(
     problems: &mut Problems,
 ) {
     if check.id.trim().is_empty() {
-        problems.add(&format!("{path}.id"), location, "must not be empty".to_string());
+        problems.add(
+            &format!("{path}.id"),
+            location,
+            "must not be empty".to_string(),
+        );
     }
     if !check.points.is_finite() || check.points < 0.0 {
-        problems.add(&format!("{path}.points"), location, format!("must be a non-negative number, got {}", check.points));
+        problems.add(
+            &format!("{path}.points"),
+            location,
+            format!("must be a non-negative number, got {}", check.points),
+        );
     }
     if check.modes.is_empty() {
-        problems.add(&format!("{path}.modes"), location, "must list at least one of check, grade".to_string());
+        problems.add(
+            &format!("{path}.modes"),
+            location,
+            "must list at least one of check, grade".to_string(),
+        );
     }
     for (index, hint) in check.hints.iter().enumerate() {
         if let Err(error) = regex::Regex::new(&hint.pattern) {
-            problems.add(&format!("{path}.hints[{index}].match"), location, format!("invalid regex: {error}"));
+            problems.add(
+                &format!("{path}.hints[{index}].match"),
+                location,
+                format!("invalid regex: {error}"),
+            );
         }
     }
     let kinds = check.kinds();
     match kinds.as_slice() {
-        [] => problems.add(path, location, "a check needs exactly one of file, script, object, manifest; found none".to_string()),
+        [] => problems.add(
+            path,
+            location,
+            "a check needs exactly one of file, script, object, manifest; found none".to_string(),
+        ),
         [kind] => validate_kind(scenario, *kind, path, location, problems),
         several => problems.add(
             path,
             location,
             format!(
                 "a check needs exactly one of file, script, object, manifest; found {}",
-                several.iter().map(CheckKind::name).collect::<Vec<_>>().join(", ")
+                several
+                    .iter()
+                    .map(CheckKind::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ),
     }
@@ -197,51 +286,115 @@ fn validate_kind(
             }
         }
         CheckKind::Script(script) => {
-            check_relative(&script.path, &format!("{path}.script.path"), location, problems);
+            check_relative(
+                &script.path,
+                &format!("{path}.script.path"),
+                location,
+                problems,
+            );
             for (index, name) in script.inject.iter().enumerate() {
                 if !scenario.perturbations.contains_key(name) {
-                    let known: Vec<&str> = scenario.perturbations.keys().map(String::as_str).collect();
+                    let known: Vec<&str> =
+                        scenario.perturbations.keys().map(String::as_str).collect();
                     problems.add(
                         &format!("{path}.script.inject[{index}]"),
                         location,
-                        format!("unknown perturbation {name:?} (defined: {})", if known.is_empty() { "none".to_string() } else { known.join(", ") }),
+                        format!(
+                            "unknown perturbation {name:?} (defined: {})",
+                            if known.is_empty() {
+                                "none".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
                     );
                 }
             }
             if script.compare.is_empty() {
-                problems.add(&format!("{path}.script.compare"), location, "must list at least one of stdout, stderr, exit_code".to_string());
+                problems.add(
+                    &format!("{path}.script.compare"),
+                    location,
+                    "must list at least one of stdout, stderr, exit_code".to_string(),
+                );
             }
         }
         CheckKind::Object(object) => {
             let object_path = format!("{path}.object");
             if object.resource.trim().is_empty() {
-                problems.add(&format!("{object_path}.resource"), location, "must not be empty".to_string());
+                problems.add(
+                    &format!("{object_path}.resource"),
+                    location,
+                    "must not be empty".to_string(),
+                );
             }
-            if object.name.is_some() && (object.selector.is_some() || object.field_selector.is_some()) {
-                problems.add(&object_path, location, "use either name or selector/fieldSelector, not both".to_string());
+            if object.name.is_some()
+                && (object.selector.is_some() || object.field_selector.is_some())
+            {
+                problems.add(
+                    &object_path,
+                    location,
+                    "use either name or selector/fieldSelector, not both".to_string(),
+                );
             }
             if object.absent && (object.expect.is_some() || object.count.is_some()) {
-                problems.add(&object_path, location, "absent: true cannot be combined with expect or count".to_string());
+                problems.add(
+                    &object_path,
+                    location,
+                    "absent: true cannot be combined with expect or count".to_string(),
+                );
             }
-            if !object.absent && object.expect.is_none() && object.count.is_none() && object.name.is_none() {
-                problems.add(&object_path, location, "needs expect, count, a name or absent: true to assert anything".to_string());
+            if !object.absent
+                && object.expect.is_none()
+                && object.count.is_none()
+                && object.name.is_none()
+            {
+                problems.add(
+                    &object_path,
+                    location,
+                    "needs expect, count, a name or absent: true to assert anything".to_string(),
+                );
             }
             if object.stable == Some(0) {
-                problems.add(&format!("{object_path}.stable"), location, "must be at least 1".to_string());
+                problems.add(
+                    &format!("{object_path}.stable"),
+                    location,
+                    "must be at least 1".to_string(),
+                );
             }
         }
         CheckKind::Manifest(manifest) => {
-            check_relative(&manifest.path, &format!("{path}.manifest.path"), location, problems);
+            check_relative(
+                &manifest.path,
+                &format!("{path}.manifest.path"),
+                location,
+                problems,
+            );
             if manifest.objects.is_empty() {
-                problems.add(&format!("{path}.manifest.objects"), location, "list the objects the manifest must create".to_string());
+                problems.add(
+                    &format!("{path}.manifest.objects"),
+                    location,
+                    "list the objects the manifest must create".to_string(),
+                );
             }
         }
     }
 }
 
-fn check_relative(file: &Path, path: &str, location: Option<(usize, usize)>, problems: &mut Problems) {
+fn check_relative(
+    file: &Path,
+    path: &str,
+    location: Option<(usize, usize)>,
+    problems: &mut Problems,
+) {
     if !is_inside(file) {
-        problems.add(path, location, format!("{} must be a relative path inside the lab dir", file.display()));
+        problems.add(
+            path,
+            location,
+            format!(
+                "{} must be a relative path inside the lab dir",
+                file.display()
+            ),
+        );
     }
 }
 
@@ -254,7 +407,8 @@ pub fn is_inside(path: &Path) -> bool {
 }
 
 fn is_dns_prefix(text: &str) -> bool {
-    text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+    text.chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
         && !text.starts_with('-')
 }
 
@@ -337,7 +491,10 @@ steps:
     #[test]
     fn references_must_exist() {
         let problems = problems();
-        let problem = find(&problems, "unknown perturbation \"missing\" (defined: extra)");
+        let problem = find(
+            &problems,
+            "unknown perturbation \"missing\" (defined: extra)",
+        );
         assert_eq!(problem.path, "steps[1].checks[0].script.inject[1]");
     }
 
@@ -345,7 +502,10 @@ steps:
     fn literal_needs_expected_and_paths_stay_inside() {
         let problems = problems();
         find(&problems, "compare: literal needs `expected`");
-        find(&problems, "../escape must be a relative path inside the lab dir");
+        find(
+            &problems,
+            "../escape must be a relative path inside the lab dir",
+        );
     }
 
     #[test]

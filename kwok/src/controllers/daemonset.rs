@@ -27,6 +27,7 @@ use crate::scheduler::{add_daemon_tolerations, node_should_run_daemon_pod};
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
 
+thread_local! { static EVT: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) }; }
 /// The event source of the controller (`NewDaemonSetsController`).
 pub const COMPONENT: &str = "daemonset-controller";
 /// `apps.DefaultDaemonSetUniqueLabelKey` / `ControllerRevisionHashLabelKey`.
@@ -891,7 +892,8 @@ impl DaemonSetController {
                 ) {
                     Ok(pod) => {
                         wrote = true;
-                        events::record(
+                        let te = Instant::now();
+                        if false { events::record(
                             api,
                             &registry::DAEMONSETS,
                             &ds.value,
@@ -899,7 +901,8 @@ impl DaemonSetController {
                             "SuccessfulCreate",
                             &format!("Created pod: {}", pod.name()),
                             COMPONENT,
-                        );
+                        ); }
+                        EVT.with(|c| c.set(c.get() + te.elapsed()));
                     }
                     Err(e) if is_namespace_terminating(&e) => {}
                     Err(e) => {
@@ -992,7 +995,9 @@ impl DaemonSetController {
                 return out;
             }
         };
+        let t = Instant::now();
         let claimed = self.claim_pods(api, ds, &selector, snap);
+        let t_claim = t.elapsed();
         let (hash, old_revisions) = match self.construct_history(api, ds, &selector, &claimed, snap)
         {
             Ok(x) => x,
@@ -1001,6 +1006,7 @@ impl DaemonSetController {
                 return out;
             }
         };
+        let t_hist = t.elapsed();
         let generation = template_generation(&ds.value);
         let min_ready = ds.value["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
 
@@ -1027,12 +1033,14 @@ impl DaemonSetController {
             .is_none_or(|t| t == "RollingUpdate");
         let surge_allowed = rolling && surge_count(strategy, 1).is_ok_and(|n| n != 0);
 
+        let t_map = t.elapsed();
         // manage(): what each node needs.
         let mut placements: Vec<(&Stored, (bool, bool))> = Vec::with_capacity(snap.nodes.len());
         for (node, typed_node) in &snap.nodes {
             let answer = self.should_run(&ds.value, template, node, typed_node);
             placements.push((node, answer));
         }
+        let t_place = t.elapsed();
         let mut creates: Vec<String> = Vec::new();
         let mut deletes: Vec<String> = Vec::new();
         for (node, (should_run, should_continue)) in &placements {
@@ -1156,7 +1164,10 @@ impl DaemonSetController {
             );
         }
         let blueprint = PodBlueprint::new(&ds.value, &hash);
+        let ts = Instant::now();
+        EVT.with(|c| c.set(Duration::ZERO));
         let (wrote, mut errors) = self.sync_nodes(api, ds, &deletes, &creates, &blueprint);
+        if !creates.is_empty() { eprintln!("DSPROF sync_nodes {} creates {:?} events {:?}", creates.len().min(250), ts.elapsed(), EVT.with(|c| c.get())); }
 
         // Rolling updates run once the creates and deletes above have been observed.
         if !wrote && errors.is_empty() && rolling {
@@ -1174,6 +1185,7 @@ impl DaemonSetController {
         }
         self.cleanup_history(api, ds, old_revisions, &claimed);
 
+        let t_manage = t.elapsed();
         // Status, from the pods this pass started with.
         let mut counts = Counts::default();
         let mut next_available: Option<DateTime<Utc>> = None;
@@ -1203,6 +1215,7 @@ impl DaemonSetController {
         if let Err(e) = store_status(api, ds, &counts) {
             errors.push(e.to_string());
         }
+        eprintln!("DSPROF ds claim {:?} hist {:?} map {:?} place {:?} manage {:?} status {:?}", t_claim, t_hist, t_map, t_place, t_manage, t.elapsed());
         if let Some(at) = next_available {
             out.requeue = earliest(out.requeue, Some(until(at, snap.now)));
         }
@@ -1472,6 +1485,15 @@ impl Controller for DaemonSetController {
     }
 
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+        let t0 = Instant::now();
+        let r = self.reconcile_inner(api);
+        eprintln!("DSPROF pass {:?}", t0.elapsed());
+        r
+    }
+}
+impl DaemonSetController {
+    fn reconcile_inner(&mut self, api: &Api) -> Option<Duration> {
+        let t0 = Instant::now();
         let store = api.store();
         let (ds_objs, _) = store.list(&registry::DAEMONSETS, None);
         if ds_objs.is_empty() {
@@ -1493,6 +1515,7 @@ impl Controller for DaemonSetController {
                 .or_default()
                 .push(cr);
         }
+        eprintln!("DSPROF lists {:?}", t0.elapsed());
         let snap = Snapshot {
             node_names: nodes.iter().map(|(n, _)| n.name().to_string()).collect(),
             nodes,
@@ -1501,6 +1524,7 @@ impl Controller for DaemonSetController {
             now: Utc::now(),
             instant: Instant::now(),
         };
+        eprintln!("DSPROF snap {:?}", t0.elapsed());
         let mut next: Option<Duration> = None;
         let live: HashSet<String> = ds_objs
             .iter()

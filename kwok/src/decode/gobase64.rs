@@ -102,10 +102,25 @@ mod tests {
         assert_eq!(decode(b"aGVs\nbG8=").unwrap(), b"hello");
         assert_eq!(decode(b"").unwrap(), b"");
         // Offsets from Go's CorruptInputError.
-        assert_eq!(decode(b"hello!").unwrap_err(), "illegal base64 data at input byte 5");
-        assert_eq!(decode(b"abc").unwrap_err(), "illegal base64 data at input byte 0");
-        assert_eq!(decode(b"abcde").unwrap_err(), "illegal base64 data at input byte 4");
-        assert_eq!(decode(b"a===").unwrap_err(), "illegal base64 data at input byte 1");
-        assert_eq!(decode(b"ab=").unwrap_err(), "illegal base64 data at input byte 3");
+        assert_eq!(
+            decode(b"hello!").unwrap_err(),
+            "illegal base64 data at input byte 5"
+        );
+        assert_eq!(
+            decode(b"abc").unwrap_err(),
+            "illegal base64 data at input byte 0"
+        );
+        assert_eq!(
+            decode(b"abcde").unwrap_err(),
+            "illegal base64 data at input byte 4"
+        );
+        assert_eq!(
+            decode(b"a===").unwrap_err(),
+            "illegal base64 data at input byte 1"
+        );
+        assert_eq!(
+            decode(b"ab=").unwrap_err(),
+            "illegal base64 data at input byte 3"
+        );
     }
 }

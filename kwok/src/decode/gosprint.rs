@@ -42,7 +42,13 @@ pub fn float_g(f: f64) -> String {
         return "0".into();
     }
     if !f.is_finite() {
-        return if f.is_nan() { "NaN".into() } else if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
+        return if f.is_nan() {
+            "NaN".into()
+        } else if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
     }
     let sci = format!("{f:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
@@ -54,7 +60,11 @@ pub fn float_g(f: f64) -> String {
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     if !(-4..6).contains(&exp) {
         let (first, rest) = digits.split_at(1);
-        let frac = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
         let esign = if exp < 0 { '-' } else { '+' };
         return format!("{sign}{first}{frac}e{esign}{:02}", exp.abs());
     }

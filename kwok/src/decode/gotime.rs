@@ -57,7 +57,10 @@ fn getnum(s: &str, fixed: bool) -> Option<(i64, &str)> {
         }
         return Some((i64::from(b[0] - b'0'), &s[1..]));
     }
-    Some((i64::from(b[0] - b'0') * 10 + i64::from(b[1] - b'0'), &s[2..]))
+    Some((
+        i64::from(b[0] - b'0') * 10 + i64::from(b[1] - b'0'),
+        &s[2..],
+    ))
 }
 
 fn digits_prefix(s: &str) -> usize {
@@ -78,7 +81,8 @@ pub fn parse_and_normalize(value: &str, micro: bool) -> Result<String, String> {
     };
     let err_msg = |msg: &str| format!("parsing time {}{}", quote(value), msg);
 
-    let (mut year, mut month, mut day, mut hour, mut minute, mut second) = (0i64, 0i64, 0i64, 0i64, 0i64, 0i64);
+    let (mut year, mut month, mut day, mut hour, mut minute, mut second) =
+        (0i64, 0i64, 0i64, 0i64, 0i64, 0i64);
     let mut nanos: i64 = 0;
     let mut offset_secs: i64 = 0;
     let mut rest = value;
@@ -142,7 +146,8 @@ pub fn parse_and_normalize(value: &str, micro: bool) -> Result<String, String> {
             }
             Elem::Frac6 => {
                 let b = rest.as_bytes();
-                if b.len() < 7 || !(b[0] == b'.' || b[0] == b',') || digits_prefix(&rest[1..7]) != 6 {
+                if b.len() < 7 || !(b[0] == b'.' || b[0] == b',') || digits_prefix(&rest[1..7]) != 6
+                {
                     return Err(err_elem(hold, text));
                 }
                 nanos = frac_nanos(&rest[1..7]);
@@ -157,7 +162,9 @@ pub fn parse_and_normalize(value: &str, micro: bool) -> Result<String, String> {
                 if b.len() < 6 || b[3] != b':' || !(b[0] == b'+' || b[0] == b'-') {
                     return Err(err_elem(hold, text));
                 }
-                let (Some((hh, _)), Some((mm, _))) = (getnum(&rest[1..3], true), getnum(&rest[4..6], true)) else {
+                let (Some((hh, _)), Some((mm, _))) =
+                    (getnum(&rest[1..3], true), getnum(&rest[4..6], true))
+                else {
                     return Err(err_elem(hold, text));
                 };
                 if hh > 24 {
@@ -177,8 +184,9 @@ pub fn parse_and_normalize(value: &str, micro: bool) -> Result<String, String> {
     let Some(date) = NaiveDate::from_ymd_opt(year as i32, month as u32, day as u32) else {
         return Err(err_msg(": day out of range"));
     };
-    let time = NaiveTime::from_hms_nano_opt(hour as u32, minute as u32, second as u32, nanos as u32)
-        .unwrap_or(NaiveTime::MIN);
+    let time =
+        NaiveTime::from_hms_nano_opt(hour as u32, minute as u32, second as u32, nanos as u32)
+            .unwrap_or(NaiveTime::MIN);
     let utc: NaiveDateTime = NaiveDateTime::new(date, time) - Duration::seconds(offset_secs);
     Ok(if micro {
         utc.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
@@ -201,7 +209,10 @@ mod tests {
 
     #[test]
     fn normalizes_to_utc() {
-        assert_eq!(parse_and_normalize("2024-01-02T03:04:05Z", false).unwrap(), "2024-01-02T03:04:05Z");
+        assert_eq!(
+            parse_and_normalize("2024-01-02T03:04:05Z", false).unwrap(),
+            "2024-01-02T03:04:05Z"
+        );
         assert_eq!(
             parse_and_normalize("2024-01-02T03:04:05.123+02:00", false).unwrap(),
             "2024-01-02T01:04:05Z"

@@ -18,7 +18,11 @@ pub struct Gvk {
 
 impl Gvk {
     pub fn new(group: &str, version: &str, kind: &str) -> Self {
-        Gvk { group: group.into(), version: version.into(), kind: kind.into() }
+        Gvk {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+        }
     }
 
     /// `schema.GroupVersion.String()`.
@@ -44,7 +48,10 @@ pub fn interpret(body: &Val) -> Result<Gvk, (bool, String)> {
         other => {
             return Err((
                 true,
-                format!("json: cannot unmarshal {} into Go value of type {FIND_KIND_TYPE}", other.go_kind()),
+                format!(
+                    "json: cannot unmarshal {} into Go value of type {FIND_KIND_TYPE}",
+                    other.go_kind()
+                ),
             ))
         }
     };
@@ -59,7 +66,11 @@ pub fn interpret(body: &Val) -> Result<Gvk, (bool, String)> {
         } else {
             continue;
         };
-        let field = if key.eq_ignore_ascii_case("kind") { "kind" } else { "apiVersion" };
+        let field = if key.eq_ignore_ascii_case("kind") {
+            "kind"
+        } else {
+            "apiVersion"
+        };
         match val {
             Val::Str(s) => *target = s.clone(),
             Val::Null => {}
@@ -77,7 +88,11 @@ pub fn interpret(body: &Val) -> Result<Gvk, (bool, String)> {
         return Err((true, e));
     }
     let (group, version) = parse_group_version(&api_version).map_err(|e| (false, e))?;
-    Ok(Gvk { group, version, kind })
+    Ok(Gvk {
+        group,
+        version,
+        kind,
+    })
 }
 
 /// `schema.ParseGroupVersion`.
@@ -130,15 +145,63 @@ const REGISTERED: &[(&str, &str, &[&str])] = &[
         "",
         "v1",
         &[
-            "Binding", "ComponentStatus", "ConfigMap", "Endpoints", "Event", "LimitRange", "List",
-            "Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "Pod", "PodTemplate",
-            "ReplicationController", "ResourceQuota", "Secret", "Service", "ServiceAccount",
-            "PodStatusResult", "RangeAllocation", "SerializedReference",
+            "Binding",
+            "ComponentStatus",
+            "ConfigMap",
+            "Endpoints",
+            "Event",
+            "LimitRange",
+            "List",
+            "Namespace",
+            "Node",
+            "PersistentVolume",
+            "PersistentVolumeClaim",
+            "Pod",
+            "PodTemplate",
+            "ReplicationController",
+            "ResourceQuota",
+            "Secret",
+            "Service",
+            "ServiceAccount",
+            "PodStatusResult",
+            "RangeAllocation",
+            "SerializedReference",
         ],
     ),
-    ("apps", "v1", &["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]),
-    ("apps", "v1beta1", &["ControllerRevision", "Deployment", "DeploymentRollback", "Scale", "StatefulSet"]),
-    ("apps", "v1beta2", &["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "Scale", "StatefulSet"]),
+    (
+        "apps",
+        "v1",
+        &[
+            "ControllerRevision",
+            "DaemonSet",
+            "Deployment",
+            "ReplicaSet",
+            "StatefulSet",
+        ],
+    ),
+    (
+        "apps",
+        "v1beta1",
+        &[
+            "ControllerRevision",
+            "Deployment",
+            "DeploymentRollback",
+            "Scale",
+            "StatefulSet",
+        ],
+    ),
+    (
+        "apps",
+        "v1beta2",
+        &[
+            "ControllerRevision",
+            "DaemonSet",
+            "Deployment",
+            "ReplicaSet",
+            "Scale",
+            "StatefulSet",
+        ],
+    ),
     ("policy", "v1", &["Eviction", "PodDisruptionBudget"]),
     ("policy", "v1beta1", &["Eviction", "PodDisruptionBudget"]),
     ("coordination.k8s.io", "v1", &["Lease"]),
@@ -148,10 +211,22 @@ const REGISTERED: &[(&str, &str, &[&str])] = &[
     ("autoscaling", "v1", &["HorizontalPodAutoscaler", "Scale"]),
     ("autoscaling", "v2", &["HorizontalPodAutoscaler"]),
     ("batch", "v1", &["CronJob", "Job"]),
-    ("networking.k8s.io", "v1", &["Ingress", "IngressClass", "NetworkPolicy"]),
-    ("rbac.authorization.k8s.io", "v1", &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]),
+    (
+        "networking.k8s.io",
+        "v1",
+        &["Ingress", "IngressClass", "NetworkPolicy"],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
+    ),
     ("scheduling.k8s.io", "v1", &["PriorityClass"]),
-    ("storage.k8s.io", "v1", &["CSIDriver", "CSINode", "StorageClass", "VolumeAttachment"]),
+    (
+        "storage.k8s.io",
+        "v1",
+        &["CSIDriver", "CSINode", "StorageClass", "VolumeAttachment"],
+    ),
 ];
 
 /// Is this kind known to the apiserver's scheme (`Scheme.New` succeeds)?

@@ -390,7 +390,9 @@ mod tests {
     #[test]
     fn keeps_duplicates_and_literals() {
         let v = parse(br#"{"a": 1.50, "a": [true, null], "b": "x\u00e9"}"#).unwrap();
-        let Val::Obj(entries) = &v else { panic!("not an object") };
+        let Val::Obj(entries) = &v else {
+            panic!("not an object")
+        };
         assert_eq!(entries.len(), 3);
         assert_eq!(entries[0].1, Val::Num("1.50".into()));
         assert_eq!(entries[1].1, Val::Arr(vec![Val::Bool(true), Val::Null]));
@@ -419,8 +421,14 @@ mod tests {
             parse(br#"{"a":1 "b":2}"#).unwrap_err(),
             "invalid character '\"' after object key:value pair"
         );
-        assert_eq!(parse(b"[1 2]").unwrap_err(), "invalid character '2' after array element");
-        assert_eq!(parse(b"{} x").unwrap_err(), "invalid character 'x' after top-level value");
+        assert_eq!(
+            parse(b"[1 2]").unwrap_err(),
+            "invalid character '2' after array element"
+        );
+        assert_eq!(
+            parse(b"{} x").unwrap_err(),
+            "invalid character 'x' after top-level value"
+        );
         assert_eq!(
             parse(b"tru ").unwrap_err(),
             "invalid character ' ' in literal true (expecting 'e')"

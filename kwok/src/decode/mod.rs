@@ -4,6 +4,9 @@
 //!
 //! Every function here is pure: bytes in, the stored JSON form (or the Status error) out.
 
+// `ApiError` is the crate's Status error; it is returned by value like everywhere else.
+#![allow(clippy::result_large_err)]
+
 pub mod gosprint;
 pub mod quantity;
 
@@ -74,15 +77,27 @@ pub struct BodyType {
 
 impl BodyType {
     pub fn of(res: &ResourceDef) -> Self {
-        BodyType { group: res.group, version: res.version, kind: res.kind }
+        BodyType {
+            group: res.group,
+            version: res.version,
+            kind: res.kind,
+        }
     }
 
     /// The body type of a subresource (`pods/eviction` takes a policy/v1 Eviction).
     pub fn of_subresource(parent: &ResourceDef, sub: &SubresourceDef) -> Self {
         if sub.group.is_empty() && sub.version.is_empty() {
-            BodyType { group: parent.group, version: parent.version, kind: sub.kind }
+            BodyType {
+                group: parent.group,
+                version: parent.version,
+                kind: sub.kind,
+            }
         } else {
-            BodyType { group: sub.group, version: sub.version, kind: sub.kind }
+            BodyType {
+                group: sub.group,
+                version: sub.version,
+                kind: sub.kind,
+            }
         }
     }
 
@@ -99,14 +114,21 @@ impl BodyType {
         if actual.group == self.group && actual.version == self.version {
             return true;
         }
-        self.group == "policy" && self.kind == "Eviction" && actual.group == "policy" && actual.version == "v1beta1"
+        self.group == "policy"
+            && self.kind == "Eviction"
+            && actual.group == "policy"
+            && actual.version == "v1beta1"
     }
 }
 
 /// Decode a JSON request body for `res`. Returns the normalised object (unknown fields dropped, as
 /// the real server does by round-tripping through Go structs) and the warnings for `Warning:`
 /// headers.
-pub fn decode_body(res: &'static ResourceDef, body: &[u8], validation: FieldValidation) -> Result<(Value, Vec<String>), ApiError> {
+pub fn decode_body(
+    res: &'static ResourceDef,
+    body: &[u8],
+    validation: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
     decode_as(BodyType::of(res), body, validation)
 }
 
@@ -121,17 +143,37 @@ pub fn decode_subresource_body(
 }
 
 /// Decode a JSON body as `target`.
-pub fn decode_as(target: BodyType, body: &[u8], validation: FieldValidation) -> Result<(Value, Vec<String>), ApiError> {
-    let val = json::parse(body).map_err(|e| unrecognized(target, &format!("couldn't get version/kind; json parse error: {e}"), body))?;
+pub fn decode_as(
+    target: BodyType,
+    body: &[u8],
+    validation: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
+    let val = json::parse(body).map_err(|e| {
+        unrecognized(
+            target,
+            &format!("couldn't get version/kind; json parse error: {e}"),
+            body,
+        )
+    })?;
     decode_val(target, val, body, validation)
 }
 
 /// Decode an `application/yaml` body as `res`.
-pub fn decode_yaml_body(res: &'static ResourceDef, body: &[u8], validation: FieldValidation) -> Result<(Value, Vec<String>), ApiError> {
+pub fn decode_yaml_body(
+    res: &'static ResourceDef,
+    body: &[u8],
+    validation: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
     let target = BodyType::of(res);
     let v = yaml::to_json_value(body).map_err(|e| unrecognized(target, &e, body))?;
     let bytes = serde_json::to_vec(&v).map_err(|e| ApiError::internal(e.to_string()))?;
-    let val = json::parse(&bytes).map_err(|e| unrecognized(target, &format!("couldn't get version/kind; json parse error: {e}"), body))?;
+    let val = json::parse(&bytes).map_err(|e| {
+        unrecognized(
+            target,
+            &format!("couldn't get version/kind; json parse error: {e}"),
+            body,
+        )
+    })?;
     decode_val(target, val, body, validation)
 }
 
@@ -152,14 +194,26 @@ pub fn decode_patched(
 ) -> Result<(Value, Vec<String>), ApiError> {
     let target = BodyType::of(res);
     let patch_error = |msg: String| {
-        ApiError::invalid_kind("", "", "", "", &[FieldError::invalid("patch", go_quote(patch_value), msg)])
+        ApiError::invalid_kind(
+            "",
+            "",
+            "",
+            "",
+            &[FieldError::invalid("patch", go_quote(patch_value), msg)],
+        )
     };
-    let val = json::parse(patched).map_err(|e| patch_error(e))?;
+    let val = json::parse(patched).map_err(patch_error)?;
     let val = match val {
         Val::Null => Val::Obj(Vec::new()),
         v => v,
     };
-    match schema::walk_kind(target.group, target.kind, &val, validation != FieldValidation::Ignore, (&target.api_version(), target.kind)) {
+    match schema::walk_kind(
+        target.group,
+        target.kind,
+        &val,
+        validation != FieldValidation::Ignore,
+        (&target.api_version(), target.kind),
+    ) {
         None => Ok((val.to_json(), Vec::new())),
         Some(Err(msg)) => Err(patch_error(msg)),
         Some(Ok(outcome)) => {
@@ -173,9 +227,14 @@ pub fn decode_patched(
 /// fields are ignored; failures are returned unwrapped, which the apiserver answers with 500.
 pub fn decode_delete_options(body: &[u8]) -> Result<Value, ApiError> {
     let server_error = |msg: String| ApiError::new(500, "", msg);
-    let val = json::parse(body).map_err(|e| server_error(format!("couldn't get version/kind; json parse error: {e}")))?;
+    let val = json::parse(body)
+        .map_err(|e| server_error(format!("couldn't get version/kind; json parse error: {e}")))?;
     let claimed = gvk::interpret(&val).map_err(|(json_error, e)| {
-        server_error(if json_error { format!("couldn't get version/kind; json parse error: {e}") } else { e })
+        server_error(if json_error {
+            format!("couldn't get version/kind; json parse error: {e}")
+        } else {
+            e
+        })
     })?;
     if !claimed.kind.is_empty() && claimed.kind != "DeleteOptions" {
         let gvk = gvk::with_defaults(claimed, &Gvk::new("meta.k8s.io", "v1", "DeleteOptions"));
@@ -190,16 +249,31 @@ pub fn decode_delete_options(body: &[u8]) -> Result<Value, ApiError> {
         Val::Null => Val::Obj(Vec::new()),
         v => v,
     };
-    match schema::walk_kind("meta.k8s.io", "DeleteOptions", &val, false, ("meta.k8s.io/v1", "DeleteOptions")) {
+    match schema::walk_kind(
+        "meta.k8s.io",
+        "DeleteOptions",
+        &val,
+        false,
+        ("meta.k8s.io/v1", "DeleteOptions"),
+    ) {
         Some(Ok(outcome)) => Ok(outcome.object),
         Some(Err(msg)) => Err(server_error(msg)),
         None => Ok(val.to_json()),
     }
 }
 
-fn decode_val(target: BodyType, val: Val, body: &[u8], validation: FieldValidation) -> Result<(Value, Vec<String>), ApiError> {
+fn decode_val(
+    target: BodyType,
+    val: Val,
+    body: &[u8],
+    validation: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
     let claimed = gvk::interpret(&val).map_err(|(json_error, e)| {
-        let msg = if json_error { format!("couldn't get version/kind; json parse error: {e}") } else { e };
+        let msg = if json_error {
+            format!("couldn't get version/kind; json parse error: {e}")
+        } else {
+            e
+        };
         unrecognized(target, &msg, body)
     })?;
     let expected = target.gvk();
@@ -207,7 +281,8 @@ fn decode_val(target: BodyType, val: Val, body: &[u8], validation: FieldValidati
     actual = gvk::with_defaults(actual, &Gvk::new(target.group, "__internal", target.kind));
 
     let same_kind = actual.kind == target.kind
-        && gvk::internal_type(&actual.group, &actual.kind) == gvk::internal_type(target.group, target.kind);
+        && gvk::internal_type(&actual.group, &actual.kind)
+            == gvk::internal_type(target.group, target.kind);
     if !(same_kind && target.accepts(&actual)) {
         if !gvk::registered(&actual) {
             let err = if actual.version == "__internal" {
@@ -249,12 +324,18 @@ fn decode_val(target: BodyType, val: Val, body: &[u8], validation: FieldValidati
     };
     let api_version = target.api_version();
     let check_strict = validation != FieldValidation::Ignore;
-    match schema::walk_kind(target.group, target.kind, &val, check_strict, (&api_version, target.kind)) {
+    match schema::walk_kind(
+        target.group,
+        target.kind,
+        &val,
+        check_strict,
+        (&api_version, target.kind),
+    ) {
         None => Ok((finish(val.to_json(), &target), Vec::new())),
         Some(Err(msg)) => Err(cannot_handle(&actual, target, &msg)),
         Some(Ok(outcome)) => {
-            let warnings =
-                strict_outcome(&outcome.strict, validation).map_err(|msg| cannot_handle(&actual, target, &msg))?;
+            let warnings = strict_outcome(&outcome.strict, validation)
+                .map_err(|msg| cannot_handle(&actual, target, &msg))?;
             Ok((finish(outcome.object, &target), warnings))
         }
     }
@@ -314,7 +395,11 @@ fn summarize(data: &[u8], max: usize) -> String {
     if data.is_empty() {
         return "<empty>".into();
     }
-    let (head, more) = if data.len() > max { (&data[..max], " ...") } else { (data, "") };
+    let (head, more) = if data.len() > max {
+        (&data[..max], " ...")
+    } else {
+        (data, "")
+    };
     if data[0] == b'{' {
         format!("{}{more}", String::from_utf8_lossy(head))
     } else {

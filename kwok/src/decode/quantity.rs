@@ -32,13 +32,21 @@ struct Dec {
 
 impl Dec {
     fn zero() -> Self {
-        Dec { negative: false, digits: String::new(), exp: 0 }
+        Dec {
+            negative: false,
+            digits: String::new(),
+            exp: 0,
+        }
     }
 
     fn new(negative: bool, digits: &str, exp: i32) -> Self {
         let digits = digits.trim_start_matches('0').to_string();
         let negative = negative && !digits.is_empty();
-        Dec { negative, digits, exp }
+        Dec {
+            negative,
+            digits,
+            exp,
+        }
     }
 
     fn is_zero(&self) -> bool {
@@ -113,7 +121,7 @@ impl Dec {
         let mut v: u128 = self.digits.parse().ok()?;
         if self.exp < 0 {
             let div = 10u128.checked_pow((-self.exp) as u32)?;
-            if v % div != 0 {
+            if !v.is_multiple_of(div) {
                 return None;
             }
             v /= div;
@@ -189,7 +197,13 @@ fn split(s: &str) -> Result<(bool, String, String, String, String), &'static str
     // Strip leading zeros; an all-zero string is zero.
     loop {
         if pos >= end {
-            return Ok((positive, "0".into(), "0".into(), String::new(), String::new()));
+            return Ok((
+                positive,
+                "0".into(),
+                "0".into(),
+                String::new(),
+                String::new(),
+            ));
         }
         if b[pos] == b'0' {
             pos += 1;
@@ -286,7 +300,11 @@ impl Quantity {
             return Err(ERR_FORMAT_WRONG);
         }
         if s == "0" {
-            return Ok(Quantity { value: Dec::zero(), format: Format::DecimalSI, original: Some("0".into()) });
+            return Ok(Quantity {
+                value: Dec::zero(),
+                format: Format::DecimalSI,
+                original: Some("0".into()),
+            });
         }
         let (positive, _value, num, denom, suffix) = split(s)?;
         let (base, exponent, mut format) = interpret(&suffix).ok_or(ERR_SUFFIX)?;
@@ -312,7 +330,10 @@ impl Quantity {
             if scale >= -9 {
                 let shifted = format!("{num}{denom}");
                 let value: i64 = shifted.parse().map_err(|_| ERR_NUMERIC)?;
-                if let Some(result) = value.checked_mul(1i64 << shift.clamp(0, 62)).filter(|_| shift < 63) {
+                if let Some(result) = value
+                    .checked_mul(1i64 << shift.clamp(0, 62))
+                    .filter(|_| shift < 63)
+                {
                     let keep = match format {
                         Format::BinarySI => exponent % 10 == 0 && (value & 0x07) != 0,
                         _ => {
@@ -321,7 +342,11 @@ impl Quantity {
                     };
                     let value = Dec::new(!positive, &result.unsigned_abs().to_string(), scale);
                     let original = keep.then(|| s.to_string());
-                    return Ok(Quantity { value, format, original });
+                    return Ok(Quantity {
+                        value,
+                        format,
+                        original,
+                    });
                 }
             }
         }
@@ -339,14 +364,21 @@ impl Quantity {
         if format == Format::BinarySI {
             let max = Dec::new(false, &MAX_INT64.to_string(), 0);
             if amount.cmp_abs(&max) == Ordering::Greater {
-                amount = Dec { negative: amount.negative, ..max };
+                amount = Dec {
+                    negative: amount.negative,
+                    ..max
+                };
             }
             let one = Dec::new(false, "1", 0);
             if !amount.is_zero() && amount.cmp_abs(&one) == Ordering::Less {
                 format = Format::DecimalSI;
             }
         }
-        Ok(Quantity { value: amount, format, original: None })
+        Ok(Quantity {
+            value: amount,
+            format,
+            original: None,
+        })
     }
 
     pub fn is_zero(&self) -> bool {
@@ -357,8 +389,8 @@ impl Quantity {
         self.value.negative
     }
 
-    /// `Quantity.Cmp`.
-    pub fn cmp(&self, other: &Quantity) -> Ordering {
+    /// `Quantity.Cmp`: compare the values.
+    pub fn compare(&self, other: &Quantity) -> Ordering {
         self.value.cmp(&other.value)
     }
 
@@ -480,8 +512,8 @@ mod tests {
         let a = Quantity::parse("500m").unwrap();
         let b = Quantity::parse("0.5").unwrap();
         let one = Quantity::parse("1").unwrap();
-        assert_eq!(a.cmp(&b), Ordering::Equal);
-        assert_eq!(a.cmp(&one), Ordering::Less);
+        assert_eq!(a.compare(&b), Ordering::Equal);
+        assert_eq!(a.compare(&one), Ordering::Less);
         assert!(one.is_integer());
         assert!(!a.is_integer());
         assert!(Quantity::parse("-1").unwrap().is_negative());

@@ -7,7 +7,13 @@ use super::json::Val;
 use super::walker::{walk, Outcome};
 
 /// Decode `val` as (group, kind); `None` when the kind has no schema here.
-pub fn walk_kind(group: &str, kind: &str, val: &Val, check_strict: bool, root: (&str, &str)) -> Option<Result<Outcome, String>> {
+pub fn walk_kind(
+    group: &str,
+    kind: &str,
+    val: &Val,
+    check_strict: bool,
+    root: (&str, &str),
+) -> Option<Result<Outcome, String>> {
     let r = match (group, kind) {
         ("", "Pod") => walk::<core::v1::Pod>(val, check_strict, root),
         ("", "Node") => walk::<core::v1::Node>(val, check_strict, root),
@@ -21,10 +27,16 @@ pub fn walk_kind(group: &str, kind: &str, val: &Val, check_strict: bool, root: (
         ("apps", "Deployment") => walk::<apps::v1::Deployment>(val, check_strict, root),
         ("apps", "ReplicaSet") => walk::<apps::v1::ReplicaSet>(val, check_strict, root),
         ("apps", "DaemonSet") => walk::<apps::v1::DaemonSet>(val, check_strict, root),
-        ("apps", "ControllerRevision") => walk::<apps::v1::ControllerRevision>(val, check_strict, root),
-        ("policy", "PodDisruptionBudget") => walk::<policy::v1::PodDisruptionBudget>(val, check_strict, root),
+        ("apps", "ControllerRevision") => {
+            walk::<apps::v1::ControllerRevision>(val, check_strict, root)
+        }
+        ("policy", "PodDisruptionBudget") => {
+            walk::<policy::v1::PodDisruptionBudget>(val, check_strict, root)
+        }
         ("policy", "Eviction") => walk::<policy::v1::Eviction>(val, check_strict, root),
-        ("coordination.k8s.io", "Lease") => walk::<coordination::v1::Lease>(val, check_strict, root),
+        ("coordination.k8s.io", "Lease") => {
+            walk::<coordination::v1::Lease>(val, check_strict, root)
+        }
         ("autoscaling", "Scale") => walk::<autoscaling::v1::Scale>(val, check_strict, root),
         ("" | "meta.k8s.io", "DeleteOptions") => walk::<DeleteOptions>(val, check_strict, root),
         _ => return None,

@@ -16,7 +16,9 @@ use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::value::{StrDeserializer, StringDeserializer};
-use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::{Map, Value};
 
 use super::json::Val;
@@ -88,7 +90,9 @@ impl Walk {
 
     fn strict_error(&self, kind: &str, path: &str) {
         if self.check_strict {
-            self.strict.borrow_mut().push(format!("{kind} field {}", go_quote(path)));
+            self.strict
+                .borrow_mut()
+                .push(format!("{kind} field {}", go_quote(path)));
         }
     }
 
@@ -122,7 +126,11 @@ impl Walk {
 
 /// Decode `val` as the k8s-openapi type `T`. `root` is the (apiVersion, kind) the top-level
 /// k8s-openapi visitor insists on; the body's own values are kept in the output.
-pub fn walk<T: DeserializeOwned>(val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+pub fn walk<T: DeserializeOwned>(
+    val: &Val,
+    check_strict: bool,
+    root: (&str, &str),
+) -> Result<Outcome, String> {
     let walk = Walk {
         check_strict,
         strict: RefCell::new(Vec::new()),
@@ -130,13 +138,21 @@ pub fn walk<T: DeserializeOwned>(val: &Val, check_strict: bool, root: (&str, &st
         out: RefCell::new(Vec::new()),
         last_shape: Cell::new(Shape::Scalar),
     };
-    let node = Node { val, walk: &walk, pos: Pos::default(), root: Some(root) };
+    let node = Node {
+        val,
+        walk: &walk,
+        pos: Pos::default(),
+        root: Some(root),
+    };
     let result = T::deserialize(node);
     if let Some(msg) = walk.fatal.borrow_mut().take() {
         return Err(msg);
     }
     match result {
-        Ok(_) => Ok(Outcome { object: walk.pop(), strict: walk.strict.take() }),
+        Ok(_) => Ok(Outcome {
+            object: walk.pop(),
+            strict: walk.strict.take(),
+        }),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -225,7 +241,10 @@ fn go_int(lit: &str) -> Option<i128> {
 
 impl<'a> Node<'a> {
     fn go_type(&self, default: &str) -> String {
-        self.pos.go_type.clone().unwrap_or_else(|| default.to_string())
+        self.pos
+            .go_type
+            .clone()
+            .unwrap_or_else(|| default.to_string())
     }
 
     /// encoding/json's `UnmarshalTypeError` with the decoder's error context.
@@ -242,7 +261,13 @@ impl<'a> Node<'a> {
         self.walk.fail(msg)
     }
 
-    fn integer<'de, V: Visitor<'de>>(self, visitor: V, go: &str, min: i128, max: i128) -> Result<V::Value, WalkError> {
+    fn integer<'de, V: Visitor<'de>>(
+        self,
+        visitor: V,
+        go: &str,
+        min: i128,
+        max: i128,
+    ) -> Result<V::Value, WalkError> {
         match self.val {
             Val::Num(lit) => match go_int(lit).filter(|n| (min..=max).contains(n)) {
                 Some(n) => {
@@ -270,7 +295,8 @@ impl<'a> Node<'a> {
         match self.val {
             Val::Num(lit) => match lit.parse::<f64>().ok().filter(|f| f.is_finite()) {
                 Some(f) => {
-                    self.walk.emit(Shape::Scalar, super::json::number_value(lit));
+                    self.walk
+                        .emit(Shape::Scalar, super::json::number_value(lit));
                     visitor.visit_f64(f)
                 }
                 None => Err(self.type_error(&format!("number {lit}"), &self.go_type(go))),
@@ -328,7 +354,8 @@ impl<'a> Node<'a> {
             other => return Err(self.type_error(other.go_kind(), "[]uint8")),
         };
         let encoded = gobase64::encode(&bytes);
-        self.walk.emit(Shape::Scalar, Value::String(encoded.clone()));
+        self.walk
+            .emit(Shape::Scalar, Value::String(encoded.clone()));
         visitor.visit_some(StringDeserializer::<WalkError>::new(encoded))
     }
 
@@ -342,7 +369,8 @@ impl<'a> Node<'a> {
             other => other.raw_text(),
         };
         let canonical = quantity::canonicalize(&text).map_err(|e| self.walk.fail(e.to_string()))?;
-        self.walk.emit(Shape::Scalar, Value::String(canonical.clone()));
+        self.walk
+            .emit(Shape::Scalar, Value::String(canonical.clone()));
         visitor.visit_newtype_struct(StringDeserializer::<WalkError>::new(canonical))
     }
 
@@ -350,13 +378,19 @@ impl<'a> Node<'a> {
     fn time<'de, V: Visitor<'de>>(self, visitor: V, micro: bool) -> Result<V::Value, WalkError> {
         match self.val {
             Val::Str(s) => {
-                let normalized = gotime::parse_and_normalize(s, micro).map_err(|m| self.walk.fail(m))?;
-                self.walk.emit(Shape::Scalar, Value::String(normalized.clone()));
+                let normalized =
+                    gotime::parse_and_normalize(s, micro).map_err(|m| self.walk.fail(m))?;
+                self.walk
+                    .emit(Shape::Scalar, Value::String(normalized.clone()));
                 visitor.visit_newtype_struct(StringDeserializer::<WalkError>::new(normalized))
             }
             Val::Null => {
                 self.walk.emit(Shape::Scalar, Value::Null);
-                let stand_in = if micro { "1970-01-01T00:00:00.000000Z" } else { EPOCH };
+                let stand_in = if micro {
+                    "1970-01-01T00:00:00.000000Z"
+                } else {
+                    EPOCH
+                };
                 visitor.visit_newtype_struct(StrDeserializer::<WalkError>::new(stand_in))
             }
             other => Err(self.type_error(other.go_kind(), "string")),
@@ -371,7 +405,9 @@ impl<'a> Node<'a> {
                 self.walk.emit(Shape::Scalar, Value::String(s.clone()));
                 visitor.visit_string(s.clone())
             }
-            Val::Num(lit) => match go_int(lit).filter(|n| (i128::from(i32::MIN)..=i128::from(i32::MAX)).contains(n)) {
+            Val::Num(lit) => match go_int(lit)
+                .filter(|n| (i128::from(i32::MIN)..=i128::from(i32::MAX)).contains(n))
+            {
                 Some(n) => {
                     self.walk.emit(Shape::Scalar, Value::from(n as i64));
                     visitor.visit_i32(n as i32)
@@ -390,7 +426,8 @@ impl<'a> Node<'a> {
     fn free<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, WalkError> {
         let v = self.val.to_json();
         self.walk.emit(Shape::Scalar, v.clone());
-        v.deserialize_any(visitor).map_err(|e| WalkError::Other(e.to_string()))
+        v.deserialize_any(visitor)
+            .map_err(|e| WalkError::Other(e.to_string()))
     }
 }
 
@@ -483,11 +520,19 @@ impl<'de> Deserializer<'de> for Node<'_> {
         visitor.visit_unit()
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, WalkError> {
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, WalkError> {
         self.deserialize_unit(visitor)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, WalkError> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, WalkError> {
         match name {
             "Quantity" => self.quantity(visitor),
             "Time" => self.time(visitor, false),
@@ -495,7 +540,9 @@ impl<'de> Deserializer<'de> for Node<'_> {
             "RawExtension" | "FieldsV1" => {
                 let v = self.val.to_json();
                 self.walk.emit(Shape::Scalar, v.clone());
-                visitor.visit_newtype_struct(v).map_err(|e| WalkError::Other(e.to_string()))
+                visitor
+                    .visit_newtype_struct(v)
+                    .map_err(|e| WalkError::Other(e.to_string()))
             }
             _ => visitor.visit_newtype_struct(self),
         }
@@ -514,7 +561,13 @@ impl<'de> Deserializer<'de> for Node<'_> {
             }
         };
         let collected = RefCell::new(Vec::new());
-        let access = SeqNode { items, idx: 0, walk: self.walk, pos: &self.pos, out: &collected };
+        let access = SeqNode {
+            items,
+            idx: 0,
+            walk: self.walk,
+            pos: &self.pos,
+            out: &collected,
+        };
         let r = visitor.visit_seq(access)?;
         let v = match self.val {
             Val::Null => Value::Null,
@@ -524,11 +577,20 @@ impl<'de> Deserializer<'de> for Node<'_> {
         Ok(r)
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, WalkError> {
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, WalkError> {
         self.deserialize_seq(visitor)
     }
 
-    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _name: &'static str, _len: usize, visitor: V) -> Result<V::Value, WalkError> {
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, WalkError> {
         self.deserialize_seq(visitor)
     }
 
@@ -631,13 +693,23 @@ struct SeqNode<'a> {
 impl<'de> SeqAccess<'de> for SeqNode<'_> {
     type Error = WalkError;
 
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, WalkError> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, WalkError> {
         let Some(item) = self.items.get(self.idx) else {
             return Ok(None);
         };
-        let pos = self.pos.element(format!("{}[{}]", self.pos.spath, self.idx));
+        let pos = self
+            .pos
+            .element(format!("{}[{}]", self.pos.spath, self.idx));
         self.idx += 1;
-        let r = seed.deserialize(Node { val: item, walk: self.walk, pos, root: None })?;
+        let r = seed.deserialize(Node {
+            val: item,
+            walk: self.walk,
+            pos,
+            root: None,
+        })?;
         let v = self.walk.pop();
         self.out.borrow_mut().push(v);
         Ok(Some(r))
@@ -662,16 +734,21 @@ struct MapNode<'a> {
 impl<'de> MapAccess<'de> for MapNode<'_> {
     type Error = WalkError;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, WalkError> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, WalkError> {
         let Some(entry) = self.entries.get(self.idx) else {
             return Ok(None);
         };
         self.idx += 1;
         if !self.seen.insert(entry.0.as_str()) {
-            self.walk.strict_error("duplicate", &self.pos.key_path(&entry.0));
+            self.walk
+                .strict_error("duplicate", &self.pos.key_path(&entry.0));
         }
         self.current = Some(entry);
-        seed.deserialize(StrDeserializer::<WalkError>::new(&entry.0)).map(Some)
+        seed.deserialize(StrDeserializer::<WalkError>::new(&entry.0))
+            .map(Some)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, WalkError> {
@@ -679,7 +756,12 @@ impl<'de> MapAccess<'de> for MapNode<'_> {
             return Err(WalkError::Other("map value without a key".into()));
         };
         let pos = self.pos.element(self.pos.key_path(key));
-        let r = seed.deserialize(Node { val, walk: self.walk, pos, root: None })?;
+        let r = seed.deserialize(Node {
+            val,
+            walk: self.walk,
+            pos,
+            root: None,
+        })?;
         let v = self.walk.pop();
         self.out.borrow_mut().insert(key.clone(), v);
         Ok(r)
@@ -711,7 +793,10 @@ struct StructNode<'a> {
 impl<'de> MapAccess<'de> for StructNode<'_> {
     type Error = WalkError;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, WalkError> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, WalkError> {
         while let Some(entry) = self.entries.get(self.idx) {
             self.idx += 1;
             let key = entry.0.as_str();
@@ -724,12 +809,16 @@ impl<'de> MapAccess<'de> for StructNode<'_> {
                 self.walk.strict_error("duplicate", &self.pos.key_path(key));
             }
             self.current = Current::Entry(entry);
-            return seed.deserialize(StrDeserializer::<WalkError>::new(key)).map(Some);
+            return seed
+                .deserialize(StrDeserializer::<WalkError>::new(key))
+                .map(Some);
         }
         while let Some(field) = self.synth.pop() {
             if !self.seen.contains(field) {
                 self.current = Current::Synthetic;
-                return seed.deserialize(StrDeserializer::<WalkError>::new(field)).map(Some);
+                return seed
+                    .deserialize(StrDeserializer::<WalkError>::new(field))
+                    .map(Some);
             }
         }
         Ok(None)
@@ -751,7 +840,12 @@ impl<'de> MapAccess<'de> for StructNode<'_> {
                     }
                 }
                 let pos = self.pos.field(self.name, key);
-                let r = seed.deserialize(Node { val, walk: self.walk, pos, root: None })?;
+                let r = seed.deserialize(Node {
+                    val,
+                    walk: self.walk,
+                    pos,
+                    root: None,
+                })?;
                 let v = self.walk.pop();
                 let mut out = self.out.borrow_mut();
                 if v.is_null() {
@@ -802,7 +896,11 @@ impl<'de> Deserializer<'de> for StandIn {
         visitor.visit_some(self)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, WalkError> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, WalkError> {
         visitor.visit_newtype_struct(StrDeserializer::<WalkError>::new(EPOCH))
     }
 
@@ -900,10 +998,18 @@ impl<'de> Deserializer<'de> for Probe {
     fn deserialize_unit<V: Visitor<'de>>(self, _v: V) -> Result<V::Value, WalkError> {
         found("struct {}")
     }
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _n: &'static str, _v: V) -> Result<V::Value, WalkError> {
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _n: &'static str,
+        _v: V,
+    ) -> Result<V::Value, WalkError> {
         found("struct {}")
     }
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, WalkError> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, WalkError> {
         match gotypes::newtype(name) {
             Some(t) => found(t),
             None => visitor.visit_newtype_struct(self),
@@ -912,10 +1018,19 @@ impl<'de> Deserializer<'de> for Probe {
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, WalkError> {
         found(&probe_seq(visitor))
     }
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, WalkError> {
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, WalkError> {
         found(&probe_seq(visitor))
     }
-    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _n: &'static str, _len: usize, visitor: V) -> Result<V::Value, WalkError> {
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _n: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, WalkError> {
         found(&probe_seq(visitor))
     }
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, WalkError> {
@@ -950,7 +1065,10 @@ struct ProbeSeq;
 impl<'de> SeqAccess<'de> for ProbeSeq {
     type Error = WalkError;
 
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, WalkError> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, WalkError> {
         seed.deserialize(Probe).map(Some)
     }
 }
@@ -962,12 +1080,16 @@ struct ProbeMap {
 impl<'de> MapAccess<'de> for ProbeMap {
     type Error = WalkError;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, WalkError> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, WalkError> {
         if self.key_given {
             return Ok(None);
         }
         self.key_given = true;
-        seed.deserialize(StrDeserializer::<WalkError>::new("key")).map(Some)
+        seed.deserialize(StrDeserializer::<WalkError>::new("key"))
+            .map(Some)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, WalkError> {

@@ -38,11 +38,16 @@ fn convert(y: serde_yaml::Value) -> Value {
             } else if let Some(u) = n.as_u64() {
                 Value::Number(u.into())
             } else {
-                n.as_f64().and_then(Number::from_f64).map(Value::Number).unwrap_or(Value::Null)
+                n.as_f64()
+                    .and_then(Number::from_f64)
+                    .map(Value::Number)
+                    .unwrap_or(Value::Null)
             }
         }
         serde_yaml::Value::String(s) => Value::String(s),
-        serde_yaml::Value::Sequence(items) => Value::Array(items.into_iter().map(convert).collect()),
+        serde_yaml::Value::Sequence(items) => {
+            Value::Array(items.into_iter().map(convert).collect())
+        }
         serde_yaml::Value::Mapping(m) => {
             let mut out = Map::new();
             for (k, v) in m {

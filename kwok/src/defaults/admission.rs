@@ -5,6 +5,9 @@
 //! Left out: the ServiceAccount plugin's `kube-api-access-*` projected token volume and its
 //! mounts, and its check that the service account exists.
 
+// `ApiError` is the crate's Status error; it is returned by value like everywhere else.
+#![allow(clippy::result_large_err)]
+
 use serde_json::{json, Map, Value};
 
 use super::fields::{child, each, is_nil, str_of};
@@ -27,7 +30,9 @@ const SYSTEM_PRIORITY_CLASSES: &[(&str, i64)] = &[
 /// answers of the Priority plugin.
 pub fn admit_pod(pod: &mut Value, old: Option<&Value>) -> Result<(), ApiError> {
     let name = pod["metadata"]["name"].as_str().unwrap_or("").to_string();
-    let mirror = pod["metadata"]["annotations"].get("kubernetes.io/config.mirror").is_some();
+    let mirror = pod["metadata"]["annotations"]
+        .get("kubernetes.io/config.mirror")
+        .is_some();
     let old_spec = old.and_then(|o| o.get("spec"));
     let Some(spec) = pod.as_object_mut().and_then(|p| child(p, "spec")) else {
         return Ok(());
@@ -100,7 +105,10 @@ fn default_toleration_seconds(spec: &mut Map<String, Value>) {
         tolerates_unreachable |= (key == UNREACHABLE || key.is_empty()) && no_execute;
     }
     let mut add = Vec::new();
-    for (tolerated, key) in [(tolerates_not_ready, NOT_READY), (tolerates_unreachable, UNREACHABLE)] {
+    for (tolerated, key) in [
+        (tolerates_not_ready, NOT_READY),
+        (tolerates_unreachable, UNREACHABLE),
+    ] {
         if !tolerated {
             add.push(json!({
                 "key": key,

@@ -32,7 +32,9 @@ pub fn namespace(obj: &mut Map<String, Value>) {
 
 /// `SetDefaults_NodeStatus`: allocatable defaults to capacity.
 pub fn node(obj: &mut Map<String, Value>) {
-    let Some(status) = existing(obj, "status") else { return };
+    let Some(status) = existing(obj, "status") else {
+        return;
+    };
     if status.get("allocatable").is_none_or(Value::is_null) {
         if let Some(capacity) = status.get("capacity").filter(|c| c.is_object()).cloned() {
             status.insert("allocatable".into(), capacity);

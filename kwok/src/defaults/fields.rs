@@ -13,12 +13,18 @@ pub fn child<'a>(m: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Map
 }
 
 /// The object under `key`, only when present.
-pub fn existing<'a>(m: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Map<String, Value>> {
+pub fn existing<'a>(
+    m: &'a mut Map<String, Value>,
+    key: &str,
+) -> Option<&'a mut Map<String, Value>> {
     m.get_mut(key).and_then(Value::as_object_mut)
 }
 
 /// Each object of the list under `key`.
-pub fn each<'a>(m: &'a mut Map<String, Value>, key: &str) -> impl Iterator<Item = &'a mut Map<String, Value>> {
+pub fn each<'a>(
+    m: &'a mut Map<String, Value>,
+    key: &str,
+) -> impl Iterator<Item = &'a mut Map<String, Value>> {
     m.get_mut(key)
         .and_then(Value::as_array_mut)
         .into_iter()

@@ -38,7 +38,8 @@ fn tag_ok(t: &str) -> bool {
     !b.is_empty()
         && b.len() <= 128
         && (b[0].is_ascii_alphanumeric() || b[0] == b'_')
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
 }
 
 /// `algorithm:hex` with at least 32 hex digits.
@@ -47,7 +48,9 @@ fn digest_ok(d: &str) -> bool {
         return false;
     };
     !alg.is_empty()
-        && alg.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'.'))
+        && alg
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'.'))
         && hex.len() >= 32
         && hex.bytes().all(|c| c.is_ascii_hexdigit())
 }
@@ -135,10 +138,15 @@ mod tests {
         assert_eq!(default_pull_policy("nginx"), "Always");
         assert_eq!(default_pull_policy("nginx:latest"), "Always");
         assert_eq!(default_pull_policy("nginx:1.25"), "IfNotPresent");
-        assert_eq!(default_pull_policy("registry.k8s.io/pause:3.9"), "IfNotPresent");
+        assert_eq!(
+            default_pull_policy("registry.k8s.io/pause:3.9"),
+            "IfNotPresent"
+        );
         assert_eq!(default_pull_policy("localhost:5000/app"), "Always");
         assert_eq!(
-            default_pull_policy("nginx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"),
+            default_pull_policy(
+                "nginx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+            ),
             "IfNotPresent"
         );
         // Does not parse (upper case repository): no tag, so IfNotPresent.

@@ -35,7 +35,9 @@ pub fn apply(res: &ResourceDef, obj: &mut Value) {
 
 /// Scheme defaulting only (what decoding into the Go type does), without admission.
 pub fn apply_scheme(res: &ResourceDef, obj: &mut Value) {
-    let Some(map) = obj.as_object_mut() else { return };
+    let Some(map) = obj.as_object_mut() else {
+        return;
+    };
     match (res.group, res.kind) {
         ("", "Pod") => {
             if let Some(spec) = fields::child(map, "spec") {

@@ -129,10 +129,35 @@ fn handler(h: &mut Map<String, Value>) {
 /// `SetDefaults_Volume` and the volume source defaults (file modes 0644 = 420).
 fn volume(v: &mut Map<String, Value>) {
     const SOURCES: &[&str] = &[
-        "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs",
-        "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker",
-        "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk",
-        "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral",
+        "hostPath",
+        "emptyDir",
+        "gcePersistentDisk",
+        "awsElasticBlockStore",
+        "gitRepo",
+        "secret",
+        "nfs",
+        "iscsi",
+        "glusterfs",
+        "persistentVolumeClaim",
+        "rbd",
+        "flexVolume",
+        "cinder",
+        "cephfs",
+        "flocker",
+        "downwardAPI",
+        "fc",
+        "azureFile",
+        "configMap",
+        "vsphereVolume",
+        "quobyte",
+        "azureDisk",
+        "photonPersistentDisk",
+        "projected",
+        "portworxVolume",
+        "scaleIO",
+        "storageos",
+        "csi",
+        "ephemeral",
         "image",
     ];
     if SOURCES.iter().all(|s| is_nil(v, s)) {
@@ -191,7 +216,12 @@ fn requests_from_limits(c: &mut Map<String, Value>) {
     let Some(res) = existing(c, "resources") else {
         return;
     };
-    let Some(limits) = res.get("limits").and_then(Value::as_object).filter(|l| !l.is_empty()).cloned() else {
+    let Some(limits) = res
+        .get("limits")
+        .and_then(Value::as_object)
+        .filter(|l| !l.is_empty())
+        .cloned()
+    else {
         return;
     };
     let Some(requests) = child(res, "requests") else {

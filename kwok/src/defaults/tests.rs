@@ -3,7 +3,9 @@
 use serde_json::json;
 
 use super::*;
-use crate::registry::{DAEMONSETS, DEPLOYMENTS, NAMESPACES, NODES, PODDISRUPTIONBUDGETS, PODS, REPLICASETS, SECRETS};
+use crate::registry::{
+    DAEMONSETS, DEPLOYMENTS, NAMESPACES, NODES, PODDISRUPTIONBUDGETS, PODS, REPLICASETS, SECRETS,
+};
 
 #[test]
 fn pod_gets_scheme_and_admission_defaults() {
@@ -52,7 +54,10 @@ fn pod_defaults_are_idempotent_and_keep_given_values() {
     assert_eq!(spec["tolerations"], json!([{"operator": "Exists"}]));
     let c = &spec["containers"][0];
     assert_eq!(c["imagePullPolicy"], json!("Never"));
-    assert_eq!(c["resources"]["requests"], json!({"cpu": "500m", "nvidia.com/gpu": "1"}));
+    assert_eq!(
+        c["resources"]["requests"],
+        json!({"cpu": "500m", "nvidia.com/gpu": "1"})
+    );
 }
 
 #[test]
@@ -72,21 +77,37 @@ fn templates_get_pod_spec_defaults_but_no_admission() {
     assert_eq!(spec["revisionHistoryLimit"], json!(10));
     assert_eq!(spec["progressDeadlineSeconds"], json!(600));
     let t = &spec["template"];
-    assert_eq!(t["metadata"], json!({"labels": {"app": "a"}, "creationTimestamp": null}));
+    assert_eq!(
+        t["metadata"],
+        json!({"labels": {"app": "a"}, "creationTimestamp": null})
+    );
     let ps = &t["spec"];
     assert_eq!(ps["restartPolicy"], json!("Always"));
     assert_eq!(ps["schedulerName"], json!("default-scheduler"));
-    for pod_only in ["enableServiceLinks", "priority", "preemptionPolicy", "serviceAccountName", "tolerations"] {
-        assert!(ps.get(pod_only).is_none(), "{pod_only} must not be defaulted in templates");
+    for pod_only in [
+        "enableServiceLinks",
+        "priority",
+        "preemptionPolicy",
+        "serviceAccountName",
+        "tolerations",
+    ] {
+        assert!(
+            ps.get(pod_only).is_none(),
+            "{pod_only} must not be defaulted in templates"
+        );
     }
-    assert_eq!(ps["containers"][0]["imagePullPolicy"], json!("IfNotPresent"));
+    assert_eq!(
+        ps["containers"][0]["imagePullPolicy"],
+        json!("IfNotPresent")
+    );
     // Requests default to limits only in pods.
     assert!(ps["containers"][0]["resources"].get("requests").is_none());
 }
 
 #[test]
 fn daemonset_and_replicaset_defaults() {
-    let mut ds = json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+    let mut ds =
+        json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}});
     apply(&DAEMONSETS, &mut ds);
     assert_eq!(
         ds["spec"]["updateStrategy"],
@@ -96,7 +117,10 @@ fn daemonset_and_replicaset_defaults() {
 
     let mut ondelete = json!({"spec": {"updateStrategy": {"type": "OnDelete"}}});
     apply(&DAEMONSETS, &mut ondelete);
-    assert_eq!(ondelete["spec"]["updateStrategy"], json!({"type": "OnDelete"}));
+    assert_eq!(
+        ondelete["spec"]["updateStrategy"],
+        json!({"type": "OnDelete"})
+    );
 
     let mut rs = json!({"spec": {}});
     apply(&REPLICASETS, &mut rs);
@@ -107,17 +131,26 @@ fn daemonset_and_replicaset_defaults() {
 fn namespace_node_secret_and_pdb() {
     let mut ns = json!({"metadata": {"name": "gpu-drv"}});
     apply(&NAMESPACES, &mut ns);
-    assert_eq!(ns["metadata"]["labels"], json!({"kubernetes.io/metadata.name": "gpu-drv"}));
+    assert_eq!(
+        ns["metadata"]["labels"],
+        json!({"kubernetes.io/metadata.name": "gpu-drv"})
+    );
     assert_eq!(ns["spec"], json!({"finalizers": ["kubernetes"]}));
     assert_eq!(ns["status"], json!({"phase": "Active"}));
 
     let mut node = json!({"status": {"capacity": {"cpu": "4", "pods": "110"}}});
     apply(&NODES, &mut node);
-    assert_eq!(node["status"]["allocatable"], json!({"cpu": "4", "pods": "110"}));
+    assert_eq!(
+        node["status"]["allocatable"],
+        json!({"cpu": "4", "pods": "110"})
+    );
 
     let mut secret = json!({"data": {"a": "eA=="}, "stringData": {"b": "hello"}});
     apply(&SECRETS, &mut secret);
-    assert_eq!(secret, json!({"data": {"a": "eA==", "b": "aGVsbG8="}, "type": "Opaque"}));
+    assert_eq!(
+        secret,
+        json!({"data": {"a": "eA==", "b": "aGVsbG8="}, "type": "Opaque"})
+    );
 
     // PodDisruptionBudget has no defaults (unhealthyPodEvictionPolicy stays unset).
     let mut pdb = json!({"spec": {"minAvailable": 1}});
@@ -127,14 +160,18 @@ fn namespace_node_secret_and_pdb() {
 
 #[test]
 fn priority_admission() {
-    let mut pod = json!({"metadata": {"name": "p"}, "spec": {"priorityClassName": "system-node-critical"}});
+    let mut pod =
+        json!({"metadata": {"name": "p"}, "spec": {"priorityClassName": "system-node-critical"}});
     admit_pod(&mut pod, None).unwrap();
     assert_eq!(pod["spec"]["priority"], json!(2_000_001_000));
 
     let mut pod = json!({"metadata": {"name": "p"}, "spec": {"priorityClassName": "gold"}});
     let e = admit_pod(&mut pod, None).unwrap_err();
     assert_eq!(e.code, 403);
-    assert_eq!(e.message, "pods \"p\" is forbidden: no PriorityClass with name gold was found");
+    assert_eq!(
+        e.message,
+        "pods \"p\" is forbidden: no PriorityClass with name gold was found"
+    );
 
     let mut pod = json!({"metadata": {"name": "p"}, "spec": {"priority": 5}});
     let e = admit_pod(&mut pod, None).unwrap_err();
@@ -152,13 +189,22 @@ fn probes_and_volumes() {
             "livenessProbe": {"httpGet": {"port": 8080}},
             "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}]}});
     apply_scheme(&PODS, &mut pod);
-    assert_eq!(pod["spec"]["volumes"][0], json!({"name": "a", "emptyDir": {}}));
-    assert_eq!(pod["spec"]["volumes"][1]["configMap"], json!({"name": "cm", "defaultMode": 420}));
+    assert_eq!(
+        pod["spec"]["volumes"][0],
+        json!({"name": "a", "emptyDir": {}})
+    );
+    assert_eq!(
+        pod["spec"]["volumes"][1]["configMap"],
+        json!({"name": "cm", "defaultMode": 420})
+    );
     let c = &pod["spec"]["containers"][0];
     assert_eq!(
         c["livenessProbe"],
         json!({"httpGet": {"port": 8080, "path": "/", "scheme": "HTTP"}, "timeoutSeconds": 1,
                "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3})
     );
-    assert_eq!(c["env"][0]["valueFrom"]["fieldRef"]["apiVersion"], json!("v1"));
+    assert_eq!(
+        c["env"][0]["valueFrom"]["fieldRef"]["apiVersion"],
+        json!("v1")
+    );
 }

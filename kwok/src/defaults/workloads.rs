@@ -8,7 +8,9 @@ use super::pod::pod_spec;
 
 /// `SetDefaults_Deployment`.
 pub fn deployment(obj: &mut Map<String, Value>) {
-    let Some(spec) = child(obj, "spec") else { return };
+    let Some(spec) = child(obj, "spec") else {
+        return;
+    };
     default_nil(spec, "replicas", json!(1));
     if let Some(strategy) = child(spec, "strategy") {
         default_zero(strategy, "type", json!("RollingUpdate"));
@@ -26,14 +28,18 @@ pub fn deployment(obj: &mut Map<String, Value>) {
 
 /// `SetDefaults_ReplicaSet`.
 pub fn replica_set(obj: &mut Map<String, Value>) {
-    let Some(spec) = child(obj, "spec") else { return };
+    let Some(spec) = child(obj, "spec") else {
+        return;
+    };
     default_nil(spec, "replicas", json!(1));
     template(spec);
 }
 
 /// `SetDefaults_DaemonSet`.
 pub fn daemon_set(obj: &mut Map<String, Value>) {
-    let Some(spec) = child(obj, "spec") else { return };
+    let Some(spec) = child(obj, "spec") else {
+        return;
+    };
     if let Some(strategy) = child(spec, "updateStrategy") {
         default_zero(strategy, "type", json!("RollingUpdate"));
         if str_of(strategy, "type") == "RollingUpdate" {
@@ -50,7 +56,9 @@ pub fn daemon_set(obj: &mut Map<String, Value>) {
 /// A `template` (PodTemplateSpec, a value struct: always encoded, with `metadata: {}` and its
 /// `creationTimestamp: null`, as kubectl shows for workload templates).
 fn template(spec: &mut Map<String, Value>) {
-    let Some(t) = child(spec, "template") else { return };
+    let Some(t) = child(spec, "template") else {
+        return;
+    };
     if let Some(meta) = child(t, "metadata") {
         meta.entry("creationTimestamp").or_insert(Value::Null);
     }

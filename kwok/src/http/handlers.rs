@@ -75,7 +75,10 @@ fn json_body(parts: &Parts, body: &[u8]) -> ApiResult<Vec<u8>> {
     match base {
         "application/json" | "" | "*/*" => Ok(body.to_vec()),
         "application/yaml" => yaml_to_json(body),
-        "application/vnd.kubernetes.protobuf" => Err(ApiError::unsupported_media_type(ct)),
+        crate::protobuf::CONTENT_TYPE => {
+            let v = crate::protobuf::decode(body)?;
+            serde_json::to_vec(&v).map_err(|e| ApiError::internal(e.to_string()))
+        }
         _ => Err(ApiError::unsupported_media_type(ct)),
     }
 }

@@ -33,7 +33,13 @@ pub fn string_map(v: Option<&Value>) -> String {
             keys.sort();
             let parts: Vec<String> = keys
                 .iter()
-                .map(|k| format!("{}:{}", go_quote(k), go_quote(m[k.as_str()].as_str().unwrap_or(""))))
+                .map(|k| {
+                    format!(
+                        "{}:{}",
+                        go_quote(k),
+                        go_quote(m[k.as_str()].as_str().unwrap_or(""))
+                    )
+                })
                 .collect();
             format!("map[string]string{{{}}}", parts.join(", "))
         }
@@ -45,7 +51,10 @@ pub fn string_slice(v: Option<&Value>) -> String {
     match v.and_then(Value::as_array) {
         None => "[]string(nil)".into(),
         Some(items) => {
-            let parts: Vec<String> = items.iter().map(|s| go_quote(s.as_str().unwrap_or(""))).collect();
+            let parts: Vec<String> = items
+                .iter()
+                .map(|s| go_quote(s.as_str().unwrap_or("")))
+                .collect();
             format!("[]string{{{}}}", parts.join(", "))
         }
     }
@@ -80,7 +89,10 @@ pub fn label_selector(sel: &Value) -> String {
 /// `%#v` of an `intstr.IntOrString` value (Type 0 = Int, 1 = String).
 pub fn int_or_string(v: &Value) -> String {
     match v {
-        Value::String(s) => format!("intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}", go_quote(s)),
+        Value::String(s) => format!(
+            "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}",
+            go_quote(s)
+        ),
         other => format!(
             "intstr.IntOrString{{Type:0, IntVal:{}, StrVal:\"\"}}",
             other.as_i64().unwrap_or(0)
@@ -158,15 +170,27 @@ mod tests {
 
     #[test]
     fn go_sharp_v() {
-        assert_eq!(string_map(Some(&json!({"b": "2", "a": "1"}))), r#"map[string]string{"a":"1", "b":"2"}"#);
+        assert_eq!(
+            string_map(Some(&json!({"b": "2", "a": "1"}))),
+            r#"map[string]string{"a":"1", "b":"2"}"#
+        );
         assert_eq!(string_map(None), "map[string]string(nil)");
-        assert_eq!(string_slice(Some(&json!(["a", "b"]))), r#"[]string{"a", "b"}"#);
+        assert_eq!(
+            string_slice(Some(&json!(["a", "b"]))),
+            r#"[]string{"a", "b"}"#
+        );
         assert_eq!(
             label_selector(&json!({"matchLabels": {"app": "nginx"}})),
             r#"v1.LabelSelector{MatchLabels:map[string]string{"app":"nginx"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}"#
         );
-        assert_eq!(int_or_string(&json!("50%")), r#"intstr.IntOrString{Type:1, IntVal:0, StrVal:"50%"}"#);
-        assert_eq!(int_or_string(&json!(2)), r#"intstr.IntOrString{Type:0, IntVal:2, StrVal:""}"#);
+        assert_eq!(
+            int_or_string(&json!("50%")),
+            r#"intstr.IntOrString{Type:1, IntVal:0, StrVal:"50%"}"#
+        );
+        assert_eq!(
+            int_or_string(&json!(2)),
+            r#"intstr.IntOrString{Type:0, IntVal:2, StrVal:""}"#
+        );
         assert_eq!(pointer("int64", None), "(*int64)(nil)");
         assert!(pointer("int64", Some(&json!(5))).starts_with("(*int64)(0xc0"));
     }

@@ -68,15 +68,26 @@ pub fn label_selector(sel: Option<&Value>, p: &Path) -> Vec<FieldError> {
         return errs;
     };
     errs.extend(labels(sel.get("matchLabels"), &p.child("matchLabels")));
-    let exprs = sel.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let exprs = sel
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (i, r) in exprs.iter().enumerate() {
         let rp = p.child("matchExpressions").index(i);
         let op = r.get("operator").and_then(Value::as_str).unwrap_or("");
-        let values = r.get("values").and_then(Value::as_array).cloned().unwrap_or_default();
+        let values = r
+            .get("values")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         match op {
             "In" | "NotIn" => {
                 if values.is_empty() {
-                    errs.push(required(&rp.child("values"), "must be specified when `operator` is 'In' or 'NotIn'"));
+                    errs.push(required(
+                        &rp.child("values"),
+                        "must be specified when `operator` is 'In' or 'NotIn'",
+                    ));
                 }
             }
             "Exists" | "DoesNotExist" => {
@@ -87,7 +98,11 @@ pub fn label_selector(sel: Option<&Value>, p: &Path) -> Vec<FieldError> {
                     ));
                 }
             }
-            other => errs.push(invalid(&rp.child("operator"), go_quote(other), "not a valid selector operator")),
+            other => errs.push(invalid(
+                &rp.child("operator"),
+                go_quote(other),
+                "not a valid selector operator",
+            )),
         }
         let key = r.get("key").and_then(Value::as_str).unwrap_or("");
         errs.extend(label_name(key, &rp.child("key")));
@@ -106,9 +121,16 @@ pub fn selector_parses(sel: Option<&Value>) -> bool {
     let Some(sel) = sel.filter(|s| s.is_object()) else {
         return true;
     };
-    let exprs = sel.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let exprs = sel
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     exprs.iter().all(|r| {
-        let n = r.get("values").and_then(Value::as_array).map_or(0, Vec::len);
+        let n = r
+            .get("values")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         match r.get("operator").and_then(Value::as_str).unwrap_or("") {
             "In" | "NotIn" => n > 0,
             "Exists" | "DoesNotExist" => n == 0,
@@ -119,8 +141,14 @@ pub fn selector_parses(sel: Option<&Value>) -> bool {
 
 /// Is the selector empty (no matchLabels and no matchExpressions)?
 pub fn selector_is_empty(sel: &Value) -> bool {
-    let n_labels = sel.get("matchLabels").and_then(Value::as_object).map_or(0, Map::len);
-    let n_exprs = sel.get("matchExpressions").and_then(Value::as_array).map_or(0, Vec::len);
+    let n_labels = sel
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .map_or(0, Map::len);
+    let n_exprs = sel
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
     n_labels + n_exprs == 0
 }
 
@@ -137,7 +165,11 @@ pub fn selector_matches(sel: Option<&Value>, l: Option<&Value>) -> bool {
             return false;
         }
     }
-    let exprs = sel.get("matchExpressions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let exprs = sel
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     exprs.iter().all(|r| {
         let key = r.get("key").and_then(Value::as_str).unwrap_or("");
         let values: Vec<&str> = r

@@ -23,19 +23,31 @@ fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 /// `ValidateObjectMeta` (core variant when `kube_finalizers`).
-pub fn object_meta(obj: &Value, namespaced: bool, name_fn: NameFn, kube_finalizers: bool) -> Vec<FieldError> {
+pub fn object_meta(
+    obj: &Value,
+    namespaced: bool,
+    name_fn: NameFn,
+    kube_finalizers: bool,
+) -> Vec<FieldError> {
     let m = meta(obj);
     let p = Path::new("metadata");
     let mut errs = Vec::new();
     let generate_name = str_at(m, "generateName");
     if !generate_name.is_empty() {
         for msg in name_fn(generate_name, true) {
-            errs.push(invalid(&p.child("generateName"), go_quote(generate_name), msg));
+            errs.push(invalid(
+                &p.child("generateName"),
+                go_quote(generate_name),
+                msg,
+            ));
         }
     }
     let name = str_at(m, "name");
     if name.is_empty() {
-        errs.push(required(&p.child("name"), "name or generateName is required"));
+        errs.push(required(
+            &p.child("name"),
+            "name or generateName is required",
+        ));
     } else {
         for msg in name_fn(name, false) {
             errs.push(invalid(&p.child("name"), go_quote(name), msg));
@@ -53,7 +65,10 @@ pub fn object_meta(obj: &Value, namespaced: bool, name_fn: NameFn, kube_finalize
     } else if !ns.is_empty() {
         errs.push(forbidden(&p.child("namespace"), "not allowed on this type"));
     }
-    errs.extend(nonnegative(m.get("generation").and_then(Value::as_i64), &p.child("generation")));
+    errs.extend(nonnegative(
+        m.get("generation").and_then(Value::as_i64),
+        &p.child("generation"),
+    ));
     errs.extend(common(m, &p));
     errs.extend(finalizers(m, &p));
     if kube_finalizers {
@@ -74,13 +89,21 @@ fn common(m: &Value, p: &Path) -> Vec<FieldError> {
 /// `ValidateOwnerReferences` (errors on the list path, no index, as upstream).
 fn owner_references(m: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let refs = m.get("ownerReferences").and_then(Value::as_array).cloned().unwrap_or_default();
+    let refs = m
+        .get("ownerReferences")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let mut first_controller = String::new();
     for r in &refs {
         let api_version = str_at(r, "apiVersion");
         let version = api_version.rsplit('/').next().unwrap_or("");
         if version.is_empty() {
-            errs.push(invalid(&p.child("apiVersion"), go_quote(api_version), "version must not be empty"));
+            errs.push(invalid(
+                &p.child("apiVersion"),
+                go_quote(api_version),
+                "version must not be empty",
+            ));
         }
         for (key, label) in [("kind", "kind"), ("name", "name"), ("uid", "uid")] {
             let v = str_at(r, key);
@@ -109,16 +132,28 @@ fn owner_references(m: &Value, p: &Path) -> Vec<FieldError> {
 /// `ValidateManagedFields`.
 fn managed_fields(m: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let entries = m.get("managedFields").and_then(Value::as_array).cloned().unwrap_or_default();
+    let entries = m
+        .get("managedFields")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (i, e) in entries.iter().enumerate() {
         let ep = p.index(i);
         let op = str_at(e, "operation");
         if op != "Apply" && op != "Update" {
-            errs.push(invalid(&ep.child("operation"), go_quote(op), "must be `Apply` or `Update`"));
+            errs.push(invalid(
+                &ep.child("operation"),
+                go_quote(op),
+                "must be `Apply` or `Update`",
+            ));
         }
         let ft = str_at(e, "fieldsType");
         if !ft.is_empty() && ft != "FieldsV1" {
-            errs.push(invalid(&ep.child("fieldsType"), go_quote(ft), "must be `FieldsV1`"));
+            errs.push(invalid(
+                &ep.child("fieldsType"),
+                go_quote(ft),
+                "must be `FieldsV1`",
+            ));
         }
     }
     errs
@@ -127,7 +162,12 @@ fn managed_fields(m: &Value, p: &Path) -> Vec<FieldError> {
 fn finalizer_list(m: &Value) -> Vec<String> {
     m.get("finalizers")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -175,7 +215,10 @@ pub fn object_meta_update(new: &Value, old: &Value, kube_finalizers: bool) -> Ve
     let mut errs = Vec::new();
     if om.get("deletionTimestamp").is_some_and(|v| !v.is_null()) {
         let old_f = finalizer_list(om);
-        let added: Vec<String> = finalizer_list(nm).into_iter().filter(|f| !old_f.contains(f)).collect();
+        let added: Vec<String> = finalizer_list(nm)
+            .into_iter()
+            .filter(|f| !old_f.contains(f))
+            .collect();
         if !added.is_empty() {
             errs.push(forbidden(
                 &p.child("finalizers"),
@@ -186,7 +229,11 @@ pub fn object_meta_update(new: &Value, old: &Value, kube_finalizers: bool) -> Ve
     let new_gen = nm.get("generation").and_then(Value::as_i64).unwrap_or(0);
     let old_gen = om.get("generation").and_then(Value::as_i64).unwrap_or(0);
     if new_gen < old_gen {
-        errs.push(invalid(&p.child("generation"), new_gen.to_string(), "must not be decremented"));
+        errs.push(invalid(
+            &p.child("generation"),
+            new_gen.to_string(),
+            "must not be decremented",
+        ));
     }
     for key in ["name", "namespace", "uid"] {
         let (n, o) = (str_at(nm, key), str_at(om, key));
@@ -195,15 +242,27 @@ pub fn object_meta_update(new: &Value, old: &Value, kube_finalizers: bool) -> Ve
         }
     }
     for key in ["creationTimestamp", "deletionTimestamp"] {
-        let (n, o) = (nm.get(key).filter(|v| !v.is_null()), om.get(key).filter(|v| !v.is_null()));
+        let (n, o) = (
+            nm.get(key).filter(|v| !v.is_null()),
+            om.get(key).filter(|v| !v.is_null()),
+        );
         if n != o {
             errs.push(invalid(&p.child(key), go_time(n), IMMUTABLE));
         }
     }
-    let (n, o) = (nm.get("deletionGracePeriodSeconds"), om.get("deletionGracePeriodSeconds"));
+    let (n, o) = (
+        nm.get("deletionGracePeriodSeconds"),
+        om.get("deletionGracePeriodSeconds"),
+    );
     if n.filter(|v| !v.is_null()) != o.filter(|v| !v.is_null()) {
-        let shown = n.and_then(Value::as_i64).map_or("null".to_string(), |v| v.to_string());
-        errs.push(invalid(&p.child("deletionGracePeriodSeconds"), shown, IMMUTABLE));
+        let shown = n
+            .and_then(Value::as_i64)
+            .map_or("null".to_string(), |v| v.to_string());
+        errs.push(invalid(
+            &p.child("deletionGracePeriodSeconds"),
+            shown,
+            IMMUTABLE,
+        ));
     }
     errs.extend(common(nm, &p));
     if kube_finalizers {
@@ -218,7 +277,11 @@ fn go_time(v: Option<&Value>) -> String {
         return "null".into();
     };
     chrono::DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&chrono::Utc).format("%Y-%m-%d %H:%M:%S +0000 UTC").to_string())
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .format("%Y-%m-%d %H:%M:%S +0000 UTC")
+                .to_string()
+        })
         .unwrap_or_else(|_| go_quote(s))
 }
 

@@ -4,7 +4,8 @@
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_MSG: &str =
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1123_SUBDOMAIN_MSG: &str =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
@@ -14,9 +15,11 @@ const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const LABEL_VALUE_MSG: &str =
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const CONFIG_KEY_FMT: &str = "[-._a-zA-Z0-9]+";
-const CONFIG_KEY_MSG: &str = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+const CONFIG_KEY_MSG: &str =
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 const PERCENT_FMT: &str = "[0-9]+%";
-const PERCENT_MSG: &str = "a valid percent string must be a numeric string followed by an ending '%'";
+const PERCENT_MSG: &str =
+    "a valid percent string must be a numeric string followed by an ending '%'";
 
 pub const DNS1123_LABEL_MAX: usize = 63;
 pub const DNS1123_SUBDOMAIN_MAX: usize = 253;
@@ -52,7 +55,10 @@ pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
 fn is_label(s: &str) -> bool {
     let b = s.as_bytes();
     let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    !b.is_empty() && alnum(b[0]) && alnum(b[b.len() - 1]) && b.iter().all(|&c| alnum(c) || c == b'-')
+    !b.is_empty()
+        && alnum(b[0])
+        && alnum(b[b.len() - 1])
+        && b.iter().all(|&c| alnum(c) || c == b'-')
 }
 
 fn is_subdomain(s: &str) -> bool {
@@ -65,7 +71,8 @@ fn is_qualified_part(s: &str) -> bool {
     !b.is_empty()
         && b[0].is_ascii_alphanumeric()
         && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
 /// `IsDNS1123Label`.
@@ -78,7 +85,11 @@ pub fn dns1123_label(v: &str) -> Vec<String> {
         if is_subdomain(v) {
             errs.push("must not contain dots".to_string());
         } else {
-            errs.push(regex_error(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, &["my-name", "123-abc"]));
+            errs.push(regex_error(
+                DNS1123_LABEL_MSG,
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
         }
     }
     errs
@@ -91,7 +102,11 @@ pub fn dns1123_subdomain(v: &str) -> Vec<String> {
         errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX));
     }
     if !is_subdomain(v) {
-        errs.push(regex_error(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, &["example.com"]));
+        errs.push(regex_error(
+            DNS1123_SUBDOMAIN_MSG,
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
     }
     errs
 }
@@ -106,7 +121,11 @@ pub fn qualified_name(v: &str) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push(format!("prefix part {}", empty_error()));
             } else {
-                errs.extend(dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
+                errs.extend(
+                    dns1123_subdomain(prefix)
+                        .into_iter()
+                        .map(|m| format!("prefix part {m}")),
+                );
             }
             *name
         }
@@ -126,7 +145,11 @@ pub fn qualified_name(v: &str) -> Vec<String> {
     if !is_qualified_part(name) {
         errs.push(format!(
             "name part {}",
-            regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
+            regex_error(
+                QUALIFIED_NAME_MSG,
+                QUALIFIED_NAME_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
         ));
     }
     errs
@@ -139,7 +162,11 @@ pub fn label_value(v: &str) -> Vec<String> {
         errs.push(max_len_error(LABEL_VALUE_MAX));
     }
     if !v.is_empty() && !is_qualified_part(v) {
-        errs.push(regex_error(LABEL_VALUE_MSG, LABEL_VALUE_FMT, &["MyValue", "my_value", "12345"]));
+        errs.push(regex_error(
+            LABEL_VALUE_MSG,
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
     }
     errs
 }
@@ -150,9 +177,15 @@ pub fn config_map_key(v: &str) -> Vec<String> {
     if v.len() > DNS1123_SUBDOMAIN_MAX {
         errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX));
     }
-    let ok = !v.is_empty() && v.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_'));
+    let ok = !v.is_empty()
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_'));
     if !ok {
-        errs.push(regex_error(CONFIG_KEY_MSG, CONFIG_KEY_FMT, &["key.name", "KEY_NAME", "key-name"]));
+        errs.push(regex_error(
+            CONFIG_KEY_MSG,
+            CONFIG_KEY_FMT,
+            &["key.name", "KEY_NAME", "key-name"],
+        ));
     }
     if v == "." {
         errs.push("must not be '.'".into());
@@ -166,7 +199,8 @@ pub fn config_map_key(v: &str) -> Vec<String> {
 
 /// `IsValidPercent`.
 pub fn percent(v: &str) -> Vec<String> {
-    let ok = v.len() > 1 && v.ends_with('%') && v[..v.len() - 1].bytes().all(|c| c.is_ascii_digit());
+    let ok =
+        v.len() > 1 && v.ends_with('%') && v[..v.len() - 1].bytes().all(|c| c.is_ascii_digit());
     if ok {
         Vec::new()
     } else {

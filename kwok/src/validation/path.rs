@@ -54,7 +54,12 @@ pub fn not_supported(p: &Path, value: impl Into<String>, valid: &[&str]) -> Fiel
 }
 
 pub fn duplicate(p: &Path, value: impl Into<String>) -> FieldError {
-    FieldError::new(FieldErrorKind::Duplicate, p.as_str(), Some(value.into()), "")
+    FieldError::new(
+        FieldErrorKind::Duplicate,
+        p.as_str(),
+        Some(value.into()),
+        "",
+    )
 }
 
 pub fn not_found(p: &Path, value: impl Into<String>) -> FieldError {
@@ -64,13 +69,22 @@ pub fn not_found(p: &Path, value: impl Into<String>) -> FieldError {
 /// `TooLong(path, _, max)`: `may not be more than N bytes`.
 pub fn too_long(p: &Path, max: usize) -> FieldError {
     let unit = if max == 1 { "byte" } else { "bytes" };
-    FieldError::new(FieldErrorKind::TooLong, p.as_str(), None, format!("may not be more than {max} {unit}"))
+    FieldError::new(
+        FieldErrorKind::TooLong,
+        p.as_str(),
+        None,
+        format!("may not be more than {max} {unit}"),
+    )
 }
 
 /// `ValidateNonnegativeField`.
 pub fn nonnegative(value: Option<i64>, p: &Path) -> Vec<FieldError> {
     match value {
-        Some(v) if v < 0 => vec![invalid(p, v.to_string(), "must be greater than or equal to 0")],
+        Some(v) if v < 0 => vec![invalid(
+            p,
+            v.to_string(),
+            "must be greater than or equal to 0",
+        )],
         _ => Vec::new(),
     }
 }

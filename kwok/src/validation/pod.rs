@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 use super::labels::{annotations, label_name, labels};
 use super::meta::{object_meta, object_meta_update};
 use super::names;
-use super::path::{duplicate, forbidden, inclusive_range, invalid, not_found, not_supported, required, Path};
+use super::path::{
+    duplicate, forbidden, inclusive_range, invalid, not_found, not_supported, required, Path,
+};
 use super::{gofmt, resources};
 use crate::error::{go_quote, FieldError};
 
@@ -18,7 +20,9 @@ fn s<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// `ValidatePodCreate`.
@@ -29,10 +33,16 @@ pub fn validate_create(pod: &Value) -> Vec<FieldError> {
     errs.extend(pod_spec(spec, &sp));
     errs.extend(containers_only_for_pod(spec, &sp));
     if !list(spec, "ephemeralContainers").is_empty() {
-        errs.push(forbidden(&sp.child("ephemeralContainers"), "cannot be set on create"));
+        errs.push(forbidden(
+            &sp.child("ephemeralContainers"),
+            "cannot be set on create",
+        ));
     }
     if !s(spec, "nodeName").is_empty() && !list(spec, "schedulingGates").is_empty() {
-        errs.push(forbidden(&sp.child("nodeName"), "cannot be set until all schedulingGates have been cleared"));
+        errs.push(forbidden(
+            &sp.child("nodeName"),
+            "cannot be set until all schedulingGates have been cleared",
+        ));
     }
     errs
 }
@@ -75,14 +85,20 @@ fn containers_only_for_pod(spec: &Value, sp: &Path) -> Vec<FieldError> {
 /// `ValidatePodSpec`.
 pub fn pod_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    if spec.get("terminationGracePeriodSeconds").is_none_or(Value::is_null) {
+    if spec
+        .get("terminationGracePeriodSeconds")
+        .is_none_or(Value::is_null)
+    {
         errs.push(required(&p.child("terminationGracePeriodSeconds"), ""));
     }
     let (volumes, vol_errs) = volumes(spec, &p.child("volumes"));
     errs.extend(vol_errs);
     errs.extend(containers(spec, &volumes, &p.child("containers")));
     errs.extend(init_containers(spec, &volumes, &p.child("initContainers")));
-    errs.extend(restart_policy(spec.get("restartPolicy"), &p.child("restartPolicy")));
+    errs.extend(restart_policy(
+        spec.get("restartPolicy"),
+        &p.child("restartPolicy"),
+    ));
     errs.extend(dns_policy(spec.get("dnsPolicy"), &p.child("dnsPolicy")));
     errs.extend(labels(spec.get("nodeSelector"), &p.child("nodeSelector")));
     errs.extend(affinity(spec, &p.child("affinity")));
@@ -100,7 +116,11 @@ pub fn pod_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
     }
     if let Some(ads) = spec.get("activeDeadlineSeconds").and_then(Value::as_i64) {
         if !(1..=i64::from(i32::MAX)).contains(&ads) {
-            errs.push(invalid(&p.child("activeDeadlineSeconds"), ads.to_string(), inclusive_range(1, i64::from(i32::MAX))));
+            errs.push(invalid(
+                &p.child("activeDeadlineSeconds"),
+                ads.to_string(),
+                inclusive_range(1, i64::from(i32::MAX)),
+            ));
         }
     }
     for key in ["hostname", "subdomain"] {
@@ -111,7 +131,10 @@ pub fn pod_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
             }
         }
     }
-    errs.extend(tolerations(list(spec, "tolerations"), &p.child("tolerations")));
+    errs.extend(tolerations(
+        list(spec, "tolerations"),
+        &p.child("tolerations"),
+    ));
     let pc = s(spec, "priorityClassName");
     if !pc.is_empty() {
         for msg in names::name_is_dns_subdomain(pc, false) {
@@ -120,11 +143,18 @@ pub fn pod_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
     }
     if let Some(policy) = spec.get("preemptionPolicy").and_then(Value::as_str) {
         if policy != "PreemptLowerPriority" && policy != "Never" {
-            errs.push(not_supported(&p.child("preemptionPolicy"), go_quote(policy), &["Never", "PreemptLowerPriority"]));
+            errs.push(not_supported(
+                &p.child("preemptionPolicy"),
+                go_quote(policy),
+                &["Never", "PreemptLowerPriority"],
+            ));
         }
     }
     if let Some(overhead) = spec.get("overhead") {
-        errs.extend(resources::requirements(&serde_json::json!({ "limits": overhead }), &p.child("overhead")));
+        errs.extend(resources::requirements(
+            &serde_json::json!({ "limits": overhead }),
+            &p.child("overhead"),
+        ));
     }
     errs
 }
@@ -177,7 +207,10 @@ fn containers(spec: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<FieldErr
             }
         }
         if c.get("restartPolicy").is_some_and(|v| !v.is_null()) {
-            errs.push(forbidden(&cp.child("restartPolicy"), "may not be set for non-init containers"));
+            errs.push(forbidden(
+                &cp.child("restartPolicy"),
+                "may not be set for non-init containers",
+            ));
         }
     }
     errs
@@ -187,7 +220,10 @@ fn containers(spec: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<FieldErr
 /// Always`) may have probes, other init containers may not.
 fn init_containers(spec: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let mut seen: HashSet<String> = list(spec, "containers").iter().map(|c| s(c, "name").to_string()).collect();
+    let mut seen: HashSet<String> = list(spec, "containers")
+        .iter()
+        .map(|c| s(c, "name").to_string())
+        .collect();
     for (i, c) in list(spec, "initContainers").iter().enumerate() {
         let cp = p.index(i);
         errs.extend(container_common(c, volumes, &cp));
@@ -200,14 +236,26 @@ fn init_containers(spec: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<Fie
         }
         match c.get("restartPolicy").and_then(Value::as_str) {
             None => {
-                for key in ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"] {
+                for key in [
+                    "lifecycle",
+                    "livenessProbe",
+                    "readinessProbe",
+                    "startupProbe",
+                ] {
                     if c.get(key).is_some_and(|v| !v.is_null()) {
-                        errs.push(forbidden(&cp.child(key), "may not be set for init containers without restartPolicy=Always"));
+                        errs.push(forbidden(
+                            &cp.child(key),
+                            "may not be set for init containers without restartPolicy=Always",
+                        ));
                     }
                 }
             }
             Some("Always") => {}
-            Some(other) => errs.push(not_supported(&cp.child("restartPolicy"), go_quote(other), &["Always"])),
+            Some(other) => errs.push(not_supported(
+                &cp.child("restartPolicy"),
+                go_quote(other),
+                &["Always"],
+            )),
         }
     }
     errs
@@ -242,7 +290,11 @@ fn container_common(c: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<Field
     match s(c, "imagePullPolicy") {
         "Always" | "IfNotPresent" | "Never" => {}
         "" => errs.push(required(&p.child("imagePullPolicy"), "")),
-        other => errs.push(not_supported(&p.child("imagePullPolicy"), go_quote(other), &["Always", "IfNotPresent", "Never"])),
+        other => errs.push(not_supported(
+            &p.child("imagePullPolicy"),
+            go_quote(other),
+            &["Always", "IfNotPresent", "Never"],
+        )),
     }
     if let Some(r) = c.get("resources") {
         errs.extend(resources::requirements(r, &p.child("resources")));
@@ -267,20 +319,35 @@ fn ports(c: &Value, p: &Path) -> Vec<FieldError> {
                 errs.push(duplicate(&pp.child("name"), go_quote(name)));
             }
         }
-        let container_port = port.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
+        let container_port = port
+            .get("containerPort")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
         if container_port == 0 {
             errs.push(required(&pp.child("containerPort"), ""));
         } else if !(1..=65535).contains(&container_port) {
-            errs.push(invalid(&pp.child("containerPort"), container_port.to_string(), inclusive_range(1, 65535)));
+            errs.push(invalid(
+                &pp.child("containerPort"),
+                container_port.to_string(),
+                inclusive_range(1, 65535),
+            ));
         }
         let host_port = port.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
         if host_port != 0 && !(1..=65535).contains(&host_port) {
-            errs.push(invalid(&pp.child("hostPort"), host_port.to_string(), inclusive_range(1, 65535)));
+            errs.push(invalid(
+                &pp.child("hostPort"),
+                host_port.to_string(),
+                inclusive_range(1, 65535),
+            ));
         }
         match s(port, "protocol") {
             "TCP" | "UDP" | "SCTP" => {}
             "" => errs.push(required(&pp.child("protocol"), "")),
-            other => errs.push(not_supported(&pp.child("protocol"), go_quote(other), &["SCTP", "TCP", "UDP"])),
+            other => errs.push(not_supported(
+                &pp.child("protocol"),
+                go_quote(other),
+                &["SCTP", "TCP", "UDP"],
+            )),
         }
     }
     errs
@@ -292,7 +359,10 @@ fn port_name(name: &str) -> Vec<String> {
     if name.len() > 15 {
         errs.push(names::max_len_error(15));
     }
-    if !name.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-') {
+    if !name
+        .bytes()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+    {
         errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());
     }
     if !name.bytes().any(|c| c.is_ascii_lowercase()) {
@@ -315,7 +385,10 @@ fn env(c: &Value, p: &Path) -> Vec<FieldError> {
         let name = s(e, "name");
         if name.is_empty() {
             errs.push(required(&ep.child("name"), ""));
-        } else if name.chars().any(|ch| (ch as u32) > 127 || (ch as u32) < 32 || ch == '=') {
+        } else if name
+            .chars()
+            .any(|ch| (ch as u32) > 127 || (ch as u32) < 32 || ch == '=')
+        {
             errs.push(invalid(
                 &ep.child("name"),
                 go_quote(name),
@@ -344,7 +417,11 @@ fn volume_mounts(c: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<FieldErr
             errs.push(required(&mp.child("mountPath"), ""));
         }
         if !paths.insert(path.to_string()) {
-            errs.push(invalid(&mp.child("mountPath"), go_quote(path), "must be unique"));
+            errs.push(invalid(
+                &mp.child("mountPath"),
+                go_quote(path),
+                "must be unique",
+            ));
         }
     }
     errs
@@ -353,8 +430,17 @@ fn volume_mounts(c: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<FieldErr
 /// Probe fields that must be non-negative / positive (`validateProbe`).
 fn probe_checks(pr: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    for key in ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] {
-        errs.extend(super::path::nonnegative(pr.get(key).and_then(Value::as_i64), &p.child(key)));
+    for key in [
+        "initialDelaySeconds",
+        "timeoutSeconds",
+        "periodSeconds",
+        "successThreshold",
+        "failureThreshold",
+    ] {
+        errs.extend(super::path::nonnegative(
+            pr.get(key).and_then(Value::as_i64),
+            &p.child(key),
+        ));
     }
     errs
 }
@@ -364,7 +450,11 @@ pub fn restart_policy(v: Option<&Value>, p: &Path) -> Vec<FieldError> {
     match v.and_then(Value::as_str).unwrap_or("") {
         "Always" | "OnFailure" | "Never" => Vec::new(),
         "" => vec![required(p, "")],
-        other => vec![not_supported(p, go_quote(other), &["Always", "OnFailure", "Never"])],
+        other => vec![not_supported(
+            p,
+            go_quote(other),
+            &["Always", "OnFailure", "Never"],
+        )],
     }
 }
 
@@ -373,7 +463,11 @@ fn dns_policy(v: Option<&Value>, p: &Path) -> Vec<FieldError> {
     match v.and_then(Value::as_str).unwrap_or("") {
         "ClusterFirstWithHostNet" | "ClusterFirst" | "Default" | "None" => Vec::new(),
         "" => vec![required(p, "")],
-        other => vec![not_supported(p, go_quote(other), &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"])],
+        other => vec![not_supported(
+            p,
+            go_quote(other),
+            &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"],
+        )],
     }
 }
 
@@ -388,10 +482,15 @@ fn affinity(spec: &Value, p: &Path) -> Vec<FieldError> {
     else {
         return errs;
     };
-    let rp = p.child("nodeAffinity").child("requiredDuringSchedulingIgnoredDuringExecution");
+    let rp = p
+        .child("nodeAffinity")
+        .child("requiredDuringSchedulingIgnoredDuringExecution");
     let terms = list(required_sel, "nodeSelectorTerms");
     if terms.is_empty() {
-        errs.push(required(&rp.child("nodeSelectorTerms"), "must have at least one node selector term"));
+        errs.push(required(
+            &rp.child("nodeSelectorTerms"),
+            "must have at least one node selector term",
+        ));
     }
     for (i, term) in terms.iter().enumerate() {
         let tp = rp.child("nodeSelectorTerms").index(i);
@@ -412,7 +511,11 @@ fn affinity(spec: &Value, p: &Path) -> Vec<FieldError> {
                     "must be specified single value when `operator` is 'Lt' or 'Gt'",
                 )),
                 "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
-                other => errs.push(invalid(&ep.child("operator"), go_quote(other), "not a valid selector operator")),
+                other => errs.push(invalid(
+                    &ep.child("operator"),
+                    go_quote(other),
+                    "not a valid selector operator",
+                )),
             }
             errs.extend(label_name(s(r, "key"), &ep.child("key")));
         }
@@ -439,22 +542,38 @@ pub fn tolerations(items: &[Value], p: &Path) -> Vec<FieldError> {
             ));
         }
         if t.get("tolerationSeconds").is_some_and(|v| !v.is_null()) && effect != "NoExecute" {
-            errs.push(invalid(&tp.child("effect"), go_quote(effect), "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+            errs.push(invalid(
+                &tp.child("effect"),
+                go_quote(effect),
+                "effect must be 'NoExecute' when `tolerationSeconds` is set",
+            ));
         }
         match op {
             "Equal" | "" => {
                 let value = s(t, "value");
                 let msgs = names::label_value(value);
                 if !msgs.is_empty() {
-                    errs.push(invalid(&tp.child("operator"), go_quote(value), msgs.join(";")));
+                    errs.push(invalid(
+                        &tp.child("operator"),
+                        go_quote(value),
+                        msgs.join(";"),
+                    ));
                 }
             }
             "Exists" => {
                 if !s(t, "value").is_empty() {
-                    errs.push(invalid(&tp.child("operator"), gofmt::toleration(t), "value must be empty when `operator` is 'Exists'"));
+                    errs.push(invalid(
+                        &tp.child("operator"),
+                        gofmt::toleration(t),
+                        "value must be empty when `operator` is 'Exists'",
+                    ));
                 }
             }
-            other => errs.push(not_supported(&tp.child("operator"), go_quote(other), &["Equal", "Exists"])),
+            other => errs.push(not_supported(
+                &tp.child("operator"),
+                go_quote(other),
+                &["Equal", "Exists"],
+            )),
         }
         if !effect.is_empty() {
             errs.extend(taint_effect(effect, &tp.child("effect")));
@@ -467,7 +586,11 @@ pub fn tolerations(items: &[Value], p: &Path) -> Vec<FieldError> {
 pub fn taint_effect(effect: &str, p: &Path) -> Vec<FieldError> {
     match effect {
         "NoSchedule" | "PreferNoSchedule" | "NoExecute" => Vec::new(),
-        other => vec![not_supported(p, go_quote(other), &["NoSchedule", "PreferNoSchedule", "NoExecute"])],
+        other => vec![not_supported(
+            p,
+            go_quote(other),
+            &["NoSchedule", "PreferNoSchedule", "NoExecute"],
+        )],
     }
 }
 
@@ -480,14 +603,23 @@ pub fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let sp = Path::new("spec");
     let mut meta_and_spec = object_meta(new, true, names::name_is_dns_subdomain, true);
     meta_and_spec.extend(pod_spec(new.get("spec").unwrap_or(&Value::Null), &sp));
-    meta_and_spec.extend(containers_only_for_pod(new.get("spec").unwrap_or(&Value::Null), &sp));
+    meta_and_spec.extend(containers_only_for_pod(
+        new.get("spec").unwrap_or(&Value::Null),
+        &sp,
+    ));
     errs.extend(meta_and_spec);
-    let (ns, os) = (new.get("spec").unwrap_or(&Value::Null), old.get("spec").unwrap_or(&Value::Null));
+    let (ns, os) = (
+        new.get("spec").unwrap_or(&Value::Null),
+        old.get("spec").unwrap_or(&Value::Null),
+    );
 
     for key in ["containers", "initContainers"] {
         let (n, o) = (list(ns, key), list(os, key));
         if n.len() != o.len() {
-            errs.push(forbidden(&sp.child(key), "pod updates may not add or remove containers"));
+            errs.push(forbidden(
+                &sp.child(key),
+                "pod updates may not add or remove containers",
+            ));
             return errs;
         }
         for (i, c) in n.iter().enumerate() {
@@ -502,11 +634,19 @@ pub fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let old_ads = os.get("activeDeadlineSeconds").and_then(Value::as_i64);
     match (new_ads, old_ads) {
         (Some(n), _) if !(0..=i64::from(i32::MAX)).contains(&n) => {
-            errs.push(invalid(&sp.child("activeDeadlineSeconds"), n.to_string(), inclusive_range(0, i64::from(i32::MAX))));
+            errs.push(invalid(
+                &sp.child("activeDeadlineSeconds"),
+                n.to_string(),
+                inclusive_range(0, i64::from(i32::MAX)),
+            ));
             return errs;
         }
         (Some(n), Some(o)) if o < n => {
-            errs.push(invalid(&sp.child("activeDeadlineSeconds"), n.to_string(), "must be less than or equal to previous value"));
+            errs.push(invalid(
+                &sp.child("activeDeadlineSeconds"),
+                n.to_string(),
+                "must be less than or equal to previous value",
+            ));
             return errs;
         }
         (None, Some(_)) => errs.push(invalid(
@@ -517,13 +657,20 @@ pub fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
         _ => {}
     }
 
-    errs.extend(only_added_tolerations(list(ns, "tolerations"), list(os, "tolerations"), &sp.child("tolerations")));
+    errs.extend(only_added_tolerations(
+        list(ns, "tolerations"),
+        list(os, "tolerations"),
+        &sp.child("tolerations"),
+    ));
 
     let munged = munge_spec(ns, os);
     if !semantic_eq(&munged, os) {
         errs.push(forbidden(
             &sp,
-            format!("pod updates may not change fields other than {UPDATABLE}\n{}", spec_diff(os, &munged)),
+            format!(
+                "pod updates may not change fields other than {UPDATABLE}\n{}",
+                spec_diff(os, &munged)
+            ),
         ));
     }
     errs
@@ -540,7 +687,10 @@ fn only_added_tolerations(new: &[Value], old: &[Value], p: &Path) -> Vec<FieldEr
     };
     for o in old {
         if !new.iter().any(|n| strip(n) == strip(o)) {
-            return vec![forbidden(p, "existing toleration can not be modified except its tolerationSeconds")];
+            return vec![forbidden(
+                p,
+                "existing toleration can not be modified except its tolerationSeconds",
+            )];
         }
     }
     tolerations(new, p)
@@ -549,9 +699,13 @@ fn only_added_tolerations(new: &[Value], old: &[Value], p: &Path) -> Vec<FieldEr
 /// The new spec with the updatable fields taken from the old one.
 fn munge_spec(new: &Value, old: &Value) -> Value {
     let mut m = new.clone();
-    let Some(map) = m.as_object_mut() else { return m };
+    let Some(map) = m.as_object_mut() else {
+        return m;
+    };
     for key in ["containers", "initContainers"] {
-        if let (Some(Value::Array(nc)), Some(oc)) = (map.get_mut(key), old.get(key).and_then(Value::as_array)) {
+        if let (Some(Value::Array(nc)), Some(oc)) =
+            (map.get_mut(key), old.get(key).and_then(Value::as_array))
+        {
             for (c, o) in nc.iter_mut().zip(oc) {
                 if let (Some(c), Some(img)) = (c.as_object_mut(), o.get("image")) {
                     c.insert("image".into(), img.clone());
@@ -569,9 +723,19 @@ fn munge_spec(new: &Value, old: &Value) -> Value {
             }
         }
     }
-    let old_grace = old.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
-    if old_grace.is_some_and(|g| g < 0) && map.get("terminationGracePeriodSeconds").and_then(Value::as_i64) == Some(1) {
-        map.insert("terminationGracePeriodSeconds".into(), Value::from(old_grace));
+    let old_grace = old
+        .get("terminationGracePeriodSeconds")
+        .and_then(Value::as_i64);
+    if old_grace.is_some_and(|g| g < 0)
+        && map
+            .get("terminationGracePeriodSeconds")
+            .and_then(Value::as_i64)
+            == Some(1)
+    {
+        map.insert(
+            "terminationGracePeriodSeconds".into(),
+            Value::from(old_grace),
+        );
     }
     m
 }
@@ -594,7 +758,9 @@ pub fn semantic_eq(a: &Value, b: &Value) -> bool {
                 (p, q) => empty(p) && empty(q),
             })
         }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| semantic_eq(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| semantic_eq(p, q))
+        }
         (Value::Null, other) | (other, Value::Null) => empty(Some(other)),
         _ => a == b,
     }
@@ -604,7 +770,10 @@ pub fn semantic_eq(a: &Value, b: &Value) -> bool {
 /// output (go-cmp) is deliberately unstable; only its shape is imitated.
 fn spec_diff(old: &Value, new: &Value) -> String {
     let empty = Map::new();
-    let (o, n) = (old.as_object().unwrap_or(&empty), new.as_object().unwrap_or(&empty));
+    let (o, n) = (
+        old.as_object().unwrap_or(&empty),
+        new.as_object().unwrap_or(&empty),
+    );
     let mut keys: Vec<&String> = o.keys().chain(n.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -655,14 +824,28 @@ fn go_field_name(json: &str) -> String {
 /// `ValidatePodStatusUpdate` (the parts that concern what a status write may change).
 pub fn validate_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = object_meta_update(new, old, true);
-    let node = |v: &Value| v.get("spec").map(|sp| s(sp, "nodeName").to_string()).unwrap_or_default();
+    let node = |v: &Value| {
+        v.get("spec")
+            .map(|sp| s(sp, "nodeName").to_string())
+            .unwrap_or_default()
+    };
     if node(new) != node(old) {
-        errs.push(forbidden(&Path::of(&["status", "nodeName"]), "may not be changed directly"));
+        errs.push(forbidden(
+            &Path::of(&["status", "nodeName"]),
+            "may not be changed directly",
+        ));
     }
-    let nominated = new.get("status").map(|st| s(st, "nominatedNodeName")).unwrap_or("");
+    let nominated = new
+        .get("status")
+        .map(|st| s(st, "nominatedNodeName"))
+        .unwrap_or("");
     if !nominated.is_empty() {
         for msg in names::name_is_dns_subdomain(nominated, false) {
-            errs.push(invalid(&Path::of(&["status", "nominatedNodeName"]), go_quote(nominated), msg));
+            errs.push(invalid(
+                &Path::of(&["status", "nominatedNodeName"]),
+                go_quote(nominated),
+                msg,
+            ));
         }
     }
     errs

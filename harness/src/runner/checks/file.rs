@@ -55,13 +55,21 @@ pub fn check_file(spec: &FileCheck, learner_dir: &Path, reference_dir: &Path) ->
         FileCompare::Drain => {
             let want = graders::drain::verdict(&expected_norm);
             let got = graders::drain::verdict(&actual_norm);
-            format!("{shown}: expected a transcript of a drain that was {}, this one shows {}", verdict_text(&want), verdict_text(&got))
+            format!(
+                "{shown}: expected a transcript of a drain that was {}, this one shows {}",
+                verdict_text(&want),
+                verdict_text(&got)
+            )
         }
-        FileCompare::LinesUnordered => format!("{shown} does not hold the same lines as the reference"),
+        FileCompare::LinesUnordered => {
+            format!("{shown} does not hold the same lines as the reference")
+        }
         FileCompare::Literal => format!("{shown} differs from the expected text"),
         FileCompare::Exact => format!("{shown} differs from what the reference solution produces"),
     };
-    Outcome::fail(message).with_diff(result.diff).with_actual(actual)
+    Outcome::fail(message)
+        .with_diff(result.diff)
+        .with_actual(actual)
 }
 
 fn verdict_text(verdict: &graders::drain::DrainVerdict) -> String {
@@ -82,11 +90,17 @@ mod tests {
             path: "out/tags.txt".into(),
             compare,
             expected: expected.map(str::to_string),
-            normalise: vec![NormaliseRule::TrailingWhitespace, NormaliseRule::FinalNewline],
+            normalise: vec![
+                NormaliseRule::TrailingWhitespace,
+                NormaliseRule::FinalNewline,
+            ],
         }
     }
 
-    fn dirs(learner: Option<&str>, reference: Option<&str>) -> (tempfile::TempDir, tempfile::TempDir) {
+    fn dirs(
+        learner: Option<&str>,
+        reference: Option<&str>,
+    ) -> (tempfile::TempDir, tempfile::TempDir) {
         let l = tempfile::tempdir().expect("tempdir");
         let r = tempfile::tempdir().expect("tempdir");
         for (dir, text) in [(&l, learner), (&r, reference)] {
@@ -108,13 +122,19 @@ mod tests {
 
     #[test]
     fn normalised_equal_passes_and_difference_has_diff() {
-        let (l, r) = dirs(Some("lab-node-0 550-5.15.0-119-generic-ubuntu22.04  "), Some("lab-node-0 550-5.15.0-119-generic-ubuntu22.04\n"));
+        let (l, r) = dirs(
+            Some("lab-node-0 550-5.15.0-119-generic-ubuntu22.04  "),
+            Some("lab-node-0 550-5.15.0-119-generic-ubuntu22.04\n"),
+        );
         assert!(check_file(&spec(FileCompare::Exact, None), l.path(), r.path()).passed);
         let (l, r) = dirs(Some("lab-node-0 550.90.07\n"), Some("lab-node-0 550\n"));
         let outcome = check_file(&spec(FileCompare::Exact, None), l.path(), r.path());
         assert!(!outcome.passed);
         let diff = outcome.diff.expect("a diff");
-        assert!(diff.contains("-lab-node-0 550\n") && diff.contains("+lab-node-0 550.90.07"), "{diff}");
+        assert!(
+            diff.contains("-lab-node-0 550\n") && diff.contains("+lab-node-0 550.90.07"),
+            "{diff}"
+        );
     }
 
     #[test]

@@ -15,11 +15,22 @@ use crate::scenario::check::{ManifestCheck, ManifestObject};
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
     let mut objects = Vec::new();
     for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let value = Value::deserialize(document).map_err(|error| format!("document {}: {error}", index + 1))?;
+        let value = Value::deserialize(document)
+            .map_err(|error| format!("document {}: {error}", index + 1))?;
         match value {
             Value::Null => {}
-            Value::Object(ref map) if map.get("kind").and_then(Value::as_str).is_some_and(|kind| kind.ends_with("List")) => {
-                objects.extend(map.get("items").and_then(Value::as_array).cloned().unwrap_or_default());
+            Value::Object(ref map)
+                if map
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|kind| kind.ends_with("List")) =>
+            {
+                objects.extend(
+                    map.get("items")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                );
             }
             other => objects.push(other),
         }
@@ -40,9 +51,14 @@ fn label(object: &Value) -> String {
 }
 
 /// Checks one expected object against the document that declares it.
-fn check_document(expected: &ManifestObject, documents: &[Value], path: &Path) -> Result<Value, String> {
+fn check_document(
+    expected: &ManifestObject,
+    documents: &[Value],
+    path: &Path,
+) -> Result<Value, String> {
     let Some(document) = documents.iter().find(|document| {
-        text(document, "/kind") == Some(expected.kind.as_str()) && text(document, "/metadata/name") == Some(expected.name.as_str())
+        text(document, "/kind") == Some(expected.kind.as_str())
+            && text(document, "/metadata/name") == Some(expected.name.as_str())
     }) else {
         let found: Vec<String> = documents.iter().map(label).collect();
         return Err(format!(
@@ -50,12 +66,19 @@ fn check_document(expected: &ManifestObject, documents: &[Value], path: &Path) -
             path.display(),
             expected.kind,
             expected.name,
-            if found.is_empty() { "nothing".to_string() } else { found.join(", ") }
+            if found.is_empty() {
+                "nothing".to_string()
+            } else {
+                found.join(", ")
+            }
         ));
     };
     if let (Some(want), Some(have)) = (&expected.namespace, text(document, "/metadata/namespace")) {
         if want != have {
-            return Err(format!("{} {} is in namespace {have}, expected {want}", expected.kind, expected.name));
+            return Err(format!(
+                "{} {} is in namespace {have}, expected {want}",
+                expected.kind, expected.name
+            ));
         }
     }
     if let Some(version) = &expected.api_version {
@@ -82,7 +105,10 @@ fn check_shape(expected: &ManifestObject, object: &Value) -> Result<(), String> 
         match graders::paths::get(object, path) {
             Some(Value::Array(items)) if items.len() == *want => {}
             Some(Value::Array(items)) => {
-                return Err(format!("{who}: {path} has {} entries, expected {want}", items.len()))
+                return Err(format!(
+                    "{who}: {path} has {} entries, expected {want}",
+                    items.len()
+                ))
             }
             Some(_) => return Err(format!("{who}: {path} is not a list")),
             None => return Err(format!("{who}: {path} is missing")),
@@ -92,13 +118,25 @@ fn check_shape(expected: &ManifestObject, object: &Value) -> Result<(), String> 
 }
 
 /// The object as the cluster has it, if it exists.
-async fn live(kubectl: &Kubectl, expected: &ManifestObject, document: &Value) -> Result<Option<Value>, String> {
+async fn live(
+    kubectl: &Kubectl,
+    expected: &ManifestObject,
+    document: &Value,
+) -> Result<Option<Value>, String> {
     let mut resource = expected.kind.to_lowercase();
     if let Some((group, version)) = text(document, "/apiVersion").and_then(|v| v.split_once('/')) {
         resource = format!("{resource}.{version}.{group}");
     }
-    let mut args = vec!["get", resource.as_str(), expected.name.as_str(), "--ignore-not-found"];
-    let namespace = expected.namespace.as_deref().or_else(|| text(document, "/metadata/namespace"));
+    let mut args = vec![
+        "get",
+        resource.as_str(),
+        expected.name.as_str(),
+        "--ignore-not-found",
+    ];
+    let namespace = expected
+        .namespace
+        .as_deref()
+        .or_else(|| text(document, "/metadata/namespace"));
     if let Some(namespace) = namespace {
         args.extend(["-n", namespace]);
     }
@@ -109,7 +147,12 @@ async fn live(kubectl: &Kubectl, expected: &ManifestObject, document: &Value) ->
     }
 }
 
-pub async fn check_manifest(kubectl: &Kubectl, spec: &ManifestCheck, lab_dir: &Path, replay_note: Option<&str>) -> Outcome {
+pub async fn check_manifest(
+    kubectl: &Kubectl,
+    spec: &ManifestCheck,
+    lab_dir: &Path,
+    replay_note: Option<&str>,
+) -> Outcome {
     let Some(bytes) = crate::runner::workdir::read_lab_file(lab_dir, &spec.path) else {
         return Outcome::missing(&spec.path);
     };
@@ -117,7 +160,11 @@ pub async fn check_manifest(kubectl: &Kubectl, spec: &ManifestCheck, lab_dir: &P
     let documents = match parse_documents(&source) {
         Ok(documents) => documents,
         Err(error) => {
-            return Outcome::fail(format!("{} is not valid YAML: {error}", spec.path.display())).with_actual(source)
+            return Outcome::fail(format!(
+                "{} is not valid YAML: {error}",
+                spec.path.display()
+            ))
+            .with_actual(source)
         }
     };
     for expected in &spec.objects {
@@ -125,7 +172,11 @@ pub async fn check_manifest(kubectl: &Kubectl, spec: &ManifestCheck, lab_dir: &P
             Ok(document) => document,
             Err(reason) => return Outcome::fail(reason).with_actual(source),
         };
-        let where_ = expected.namespace.as_deref().map(|ns| format!(" in namespace {ns}")).unwrap_or_default();
+        let where_ = expected
+            .namespace
+            .as_deref()
+            .map(|ns| format!(" in namespace {ns}"))
+            .unwrap_or_default();
         match live(kubectl, expected, &document).await {
             Ok(Some(object)) => {
                 if let Err(reason) = check_shape(expected, &object) {
@@ -147,7 +198,10 @@ pub async fn check_manifest(kubectl: &Kubectl, spec: &ManifestCheck, lab_dir: &P
             Err(error) => return Outcome::fail(error).with_actual(source),
         }
     }
-    Outcome::pass(format!("{} creates the expected objects", spec.path.display()))
+    Outcome::pass(format!(
+        "{} creates the expected objects",
+        spec.path.display()
+    ))
 }
 
 #[cfg(test)]
@@ -177,7 +231,9 @@ spec:
 
     #[test]
     fn multi_document_and_lists() {
-        let docs = parse_documents("a: 1\n---\n---\nkind: List\nitems: [{kind: Pod}, {kind: Node}]\n").expect("parses");
+        let docs =
+            parse_documents("a: 1\n---\n---\nkind: List\nitems: [{kind: Pod}, {kind: Node}]\n")
+                .expect("parses");
         assert_eq!(docs.len(), 3);
         assert!(parse_documents("a: [1\n").is_err());
     }
@@ -186,9 +242,16 @@ spec:
     fn term_count_is_checked() {
         let docs = parse_documents(TWO_TERMS).expect("parses");
         let path = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
-        let error = check_document(&object(json!({"kind": "Pod"}), json!({path: 1})), &docs, Path::new("k8s/cuda12-job.yaml"))
-            .expect_err("two terms");
-        assert_eq!(error, format!("Pod cuda12-job: {path} has 2 entries, expected 1"));
+        let error = check_document(
+            &object(json!({"kind": "Pod"}), json!({path: 1})),
+            &docs,
+            Path::new("k8s/cuda12-job.yaml"),
+        )
+        .expect_err("two terms");
+        assert_eq!(
+            error,
+            format!("Pod cuda12-job: {path} has 2 entries, expected 1")
+        );
     }
 
     #[test]
@@ -197,6 +260,9 @@ spec:
         let mut wanted = object(json!({}), json!({}));
         wanted.name = "cuda13-job".into();
         let error = check_document(&wanted, &docs, Path::new("k8s/x.yaml")).expect_err("absent");
-        assert_eq!(error, "k8s/x.yaml declares no Pod named cuda13-job (it declares: Pod cuda12-job)");
+        assert_eq!(
+            error,
+            "k8s/x.yaml declares no Pod named cuda13-job (it declares: Pod cuda12-job)"
+        );
     }
 }

@@ -22,7 +22,9 @@ const SETTLED_GRACE: Duration = Duration::from_secs(2);
 /// (`deployments` + `apps/v1` → `deployments.v1.apps`, as kubectl's resource builder accepts).
 pub fn resource_arg(resource: &str, api_version: Option<&str>) -> String {
     match api_version.and_then(|version| version.split_once('/')) {
-        Some((group, version)) if !resource.contains('.') => format!("{resource}.{version}.{group}"),
+        Some((group, version)) if !resource.contains('.') => {
+            format!("{resource}.{version}.{group}")
+        }
         _ => resource.to_string(),
     }
 }
@@ -60,19 +62,36 @@ async fn fetch(kubectl: &Kubectl, spec: &ObjectCheck) -> Result<Vec<Value>, Stri
     if let Some(selector) = &spec.field_selector {
         args.extend(["--field-selector", selector]);
     }
-    let value = kubectl.json(&args).await.map_err(|error| format!("{error:#}"))?;
+    let value = kubectl
+        .json(&args)
+        .await
+        .map_err(|error| format!("{error:#}"))?;
     Ok(match value {
         Value::Null => Vec::new(),
-        Value::Object(ref map) if map.get("kind").and_then(Value::as_str).is_some_and(|kind| kind.ends_with("List")) => {
-            map.get("items").and_then(Value::as_array).cloned().unwrap_or_default()
+        Value::Object(ref map)
+            if map
+                .get("kind")
+                .and_then(Value::as_str)
+                .is_some_and(|kind| kind.ends_with("List")) =>
+        {
+            map.get("items")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
         }
         other => vec![other],
     })
 }
 
 fn object_name(object: &Value) -> String {
-    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
-    match object.pointer("/metadata/namespace").and_then(Value::as_str) {
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    match object
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+    {
         Some(namespace) => format!("{namespace}/{name}"),
         None => name.to_string(),
     }
@@ -96,7 +115,11 @@ pub fn evaluate(spec: &ObjectCheck, objects: &[Value]) -> Result<(), String> {
             return Err(format!(
                 "expected {count} {what}, found {}{}",
                 objects.len(),
-                if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) }
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", names.join(", "))
+                }
             ));
         }
     } else if objects.is_empty() {
@@ -132,7 +155,8 @@ pub async fn check_object(target: &Target, spec: &ObjectCheck) -> Outcome {
             }
             Err(reason) => {
                 streak = 0;
-                let settled_out = settled_since.is_some_and(|since| since.elapsed() >= SETTLED_GRACE);
+                let settled_out =
+                    settled_since.is_some_and(|since| since.elapsed() >= SETTLED_GRACE);
                 if Instant::now() >= deadline || settled_out {
                     let actual = sample
                         .map(|objects| serde_json::to_string_pretty(&objects).unwrap_or_default())
@@ -175,12 +199,18 @@ mod tests {
             Err("pods/a in namespace gpu-drv should not exist, found gpu-drv/a".to_string())
         );
         assert!(evaluate(&spec(json!({"name": "a", "absent": true})), &[]).is_ok());
-        assert_eq!(evaluate(&spec(json!({"name": "b"})), &[]), Err("pods/b in namespace gpu-drv not found".to_string()));
+        assert_eq!(
+            evaluate(&spec(json!({"name": "b"})), &[]),
+            Err("pods/b in namespace gpu-drv not found".to_string())
+        );
     }
 
     #[test]
     fn qualified_resources() {
-        assert_eq!(resource_arg("deployments", Some("apps/v1")), "deployments.v1.apps");
+        assert_eq!(
+            resource_arg("deployments", Some("apps/v1")),
+            "deployments.v1.apps"
+        );
         assert_eq!(resource_arg("pods", Some("v1")), "pods");
         assert_eq!(resource_arg("nodes", None), "nodes");
     }

@@ -13,11 +13,19 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn pass(message: impl Into<String>) -> Outcome {
-        Outcome { passed: true, message: message.into(), ..Outcome::default() }
+        Outcome {
+            passed: true,
+            message: message.into(),
+            ..Outcome::default()
+        }
     }
 
     pub fn fail(message: impl Into<String>) -> Outcome {
-        Outcome { passed: false, message: message.into(), ..Outcome::default() }
+        Outcome {
+            passed: false,
+            message: message.into(),
+            ..Outcome::default()
+        }
     }
 
     pub fn missing(path: &std::path::Path) -> Outcome {

@@ -52,7 +52,10 @@ fn printable(bytes: &[u8]) -> String {
 
 /// Stdout compared modulo trailing blanks and the final newline: `echo` vs `printf` is style.
 fn stdout_text(outcome: &RunOutcome) -> String {
-    normalise(&printable(&outcome.stdout), &[Normaliser::TrailingWhitespace, Normaliser::FinalNewline])
+    normalise(
+        &printable(&outcome.stdout),
+        &[Normaliser::TrailingWhitespace, Normaliser::FinalNewline],
+    )
 }
 
 struct Run {
@@ -78,17 +81,29 @@ async fn run_pair(
     copy_missing(learner_root, learner_dir.path())?;
     let reference_copy = scratch_copy(reference_dir)?;
     let learner = env.exec.script(learner_dir.path(), &spec.path, args).await;
-    let reference = env.exec.script(reference_copy.path(), &spec.path, args).await;
+    let reference = env
+        .exec
+        .script(reference_copy.path(), &spec.path, args)
+        .await;
     Ok((learner, reference))
 }
 
-fn compare_runs(spec: &ScriptCheck, invocation: String, learner: &RunOutcome, reference: &RunOutcome) -> Run {
+fn compare_runs(
+    spec: &ScriptCheck,
+    invocation: String,
+    learner: &RunOutcome,
+    reference: &RunOutcome,
+) -> Run {
     let mut differences = Vec::new();
     let mut diff = String::new();
     for field in &spec.compare {
         match field {
             ScriptCompare::Stdout => {
-                let result = compare(&stdout_text(reference), &stdout_text(learner), Compare::Exact);
+                let result = compare(
+                    &stdout_text(reference),
+                    &stdout_text(learner),
+                    Compare::Exact,
+                );
                 if !result.equal {
                     differences.push("stdout differs".to_string());
                     diff.push_str(&result.diff);
@@ -116,10 +131,20 @@ fn compare_runs(spec: &ScriptCheck, invocation: String, learner: &RunOutcome, re
     }
     let mut learner_output = printable(&learner.stdout);
     learner_output.push_str(&printable(&learner.stderr));
-    Run { invocation, differences, diff, learner_output }
+    Run {
+        invocation,
+        differences,
+        diff,
+        learner_output,
+    }
 }
 
-pub async fn check_script(env: &ScriptEnv<'_>, spec: &ScriptCheck, learner_dir: &Path, reference_dir: &Path) -> Outcome {
+pub async fn check_script(
+    env: &ScriptEnv<'_>,
+    spec: &ScriptCheck,
+    learner_dir: &Path,
+    reference_dir: &Path,
+) -> Outcome {
     let Some(learner_script) = lab_file(learner_dir, &spec.path) else {
         return Outcome::missing(&spec.path);
     };
@@ -129,7 +154,9 @@ pub async fn check_script(env: &ScriptEnv<'_>, spec: &ScriptCheck, learner_dir: 
             continue;
         };
         match env.target.inject(perturbation).await {
-            Ok(name) => injected.nodes.push((name, format!("{}<{key}>", perturbation.name_prefix))),
+            Ok(name) => injected
+                .nodes
+                .push((name, format!("{}<{key}>", perturbation.name_prefix))),
             Err(error) => {
                 env.target.remove_nodes(&injected.names()).await;
                 return Outcome::fail(format!("could not add the test node {key:?}: {error:#}"));
@@ -139,7 +166,14 @@ pub async fn check_script(env: &ScriptEnv<'_>, spec: &ScriptCheck, learner_dir: 
     if !injected.nodes.is_empty() {
         env.target.settle().await;
     }
-    let outcome = run_all(env, spec, (learner_dir, &learner_script), reference_dir, &injected).await;
+    let outcome = run_all(
+        env,
+        spec,
+        (learner_dir, &learner_script),
+        reference_dir,
+        &injected,
+    )
+    .await;
     env.target.remove_nodes(&injected.names()).await;
     outcome
 }
@@ -154,7 +188,12 @@ async fn run_all(
     let per_node = spec.nodes.is_some() || spec.args.iter().any(|arg| arg.contains("{node}"));
     let nodes: Vec<Option<String>> = if per_node {
         let selection = spec.nodes.clone().unwrap_or_default();
-        match env.target.kubectl().node_names(selection.selector.as_deref()).await {
+        match env
+            .target
+            .kubectl()
+            .node_names(selection.selector.as_deref())
+            .await
+        {
             Ok(names) => names
                 .into_iter()
                 .filter(|name| selection.include_injected || !injected.names().contains(name))
@@ -182,17 +221,27 @@ async fn run_all(
             .join(" ");
         let (learner, reference) = match run_pair(env, spec, learner, reference_dir, &args).await {
             Ok(pair) => pair,
-            Err(error) => return Outcome::fail(format!("could not prepare the run directories: {error:#}")),
+            Err(error) => {
+                return Outcome::fail(format!("could not prepare the run directories: {error:#}"))
+            }
         };
         for problem in &learner.problems {
             if !problems.contains(problem) {
                 problems.push(problem.clone());
             }
         }
-        runs.push(compare_runs(spec, injected.stable(&invocation), &learner, &reference));
+        runs.push(compare_runs(
+            spec,
+            injected.stable(&invocation),
+            &learner,
+            &reference,
+        ));
     }
     let total = runs.len();
-    let failing: Vec<&Run> = runs.iter().filter(|run| !run.differences.is_empty()).collect();
+    let failing: Vec<&Run> = runs
+        .iter()
+        .filter(|run| !run.differences.is_empty())
+        .collect();
     let injected_count = injected.nodes.len();
     if failing.is_empty() {
         let mut outcome = Outcome::pass(if per_node {
@@ -212,7 +261,12 @@ async fn run_all(
     let mut diff = String::new();
     let mut actual = String::new();
     for run in failing.iter().take(SHOWN_DIFFERENCES) {
-        let _ = write!(message, "\n  {}: {}", run.invocation, run.differences.join("; "));
+        let _ = write!(
+            message,
+            "\n  {}: {}",
+            run.invocation,
+            run.differences.join("; ")
+        );
         if !run.diff.is_empty() {
             let _ = writeln!(diff, "# {}", run.invocation);
             diff.push_str(&run.diff);
@@ -224,7 +278,11 @@ async fn run_all(
         actual.push('\n');
     }
     if failing.len() > SHOWN_DIFFERENCES {
-        let _ = write!(message, "\n  ... and {} more", failing.len() - SHOWN_DIFFERENCES);
+        let _ = write!(
+            message,
+            "\n  ... and {} more",
+            failing.len() - SHOWN_DIFFERENCES
+        );
     }
     let mut outcome = Outcome::fail(injected.stable(&message))
         .with_diff(injected.stable(&diff))

@@ -341,7 +341,7 @@ async fn a_rolling_update_respects_max_surge_and_max_unavailable() {
     let new_name = meta::name(new).to_string();
     assert_eq!(meta::name(old), old_name);
     assert_eq!((old["spec"]["replicas"].clone(), new["spec"]["replicas"].clone()), (json!(0), json!(4)));
-    assert_eq!(old["status"], json!({"replicas": 0, "observedGeneration": 2}));
+    assert_eq!(old["status"], json!({"replicas": 0, "observedGeneration": old["metadata"]["generation"]}));
     assert_eq!((meta::annotation(old, REVISION), meta::annotation(new, REVISION)), (Some("1"), Some("2")));
     let d = get(api, &registry::DEPLOYMENTS, "default", "web");
     assert_eq!(meta::annotation(&d, REVISION), Some("2"));
