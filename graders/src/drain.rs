@@ -38,7 +38,11 @@ const PDB_REFUSAL: &str = "Cannot evict pod as it would violate the pod's disrup
 /// Reads a transcript and says whether the drain was refused by a disruption budget or completed.
 pub fn verdict(transcript: &str) -> DrainVerdict {
     let lines: Vec<String> = transcript.lines().map(clean_line).collect();
-    let lines: Vec<&str> = lines.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .collect();
     if lines.is_empty() {
         return DrainVerdict::Other("the transcript is empty".into());
     }
@@ -46,7 +50,12 @@ pub fn verdict(transcript: &str) -> DrainVerdict {
     let drained: Vec<&str> = lines
         .iter()
         .copied()
-        .filter(|l| l.starts_with("node/") && (l.ends_with(" drained") || l.ends_with(" drained (dry run)") || l.ends_with(" drained (server dry run)")))
+        .filter(|l| {
+            l.starts_with("node/")
+                && (l.ends_with(" drained")
+                    || l.ends_with(" drained (dry run)")
+                    || l.ends_with(" drained (server dry run)"))
+        })
         .collect();
     let removed = lines
         .iter()
@@ -105,13 +114,15 @@ fn explain_other(lines: &[&str]) -> String {
     if attempts.values().any(|&n| n > 1) {
         return "evictions were retried, but the transcript has no \"Cannot evict pod\" line: was stderr saved too (2>&1)?".into();
     }
-    if let Some(line) = lines
-        .iter()
-        .find(|l| l.starts_with("error:") || l.starts_with("Error from server") || l.starts_with("error when"))
-    {
+    if let Some(line) = lines.iter().find(|l| {
+        l.starts_with("error:") || l.starts_with("Error from server") || l.starts_with("error when")
+    }) {
         return format!("the drain failed: {line}");
     }
-    if let Some(line) = lines.iter().find(|l| l.starts_with("node/") && l.contains(" cordoned")) {
+    if let Some(line) = lines
+        .iter()
+        .find(|l| l.starts_with("node/") && l.contains(" cordoned"))
+    {
         return format!("{line}, but no eviction was refused and the node was not drained");
     }
     "no kubectl drain output found".into()
@@ -221,7 +232,10 @@ mod tests {
             There are pending nodes to be drained:\n lab-node-1\n\
             cannot delete cannot delete Pods that declare no controller (use --force to override): gpu-drv/cuda12-job\n";
         match verdict(t) {
-            DrainVerdict::Other(why) => assert!(why.starts_with("the drain stopped before evicting:"), "{why}"),
+            DrainVerdict::Other(why) => assert!(
+                why.starts_with("the drain stopped before evicting:"),
+                "{why}"
+            ),
             v => panic!("unexpected {v:?}"),
         }
         let ds = "node/lab-node-1 cordoned\nerror: unable to drain node \"lab-node-1\" due to error:cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): gpu-operator/nvidia-driver-daemonset-7xk2p, continuing command...\n";
@@ -230,11 +244,20 @@ mod tests {
 
     #[test]
     fn other_outcomes() {
-        assert_eq!(verdict(""), DrainVerdict::Other("the transcript is empty".into()));
-        assert_eq!(verdict("\n  \n"), DrainVerdict::Other("the transcript is empty".into()));
+        assert_eq!(
+            verdict(""),
+            DrainVerdict::Other("the transcript is empty".into())
+        );
+        assert_eq!(
+            verdict("\n  \n"),
+            DrainVerdict::Other("the transcript is empty".into())
+        );
         assert_eq!(
             verdict("Error from server (NotFound): nodes \"lab-node-9\" not found\n"),
-            DrainVerdict::Other("the drain failed: Error from server (NotFound): nodes \"lab-node-9\" not found".into())
+            DrainVerdict::Other(
+                "the drain failed: Error from server (NotFound): nodes \"lab-node-9\" not found"
+                    .into()
+            )
         );
         assert_eq!(
             verdict("node/lab-node-1 cordoned\n"),
@@ -248,7 +271,10 @@ mod tests {
             verdict("node/lab-node-1 cordoned (server dry run)\nevicting pod gpu-drv/t (server dry run)\nnode/lab-node-1 drained (server dry run)\n"),
             DrainVerdict::Other(_)
         ));
-        assert_eq!(verdict("OK\n"), DrainVerdict::Other("no kubectl drain output found".into()));
+        assert_eq!(
+            verdict("OK\n"),
+            DrainVerdict::Other("no kubectl drain output found".into())
+        );
     }
 
     #[test]

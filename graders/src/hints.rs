@@ -30,7 +30,11 @@ pub fn first_match<'a>(hints: &'a [Hint], text: &str) -> Option<&'a str> {
 pub fn invalid_patterns(hints: &[Hint]) -> Vec<(String, String)> {
     hints
         .iter()
-        .filter_map(|h| regex::Regex::new(&h.pattern).err().map(|e| (h.pattern.clone(), e.to_string())))
+        .filter_map(|h| {
+            regex::Regex::new(&h.pattern)
+                .err()
+                .map(|e| (h.pattern.clone(), e.to_string()))
+        })
         .collect()
 }
 
@@ -39,13 +43,22 @@ mod tests {
     use super::*;
 
     fn hint(pattern: &str, say: &str) -> Hint {
-        Hint { pattern: pattern.into(), say: say.into() }
+        Hint {
+            pattern: pattern.into(),
+            say: say.into(),
+        }
     }
 
     fn gpudrv_hints() -> Vec<Hint> {
         vec![
-            hint(r"\d+\.\d+\.\d+-", "Use the driver branch (550), not the full version (550.90.07)."),
-            hint(r"(?m)^lab-node-\d+ MISSING", "Only nodes with nvidia.com/gpu.present=true are audited."),
+            hint(
+                r"\d+\.\d+\.\d+-",
+                "Use the driver branch (550), not the full version (550.90.07).",
+            ),
+            hint(
+                r"(?m)^lab-node-\d+ MISSING",
+                "Only nodes with nvidia.com/gpu.present=true are audited.",
+            ),
             hint(r"\r", "The script has CRLF line endings: run dos2unix."),
         ]
     }
@@ -82,7 +95,8 @@ mod tests {
     #[test]
     fn scenario_yaml_spelling() {
         let hints: Vec<Hint> =
-            serde_yaml::from_str("- match: '\\d+\\.\\d+\\.\\d+-'\n  say: Use the branch.\n").expect("valid hint yaml");
+            serde_yaml::from_str("- match: '\\d+\\.\\d+\\.\\d+-'\n  say: Use the branch.\n")
+                .expect("valid hint yaml");
         assert_eq!(hints, vec![hint(r"\d+\.\d+\.\d+-", "Use the branch.")]);
         assert!(serde_yaml::from_str::<Vec<Hint>>("- match: x\n  say: y\n  extra: z\n").is_err());
     }

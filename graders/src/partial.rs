@@ -28,7 +28,11 @@ fn match_at(path: &str, expected: &Value, actual: &Value) -> Result<(), String> 
                     Some(have_value) => match_at(&here, want_value, have_value)?,
                     None if want_value.is_null() => {}
                     None => {
-                        return Err(format!("{}: missing (expected {})", show_path(&here), brief(want_value)))
+                        return Err(format!(
+                            "{}: missing (expected {})",
+                            show_path(&here),
+                            brief(want_value)
+                        ))
                     }
                 }
             }
@@ -101,7 +105,13 @@ fn augment(i: usize, fits: &[Vec<bool>], owner: &mut [Option<usize>], seen: &mut
     false
 }
 
-fn explain_unmatched(path: &str, i: usize, want: &[Value], have: &[Value], fits: &[Vec<bool>]) -> String {
+fn explain_unmatched(
+    path: &str,
+    i: usize,
+    want: &[Value],
+    have: &[Value],
+    fits: &[Vec<bool>],
+) -> String {
     let item_path = push_index(path, i);
     if fits[i].iter().any(|&f| f) {
         // The item matches something, but only items another expected item needs too.
@@ -118,8 +128,15 @@ fn explain_unmatched(path: &str, i: usize, want: &[Value], have: &[Value], fits:
         .max_by_key(|e| e.split(':').next().map(|p| p.len()).unwrap_or(0));
     match (have.len(), closest) {
         (1, Some(err)) => err,
-        (n, Some(err)) => format!("{}: no item of {n} matches; closest: {err}", show_path(&item_path)),
-        (_, None) => format!("{}: no item matches {}", show_path(&item_path), brief(&want[i])),
+        (n, Some(err)) => format!(
+            "{}: no item of {n} matches; closest: {err}",
+            show_path(&item_path)
+        ),
+        (_, None) => format!(
+            "{}: no item matches {}",
+            show_path(&item_path),
+            brief(&want[i])
+        ),
     }
 }
 
@@ -137,7 +154,12 @@ fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
 }
 
 fn differs(path: &str, expected: &Value, actual: &Value) -> String {
-    format!("{}: expected {}, got {}", show_path(path), brief(expected), brief(actual))
+    format!(
+        "{}: expected {}, got {}",
+        show_path(path),
+        brief(expected),
+        brief(actual)
+    )
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -212,11 +234,11 @@ mod tests {
 
     fn cuda12_pod(terms: Value) -> Value {
         json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "cuda12-job", "namespace": "gpu-drv"},
-            "spec": {
-                "containers": [{"name": "trainer", "image": "nvcr.io/nvidia/pytorch:24.07-py3"}],
-                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
-            }})
+        "metadata": {"name": "cuda12-job", "namespace": "gpu-drv"},
+        "spec": {
+            "containers": [{"name": "trainer", "image": "nvcr.io/nvidia/pytorch:24.07-py3"}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+        }})
     }
 
     fn major_550() -> Value {
@@ -241,7 +263,10 @@ mod tests {
         let expected = json!({"metadata": {"labels": {"nvidia.com/cuda.driver.major": "535"}}});
         assert_eq!(
             matches(&expected, &labelled_node()),
-            Err(r#"metadata.labels.nvidia\.com/cuda\.driver\.major: expected "535", got "550""#.to_string())
+            Err(
+                r#"metadata.labels.nvidia\.com/cuda\.driver\.major: expected "535", got "550""#
+                    .to_string()
+            )
         );
     }
 
@@ -264,7 +289,10 @@ mod tests {
         );
         assert!(matches(&json!({"replicas": "1"}), &json!({"replicas": 1})).is_err());
         assert!(matches(&json!({"replicas": 1}), &json!({"replicas": "1"})).is_err());
-        assert_eq!(matches(&json!({"replicas": 4}), &json!({"replicas": 4.0})), Ok(()));
+        assert_eq!(
+            matches(&json!({"replicas": 4}), &json!({"replicas": 4.0})),
+            Ok(())
+        );
         assert!(matches(&json!({"replicas": 4}), &json!({"replicas": 3})).is_err());
     }
 
@@ -305,10 +333,17 @@ mod tests {
     fn each_expected_item_needs_a_distinct_actual_item() {
         let expected = json!({"items": [{"app": "trainer"}, {"app": "trainer"}]});
         assert!(matches(&expected, &json!({"items": [{"app": "trainer", "n": 1}]})).is_err());
-        let err = matches(&expected, &json!({"items": [{"app": "trainer"}, {"app": "other"}]})).unwrap_err();
+        let err = matches(
+            &expected,
+            &json!({"items": [{"app": "trainer"}, {"app": "other"}]}),
+        )
+        .unwrap_err();
         assert!(err.starts_with("items[1]:"), "{err}");
         assert_eq!(
-            matches(&expected, &json!({"items": [{"app": "trainer", "n": 1}, {"app": "trainer", "n": 2}]})),
+            matches(
+                &expected,
+                &json!({"items": [{"app": "trainer", "n": 1}, {"app": "trainer", "n": 2}]})
+            ),
             Ok(())
         );
     }
@@ -336,7 +371,9 @@ mod tests {
             matches(&json!({"a": 1}), &json!([1])),
             Err("(top level): expected a map {\"a\":1}, got a list [1]".to_string())
         );
-        assert!(matches(&json!([1, 2]), &json!([2])).unwrap_err().contains("expected at least 2 item(s), got 1"));
+        assert!(matches(&json!([1, 2]), &json!([2]))
+            .unwrap_err()
+            .contains("expected at least 2 item(s), got 1"));
     }
 
     #[test]

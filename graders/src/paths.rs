@@ -53,7 +53,9 @@ pub fn parse(dotted: &str) -> Result<Vec<Segment>, String> {
             }
             _ => {
                 if after_bracket {
-                    return Err(format!("expected '.' or '[' after ']' in path {dotted:?} at {i}"));
+                    return Err(format!(
+                        "expected '.' or '[' after ']' in path {dotted:?} at {i}"
+                    ));
                 }
                 let mut key = String::new();
                 while i < chars.len() && chars[i] != '.' && chars[i] != '[' {
@@ -111,10 +113,15 @@ fn parse_bracket(chars: &[char], start: usize, dotted: &str) -> Result<(Segment,
             Ok((Segment::Key(key), i + 1))
         }
         _ => {
-            let digits: String = chars[i..].iter().take_while(|c| c.is_ascii_digit()).collect();
+            let digits: String = chars[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
             i += digits.chars().count();
             if digits.is_empty() || chars.get(i) != Some(&']') {
-                return Err(format!("expected a list index like [0] in path {dotted:?} at {start}"));
+                return Err(format!(
+                    "expected a list index like [0] in path {dotted:?} at {start}"
+                ));
             }
             let index = digits
                 .parse::<usize>()
@@ -175,7 +182,10 @@ mod tests {
         let v = node();
         assert_eq!(get(&v, "metadata.name"), Some(&json!("lab-node-0")));
         let terms = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
-        assert_eq!(get(&v, terms).and_then(Value::as_array).map(Vec::len), Some(1));
+        assert_eq!(
+            get(&v, terms).and_then(Value::as_array).map(Vec::len),
+            Some(1)
+        );
         assert_eq!(
             get(&v, &format!("{terms}[0].matchExpressions[1].values[0]")),
             Some(&json!("22.04"))
@@ -186,9 +196,15 @@ mod tests {
     #[test]
     fn escaped_dots_in_label_keys() {
         let v = node();
-        assert_eq!(get(&v, r"metadata.labels.nvidia\.com/gpu\.present"), Some(&json!("true")));
         assert_eq!(
-            get(&v, r"metadata.labels.feature\.node\.kubernetes\.io/kernel-version\.full"),
+            get(&v, r"metadata.labels.nvidia\.com/gpu\.present"),
+            Some(&json!("true"))
+        );
+        assert_eq!(
+            get(
+                &v,
+                r"metadata.labels.feature\.node\.kubernetes\.io/kernel-version\.full"
+            ),
             Some(&json!("5.15.0-119-generic"))
         );
         // Unescaped, the dots split the key and nothing is found.
@@ -198,8 +214,14 @@ mod tests {
     #[test]
     fn bracket_quoted_keys() {
         let v = node();
-        assert_eq!(get(&v, r#"metadata.labels["nvidia.com/gpu.present"]"#), Some(&json!("true")));
-        assert_eq!(get(&v, "metadata.labels['kubernetes.io/hostname']"), Some(&json!("lab-node-0")));
+        assert_eq!(
+            get(&v, r#"metadata.labels["nvidia.com/gpu.present"]"#),
+            Some(&json!("true"))
+        );
+        assert_eq!(
+            get(&v, "metadata.labels['kubernetes.io/hostname']"),
+            Some(&json!("lab-node-0"))
+        );
     }
 
     #[test]

@@ -26,7 +26,9 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 /// A file of the lab's reference solution.
 fn reference(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/gpudrv/reference").join(rel);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/gpudrv/reference")
+        .join(rel);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reference file {}: {e}", p.display()))
 }
 
@@ -46,7 +48,11 @@ fn script(c: &TestCluster, path: &Path, args: &[&str]) -> Run {
         let real = std::fs::canonicalize(kubectl_bin()).unwrap_or_else(|_| kubectl_bin());
         std::os::unix::fs::symlink(real, &link).expect("kubectl link");
     }
-    let path_env = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path_env = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Command::new("bash")
         .arg(path)
         .args(args)
@@ -91,7 +97,12 @@ fn eventually_shaped(c: &TestCluster, args: &[&str], shape: impl Fn(&str) -> Str
                 r.code,
                 r.stderr
             );
-            panic!("`kubectl {}` exited {}: {}", args.join(" "), r.code, r.stderr);
+            panic!(
+                "`kubectl {}` exited {}: {}",
+                args.join(" "),
+                r.code,
+                r.stderr
+            );
         }
         std::thread::sleep(Duration::from_millis(250));
     }
@@ -184,14 +195,28 @@ const CUDA13_MESSAGE: &str = "0/4 nodes are available: 4 node(s) didn't match Po
 /// histogram is sorted as whole "N reason" strings.
 const REPLACEMENT_MESSAGE: &str = "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't match pod anti-affinity rules. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.";
 
-const DRAIN: [&str; 5] = ["drain", "lab-node-1", "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=20s"];
+const DRAIN: [&str; 5] = [
+    "drain",
+    "lab-node-1",
+    "--ignore-daemonsets",
+    "--delete-emptydir-data",
+    "--timeout=20s",
+];
 
 // ---------------------------------------------------------------------------------------------
 // Steps. Each asserts what the lab documents for it.
 
 /// Step 1: namespace and node facts; every label reads back through jsonpath with escaped dots.
 fn step1_node_facts(c: &TestCluster) {
-    assert_eq!(c.kubectl_stdin(&["apply", "-f", "-"], "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-drv\n").ok().stdout, "namespace/gpu-drv created\n"); // DEVTMP
+    assert_eq!(
+        c.kubectl_stdin(
+            &["apply", "-f", "-"],
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-drv\n"
+        )
+        .ok()
+        .stdout,
+        "namespace/gpu-drv created\n"
+    ); // DEVTMP
     for f in &LAB_NODES {
         let out = get(
             c,
@@ -203,9 +228,15 @@ fn step1_node_facts(c: &TestCluster) {
                 &format!("nvidia.com/cuda.driver.major={}", f.major),
                 &format!("nvidia.com/cuda.driver.minor={}", f.minor),
                 &format!("nvidia.com/cuda.driver.rev={}", f.rev),
-                &format!("feature.node.kubernetes.io/kernel-version.full={}", f.kernel),
+                &format!(
+                    "feature.node.kubernetes.io/kernel-version.full={}",
+                    f.kernel
+                ),
                 "feature.node.kubernetes.io/system-os_release.ID=ubuntu",
-                &format!("feature.node.kubernetes.io/system-os_release.VERSION_ID={}", f.os_version),
+                &format!(
+                    "feature.node.kubernetes.io/system-os_release.VERSION_ID={}",
+                    f.os_version
+                ),
             ],
         );
         assert_eq!(out, format!("node/{} labeled\n", f.node));
@@ -216,21 +247,57 @@ fn step1_node_facts(c: &TestCluster) {
             (r"nvidia\.com/cuda\.driver\.major", f.major),
             (r"nvidia\.com/cuda\.driver\.minor", f.minor),
             (r"nvidia\.com/cuda\.driver\.rev", f.rev),
-            (r"feature\.node\.kubernetes\.io/kernel-version\.full", f.kernel),
-            (r"feature\.node\.kubernetes\.io/system-os_release\.ID", "ubuntu"),
-            (r"feature\.node\.kubernetes\.io/system-os_release\.VERSION_ID", f.os_version),
+            (
+                r"feature\.node\.kubernetes\.io/kernel-version\.full",
+                f.kernel,
+            ),
+            (
+                r"feature\.node\.kubernetes\.io/system-os_release\.ID",
+                "ubuntu",
+            ),
+            (
+                r"feature\.node\.kubernetes\.io/system-os_release\.VERSION_ID",
+                f.os_version,
+            ),
         ] {
             let jp = format!("jsonpath={{.metadata.labels.{key}}}");
-            assert_eq!(get(c, &["get", "node", f.node, "-o", &jp]), want, "{} {key}", f.node);
+            assert_eq!(
+                get(c, &["get", "node", f.node, "-o", &jp]),
+                want,
+                "{} {key}",
+                f.node
+            );
         }
     }
     assert_eq!(
-        get(c, &["get", "nodes", "-l", "nvidia.com/gpu.present=true", "-o", "name"]),
+        get(
+            c,
+            &[
+                "get",
+                "nodes",
+                "-l",
+                "nvidia.com/gpu.present=true",
+                "-o",
+                "name"
+            ]
+        ),
         "node/lab-node-0\nnode/lab-node-1\nnode/lab-node-2\n"
     );
     // -L reads the labels from the Table rows' object metadata.
-    let cols = get(c, &["get", "nodes", "-L", "nvidia.com/cuda.driver.major", "--no-headers"]);
-    let majors: Vec<String> = cols.lines().map(|l| cells(l).last().cloned().unwrap_or_default()).collect();
+    let cols = get(
+        c,
+        &[
+            "get",
+            "nodes",
+            "-L",
+            "nvidia.com/cuda.driver.major",
+            "--no-headers",
+        ],
+    );
+    let majors: Vec<String> = cols
+        .lines()
+        .map(|l| cells(l).last().cloned().unwrap_or_default())
+        .collect();
     assert_eq!(majors, ["550", "535", "550"], "{cols}");
 }
 
@@ -241,9 +308,17 @@ fn step2_tags(c: &TestCluster) {
     let mut tags = String::new();
     for f in &LAB_NODES {
         assert_eq!(get(c, &["get", "node", f.node, "-o", TAG_JSONPATH]), f.tag);
-        assert_eq!(get(c, &["get", "node", f.node, "-o", TAG_GO_TEMPLATE]), f.tag);
+        assert_eq!(
+            get(c, &["get", "node", f.node, "-o", TAG_GO_TEMPLATE]),
+            f.tag
+        );
         let r = script(c, &tag_script, &[f.node]);
-        assert_eq!((r.stdout.as_str(), r.code), (format!("{}\n", f.tag).as_str(), 0), "stderr: {}", r.stderr);
+        assert_eq!(
+            (r.stdout.as_str(), r.code),
+            (format!("{}\n", f.tag).as_str(), 0),
+            "stderr: {}",
+            r.stderr
+        );
         tags.push_str(&format!("{} {}", f.node, r.stdout));
     }
     assert_eq!(
@@ -257,22 +332,47 @@ fn step3_audit(c: &TestCluster) -> PathBuf {
     let audit = install(c, "drv-audit.sh", "drv-audit.sh");
     install(c, "support-matrix.step3.csv", "support-matrix.csv");
     let r = script(c, &audit, &[]);
-    assert_eq!((r.stdout.as_str(), r.code), ("OK\n", 0), "stderr: {}", r.stderr);
+    assert_eq!(
+        (r.stdout.as_str(), r.code),
+        ("OK\n", 0),
+        "stderr: {}",
+        r.stderr
+    );
     audit
 }
 
 /// Apply the reference k8s/node3.yaml; lab-node-3 joins Ready with the manifest's facts.
 fn join_node3(c: &TestCluster) {
     install(c, "k8s/node3.yaml", "k8s/node3.yaml");
-    assert_eq!(get(c, &["apply", "-f", "k8s/node3.yaml"]), "node/lab-node-3 created\n");
     assert_eq!(
-        get(c, &["wait", "--for=condition=Ready", "node/lab-node-3", "--timeout=30s"]),
+        get(c, &["apply", "-f", "k8s/node3.yaml"]),
+        "node/lab-node-3 created\n"
+    );
+    assert_eq!(
+        get(
+            c,
+            &[
+                "wait",
+                "--for=condition=Ready",
+                "node/lab-node-3",
+                "--timeout=30s"
+            ]
+        ),
         "node/lab-node-3 condition met\n"
     );
     let row = cells(&get(c, &["get", "node", "lab-node-3", "--no-headers"]));
     assert_eq!(row[..3], ["lab-node-3", "Ready", "<none>"], "{row:?}");
     assert_eq!(
-        get(c, &["get", "node", "lab-node-3", "-o", r"jsonpath={.metadata.annotations.kwok\.x-k8s\.io/node}"]),
+        get(
+            c,
+            &[
+                "get",
+                "node",
+                "lab-node-3",
+                "-o",
+                r"jsonpath={.metadata.annotations.kwok\.x-k8s\.io/node}"
+            ]
+        ),
         "fake"
     );
     assert_eq!(
@@ -297,7 +397,12 @@ fn step4_node_joins(c: &TestCluster, audit: &Path) {
     );
     install(c, "support-matrix.step4.csv", "support-matrix.csv");
     let r = script(c, audit, &[]);
-    assert_eq!((r.stdout.as_str(), r.code), ("OK\n", 0), "stderr: {}", r.stderr);
+    assert_eq!(
+        (r.stdout.as_str(), r.code),
+        ("OK\n", 0),
+        "stderr: {}",
+        r.stderr
+    );
 }
 
 /// Step 5: one term with two expressions lands on lab-node-0 only; Gt 560 fits no node.
@@ -305,29 +410,91 @@ fn step5_cuda(c: &TestCluster) {
     install(c, "k8s/cuda12-job.yaml", "k8s/cuda12-job.yaml");
     install(c, "k8s/cuda13-job.yaml", "k8s/cuda13-job.yaml");
     assert_eq!(
-        get(c, &["apply", "-f", "k8s/cuda12-job.yaml", "-f", "k8s/cuda13-job.yaml"]),
+        get(
+            c,
+            &[
+                "apply",
+                "-f",
+                "k8s/cuda12-job.yaml",
+                "-f",
+                "k8s/cuda13-job.yaml"
+            ]
+        ),
         "pod/cuda12-job created\npod/cuda13-job created\n"
     );
     // The server keeps the affinity's structure: ONE term holding TWO expressions.
-    let pod: Value = serde_json::from_str(&get(c, &["get", "pod", "cuda12-job", "-n", NS, "-o", "json"])).expect("pod json");
-    let terms = &pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
+    let pod: Value = serde_json::from_str(&get(
+        c,
+        &["get", "pod", "cuda12-job", "-n", NS, "-o", "json"],
+    ))
+    .expect("pod json");
+    let terms = &pod["spec"]["affinity"]["nodeAffinity"]
+        ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
     assert_eq!(terms.as_array().map(Vec::len), Some(1), "{terms}");
-    assert_eq!(terms[0]["matchExpressions"].as_array().map(Vec::len), Some(2), "{terms}");
+    assert_eq!(
+        terms[0]["matchExpressions"].as_array().map(Vec::len),
+        Some(2),
+        "{terms}"
+    );
 
-    eventually(c, &["get", "pod", "cuda12-job", "-n", NS, "-o", "jsonpath={.spec.nodeName} {.status.phase}"], "lab-node-0 Running");
-    let row = cells(&get(c, &["get", "pod", "cuda12-job", "-n", NS, "--no-headers"]));
+    eventually(
+        c,
+        &[
+            "get",
+            "pod",
+            "cuda12-job",
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.spec.nodeName} {.status.phase}",
+        ],
+        "lab-node-0 Running",
+    );
+    let row = cells(&get(
+        c,
+        &["get", "pod", "cuda12-job", "-n", NS, "--no-headers"],
+    ));
     assert_eq!(row[..4], ["cuda12-job", "1/1", "Running", "0"], "{row:?}");
 
     let cond = r#"jsonpath={.status.conditions[?(@.type=="PodScheduled")].status}/{.status.conditions[?(@.type=="PodScheduled")].reason}"#;
-    eventually(c, &["get", "pod", "cuda13-job", "-n", NS, "-o", cond], "False/Unschedulable");
+    eventually(
+        c,
+        &["get", "pod", "cuda13-job", "-n", NS, "-o", cond],
+        "False/Unschedulable",
+    );
     // out/cuda.txt, read the way the reference reads it.
     let msg = get(
         c,
-        &["get", "pod", "cuda13-job", "-n", NS, "-o", r#"jsonpath={.status.conditions[?(@.type=="PodScheduled")].message}"#],
+        &[
+            "get",
+            "pod",
+            "cuda13-job",
+            "-n",
+            NS,
+            "-o",
+            r#"jsonpath={.status.conditions[?(@.type=="PodScheduled")].message}"#,
+        ],
     );
     assert_eq!(msg, CUDA13_MESSAGE);
-    assert_eq!(get(c, &["get", "pod", "cuda13-job", "-n", NS, "-o", "jsonpath={.status.phase}|{.spec.nodeName}"]), "Pending|");
-    let row = cells(&get(c, &["get", "pod", "cuda13-job", "-n", NS, "--no-headers"]));
+    assert_eq!(
+        get(
+            c,
+            &[
+                "get",
+                "pod",
+                "cuda13-job",
+                "-n",
+                NS,
+                "-o",
+                "jsonpath={.status.phase}|{.spec.nodeName}"
+            ]
+        ),
+        "Pending|"
+    );
+    let row = cells(&get(
+        c,
+        &["get", "pod", "cuda13-job", "-n", NS, "--no-headers"],
+    ));
     assert_eq!(row[..4], ["cuda13-job", "0/1", "Pending", "0"], "{row:?}");
     let ev = get(
         c,
@@ -375,7 +542,19 @@ fn assert_pdb_columns(c: &TestCluster, min: &str, allowed: &str) {
     );
     let out = get(c, &["get", "pdb", "-n", NS]);
     let header: Vec<String> = cells(out.lines().next().unwrap_or_default());
-    assert_eq!(header, ["NAME", "MIN", "AVAILABLE", "MAX", "UNAVAILABLE", "ALLOWED", "DISRUPTIONS", "AGE"]);
+    assert_eq!(
+        header,
+        [
+            "NAME",
+            "MIN",
+            "AVAILABLE",
+            "MAX",
+            "UNAVAILABLE",
+            "ALLOWED",
+            "DISRUPTIONS",
+            "AGE"
+        ]
+    );
 }
 
 /// The trainer pod running on `node`.
@@ -403,18 +582,42 @@ fn step6_trainers_and_budget(c: &TestCluster) -> String {
     install(c, "k8s/trainer.yaml", "k8s/trainer.yaml");
     install(c, "k8s/pdb.yaml", "k8s/pdb.yaml");
     assert_eq!(
-        get(c, &["apply", "-f", "k8s/trainer.yaml", "-f", "k8s/pdb.yaml"]),
+        get(
+            c,
+            &["apply", "-f", "k8s/trainer.yaml", "-f", "k8s/pdb.yaml"]
+        ),
         "deployment.apps/trainer created\npoddisruptionbudget.policy/trainer-pdb created\n"
     );
     assert_one_trainer_per_node(c);
-    eventually_shaped(c, &["get", "deploy", "trainer", "-n", NS, "--no-headers"], |s| table_prefix(s, 4), "trainer 4/4 4 4");
+    eventually_shaped(
+        c,
+        &["get", "deploy", "trainer", "-n", NS, "--no-headers"],
+        |s| table_prefix(s, 4),
+        "trainer 4/4 4 4",
+    );
     // The ReplicaSet is named after the pod-template-hash that its pods carry.
     let victim = trainer_on(c, "lab-node-1");
-    let hash = get(c, &["get", "pod", &victim, "-n", NS, "-o", "jsonpath={.metadata.labels.pod-template-hash}"]);
+    let hash = get(
+        c,
+        &[
+            "get",
+            "pod",
+            &victim,
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.metadata.labels.pod-template-hash}",
+        ],
+    );
     assert!(!hash.is_empty(), "pod {victim} has no pod-template-hash");
-    let suffix = victim.strip_prefix(&format!("trainer-{hash}-")).unwrap_or_default();
+    let suffix = victim
+        .strip_prefix(&format!("trainer-{hash}-"))
+        .unwrap_or_default();
     assert!(
-        suffix.len() == 5 && suffix.chars().all(|ch| "bcdfghjklmnpqrstvwxz2456789".contains(ch)),
+        suffix.len() == 5
+            && suffix
+                .chars()
+                .all(|ch| "bcdfghjklmnpqrstvwxz2456789".contains(ch)),
         "pod name {victim} is not trainer-{hash}-<5 generated characters>"
     );
     assert_eq!(
@@ -427,7 +630,18 @@ fn step6_trainers_and_budget(c: &TestCluster) -> String {
         "4 4 4 0"
     );
     assert_eq!(
-        get(c, &["get", "pdb", "trainer-pdb", "-n", NS, "-o", r#"jsonpath={.status.conditions[?(@.type=="DisruptionAllowed")].status}/{.status.conditions[?(@.type=="DisruptionAllowed")].reason}"#]),
+        get(
+            c,
+            &[
+                "get",
+                "pdb",
+                "trainer-pdb",
+                "-n",
+                NS,
+                "-o",
+                r#"jsonpath={.status.conditions[?(@.type=="DisruptionAllowed")].status}/{.status.conditions[?(@.type=="DisruptionAllowed")].reason}"#
+            ]
+        ),
         "False/InsufficientPods"
     );
     victim
@@ -441,7 +655,10 @@ fn attempts(timeout_secs: u64) -> usize {
 
 /// Step 6, the drain: refused by the budget (429 on every attempt), the node stays cordoned.
 fn step6_drain_refused(c: &TestCluster, victim: &str, timeout: &str) {
-    let secs: u64 = timeout.trim_end_matches('s').parse().expect("timeout in seconds");
+    let secs: u64 = timeout
+        .trim_end_matches('s')
+        .parse()
+        .expect("timeout in seconds");
     let flag = format!("--timeout={timeout}");
     let mut args = DRAIN.to_vec();
     args[4] = flag.as_str();
@@ -459,8 +676,12 @@ fn step6_drain_refused(c: &TestCluster, victim: &str, timeout: &str) {
             "error when evicting pods/\"{victim}\" -n \"gpu-drv\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.\n"
         ));
     }
-    let timed_out = format!("error when evicting pods/\"{victim}\" -n \"gpu-drv\": global timeout reached: {timeout}");
-    want_err.push_str(&format!("There are pending pods in node \"lab-node-1\" when an error occurred: {timed_out}\n"));
+    let timed_out = format!(
+        "error when evicting pods/\"{victim}\" -n \"gpu-drv\": global timeout reached: {timeout}"
+    );
+    want_err.push_str(&format!(
+        "There are pending pods in node \"lab-node-1\" when an error occurred: {timed_out}\n"
+    ));
     want_err.push_str(&format!("pod/{victim}\n"));
     // kubectl 1.31+ puts a space after "due to error:".
     want_err.push_str(&format!("error: unable to drain node \"lab-node-1\" due to error: {timed_out}, continuing command...\n"));
@@ -470,8 +691,26 @@ fn step6_drain_refused(c: &TestCluster, victim: &str, timeout: &str) {
 
     let row = cells(&get(c, &["get", "node", "lab-node-1", "--no-headers"]));
     assert_eq!(row[1], "Ready,SchedulingDisabled", "{row:?}");
-    assert_eq!(trainer_on(c, "lab-node-1"), victim, "the refused eviction must leave the trainer in place");
-    assert_eq!(get(c, &["get", "pod", victim, "-n", NS, "-o", "jsonpath={.status.phase}"]), "Running");
+    assert_eq!(
+        trainer_on(c, "lab-node-1"),
+        victim,
+        "the refused eviction must leave the trainer in place"
+    );
+    assert_eq!(
+        get(
+            c,
+            &[
+                "get",
+                "pod",
+                victim,
+                "-n",
+                NS,
+                "-o",
+                "jsonpath={.status.phase}"
+            ]
+        ),
+        "Running"
+    );
     assert_pdb_columns(c, "4", "0");
 }
 
@@ -479,7 +718,20 @@ fn step6_drain_refused(c: &TestCluster, victim: &str, timeout: &str) {
 fn step7_walk_upgrade(c: &TestCluster, audit: &Path, victim: &str, timeout: &str) {
     install(c, "support-matrix.step7.csv", "support-matrix.csv");
     assert_eq!(
-        get(c, &["patch", "pdb", "trainer-pdb", "-n", NS, "--type", "merge", "-p", r#"{"spec":{"minAvailable":3}}"#]),
+        get(
+            c,
+            &[
+                "patch",
+                "pdb",
+                "trainer-pdb",
+                "-n",
+                NS,
+                "--type",
+                "merge",
+                "-p",
+                r#"{"spec":{"minAvailable":3}}"#
+            ]
+        ),
         "poddisruptionbudget.policy/trainer-pdb patched\n"
     );
     assert_pdb_columns(c, "3", "1");
@@ -497,24 +749,70 @@ fn step7_walk_upgrade(c: &TestCluster, audit: &Path, victim: &str, timeout: &str
         )
     );
     let gone = c.kubectl(&["get", "pod", victim, "-n", NS]).fails();
-    assert_eq!(gone.stderr, format!("Error from server (NotFound): pods \"{victim}\" not found\n"));
+    assert_eq!(
+        gone.stderr,
+        format!("Error from server (NotFound): pods \"{victim}\" not found\n")
+    );
 
     // The ReplicaSet's replacement has nowhere to go: anti-affinity on three nodes, cordon on one.
     eventually_shaped(
         c,
-        &["get", "pods", "-n", NS, "-l", "app=trainer", "--field-selector=status.phase=Pending", "-o", "name"],
+        &[
+            "get",
+            "pods",
+            "-n",
+            NS,
+            "-l",
+            "app=trainer",
+            "--field-selector=status.phase=Pending",
+            "-o",
+            "name",
+        ],
         |s| s.lines().count().to_string(),
         "1",
     );
     let replacement = get(
         c,
-        &["get", "pods", "-n", NS, "-l", "app=trainer", "--field-selector=status.phase=Pending", "-o", "jsonpath={.items[0].metadata.name}"],
+        &[
+            "get",
+            "pods",
+            "-n",
+            NS,
+            "-l",
+            "app=trainer",
+            "--field-selector=status.phase=Pending",
+            "-o",
+            "jsonpath={.items[0].metadata.name}",
+        ],
     );
     assert_ne!(replacement, victim);
     let cond = r#"jsonpath={.status.conditions[?(@.type=="PodScheduled")].status}/{.status.conditions[?(@.type=="PodScheduled")].reason}/{.status.conditions[?(@.type=="PodScheduled")].message}"#;
-    eventually(c, &["get", "pod", &replacement, "-n", NS, "-o", cond], &format!("False/Unschedulable/{REPLACEMENT_MESSAGE}"));
-    assert_eq!(get(c, &["get", "pod", &replacement, "-n", NS, "-o", "jsonpath={.spec.nodeName}"]), "");
-    eventually_shaped(c, &["get", "deploy", "trainer", "-n", NS, "--no-headers"], |s| table_prefix(s, 4), "trainer 3/4 4 3");
+    eventually(
+        c,
+        &["get", "pod", &replacement, "-n", NS, "-o", cond],
+        &format!("False/Unschedulable/{REPLACEMENT_MESSAGE}"),
+    );
+    assert_eq!(
+        get(
+            c,
+            &[
+                "get",
+                "pod",
+                &replacement,
+                "-n",
+                NS,
+                "-o",
+                "jsonpath={.spec.nodeName}"
+            ]
+        ),
+        ""
+    );
+    eventually_shaped(
+        c,
+        &["get", "deploy", "trainer", "-n", NS, "--no-headers"],
+        |s| table_prefix(s, 4),
+        "trainer 3/4 4 3",
+    );
     assert_pdb_columns(c, "3", "0");
     assert_eq!(
         get(c, &["get", "pdb", "trainer-pdb", "-n", NS, "-o", "jsonpath={.status.expectedPods} {.status.desiredHealthy} {.status.currentHealthy} {.status.disruptionsAllowed}"]),
@@ -522,31 +820,104 @@ fn step7_walk_upgrade(c: &TestCluster, audit: &Path, victim: &str, timeout: &str
     );
 
     assert_eq!(
-        get(c, &["label", "node", "lab-node-1", "--overwrite", "nvidia.com/cuda.driver.major=550", "nvidia.com/cuda.driver.minor=90", "nvidia.com/cuda.driver.rev=07"]),
+        get(
+            c,
+            &[
+                "label",
+                "node",
+                "lab-node-1",
+                "--overwrite",
+                "nvidia.com/cuda.driver.major=550",
+                "nvidia.com/cuda.driver.minor=90",
+                "nvidia.com/cuda.driver.rev=07"
+            ]
+        ),
         "node/lab-node-1 labeled\n"
     );
-    assert_eq!(get(c, &["uncordon", "lab-node-1"]), "node/lab-node-1 uncordoned\n");
-    eventually(c, &["get", "pod", &replacement, "-n", NS, "-o", "jsonpath={.spec.nodeName} {.status.phase}"], "lab-node-1 Running");
+    assert_eq!(
+        get(c, &["uncordon", "lab-node-1"]),
+        "node/lab-node-1 uncordoned\n"
+    );
+    eventually(
+        c,
+        &[
+            "get",
+            "pod",
+            &replacement,
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.spec.nodeName} {.status.phase}",
+        ],
+        "lab-node-1 Running",
+    );
     assert_one_trainer_per_node(c);
     let row = cells(&get(c, &["get", "node", "lab-node-1", "--no-headers"]));
     assert_eq!(row[1], "Ready", "{row:?}");
-    assert_eq!(get(c, &["get", "node", "lab-node-1", "-o", "jsonpath={.spec.unschedulable}"]), "");
-    eventually_shaped(c, &["get", "deploy", "trainer", "-n", NS, "--no-headers"], |s| table_prefix(s, 4), "trainer 4/4 4 4");
+    assert_eq!(
+        get(
+            c,
+            &[
+                "get",
+                "node",
+                "lab-node-1",
+                "-o",
+                "jsonpath={.spec.unschedulable}"
+            ]
+        ),
+        ""
+    );
+    eventually_shaped(
+        c,
+        &["get", "deploy", "trainer", "-n", NS, "--no-headers"],
+        |s| table_prefix(s, 4),
+        "trainer 4/4 4 4",
+    );
     assert_pdb_columns(c, "3", "1");
     let r = script(c, audit, &[]);
-    assert_eq!((r.stdout.as_str(), r.code), ("OK\n", 0), "stderr: {}", r.stderr);
+    assert_eq!(
+        (r.stdout.as_str(), r.code),
+        ("OK\n", 0),
+        "stderr: {}",
+        r.stderr
+    );
 }
 
 /// Step 8: the state label and the report, every value pulled from the live state.
 fn step8_report(c: &TestCluster, audit: &Path) {
     assert_eq!(
-        get(c, &["label", "node", "lab-node-1", "--overwrite", "nvidia.com/gpu-driver-upgrade-state=upgrade-done"]),
+        get(
+            c,
+            &[
+                "label",
+                "node",
+                "lab-node-1",
+                "--overwrite",
+                "nvidia.com/gpu-driver-upgrade-state=upgrade-done"
+            ]
+        ),
         "node/lab-node-1 labeled\n"
     );
-    let nodes = get(c, &["get", "nodes", "-l", "nvidia.com/gpu.present=true", "-o", "name"]).lines().count();
+    let nodes = get(
+        c,
+        &[
+            "get",
+            "nodes",
+            "-l",
+            "nvidia.com/gpu.present=true",
+            "-o",
+            "name",
+        ],
+    )
+    .lines()
+    .count();
     let audit_run = script(c, audit, &[]);
     assert_eq!(audit_run.code, 0, "{audit_run:?}");
-    let skew = audit_run.stdout.lines().filter(|l| l.contains(" MISSING ")).count();
+    let skew = audit_run
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" MISSING "))
+        .count();
     let tag_script = c.dir().join("drv-tag.sh");
     if !tag_script.exists() {
         install(c, "drv-tag.sh", "drv-tag.sh");
@@ -555,7 +926,16 @@ fn step8_report(c: &TestCluster, audit: &Path) {
     assert_eq!(tag.code, 0, "{tag:?}");
     let matrix = std::fs::read_to_string(c.dir().join("support-matrix.csv")).expect("matrix");
     let rows = matrix.lines().skip(1).filter(|l| !l.is_empty()).count();
-    let state = get(c, &["get", "node", "lab-node-1", "-o", r"jsonpath={.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}"]);
+    let state = get(
+        c,
+        &[
+            "get",
+            "node",
+            "lab-node-1",
+            "-o",
+            r"jsonpath={.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}",
+        ],
+    );
     let report = format!("NODES={nodes}\nSKEW={skew}\nLAB_NODE_1_TAG={}\nMATRIX_ROWS={rows}\nUPGRADE_STATE={state}\n", tag.stdout.trim_end());
     assert_eq!(
         report,
@@ -596,17 +976,43 @@ metadata:
     feature.node.kubernetes.io/system-os_release.VERSION_ID: "24.04"
 spec: {}
 "#;
-    assert_eq!(c.kubectl_stdin(&["apply", "-f", "-"], node).ok().stdout, "node/gpu-node-x7k2p created\n");
+    assert_eq!(
+        c.kubectl_stdin(&["apply", "-f", "-"], node).ok().stdout,
+        "node/gpu-node-x7k2p created\n"
+    );
     let r = script(&c, &c.dir().join("drv-tag.sh"), &["gpu-node-x7k2p"]);
-    assert_eq!((r.stdout.as_str(), r.code), ("550-6.8.0-60-generic-ubuntu24.04\n", 0), "stderr: {}", r.stderr);
-    let audit = step3_audit_expecting(&c, "gpu-node-x7k2p MISSING 550-6.8.0-60-generic-ubuntu24.04\n", 1);
+    assert_eq!(
+        (r.stdout.as_str(), r.code),
+        ("550-6.8.0-60-generic-ubuntu24.04\n", 0),
+        "stderr: {}",
+        r.stderr
+    );
+    let audit = step3_audit_expecting(
+        &c,
+        "gpu-node-x7k2p MISSING 550-6.8.0-60-generic-ubuntu24.04\n",
+        1,
+    );
     // Non-GPU nodes are not audited.
     assert_eq!(
-        get(&c, &["label", "node", "gpu-node-x7k2p", "--overwrite", "nvidia.com/gpu.present=false"]),
+        get(
+            &c,
+            &[
+                "label",
+                "node",
+                "gpu-node-x7k2p",
+                "--overwrite",
+                "nvidia.com/gpu.present=false"
+            ]
+        ),
         "node/gpu-node-x7k2p labeled\n"
     );
     let r = script(&c, &audit, &[]);
-    assert_eq!((r.stdout.as_str(), r.code), ("OK\n", 0), "stderr: {}", r.stderr);
+    assert_eq!(
+        (r.stdout.as_str(), r.code),
+        ("OK\n", 0),
+        "stderr: {}",
+        r.stderr
+    );
 }
 
 /// Install the step-3 audit and matrix and expect this outcome.
@@ -614,7 +1020,12 @@ fn step3_audit_expecting(c: &TestCluster, stdout: &str, code: i32) -> PathBuf {
     let audit = install(c, "drv-audit.sh", "drv-audit.sh");
     install(c, "support-matrix.step3.csv", "support-matrix.csv");
     let r = script(c, &audit, &[]);
-    assert_eq!((r.stdout.as_str(), r.code), (stdout, code), "stderr: {}", r.stderr);
+    assert_eq!(
+        (r.stdout.as_str(), r.code),
+        (stdout, code),
+        "stderr: {}",
+        r.stderr
+    );
     audit
 }
 
@@ -625,7 +1036,10 @@ fn step3_4_audit_and_a_node_that_joins() {
     let audit = step3_audit(&c);
     step4_node_joins(&c, &audit);
     let names = get(&c, &["get", "nodes", "-o", "name"]);
-    assert_eq!(names, "node/lab-node-0\nnode/lab-node-1\nnode/lab-node-2\nnode/lab-node-3\n");
+    assert_eq!(
+        names,
+        "node/lab-node-0\nnode/lab-node-1\nnode/lab-node-2\nnode/lab-node-3\n"
+    );
 }
 
 #[test]
@@ -636,7 +1050,21 @@ fn step5_one_term_lands_on_lab_node_0_and_cuda13_stays_pending() {
     step5_cuda(&c);
     // Still Pending a moment later: nothing changed that could make it fit.
     std::thread::sleep(Duration::from_secs(2));
-    assert_eq!(get(&c, &["get", "pod", "cuda13-job", "-n", NS, "-o", "jsonpath={.status.phase}"]), "Pending");
+    assert_eq!(
+        get(
+            &c,
+            &[
+                "get",
+                "pod",
+                "cuda13-job",
+                "-n",
+                NS,
+                "-o",
+                "jsonpath={.status.phase}"
+            ]
+        ),
+        "Pending"
+    );
 }
 
 /// The classic mistake: two nodeSelectorTerms are ORed, so the pod fits nodes the lab's single
@@ -647,7 +1075,10 @@ fn step5_two_terms_are_or_the_classic_mistake() {
     let c = TestCluster::lab();
     step1_node_facts(&c);
     join_node3(&c);
-    assert_eq!(get(&c, &["cordon", "lab-node-0"]), "node/lab-node-0 cordoned\n");
+    assert_eq!(
+        get(&c, &["cordon", "lab-node-0"]),
+        "node/lab-node-0 cordoned\n"
+    );
     install(&c, "k8s/cuda12-job.yaml", "k8s/cuda12-job.yaml");
     let two_terms = r#"apiVersion: v1
 kind: Pod
@@ -673,7 +1104,16 @@ spec:
 "#;
     c.file("k8s/cuda12-two-terms.yaml", two_terms);
     assert_eq!(
-        get(&c, &["apply", "-f", "k8s/cuda12-job.yaml", "-f", "k8s/cuda12-two-terms.yaml"]),
+        get(
+            &c,
+            &[
+                "apply",
+                "-f",
+                "k8s/cuda12-job.yaml",
+                "-f",
+                "k8s/cuda12-two-terms.yaml"
+            ]
+        ),
         "pod/cuda12-job created\npod/cuda12-two-terms created\n"
     );
     let cond = r#"jsonpath={.status.conditions[?(@.type=="PodScheduled")].status}/{.status.conditions[?(@.type=="PodScheduled")].reason}/{.status.conditions[?(@.type=="PodScheduled")].message}"#;
@@ -682,15 +1122,53 @@ spec:
         &["get", "pod", "cuda12-job", "-n", NS, "-o", cond],
         "False/Unschedulable/0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
     );
-    eventually(&c, &["get", "pod", "cuda12-two-terms", "-n", NS, "-o", "jsonpath={.status.phase}"], "Running");
-    let node = get(&c, &["get", "pod", "cuda12-two-terms", "-n", NS, "-o", "jsonpath={.spec.nodeName}"]);
+    eventually(
+        &c,
+        &[
+            "get",
+            "pod",
+            "cuda12-two-terms",
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.status.phase}",
+        ],
+        "Running",
+    );
+    let node = get(
+        &c,
+        &[
+            "get",
+            "pod",
+            "cuda12-two-terms",
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.spec.nodeName}",
+        ],
+    );
     assert!(
         ["lab-node-1", "lab-node-2", "lab-node-3"].contains(&node.as_str()),
         "two ORed terms match 535/22.04 and 550/24.04 nodes; the pod went to {node:?}"
     );
     // Uncordoned, the single term finds its one node.
-    assert_eq!(get(&c, &["uncordon", "lab-node-0"]), "node/lab-node-0 uncordoned\n");
-    eventually(&c, &["get", "pod", "cuda12-job", "-n", NS, "-o", "jsonpath={.spec.nodeName} {.status.phase}"], "lab-node-0 Running");
+    assert_eq!(
+        get(&c, &["uncordon", "lab-node-0"]),
+        "node/lab-node-0 uncordoned\n"
+    );
+    eventually(
+        &c,
+        &[
+            "get",
+            "pod",
+            "cuda12-job",
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.spec.nodeName} {.status.phase}",
+        ],
+        "lab-node-0 Running",
+    );
 }
 
 #[test]
@@ -705,6 +1183,50 @@ fn step6_trainers_spread_one_per_node_under_a_budget() {
         &["get", "pods", "-n", NS, "-l", "app=trainer", "-o", "jsonpath={range .items[*]}{.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey}{\"\\n\"}{end}"],
     );
     assert_eq!(topo, "kubernetes.io/hostname\n".repeat(4));
+    // The ReplicaSet controller records each create (`k/k pkg/controller/controller_utils.go`).
+    let rs = get(
+        &c,
+        &[
+            "get",
+            "rs",
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.items[0].metadata.name}",
+        ],
+    );
+    let pods = get(
+        &c,
+        &[
+            "get",
+            "pods",
+            "-n",
+            NS,
+            "-l",
+            "app=trainer",
+            "-o",
+            "jsonpath={.items[*].metadata.name}",
+        ],
+    );
+    let events = get(
+        &c,
+        &[
+            "get",
+            "events",
+            "-n",
+            NS,
+            "-o",
+            r#"jsonpath={range .items[*]}{.involvedObject.kind}/{.involvedObject.name} {.type} {.reason} {.message}{"\n"}{end}"#,
+        ],
+    );
+    for pod in pods.split_whitespace() {
+        assert!(
+            events.contains(&format!(
+                "ReplicaSet/{rs} Normal SuccessfulCreate Created pod: {pod}\n"
+            )),
+            "no SuccessfulCreate event for {pod}:\n{events}"
+        );
+    }
 }
 
 /// Steps 6 and 7 with a short drain timeout (the lab's 20 s runs once, in the full walk).
@@ -727,7 +1249,16 @@ fn step8_report_values_come_from_the_live_state() {
     let audit = step3_audit(&c);
     step4_node_joins(&c, &audit);
     install(&c, "support-matrix.step7.csv", "support-matrix.csv");
-    c.kubectl(&["label", "node", "lab-node-1", "--overwrite", "nvidia.com/cuda.driver.major=550", "nvidia.com/cuda.driver.minor=90", "nvidia.com/cuda.driver.rev=07"]).ok();
+    c.kubectl(&[
+        "label",
+        "node",
+        "lab-node-1",
+        "--overwrite",
+        "nvidia.com/cuda.driver.major=550",
+        "nvidia.com/cuda.driver.minor=90",
+        "nvidia.com/cuda.driver.rev=07",
+    ])
+    .ok();
     step8_report(&c, &audit);
 }
 
@@ -746,7 +1277,18 @@ fn walk_all_eight_steps_with_the_labs_commands() {
     step8_report(&c, &audit);
     // cuda13-job is still waiting: four nodes now, and no 560+ driver among them.
     assert_eq!(
-        get(&c, &["get", "pod", "cuda13-job", "-n", NS, "-o", r#"jsonpath={.status.phase} {.status.conditions[?(@.type=="PodScheduled")].message}"#]),
+        get(
+            &c,
+            &[
+                "get",
+                "pod",
+                "cuda13-job",
+                "-n",
+                NS,
+                "-o",
+                r#"jsonpath={.status.phase} {.status.conditions[?(@.type=="PodScheduled")].message}"#
+            ]
+        ),
         format!("Pending {CUDA13_MESSAGE}")
     );
 }

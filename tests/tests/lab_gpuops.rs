@@ -24,7 +24,12 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 /// The operands in the lab table's order: (roster name, deploy label, DaemonSet, reference file).
 const OPERANDS: [(&str, &str, &str, &str); 5] = [
-    ("driver", "nvidia.com/gpu.deploy.driver", "nvidia-driver-daemonset", "k8s/driver-ds.yaml"),
+    (
+        "driver",
+        "nvidia.com/gpu.deploy.driver",
+        "nvidia-driver-daemonset",
+        "k8s/driver-ds.yaml",
+    ),
     (
         "container-toolkit",
         "nvidia.com/gpu.deploy.container-toolkit",
@@ -43,7 +48,12 @@ const OPERANDS: [(&str, &str, &str, &str); 5] = [
         "gpu-feature-discovery",
         "k8s/gfd-ds.yaml",
     ),
-    ("dcgm-exporter", "nvidia.com/gpu.deploy.dcgm-exporter", "nvidia-dcgm-exporter", "k8s/dcgm-ds.yaml"),
+    (
+        "dcgm-exporter",
+        "nvidia.com/gpu.deploy.dcgm-exporter",
+        "nvidia-dcgm-exporter",
+        "k8s/dcgm-ds.yaml",
+    ),
 ];
 
 const DRIVER: &str = "nvidia-driver-daemonset";
@@ -57,7 +67,9 @@ const DCGM: &str = "nvidia-dcgm-exporter";
 
 /// A file of the lab's reference solution.
 fn reference(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/gpuops/reference").join(rel);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/gpuops/reference")
+        .join(rel);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reference file {}: {e}", p.display()))
 }
 
@@ -77,7 +89,11 @@ fn script(c: &TestCluster, path: &Path, args: &[&str]) -> Run {
         let real = std::fs::canonicalize(kubectl_bin()).unwrap_or_else(|_| kubectl_bin());
         std::os::unix::fs::symlink(real, &link).expect("kubectl link");
     }
-    let path_env = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path_env = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Command::new("bash")
         .arg(path)
         .args(args)
@@ -122,7 +138,12 @@ fn eventually_shaped(c: &TestCluster, args: &[&str], shape: impl Fn(&str) -> Str
                 r.code,
                 r.stderr
             );
-            panic!("`kubectl {}` exited {}: {}", args.join(" "), r.code, r.stderr);
+            panic!(
+                "`kubectl {}` exited {}: {}",
+                args.join(" "),
+                r.code,
+                r.stderr
+            );
         }
         std::thread::sleep(Duration::from_millis(250));
     }
@@ -143,17 +164,6 @@ fn sorted_lines(s: &str) -> String {
 /// The cells of a table row.
 fn cells(row: &str) -> Vec<String> {
     row.split_whitespace().map(str::to_string).collect()
-}
-
-/// The first `n` cells of every line of `kubectl get ...` output, header included.
-fn table_prefix(out: &str, n: usize) -> String {
-    out.lines()
-        .map(|l| {
-            let c = cells(l);
-            c[..n.min(c.len())].join(" ")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 const DS_COUNTS: &str = "jsonpath={.status.desiredNumberScheduled} {.status.currentNumberScheduled} {.status.numberReady}";
@@ -187,7 +197,19 @@ fn running_on(c: &TestCluster, ds: &str, want: &[&str]) {
 
 /// The names of the pods (any phase) on `node` in gpu-operator.
 fn pods_on(c: &TestCluster, node: &str) -> String {
-    get(c, &["get", "pods", "-n", NS, "--field-selector", &format!("spec.nodeName={node}"), "-o", "name"])
+    get(
+        c,
+        &[
+            "get",
+            "pods",
+            "-n",
+            NS,
+            "--field-selector",
+            &format!("spec.nodeName={node}"),
+            "-o",
+            "name",
+        ],
+    )
 }
 
 /// Is a pod of `ds` Running on `node`? (The reference's `running_pods` query.)
@@ -217,7 +239,10 @@ fn yes_no(c: &TestCluster, node: &str, ds: &str) -> &'static str {
 /// Apply one reference DaemonSet manifest from the lab directory.
 fn apply_ds(c: &TestCluster, file: &str, ds: &str) {
     install(c, file, file);
-    assert_eq!(get(c, &["apply", "-f", file]), format!("daemonset.apps/{ds} created\n"));
+    assert_eq!(
+        get(c, &["apply", "-f", file]),
+        format!("daemonset.apps/{ds} created\n")
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -225,7 +250,15 @@ fn apply_ds(c: &TestCluster, file: &str, ds: &str) {
 
 /// Step 1: namespace and the operand switches per node.
 fn step1_switches(c: &TestCluster) {
-    assert_eq!(c.kubectl_stdin(&["apply", "-f", "-"], "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n").ok().stdout, "namespace/gpu-operator created\n"); // DEVTMP
+    assert_eq!(
+        c.kubectl_stdin(
+            &["apply", "-f", "-"],
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n"
+        )
+        .ok()
+        .stdout,
+        "namespace/gpu-operator created\n"
+    ); // DEVTMP
     for (node, driver) in [("lab-node-0", "true"), ("lab-node-1", "false")] {
         let out = get(
             c,
@@ -250,17 +283,53 @@ fn step1_switches(c: &TestCluster) {
         get(c, &["get", "nodes", "-o", switches]),
         "lab-node-0:true,true,true,true,true\nlab-node-1:false,true,true,true,true\nlab-node-2:,,,,\n"
     );
-    assert_eq!(get(c, &["get", "nodes", "-l", "nvidia.com/gpu.deploy.driver=true", "-o", "name"]), "node/lab-node-0\n");
     assert_eq!(
-        get(c, &["get", "nodes", "-l", "nvidia.com/gpu.present=true", "-o", "name"]),
+        get(
+            c,
+            &[
+                "get",
+                "nodes",
+                "-l",
+                "nvidia.com/gpu.deploy.driver=true",
+                "-o",
+                "name"
+            ]
+        ),
+        "node/lab-node-0\n"
+    );
+    assert_eq!(
+        get(
+            c,
+            &[
+                "get",
+                "nodes",
+                "-l",
+                "nvidia.com/gpu.present=true",
+                "-o",
+                "name"
+            ]
+        ),
         "node/lab-node-0\nnode/lab-node-1\n"
     );
     assert_eq!(
-        get(c, &["get", "nodes", "-l", "!nvidia.com/gpu.deploy.device-plugin", "-o", "name"]),
+        get(
+            c,
+            &[
+                "get",
+                "nodes",
+                "-l",
+                "!nvidia.com/gpu.deploy.device-plugin",
+                "-o",
+                "name"
+            ]
+        ),
         "node/lab-node-2\n"
     );
     // out/roster.txt, from the table.
-    let roster: String = OPERANDS.iter().map(|(op, key, _, _)| format!("{op}={key}\n")).collect();
+    let roster: String = OPERANDS
+        .iter()
+        .map(|(op, key, _, _)| format!("{op}={key}\n"))
+        .collect();
     assert_eq!(
         roster,
         "driver=nvidia.com/gpu.deploy.driver\ncontainer-toolkit=nvidia.com/gpu.deploy.container-toolkit\ndevice-plugin=nvidia.com/gpu.deploy.device-plugin\ngpu-feature-discovery=nvidia.com/gpu.deploy.gpu-feature-discovery\ndcgm-exporter=nvidia.com/gpu.deploy.dcgm-exporter\n"
@@ -273,7 +342,18 @@ fn step2_toolkit(c: &TestCluster) {
     ds_counts(c, TOOLKIT, "2 2 2");
     running_on(c, TOOLKIT, &["lab-node-0", "lab-node-1"]);
     assert_eq!(
-        get(c, &["get", "ds", TOOLKIT, "-n", NS, "-o", "jsonpath={.spec.template.spec.nodeSelector}"]),
+        get(
+            c,
+            &[
+                "get",
+                "ds",
+                TOOLKIT,
+                "-n",
+                NS,
+                "-o",
+                "jsonpath={.spec.template.spec.nodeSelector}"
+            ]
+        ),
         r#"{"nvidia.com/gpu.deploy.container-toolkit":"true"}"#
     );
 }
@@ -284,10 +364,37 @@ fn step3_driver(c: &TestCluster) {
     apply_ds(c, "k8s/driver-ds.yaml", DRIVER);
     ds_counts(c, DRIVER, "1 1 1");
     running_on(c, DRIVER, &["lab-node-0"]);
-    let desired = get(c, &["get", "ds", DRIVER, "-n", NS, "-o", "jsonpath={.status.desiredNumberScheduled}"]);
-    let gpu_nodes = get(c, &["get", "nodes", "-l", "nvidia.com/gpu.present=true", "-o", "jsonpath={.items[*].metadata.name}"]);
-    let skipped: Vec<&str> = gpu_nodes.split_whitespace().filter(|n| yes_no(c, n, DRIVER) == "no").collect();
-    assert_eq!(format!("DESIRED={desired}\nSKIPPED={}\n", skipped.join(",")), "DESIRED=1\nSKIPPED=lab-node-1\n");
+    let desired = get(
+        c,
+        &[
+            "get",
+            "ds",
+            DRIVER,
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.status.desiredNumberScheduled}",
+        ],
+    );
+    let gpu_nodes = get(
+        c,
+        &[
+            "get",
+            "nodes",
+            "-l",
+            "nvidia.com/gpu.present=true",
+            "-o",
+            "jsonpath={.items[*].metadata.name}",
+        ],
+    );
+    let skipped: Vec<&str> = gpu_nodes
+        .split_whitespace()
+        .filter(|n| yes_no(c, n, DRIVER) == "no")
+        .collect();
+    assert_eq!(
+        format!("DESIRED={desired}\nSKIPPED={}\n", skipped.join(",")),
+        "DESIRED=1\nSKIPPED=lab-node-1\n"
+    );
 }
 
 /// Step 4: device plugin and GFD, each on the two GPU nodes.
@@ -295,7 +402,16 @@ fn step4_device_plugin_and_gfd(c: &TestCluster) {
     install(c, "k8s/device-plugin-ds.yaml", "k8s/device-plugin-ds.yaml");
     install(c, "k8s/gfd-ds.yaml", "k8s/gfd-ds.yaml");
     assert_eq!(
-        get(c, &["apply", "-f", "k8s/device-plugin-ds.yaml", "-f", "k8s/gfd-ds.yaml"]),
+        get(
+            c,
+            &[
+                "apply",
+                "-f",
+                "k8s/device-plugin-ds.yaml",
+                "-f",
+                "k8s/gfd-ds.yaml"
+            ]
+        ),
         format!("daemonset.apps/{DEVICE_PLUGIN} created\ndaemonset.apps/{GFD} created\n")
     );
     ds_counts(c, DEVICE_PLUGIN, "2 2 2");
@@ -310,20 +426,71 @@ fn step5_dcgm_opt_out(c: &TestCluster) {
     apply_ds(c, "k8s/dcgm-ds.yaml", DCGM);
     ds_counts(c, DCGM, "2 2 2");
     running_on(c, DCGM, &["lab-node-0", "lab-node-1"]);
-    let before = get(c, &["get", "ds", DCGM, "-n", NS, "-o", "jsonpath={.status.desiredNumberScheduled}"]);
+    let before = get(
+        c,
+        &[
+            "get",
+            "ds",
+            DCGM,
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.status.desiredNumberScheduled}",
+        ],
+    );
     assert_eq!(
-        get(c, &["label", "node", "lab-node-1", "--overwrite", "nvidia.com/gpu.deploy.dcgm-exporter=false"]),
+        get(
+            c,
+            &[
+                "label",
+                "node",
+                "lab-node-1",
+                "--overwrite",
+                "nvidia.com/gpu.deploy.dcgm-exporter=false"
+            ]
+        ),
         "node/lab-node-1 labeled\n"
     );
     // c.kubectl settles first: the controller has reacted by the time these run.
     assert_eq!(
-        get(c, &["get", "pods", "-n", NS, "-l", "app=nvidia-dcgm-exporter", "--field-selector", "spec.nodeName=lab-node-1", "-o", "name"]),
+        get(
+            c,
+            &[
+                "get",
+                "pods",
+                "-n",
+                NS,
+                "-l",
+                "app=nvidia-dcgm-exporter",
+                "--field-selector",
+                "spec.nodeName=lab-node-1",
+                "-o",
+                "name"
+            ]
+        ),
         "",
         "the opted-out node's DCGM pod must be gone within a settle"
     );
-    assert_eq!(get(c, &["get", "ds", DCGM, "-n", NS, "-o", DS_COUNTS]), "1 1 1");
-    let after = get(c, &["get", "ds", DCGM, "-n", NS, "-o", "jsonpath={.status.desiredNumberScheduled}"]);
-    assert_eq!(format!("BEFORE={before}\nAFTER={after}\n"), "BEFORE=2\nAFTER=1\n");
+    assert_eq!(
+        get(c, &["get", "ds", DCGM, "-n", NS, "-o", DS_COUNTS]),
+        "1 1 1"
+    );
+    let after = get(
+        c,
+        &[
+            "get",
+            "ds",
+            DCGM,
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.status.desiredNumberScheduled}",
+        ],
+    );
+    assert_eq!(
+        format!("BEFORE={before}\nAFTER={after}\n"),
+        "BEFORE=2\nAFTER=1\n"
+    );
     running_on(c, DCGM, &["lab-node-0"]);
 }
 
@@ -343,10 +510,22 @@ fn step6_audit(c: &TestCluster) -> PathBuf {
 /// Step 7: lab-node-2 switched on for the device plugin only; the order check flags it.
 fn step7_order(c: &TestCluster) {
     assert_eq!(
-        get(c, &["label", "node", "lab-node-2", "nvidia.com/gpu.deploy.device-plugin=true"]),
+        get(
+            c,
+            &[
+                "label",
+                "node",
+                "lab-node-2",
+                "nvidia.com/gpu.deploy.device-plugin=true"
+            ]
+        ),
         "node/lab-node-2 labeled\n"
     );
-    running_on(c, DEVICE_PLUGIN, &["lab-node-0", "lab-node-1", "lab-node-2"]);
+    running_on(
+        c,
+        DEVICE_PLUGIN,
+        &["lab-node-0", "lab-node-1", "lab-node-2"],
+    );
     ds_counts(c, DEVICE_PLUGIN, "3 3 3");
     let check = install(c, "order-check.sh", "order-check.sh");
     let mut order = String::new();
@@ -355,7 +534,10 @@ fn step7_order(c: &TestCluster) {
         assert_eq!(r.code, want_code, "order-check.sh {node}: {r:?}");
         order.push_str(&format!("{node} {}", r.stdout));
     }
-    assert_eq!(order, "lab-node-0 ok\nlab-node-1 ok\nlab-node-2 device-plugin-without-toolkit\n");
+    assert_eq!(
+        order,
+        "lab-node-0 ok\nlab-node-1 ok\nlab-node-2 device-plugin-without-toolkit\n"
+    );
 }
 
 /// Step 8: the node/operand matrix from the pods Running now, and TOTAL_PODS.
@@ -402,8 +584,25 @@ fn ds_table(c: &TestCluster, rows: &[(&str, &str, &str)]) {
     for (name, counts, selector) in rows {
         want.push_str(&format!("\n{name} {counts} {selector}"));
     }
-    eventually_shaped(c, &["get", "ds", "-n", NS], |s| table_prefix(s, 8), &want);
-    let header = cells(get(c, &["get", "ds", "-n", NS]).lines().next().unwrap_or_default());
+    // The header's NODE SELECTOR is two words: 8 header cells line up with 7 row cells.
+    let shape = |s: &str| {
+        s.lines()
+            .enumerate()
+            .map(|(i, l)| {
+                let c = cells(l);
+                let n = if i == 0 { 8 } else { 7 };
+                c[..n.min(c.len())].join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    eventually_shaped(c, &["get", "ds", "-n", NS], shape, &want);
+    let header = cells(
+        get(c, &["get", "ds", "-n", NS])
+            .lines()
+            .next()
+            .unwrap_or_default(),
+    );
     assert_eq!(header.last().map(String::as_str), Some("AGE"));
 }
 
@@ -415,7 +614,14 @@ fn walk_all_eight_steps() {
     let c = TestCluster::lab();
     step1_switches(&c);
     step2_toolkit(&c);
-    ds_table(&c, &[(TOOLKIT, "2 2 2 2 2", "nvidia.com/gpu.deploy.container-toolkit=true")]);
+    ds_table(
+        &c,
+        &[(
+            TOOLKIT,
+            "2 2 2 2 2",
+            "nvidia.com/gpu.deploy.container-toolkit=true",
+        )],
+    );
     step3_driver(&c);
     step4_device_plugin_and_gfd(&c);
     step5_dcgm_opt_out(&c);
@@ -425,16 +631,42 @@ fn walk_all_eight_steps() {
     ds_table(
         &c,
         &[
-            (GFD, "2 2 2 2 2", "nvidia.com/gpu.deploy.gpu-feature-discovery=true"),
-            (TOOLKIT, "2 2 2 2 2", "nvidia.com/gpu.deploy.container-toolkit=true"),
-            (DCGM, "1 1 1 1 1", "nvidia.com/gpu.deploy.dcgm-exporter=true"),
-            (DEVICE_PLUGIN, "3 3 3 3 3", "nvidia.com/gpu.deploy.device-plugin=true"),
+            (
+                GFD,
+                "2 2 2 2 2",
+                "nvidia.com/gpu.deploy.gpu-feature-discovery=true",
+            ),
+            (
+                TOOLKIT,
+                "2 2 2 2 2",
+                "nvidia.com/gpu.deploy.container-toolkit=true",
+            ),
+            (
+                DCGM,
+                "1 1 1 1 1",
+                "nvidia.com/gpu.deploy.dcgm-exporter=true",
+            ),
+            (
+                DEVICE_PLUGIN,
+                "3 3 3 3 3",
+                "nvidia.com/gpu.deploy.device-plugin=true",
+            ),
             (DRIVER, "1 1 1 1 1", "nvidia.com/gpu.deploy.driver=true"),
         ],
     );
     // Every DaemonSet selects on the string "true".
     assert_eq!(
-        get(&c, &["get", "ds", "-n", NS, "-o", r#"jsonpath={range .items[*]}{.metadata.name}={.spec.template.spec.nodeSelector}{"\n"}{end}"#]),
+        get(
+            &c,
+            &[
+                "get",
+                "ds",
+                "-n",
+                NS,
+                "-o",
+                r#"jsonpath={range .items[*]}{.metadata.name}={.spec.template.spec.nodeSelector}{"\n"}{end}"#
+            ]
+        ),
         format!(
             "{GFD}={{\"nvidia.com/gpu.deploy.gpu-feature-discovery\":\"true\"}}\n\
              {TOOLKIT}={{\"nvidia.com/gpu.deploy.container-toolkit\":\"true\"}}\n\
@@ -456,7 +688,14 @@ fn step2_toolkit_runs_on_the_two_labelled_nodes() {
     let c = TestCluster::lab();
     step1_switches(&c);
     step2_toolkit(&c);
-    ds_table(&c, &[(TOOLKIT, "2 2 2 2 2", "nvidia.com/gpu.deploy.container-toolkit=true")]);
+    ds_table(
+        &c,
+        &[(
+            TOOLKIT,
+            "2 2 2 2 2",
+            "nvidia.com/gpu.deploy.container-toolkit=true",
+        )],
+    );
     assert_eq!(pods_on(&c, "lab-node-2"), "");
 }
 
@@ -466,7 +705,21 @@ fn step3_driver_skips_the_node_with_a_host_driver() {
     step1_switches(&c);
     step3_driver(&c);
     assert_eq!(pods_on(&c, "lab-node-1"), "");
-    assert_eq!(get(&c, &["get", "ds", DRIVER, "-n", NS, "-o", "jsonpath={.status.numberMisscheduled}"]), "0");
+    assert_eq!(
+        get(
+            &c,
+            &[
+                "get",
+                "ds",
+                DRIVER,
+                "-n",
+                NS,
+                "-o",
+                "jsonpath={.status.numberMisscheduled}"
+            ]
+        ),
+        "0"
+    );
 }
 
 #[test]
@@ -476,17 +729,37 @@ fn step5_opting_out_removes_the_pod_within_a_settle() {
     step5_dcgm_opt_out(&c);
     // Switching back on brings a new pod.
     assert_eq!(
-        get(&c, &["label", "node", "lab-node-1", "--overwrite", "nvidia.com/gpu.deploy.dcgm-exporter=true"]),
+        get(
+            &c,
+            &[
+                "label",
+                "node",
+                "lab-node-1",
+                "--overwrite",
+                "nvidia.com/gpu.deploy.dcgm-exporter=true"
+            ]
+        ),
         "node/lab-node-1 labeled\n"
     );
     ds_counts(&c, DCGM, "2 2 2");
     running_on(&c, DCGM, &["lab-node-0", "lab-node-1"]);
     // Removing the label altogether is an opt-out too.
     assert_eq!(
-        get(&c, &["label", "node", "lab-node-0", "nvidia.com/gpu.deploy.dcgm-exporter-"]),
+        get(
+            &c,
+            &[
+                "label",
+                "node",
+                "lab-node-0",
+                "nvidia.com/gpu.deploy.dcgm-exporter-"
+            ]
+        ),
         "node/lab-node-0 unlabeled\n"
     );
-    assert_eq!(get(&c, &["get", "ds", DCGM, "-n", NS, "-o", DS_COUNTS]), "1 1 1");
+    assert_eq!(
+        get(&c, &["get", "ds", DCGM, "-n", NS, "-o", DS_COUNTS]),
+        "1 1 1"
+    );
     running_on(&c, DCGM, &["lab-node-1"]);
 }
 
@@ -498,7 +771,19 @@ fn step7_device_plugin_follows_a_new_label_and_order_check_flags_it() {
     step4_device_plugin_and_gfd(&c);
     step7_order(&c);
     assert_eq!(
-        get(&c, &["get", "pods", "-n", NS, "--field-selector", "spec.nodeName=lab-node-2", "-o", "jsonpath={.items[*].metadata.labels.app}"]),
+        get(
+            &c,
+            &[
+                "get",
+                "pods",
+                "-n",
+                NS,
+                "--field-selector",
+                "spec.nodeName=lab-node-2",
+                "-o",
+                "jsonpath={.items[*].metadata.labels.app}"
+            ]
+        ),
         DEVICE_PLUGIN
     );
 }
@@ -509,14 +794,26 @@ fn unquoted_true_in_a_node_selector_is_rejected() {
     let c = TestCluster::lab();
     step1_switches(&c);
     let good = reference("k8s/driver-ds.yaml");
-    let bad = good.replace("nvidia.com/gpu.deploy.driver: \"true\"", "nvidia.com/gpu.deploy.driver: true");
-    assert_ne!(bad, good, "the reference driver DaemonSet quotes its nodeSelector value");
+    let bad = good.replace(
+        "nvidia.com/gpu.deploy.driver: \"true\"",
+        "nvidia.com/gpu.deploy.driver: true",
+    );
+    assert_ne!(
+        bad, good,
+        "the reference driver DaemonSet quotes its nodeSelector value"
+    );
     c.file("driver-ds.yaml", &bad);
     let want = "Error from server (BadRequest): error when creating \"driver-ds.yaml\": DaemonSet in version \"v1\" cannot be handled as a DaemonSet: json: cannot unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string\n";
     let r = c.kubectl(&["apply", "-f", "driver-ds.yaml"]);
-    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (1, "", want));
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (1, "", want)
+    );
     let r = c.kubectl(&["create", "-f", "driver-ds.yaml"]);
-    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (1, "", want));
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (1, "", want)
+    );
     let r = c.kubectl(&["get", "ds", "-n", NS]).ok();
     assert_eq!(r.stderr, "No resources found in gpu-operator namespace.\n");
     assert_eq!(pods_on(&c, "lab-node-0"), "");
@@ -558,7 +855,10 @@ spec:
         )
     );
     let r = c.kubectl(&["get", "ds", "x", "-n", NS]).fails();
-    assert_eq!(r.stderr, "Error from server (NotFound): daemonsets.apps \"x\" not found\n");
+    assert_eq!(
+        r.stderr,
+        "Error from server (NotFound): daemonsets.apps \"x\" not found\n"
+    );
 }
 
 /// Apply all five reference DaemonSets (steps 2-5 without the opt-out) and wait for them.
@@ -574,7 +874,11 @@ fn all_five(c: &TestCluster) {
 
 /// A node with every operand switched on, as the grader injects it.
 fn gpu_node(name: &str, managed: bool, taint: bool) -> String {
-    let annotations = if managed { "  annotations:\n    kwok.x-k8s.io/node: fake\n" } else { "" };
+    let annotations = if managed {
+        "  annotations:\n    kwok.x-k8s.io/node: fake\n"
+    } else {
+        ""
+    };
     let spec = if taint {
         "spec:\n  taints:\n    - key: example.com/quarantine\n      value: \"true\"\n      effect: NoSchedule\n"
     } else {
@@ -595,33 +899,62 @@ fn tainted_node_gets_no_daemon_pods_and_is_not_desired() {
     all_five(&c);
     let node = "gpu-node-q7x2z";
     assert_eq!(
-        c.kubectl_stdin(&["apply", "-f", "-"], &gpu_node(node, true, true)).ok().stdout,
+        c.kubectl_stdin(&["apply", "-f", "-"], &gpu_node(node, true, true))
+            .ok()
+            .stdout,
         format!("node/{node} created\n")
     );
     assert_eq!(
-        get(&c, &["wait", "--for=condition=Ready", &format!("node/{node}"), "--timeout=30s"]),
+        get(
+            &c,
+            &[
+                "wait",
+                "--for=condition=Ready",
+                &format!("node/{node}"),
+                "--timeout=30s"
+            ]
+        ),
         format!("node/{node} condition met\n")
     );
     assert_eq!(pods_on(&c, node), "");
     ds_counts(&c, DRIVER, "1 1 1");
     for ds in [TOOLKIT, DEVICE_PLUGIN, GFD, DCGM] {
-        assert_eq!(get(&c, &["get", "ds", ds, "-n", NS, "-o", DS_COUNTS]), "2 2 2", "{ds}");
+        assert_eq!(
+            get(&c, &["get", "ds", ds, "-n", NS, "-o", DS_COUNTS]),
+            "2 2 2",
+            "{ds}"
+        );
     }
     std::thread::sleep(Duration::from_secs(2));
-    assert_eq!(pods_on(&c, node), "", "no daemon pod may appear on the tainted node");
+    assert_eq!(
+        pods_on(&c, node),
+        "",
+        "no daemon pod may appear on the tainted node"
+    );
     let audit = install(&c, "operand-audit.sh", "operand-audit.sh");
     let r = script(&c, &audit, &[]);
-    let missing: String = OPERANDS.iter().map(|(op, _, _, _)| format!("{node} MISSING {op}\n")).collect();
+    let missing: String = OPERANDS
+        .iter()
+        .map(|(op, _, _, _)| format!("{node} MISSING {op}\n"))
+        .collect();
     assert_eq!(
         (r.stdout.as_str(), r.code),
-        (format!("{missing}lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n").as_str(), 1),
+        (
+            format!("{missing}lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n").as_str(),
+            1
+        ),
         "stderr: {}",
         r.stderr
     );
     // The order check reads pods, not labels: nothing runs there, so the order is fine.
     let check = install(&c, "order-check.sh", "order-check.sh");
     let r = script(&c, &check, &[node]);
-    assert_eq!((r.stdout.as_str(), r.code), ("ok\n", 0), "stderr: {}", r.stderr);
+    assert_eq!(
+        (r.stdout.as_str(), r.code),
+        ("ok\n", 0),
+        "stderr: {}",
+        r.stderr
+    );
 }
 
 /// A node no fake kubelet manages (no kwok annotation): daemon pods are created and bound, but
@@ -633,7 +966,9 @@ fn unmanaged_node_gets_daemon_pods_that_stay_pending() {
     all_five(&c);
     let node = "gpu-node-m4n8s";
     assert_eq!(
-        c.kubectl_stdin(&["apply", "-f", "-"], &gpu_node(node, false, false)).ok().stdout,
+        c.kubectl_stdin(&["apply", "-f", "-"], &gpu_node(node, false, false))
+            .ok()
+            .stdout,
         format!("node/{node} created\n")
     );
     ds_counts(&c, DRIVER, "2 2 1");
@@ -641,13 +976,36 @@ fn unmanaged_node_gets_daemon_pods_that_stay_pending() {
         ds_counts(&c, ds, "3 3 2");
     }
     let bound = r#"jsonpath={range .items[*]}{.metadata.labels.app} {.status.phase} {.status.conditions[?(@.type=="PodScheduled")].status}{"\n"}{end}"#;
-    let pods = get(&c, &["get", "pods", "-n", NS, "--field-selector", &format!("spec.nodeName={node}"), "-o", bound]);
+    let pods = get(
+        &c,
+        &[
+            "get",
+            "pods",
+            "-n",
+            NS,
+            "--field-selector",
+            &format!("spec.nodeName={node}"),
+            "-o",
+            bound,
+        ],
+    );
     let want = format!(
         "{GFD} Pending True\n{TOOLKIT} Pending True\n{DCGM} Pending True\n{DEVICE_PLUGIN} Pending True\n{DRIVER} Pending True"
     );
     assert_eq!(sorted_lines(&pods), sorted_lines(&want));
     std::thread::sleep(Duration::from_secs(3));
-    let rows = get(&c, &["get", "pods", "-n", NS, "--field-selector", &format!("spec.nodeName={node}"), "--no-headers"]);
+    let rows = get(
+        &c,
+        &[
+            "get",
+            "pods",
+            "-n",
+            NS,
+            "--field-selector",
+            &format!("spec.nodeName={node}"),
+            "--no-headers",
+        ],
+    );
     assert_eq!(rows.lines().count(), 5, "{rows}");
     for l in rows.lines() {
         assert_eq!(cells(l)[1..3], ["0/1", "Pending"], "{l}");
@@ -658,10 +1016,16 @@ fn unmanaged_node_gets_daemon_pods_that_stay_pending() {
     );
     let audit = install(&c, "operand-audit.sh", "operand-audit.sh");
     let r = script(&c, &audit, &[]);
-    let missing: String = OPERANDS.iter().map(|(op, _, _, _)| format!("{node} MISSING {op}\n")).collect();
+    let missing: String = OPERANDS
+        .iter()
+        .map(|(op, _, _, _)| format!("{node} MISSING {op}\n"))
+        .collect();
     assert_eq!(
         (r.stdout.as_str(), r.code),
-        (format!("{missing}lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n").as_str(), 1),
+        (
+            format!("{missing}lab-node-0 OK\nlab-node-1 OK\nlab-node-2 OK\n").as_str(),
+            1
+        ),
         "stderr: {}",
         r.stderr
     );
@@ -676,25 +1040,66 @@ fn cordoned_node_keeps_its_daemon_pods() {
     step2_toolkit(&c);
     let toolkit_pod = get(
         &c,
-        &["get", "pods", "-n", NS, "-l", "app=nvidia-container-toolkit-daemonset", "--field-selector", "spec.nodeName=lab-node-0", "-o", "jsonpath={.items[*].metadata.name}"],
+        &[
+            "get",
+            "pods",
+            "-n",
+            NS,
+            "-l",
+            "app=nvidia-container-toolkit-daemonset",
+            "--field-selector",
+            "spec.nodeName=lab-node-0",
+            "-o",
+            "jsonpath={.items[*].metadata.name}",
+        ],
     );
-    assert_eq!(get(&c, &["cordon", "lab-node-0"]), "node/lab-node-0 cordoned\n");
-    assert_eq!(cells(&get(&c, &["get", "node", "lab-node-0", "--no-headers"]))[1], "Ready,SchedulingDisabled");
     assert_eq!(
-        get(&c, &["get", "pod", &toolkit_pod, "-n", NS, "-o", "jsonpath={.spec.nodeName} {.status.phase}"]),
+        get(&c, &["cordon", "lab-node-0"]),
+        "node/lab-node-0 cordoned\n"
+    );
+    assert_eq!(
+        cells(&get(&c, &["get", "node", "lab-node-0", "--no-headers"]))[1],
+        "Ready,SchedulingDisabled"
+    );
+    assert_eq!(
+        get(
+            &c,
+            &[
+                "get",
+                "pod",
+                &toolkit_pod,
+                "-n",
+                NS,
+                "-o",
+                "jsonpath={.spec.nodeName} {.status.phase}"
+            ]
+        ),
         "lab-node-0 Running"
     );
-    assert_eq!(get(&c, &["get", "ds", TOOLKIT, "-n", NS, "-o", DS_COUNTS]), "2 2 2");
+    assert_eq!(
+        get(&c, &["get", "ds", TOOLKIT, "-n", NS, "-o", DS_COUNTS]),
+        "2 2 2"
+    );
     // A DaemonSet created after the cordon still places its pod there.
     step3_driver(&c);
     let driver_pod = get(
         &c,
-        &["get", "pods", "-n", NS, "-l", "app=nvidia-driver-daemonset", "-o", "jsonpath={.items[*].metadata.name}"],
+        &[
+            "get",
+            "pods",
+            "-n",
+            NS,
+            "-l",
+            "app=nvidia-driver-daemonset",
+            "-o",
+            "jsonpath={.items[*].metadata.name}",
+        ],
     );
     let pods = format!("gpu-operator/{toolkit_pod}, gpu-operator/{driver_pod}");
 
     let r = c.kubectl(&["drain", "lab-node-0", "--timeout=7s"]);
-    let fatal = format!("cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): {pods}");
+    let fatal =
+        format!("cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): {pods}");
     assert_eq!(
         (r.code, r.stdout.as_str(), r.stderr.as_str()),
         (
@@ -716,8 +1121,14 @@ fn cordoned_node_keeps_its_daemon_pods() {
         sorted_lines(&pods_on(&c, "lab-node-0")),
         sorted_lines(&format!("pod/{toolkit_pod}\npod/{driver_pod}"))
     );
-    assert_eq!(get(&c, &["get", "ds", TOOLKIT, "-n", NS, "-o", DS_COUNTS]), "2 2 2");
-    assert_eq!(get(&c, &["get", "ds", DRIVER, "-n", NS, "-o", DS_COUNTS]), "1 1 1");
+    assert_eq!(
+        get(&c, &["get", "ds", TOOLKIT, "-n", NS, "-o", DS_COUNTS]),
+        "2 2 2"
+    );
+    assert_eq!(
+        get(&c, &["get", "ds", DRIVER, "-n", NS, "-o", DS_COUNTS]),
+        "1 1 1"
+    );
 }
 
 /// The pod the DaemonSet controller creates: generated name, owner, the node pinned through
@@ -727,7 +1138,12 @@ fn daemon_pods_have_the_controllers_shape() {
     let c = TestCluster::lab();
     step1_switches(&c);
     step2_toolkit(&c);
-    let sel = ["-l", "app=nvidia-container-toolkit-daemonset", "--field-selector", "spec.nodeName=lab-node-0"];
+    let sel = [
+        "-l",
+        "app=nvidia-container-toolkit-daemonset",
+        "--field-selector",
+        "spec.nodeName=lab-node-0",
+    ];
     let pod_get = |jp: &str| {
         let mut args = vec!["get", "pods", "-n", NS];
         args.extend(sel);
@@ -736,18 +1152,40 @@ fn daemon_pods_have_the_controllers_shape() {
         get(&c, &args)
     };
     let name = pod_get("{.items[0].metadata.name}");
-    let suffix = name.strip_prefix("nvidia-container-toolkit-daemonset-").unwrap_or_default();
+    let suffix = name
+        .strip_prefix("nvidia-container-toolkit-daemonset-")
+        .unwrap_or_default();
     assert!(
-        suffix.len() == 5 && suffix.chars().all(|ch| "bcdfghjklmnpqrstvwxz2456789".contains(ch)),
+        suffix.len() == 5
+            && suffix
+                .chars()
+                .all(|ch| "bcdfghjklmnpqrstvwxz2456789".contains(ch)),
         "{name} is not <ds>-<5 generated characters>"
     );
-    assert_eq!(pod_get("{.items[0].metadata.generateName}"), "nvidia-container-toolkit-daemonset-");
+    assert_eq!(
+        pod_get("{.items[0].metadata.generateName}"),
+        "nvidia-container-toolkit-daemonset-"
+    );
     assert_eq!(
         pod_get("{.items[0].metadata.ownerReferences[0].apiVersion} {.items[0].metadata.ownerReferences[0].kind} {.items[0].metadata.ownerReferences[0].name} {.items[0].metadata.ownerReferences[0].controller} {.items[0].metadata.ownerReferences[0].blockOwnerDeletion}"),
         "apps/v1 DaemonSet nvidia-container-toolkit-daemonset true true"
     );
-    let ds_uid = get(&c, &["get", "ds", TOOLKIT, "-n", NS, "-o", "jsonpath={.metadata.uid}"]);
-    assert_eq!(pod_get("{.items[0].metadata.ownerReferences[0].uid}"), ds_uid);
+    let ds_uid = get(
+        &c,
+        &[
+            "get",
+            "ds",
+            TOOLKIT,
+            "-n",
+            NS,
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ],
+    );
+    assert_eq!(
+        pod_get("{.items[0].metadata.ownerReferences[0].uid}"),
+        ds_uid
+    );
     assert_eq!(
         pod_get("{.items[0].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[*].matchFields[*].key} {.items[0].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[*].matchFields[*].operator} {.items[0].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[*].matchFields[*].values[*]}"),
         "metadata.name In lab-node-0"
@@ -769,24 +1207,53 @@ fn daemon_pods_have_the_controllers_shape() {
         pod_get("{.items[0].spec.containers[0].image} {.items[0].spec.containers[0].resources.requests.memory}"),
         "nvcr.io/nvidia/k8s/container-toolkit:v1.16.2 128Mi"
     );
-    assert_eq!(pod_get("{.items[0].metadata.labels.pod-template-generation}"), "1");
     assert_eq!(
-        get(&c, &["get", "ds", TOOLKIT, "-n", NS, "-o", r"jsonpath={.metadata.annotations.deprecated\.daemonset\.template\.generation} {.metadata.generation} {.status.observedGeneration}"]),
+        pod_get("{.items[0].metadata.labels.pod-template-generation}"),
+        "1"
+    );
+    assert_eq!(
+        get(
+            &c,
+            &[
+                "get",
+                "ds",
+                TOOLKIT,
+                "-n",
+                NS,
+                "-o",
+                r"jsonpath={.metadata.annotations.deprecated\.daemonset\.template\.generation} {.metadata.generation} {.status.observedGeneration}"
+            ]
+        ),
         "1 1 1"
     );
     let hash = pod_get("{.items[0].metadata.labels.controller-revision-hash}");
-    assert!(!hash.is_empty(), "daemon pods carry controller-revision-hash");
+    assert!(
+        !hash.is_empty(),
+        "daemon pods carry controller-revision-hash"
+    );
     assert_eq!(
         get(&c, &["get", "controllerrevisions", "-n", NS, "-o", "name"]),
         format!("controllerrevision.apps/nvidia-container-toolkit-daemonset-{hash}\n")
     );
     let events = get(
         &c,
-        &["get", "events", "-n", NS, "-o", r#"jsonpath={range .items[*]}{.type} {.reason} {.message}{"\n"}{end}"#],
+        &[
+            "get",
+            "events",
+            "-n",
+            NS,
+            "-o",
+            r#"jsonpath={range .items[*]}{.type} {.reason} {.message}{"\n"}{end}"#,
+        ],
     );
-    assert!(events.contains(&format!("Normal SuccessfulCreate Created pod: {name}\n")), "{events}");
     assert!(
-        events.contains(&format!("Normal Scheduled Successfully assigned gpu-operator/{name} to lab-node-0\n")),
+        events.contains(&format!("Normal SuccessfulCreate Created pod: {name}\n")),
+        "{events}"
+    );
+    assert!(
+        events.contains(&format!(
+            "Normal Scheduled Successfully assigned gpu-operator/{name} to lab-node-0\n"
+        )),
         "{events}"
     );
 }

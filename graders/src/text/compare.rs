@@ -30,7 +30,10 @@ pub fn compare(expected: &str, actual: &str, how: Compare) -> Comparison {
     match how {
         Compare::Exact => {
             let diff = unified_diff(expected, actual);
-            Comparison { equal: diff.is_empty(), diff }
+            Comparison {
+                equal: diff.is_empty(),
+                diff,
+            }
         }
         Compare::LinesUnordered => compare_unordered(expected, actual),
         Compare::Drain => compare_drain(expected, actual),
@@ -66,15 +69,22 @@ fn compare_unordered(expected: &str, actual: &str) -> Comparison {
     } else {
         Comparison {
             equal: false,
-            diff: format!("--- expected\n+++ actual\n(lines in any order; - missing, + unexpected)\n{diff}"),
+            diff: format!(
+                "--- expected\n+++ actual\n(lines in any order; - missing, + unexpected)\n{diff}"
+            ),
         }
     }
 }
 
 fn describe(v: &DrainVerdict) -> String {
     match v {
-        DrainVerdict::Refused => "the eviction was refused by the PodDisruptionBudget and the node was not drained".into(),
-        DrainVerdict::Drained => "the node was drained (pods evicted, `node/<name> drained`)".into(),
+        DrainVerdict::Refused => {
+            "the eviction was refused by the PodDisruptionBudget and the node was not drained"
+                .into()
+        }
+        DrainVerdict::Drained => {
+            "the node was drained (pods evicted, `node/<name> drained`)".into()
+        }
         DrainVerdict::Other(why) => format!("neither refused nor drained: {why}"),
     }
 }
@@ -84,12 +94,17 @@ fn compare_drain(expected: &str, actual: &str) -> Comparison {
     let have = verdict(actual);
     let equal = matches!(
         (&want, &have),
-        (DrainVerdict::Refused, DrainVerdict::Refused) | (DrainVerdict::Drained, DrainVerdict::Drained)
+        (DrainVerdict::Refused, DrainVerdict::Refused)
+            | (DrainVerdict::Drained, DrainVerdict::Drained)
     );
     let diff = if equal {
         String::new()
     } else {
-        format!("expected: {}\nactual: {}\n", describe(&want), describe(&have))
+        format!(
+            "expected: {}\nactual: {}\n",
+            describe(&want),
+            describe(&have)
+        )
     };
     Comparison { equal, diff }
 }
@@ -104,12 +119,28 @@ mod tests {
 
     #[test]
     fn exact() {
-        assert_eq!(compare(TAGS, TAGS, Compare::Exact), Comparison { equal: true, diff: String::new() });
+        assert_eq!(
+            compare(TAGS, TAGS, Compare::Exact),
+            Comparison {
+                equal: true,
+                diff: String::new()
+            }
+        );
         let wrong = TAGS.replace("550-6.8.0", "550.90.07-6.8.0");
         let c = compare(TAGS, &wrong, Compare::Exact);
         assert!(!c.equal);
-        assert!(c.diff.contains("-lab-node-2 550-6.8.0-45-generic-ubuntu24.04\n"), "{}", c.diff);
-        assert!(c.diff.contains("+lab-node-2 550.90.07-6.8.0-45-generic-ubuntu24.04\n"), "{}", c.diff);
+        assert!(
+            c.diff
+                .contains("-lab-node-2 550-6.8.0-45-generic-ubuntu24.04\n"),
+            "{}",
+            c.diff
+        );
+        assert!(
+            c.diff
+                .contains("+lab-node-2 550.90.07-6.8.0-45-generic-ubuntu24.04\n"),
+            "{}",
+            c.diff
+        );
     }
 
     #[test]
@@ -128,8 +159,18 @@ mod tests {
                            lab-node-2 550-6.8.0-45-generic-ubuntu24.04\n";
         let c = compare(TAGS, missing_one, Compare::LinesUnordered);
         assert!(!c.equal);
-        assert!(c.diff.contains("\n-lab-node-1 535-5.15.0-107-generic-ubuntu22.04\n"), "{}", c.diff);
-        assert!(c.diff.contains("\n+lab-node-0 550-5.15.0-119-generic-ubuntu22.04\n"), "{}", c.diff);
+        assert!(
+            c.diff
+                .contains("\n-lab-node-1 535-5.15.0-107-generic-ubuntu22.04\n"),
+            "{}",
+            c.diff
+        );
+        assert!(
+            c.diff
+                .contains("\n+lab-node-0 550-5.15.0-119-generic-ubuntu22.04\n"),
+            "{}",
+            c.diff
+        );
     }
 
     #[test]
@@ -147,14 +188,26 @@ mod tests {
         let drained = "node/lab-node-1 cordoned\nevicting pod gpu-drv/trainer-5f6d8c9b7d-p8r2t\npod/trainer-5f6d8c9b7d-p8r2t evicted\nnode/lab-node-1 drained\n";
         let c = compare(reference, drained, Compare::Drain);
         assert!(!c.equal);
-        assert!(c.diff.starts_with("expected: the eviction was refused"), "{}", c.diff);
-        assert!(c.diff.contains("actual: the node was drained"), "{}", c.diff);
+        assert!(
+            c.diff.starts_with("expected: the eviction was refused"),
+            "{}",
+            c.diff
+        );
+        assert!(
+            c.diff.contains("actual: the node was drained"),
+            "{}",
+            c.diff
+        );
         assert!(!compare(reference, "", Compare::Drain).equal);
     }
 
     #[test]
     fn compare_names_in_scenarios() {
-        let v: Vec<Compare> = serde_yaml::from_str("[exact, lines-unordered, drain]").expect("valid names");
-        assert_eq!(v, vec![Compare::Exact, Compare::LinesUnordered, Compare::Drain]);
+        let v: Vec<Compare> =
+            serde_yaml::from_str("[exact, lines-unordered, drain]").expect("valid names");
+        assert_eq!(
+            v,
+            vec![Compare::Exact, Compare::LinesUnordered, Compare::Drain]
+        );
     }
 }

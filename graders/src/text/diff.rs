@@ -23,10 +23,22 @@ mod tests {
         let expected = "lab-node-0 550-5.15.0-119-generic-ubuntu22.04\nlab-node-1 535-5.15.0-107-generic-ubuntu22.04\n";
         let actual = "lab-node-0 550.90.07-5.15.0-119-generic-ubuntu22.04\nlab-node-1 535-5.15.0-107-generic-ubuntu22.04\n";
         let diff = unified_diff(expected, actual);
-        assert!(diff.starts_with("--- expected\n+++ actual\n@@ -1,2 +1,2 @@\n"), "{diff}");
-        assert!(diff.contains("\n-lab-node-0 550-5.15.0-119-generic-ubuntu22.04\n"), "{diff}");
-        assert!(diff.contains("\n+lab-node-0 550.90.07-5.15.0-119-generic-ubuntu22.04\n"), "{diff}");
-        assert!(diff.contains("\n lab-node-1 535-5.15.0-107-generic-ubuntu22.04\n"), "{diff}");
+        assert!(
+            diff.starts_with("--- expected\n+++ actual\n@@ -1,2 +1,2 @@\n"),
+            "{diff}"
+        );
+        assert!(
+            diff.contains("\n-lab-node-0 550-5.15.0-119-generic-ubuntu22.04\n"),
+            "{diff}"
+        );
+        assert!(
+            diff.contains("\n+lab-node-0 550.90.07-5.15.0-119-generic-ubuntu22.04\n"),
+            "{diff}"
+        );
+        assert!(
+            diff.contains("\n lab-node-1 535-5.15.0-107-generic-ubuntu22.04\n"),
+            "{diff}"
+        );
     }
 
     #[test]

@@ -48,11 +48,21 @@ pub fn normalise(text: &str, rules: &[Normaliser]) -> String {
         out = map_lines(&out, |line| Some(line.trim_end_matches([' ', '\t', '\r'])));
     }
     if has(Normaliser::BlankLines) {
-        out = map_lines(&out, |line| if line.trim().is_empty() { None } else { Some(line) });
+        out = map_lines(&out, |line| {
+            if line.trim().is_empty() {
+                None
+            } else {
+                Some(line)
+            }
+        });
     }
     if has(Normaliser::FinalNewline) {
         let trimmed = out.trim_end_matches('\n');
-        out = if trimmed.is_empty() { String::new() } else { format!("{trimmed}\n") };
+        out = if trimmed.is_empty() {
+            String::new()
+        } else {
+            format!("{trimmed}\n")
+        };
     }
     out
 }
@@ -95,7 +105,10 @@ fn is_template_hash(part: &str) -> bool {
 }
 
 fn is_name_part(part: &str) -> bool {
-    !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    !part.is_empty()
+        && part
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
 fn replace_generated_names(text: &str) -> String {
@@ -188,7 +201,10 @@ mod tests {
 
     #[test]
     fn blank_lines() {
-        assert_eq!(normalise("NODES=4\n\n  \nSKEW=0\n", &[BlankLines]), "NODES=4\nSKEW=0\n");
+        assert_eq!(
+            normalise("NODES=4\n\n  \nSKEW=0\n", &[BlankLines]),
+            "NODES=4\nSKEW=0\n"
+        );
         assert_eq!(normalise("\n", &[BlankLines]), "");
         assert_eq!(normalise("a\n\nb", &[BlankLines]), "a\nb");
     }
@@ -208,12 +224,21 @@ mod tests {
 
     #[test]
     fn same_pattern_with_other_random_names_normalises_identically() {
-        let reference = "pod/trainer-7b9c5d8f4-k2x9q evicted\npod/trainer-7b9c5d8f4-zz4lm evicted\n";
-        let learner = "pod/trainer-5f6d8c9b7d-p8r2t evicted\npod/trainer-5f6d8c9b7d-w5mnb evicted\n";
-        assert_eq!(normalise(reference, &[PodNames]), normalise(learner, &[PodNames]));
+        let reference =
+            "pod/trainer-7b9c5d8f4-k2x9q evicted\npod/trainer-7b9c5d8f4-zz4lm evicted\n";
+        let learner =
+            "pod/trainer-5f6d8c9b7d-p8r2t evicted\npod/trainer-5f6d8c9b7d-w5mnb evicted\n";
+        assert_eq!(
+            normalise(reference, &[PodNames]),
+            normalise(learner, &[PodNames])
+        );
         // Two different pods stay distinguishable from the same pod named twice.
-        let same_twice = "pod/trainer-5f6d8c9b7d-p8r2t evicted\npod/trainer-5f6d8c9b7d-p8r2t evicted\n";
-        assert_ne!(normalise(reference, &[PodNames]), normalise(same_twice, &[PodNames]));
+        let same_twice =
+            "pod/trainer-5f6d8c9b7d-p8r2t evicted\npod/trainer-5f6d8c9b7d-p8r2t evicted\n";
+        assert_ne!(
+            normalise(reference, &[PodNames]),
+            normalise(same_twice, &[PodNames])
+        );
     }
 
     #[test]
@@ -230,7 +255,8 @@ mod tests {
 
     #[test]
     fn timings() {
-        let text = "error when evicting pods/\"web-1\" -n \"default\": global timeout reached: 20s\n\
+        let text =
+            "error when evicting pods/\"web-1\" -n \"default\": global timeout reached: 20s\n\
                     global timeout reached: 1m0s\n\
                     trainer-pdb   4   N/A   0   5d3h\n\
                     lastTransitionTime: 2024-05-01T12:00:00Z\n\
@@ -245,6 +271,32 @@ mod tests {
                     E1130 <time>   10932 memcache.go:265] failed\n\
                     took <duration> and <duration>\n";
         assert_eq!(normalise(text, &[Timings]), want);
+    }
+
+    #[test]
+    fn lab_outputs_survive_every_rule() {
+        // Expected files from the gpudrv and gpuops labs: nothing in them is generated.
+        let outputs = [
+            "0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.\n",
+            "NODES=4\nSKEW=0\nLAB_NODE_1_TAG=550-5.15.0-107-generic-ubuntu22.04\nMATRIX_ROWS=5\nUPGRADE_STATE=upgrade-done\n",
+            "lab-node-0 driver=yes toolkit=yes device-plugin=yes gfd=yes dcgm=yes\n\
+             lab-node-1 driver=no toolkit=yes device-plugin=yes gfd=yes dcgm=no\n\
+             lab-node-2 driver=no toolkit=no device-plugin=yes gfd=no dcgm=no\n\
+             TOTAL_PODS=9\n",
+            "driver_branch,kernel,os_tag\n550,5.15.0-119-generic,ubuntu22.04\n535,5.15.0-107-generic,ubuntu22.04\n",
+            "DESIRED=1\nSKIPPED=lab-node-1\nBEFORE=2\nAFTER=1\n",
+        ];
+        let all = [
+            TrailingWhitespace,
+            FinalNewline,
+            PodNames,
+            Timings,
+            BlankLines,
+            Crlf,
+        ];
+        for text in outputs {
+            assert_eq!(normalise(text, &all), text);
+        }
     }
 
     #[test]
@@ -264,10 +316,21 @@ mod tests {
 
     #[test]
     fn kebab_case_names_in_scenarios() {
-        let rules: Vec<Normaliser> =
-            serde_yaml::from_str("[trailing-whitespace, final-newline, pod-names, timings, blank-lines, crlf]")
-                .expect("valid normaliser names");
-        assert_eq!(rules, vec![TrailingWhitespace, FinalNewline, PodNames, Timings, BlankLines, Crlf]);
+        let rules: Vec<Normaliser> = serde_yaml::from_str(
+            "[trailing-whitespace, final-newline, pod-names, timings, blank-lines, crlf]",
+        )
+        .expect("valid normaliser names");
+        assert_eq!(
+            rules,
+            vec![
+                TrailingWhitespace,
+                FinalNewline,
+                PodNames,
+                Timings,
+                BlankLines,
+                Crlf
+            ]
+        );
         assert!(serde_yaml::from_str::<Vec<Normaliser>>("[trailing_whitespace]").is_err());
     }
 }

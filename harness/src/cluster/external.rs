@@ -69,10 +69,12 @@ pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
         if namespaced {
             args.push("--all-namespaces");
         }
-        let list = kubectl
-            .json(&args)
-            .await
-            .with_context(|| format!("listing {resource}"))?;
+        let list = match kubectl.json(&args).await {
+            Ok(list) => list,
+            // A cluster without the kind has nothing of it to restore.
+            Err(error) if error.to_string().contains("doesn't have a resource type") => continue,
+            Err(error) => return Err(error).with_context(|| format!("listing {resource}")),
+        };
         for item in list
             .get("items")
             .and_then(Value::as_array)

@@ -2,13 +2,13 @@
 
 use anyhow::{bail, Context};
 
-use super::common::{emit, private_cluster, Globals, Verdict};
+use super::common::{emit, Globals, Verdict};
 use super::guard::guarded;
 use crate::cli::CheckArgs;
 use crate::cluster::Target;
-use crate::report::Silent;
 use crate::runner::reference::copy_starter;
-use crate::runner::{run_reference, self_check, CheckOptions};
+use crate::runner::shadow::shadow_reference;
+use crate::runner::{self_check, CheckOptions};
 
 pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict> {
     let lab = globals.lab(&args.lab)?;
@@ -29,14 +29,7 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
     copy_starter(&lab, &dir, false)?;
     let mut progress = globals.progress(args.output.quiet);
     let live = Target::external(&args.kubeconfig).await?;
-    progress.phase(&format!(
-        "{}: preparing the reference (private cluster)",
-        lab.name()
-    ));
-    let shadow_cluster = private_cluster(&lab).await?;
-    let shadow = run_reference(&lab, &shadow_cluster, &mut Silent).await;
-    shadow_cluster.shutdown().await;
-    let shadow = shadow?;
+    let shadow = shadow_reference(&lab, progress.as_mut()).await?;
     let options = CheckOptions {
         steps: args.step.into_iter().collect(),
         include_hidden: false,

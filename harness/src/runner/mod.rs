@@ -8,6 +8,7 @@ pub mod hints;
 pub mod reference;
 pub mod self_check;
 pub mod selftest;
+pub mod shadow;
 pub mod workdir;
 
 pub use grade::grade;

@@ -26,7 +26,33 @@ pub struct ReferenceRun {
     pub isolation: &'static str,
 }
 
+/// Just the reference lab dirs R_0..R_N (what check mode needs), possibly from a cache.
+pub struct ReferenceDirs {
+    pub dirs: Vec<PathBuf>,
+    pub isolation: String,
+    /// Keeps temporary dirs alive when the dirs are not cached.
+    pub _run: Option<ReferenceRun>,
+}
+
+impl ReferenceDirs {
+    pub fn dir(&self, step: usize) -> anyhow::Result<&Path> {
+        self.dirs
+            .get(step)
+            .map(PathBuf::as_path)
+            .with_context(|| format!("no reference dir after step {step}"))
+    }
+}
+
 impl ReferenceRun {
+    /// The dirs of this run, borrowing nothing (selftest uses the run itself as the shadow).
+    pub fn dirs(&self) -> ReferenceDirs {
+        ReferenceDirs {
+            dirs: self.states.iter().map(|state| state.dir.clone()).collect(),
+            isolation: self.isolation.to_string(),
+            _run: None,
+        }
+    }
+
     pub fn state(&self, step: usize) -> anyhow::Result<&ReferenceState> {
         self.states
             .get(step)

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::evaluate::{evaluate_to_report, Setting};
-use super::reference::ReferenceRun;
+use super::reference::ReferenceDirs;
 use crate::cluster::Target;
 use crate::report::{Progress, Report, StepReport};
 use crate::scenario::{Lab, Mode, Visibility};
@@ -21,7 +21,7 @@ pub async fn self_check(
     lab: &Lab,
     live: &Target,
     live_dir: &Path,
-    shadow: &ReferenceRun,
+    shadow: &ReferenceDirs,
     options: &CheckOptions,
     progress: &mut dyn Progress,
 ) -> anyhow::Result<Report> {
@@ -33,7 +33,7 @@ pub async fn self_check(
             continue;
         }
         progress.step_started(step.id, steps_total, &step.title);
-        let reference_dir = &shadow.state(index + 1)?.dir;
+        let reference_dir = shadow.dir(index + 1)?;
         let setting = Setting {
             lab,
             target: live,
@@ -64,7 +64,7 @@ pub async fn self_check(
         mode: Mode::Check,
         subject: live_dir.display().to_string(),
         steps,
-        isolation: Some(shadow.isolation.to_string()),
+        isolation: Some(shadow.isolation.clone()),
         duration: started.elapsed(),
     })
 }

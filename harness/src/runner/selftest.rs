@@ -49,6 +49,7 @@ pub async fn selftest(
     progress: &mut dyn Progress,
 ) -> anyhow::Result<Vec<SelftestLine>> {
     let reference = run_reference(lab, target, progress).await?;
+    let shadow = reference.dirs();
     let mut lines = Vec::new();
     for (index, step) in lab.scenario.steps.iter().enumerate() {
         progress.phase(&format!("{}: self-testing step {}", lab.name(), step.id));
@@ -59,7 +60,7 @@ pub async fn selftest(
         let before = reference.state(index)?;
         target.restore(&before.snapshot).await?;
         let report =
-            self_check(lab, target, &before.dir, &reference, &options, &mut Silent).await?;
+            self_check(lab, target, &before.dir, &shadow, &options, &mut Silent).await?;
         let checks = report.checks().count();
         lines.push(SelftestLine {
             name: format!("step {} fails before it is done", step.id),
@@ -74,7 +75,7 @@ pub async fn selftest(
         });
         let after = reference.state(index + 1)?;
         target.restore(&after.snapshot).await?;
-        let report = self_check(lab, target, &after.dir, &reference, &options, &mut Silent).await?;
+        let report = self_check(lab, target, &after.dir, &shadow, &options, &mut Silent).await?;
         lines.push(SelftestLine {
             name: format!("step {} passes when done", step.id),
             passed: report.passed(),

@@ -19,8 +19,13 @@ const V2_ROOT: &str = "/sys/fs/cgroup";
 
 #[derive(Debug)]
 enum Layout {
-    V2 { parent: PathBuf },
-    V1 { pids: Option<PathBuf>, memory: Option<PathBuf> },
+    V2 {
+        parent: PathBuf,
+    },
+    V1 {
+        pids: Option<PathBuf>,
+        memory: Option<PathBuf>,
+    },
     Unavailable,
 }
 
@@ -38,7 +43,11 @@ impl RunCgroup {
     /// does not let us.
     pub(crate) fn create(limits: &Limits) -> Option<RunCgroup> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = format!("proctor-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let name = format!(
+            "proctor-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
         match layout() {
             Layout::V2 { parent } => {
                 let dir = parent.join(&name);
@@ -61,15 +70,27 @@ impl RunCgroup {
             }
             Layout::V1 { pids, memory } => {
                 let pids = pids.as_ref().and_then(|parent| {
-                    make_v1(&parent.join(&name), "pids.max", &limits.processes.to_string())
+                    make_v1(
+                        &parent.join(&name),
+                        "pids.max",
+                        &limits.processes.to_string(),
+                    )
                 });
                 let memory = memory.as_ref().and_then(|parent| {
-                    make_v1(&parent.join(&name), "memory.limit_in_bytes", &limits.memory_bytes.to_string())
+                    make_v1(
+                        &parent.join(&name),
+                        "memory.limit_in_bytes",
+                        &limits.memory_bytes.to_string(),
+                    )
                 });
                 if pids.is_none() && memory.is_none() {
                     return None;
                 }
-                Some(RunCgroup { pids, memory, unified: false })
+                Some(RunCgroup {
+                    pids,
+                    memory,
+                    unified: false,
+                })
             }
             Layout::Unavailable => None,
         }
@@ -86,12 +107,18 @@ impl RunCgroup {
     /// The `cgroup.procs` files the child writes `0` into (itself) before exec.
     pub(crate) fn join_files(&self) -> Vec<CString> {
         self.dirs()
-            .filter_map(|d| CString::new(d.join("cgroup.procs").as_os_str().as_encoded_bytes()).ok())
+            .filter_map(|d| {
+                CString::new(d.join("cgroup.procs").as_os_str().as_encoded_bytes()).ok()
+            })
             .collect()
     }
 
     fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
-        let memory = if self.unified { None } else { self.memory.as_ref() };
+        let memory = if self.unified {
+            None
+        } else {
+            self.memory.as_ref()
+        };
         self.pids.iter().chain(memory)
     }
 
@@ -107,7 +134,10 @@ impl RunCgroup {
             for dir in self.dirs() {
                 for pid in procs(dir) {
                     found = true;
-                    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(pid),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
                 }
             }
             if !found {
@@ -188,7 +218,9 @@ fn counter(path: &Path, key: &str) -> u64 {
         .and_then(|s| {
             s.lines().find_map(|l| {
                 let mut parts = l.split_whitespace();
-                (parts.next() == Some(key)).then(|| parts.next().and_then(|v| v.parse().ok())).flatten()
+                (parts.next() == Some(key))
+                    .then(|| parts.next().and_then(|v| v.parse().ok()))
+                    .flatten()
             })
         })
         .unwrap_or(0)
@@ -210,7 +242,10 @@ fn detect_layout() -> Layout {
             return Layout::Unavailable;
         }
         for controller in ["+pids", "+memory"] {
-            write(&Path::new(V2_ROOT).join("cgroup.subtree_control"), controller);
+            write(
+                &Path::new(V2_ROOT).join("cgroup.subtree_control"),
+                controller,
+            );
             write(&parent.join("cgroup.subtree_control"), controller);
         }
         remove_stale(&parent);
@@ -223,7 +258,10 @@ fn detect_layout() -> Layout {
             let _id = fields.next()?;
             let controllers = fields.next()?;
             let path = fields.next()?;
-            controllers.split(',').any(|c| c == controller).then(|| path.trim_start_matches('/').to_string())
+            controllers
+                .split(',')
+                .any(|c| c == controller)
+                .then(|| path.trim_start_matches('/').to_string())
         })?;
         let dir = Path::new(V2_ROOT).join(controller).join(relative);
         if !dir.join("cgroup.procs").exists() {
@@ -242,12 +280,22 @@ fn detect_layout() -> Layout {
 
 /// Removes empty run cgroups a crashed grader left behind (a busy one refuses removal).
 fn remove_stale(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let Some(pid) = name.strip_prefix("proctor-").and_then(|r| r.split('-').next()) else { continue };
-        let alive = pid.parse::<i32>().map(|p| Path::new(&format!("/proc/{p}")).exists()).unwrap_or(false);
+        let Some(pid) = name
+            .strip_prefix("proctor-")
+            .and_then(|r| r.split('-').next())
+        else {
+            continue;
+        };
+        let alive = pid
+            .parse::<i32>()
+            .map(|p| Path::new(&format!("/proc/{p}")).exists())
+            .unwrap_or(false);
         if !alive {
             let _ = std::fs::remove_dir(entry.path());
         }

@@ -42,9 +42,18 @@ pub(crate) fn detected() -> &'static Detected {
         let bwrap = find_bwrap();
         let forced = std::env::var("PROCTOR_SANDBOX").ok();
         let detected = match forced.as_deref() {
-            Some("bubblewrap") if bwrap.is_some() => Detected { isolation: Isolation::Bubblewrap, bwrap },
-            Some("mount-namespace") => Detected { isolation: Isolation::MountNamespace, bwrap: None },
-            Some("none") => Detected { isolation: Isolation::None, bwrap: None },
+            Some("bubblewrap") if bwrap.is_some() => Detected {
+                isolation: Isolation::Bubblewrap,
+                bwrap,
+            },
+            Some("mount-namespace") => Detected {
+                isolation: Isolation::MountNamespace,
+                bwrap: None,
+            },
+            Some("none") => Detected {
+                isolation: Isolation::None,
+                bwrap: None,
+            },
             _ => probe_best(bwrap),
         };
         tracing::debug!(isolation = detected.isolation.name(), "script sandbox");
@@ -55,35 +64,63 @@ pub(crate) fn detected() -> &'static Detected {
 fn probe_best(bwrap: Option<PathBuf>) -> Detected {
     if let Some(path) = bwrap {
         if bwrap_works(&path) {
-            return Detected { isolation: Isolation::Bubblewrap, bwrap: Some(path) };
+            return Detected {
+                isolation: Isolation::Bubblewrap,
+                bwrap: Some(path),
+            };
         }
         tracing::debug!(bwrap = %path.display(), "bwrap is installed but cannot create a sandbox here");
     }
     if super::mountns::probe() {
-        return Detected { isolation: Isolation::MountNamespace, bwrap: None };
+        return Detected {
+            isolation: Isolation::MountNamespace,
+            bwrap: None,
+        };
     }
-    Detected { isolation: Isolation::None, bwrap: None }
+    Detected {
+        isolation: Isolation::None,
+        bwrap: None,
+    }
 }
 
 pub(crate) fn find_bwrap() -> Option<PathBuf> {
     let from_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join("bwrap")).collect::<Vec<_>>())
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("bwrap"))
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default();
     from_path
         .into_iter()
-        .chain([PathBuf::from("/usr/bin/bwrap"), PathBuf::from("/usr/local/bin/bwrap")])
+        .chain([
+            PathBuf::from("/usr/bin/bwrap"),
+            PathBuf::from("/usr/local/bin/bwrap"),
+        ])
         .find(|p| is_executable(p))
 }
 
 fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
 }
 
 /// Runs `true` in the same kind of sandbox the real runs use.
 pub(crate) fn bwrap_works(bwrap: &Path) -> bool {
     let spawned = Command::new(bwrap)
-        .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"])
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+        ])
         .args(["--unshare-pid", "--die-with-parent", "--", "true"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -8,14 +8,28 @@ use std::path::{Path, PathBuf};
 /// leftovers can be found and killed (see `sweep`).
 pub(crate) const MARKER_VAR: &str = "PROCTOR_SANDBOX_RUN";
 
-const STANDARD_PATH: &[&str] = &["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+const STANDARD_PATH: &[&str] = &[
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
+];
 
 /// `PATH` (the directories holding kubectl and jq first, then the standard ones), `HOME`, `LANG`,
 /// a writable kubectl discovery cache, then `spec.env` (which overrides), then the marker.
-pub(crate) fn build(spec: &RunSpec, kube_cache: &str, marker: Option<&str>) -> Vec<(String, String)> {
+pub(crate) fn build(
+    spec: &RunSpec,
+    kube_cache: &str,
+    marker: Option<&str>,
+) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = vec![
         ("PATH".into(), default_path()),
-        ("HOME".into(), std::env::var("HOME").unwrap_or_else(|_| "/root".into())),
+        (
+            "HOME".into(),
+            std::env::var("HOME").unwrap_or_else(|_| "/root".into()),
+        ),
         ("LANG".into(), "C.UTF-8".into()),
         // kubectl caches discovery under $HOME/.kube/cache, which is read-only in the sandbox.
         ("KUBECACHEDIR".into(), kube_cache.into()),
@@ -83,13 +97,21 @@ pub(crate) fn named_paths(env: &[(String, String)]) -> Vec<PathBuf> {
 /// Files a kubeconfig points at by path; relative paths are relative to the kubeconfig's directory
 /// (client-go `clientcmd.ResolvePaths`).
 fn kubeconfig_files(kubeconfig: &Path) -> Vec<PathBuf> {
-    const KEYS: [&str; 4] = ["certificate-authority", "client-certificate", "client-key", "tokenFile"];
-    let Ok(text) = std::fs::read_to_string(kubeconfig) else { return Vec::new() };
+    const KEYS: [&str; 4] = [
+        "certificate-authority",
+        "client-certificate",
+        "client-key",
+        "tokenFile",
+    ];
+    let Ok(text) = std::fs::read_to_string(kubeconfig) else {
+        return Vec::new();
+    };
     let base = kubeconfig.parent().unwrap_or(Path::new("/"));
     text.lines()
         .filter_map(|line| {
             let (key, value) = line.trim().trim_start_matches("- ").split_once(':')?;
-            KEYS.contains(&key.trim()).then(|| value.trim().trim_matches(|c| c == '"' || c == '\''))
+            KEYS.contains(&key.trim())
+                .then(|| value.trim().trim_matches(|c| c == '"' || c == '\''))
         })
         .filter(|value| !value.is_empty())
         .map(|value| base.join(value))

@@ -34,12 +34,19 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     };
 
     if !spec.run_dir.is_dir() {
-        return fail(problems, format!("the run dir {} does not exist", spec.run_dir.display()));
+        return fail(
+            problems,
+            format!("the run dir {} does not exist", spec.run_dir.display()),
+        );
     }
     if spec.shell.is_none() {
         problems.extend(preflight::check(&spec.run_dir, &spec.program));
     }
-    let Some(bash) = ["/bin/bash", "/usr/bin/bash"].into_iter().map(PathBuf::from).find(|p| p.is_file()) else {
+    let Some(bash) = ["/bin/bash", "/usr/bin/bash"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+    else {
         return fail(problems, "bash is not installed".to_string());
     };
     let argv = script_argv(spec, &bash);
@@ -47,7 +54,10 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     // Without a PID namespace, leftovers are found by session and by this marker.
     let marker = (isolation == Isolation::None).then(new_marker);
     let cache_dir = match isolation {
-        Isolation::None => tempfile::Builder::new().prefix("proctor-kube-cache-").tempdir().ok(),
+        Isolation::None => tempfile::Builder::new()
+            .prefix("proctor-kube-cache-")
+            .tempdir()
+            .ok(),
         _ => None,
     };
     let kube_cache = cache_dir
@@ -69,7 +79,11 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
                 return fail(problems, "bwrap is not installed".to_string());
             };
             command = Command::new(bwrap_path);
-            command.args(bwrap::args(&view)).arg("--").args(&argv).current_dir("/");
+            command
+                .args(bwrap::args(&view))
+                .arg("--")
+                .args(&argv)
+                .current_dir("/");
         }
         Isolation::MountNamespace => {
             let view = match plan(spec, &environment) {
@@ -119,7 +133,10 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         Err(e) => {
             let step = mount_report.and_then(|r| r.failed_step());
             let message = match step {
-                Some(step) => format!("could not start the {} sandbox: {step}: {e}", isolation.name()),
+                Some(step) => format!(
+                    "could not start the {} sandbox: {step}: {e}",
+                    isolation.name()
+                ),
                 None => format!("could not start the {} sandbox: {e}", isolation.name()),
             };
             return fail(problems, message);
@@ -240,7 +257,8 @@ impl ChildSetup {
         for procs in &self.cgroup_procs {
             // SAFETY: `procs` is a live NUL-terminated path; the buffer is a static byte string.
             unsafe {
-                let fd = nix::libc::open(procs.as_ptr(), nix::libc::O_WRONLY | nix::libc::O_CLOEXEC);
+                let fd =
+                    nix::libc::open(procs.as_ptr(), nix::libc::O_WRONLY | nix::libc::O_CLOEXEC);
                 if fd >= 0 {
                     nix::libc::write(fd, b"0".as_ptr().cast(), 1);
                     nix::libc::close(fd);
@@ -260,14 +278,25 @@ impl ChildSetup {
 /// Threads of all processes owned by this user (what RLIMIT_NPROC counts).
 fn tasks_of_current_user() -> u64 {
     let uid = nix::unistd::getuid().as_raw().to_string();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
     let mut total = 0;
     for entry in entries.flatten() {
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else { continue };
-        let field = |name: &str| status.lines().find_map(|l| l.strip_prefix(name)).map(str::trim);
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+            continue;
+        };
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(str::trim)
+        };
         let owner = field("Uid:").and_then(|v| v.split_whitespace().next());
         if owner == Some(uid.as_str()) {
-            total += field("Threads:").and_then(|v| v.parse::<u64>().ok()).unwrap_or(1);
+            total += field("Threads:")
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(1);
         }
     }
     total
@@ -276,7 +305,8 @@ fn tasks_of_current_user() -> u64 {
 pub(crate) fn human_bytes(bytes: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
-        if bytes >= size && bytes % size == 0 {
+        // The units are powers of two: a multiple has no bits below the unit's.
+        if bytes >= size && bytes & (size - 1) == 0 {
             return format!("{} {unit}", bytes / size);
         }
     }

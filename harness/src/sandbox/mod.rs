@@ -82,7 +82,9 @@ impl Default for Limits {
 
 /// How a run ended. A script that cannot start because of the learner's own mistake (missing file,
 /// no exec bit, CRLF shebang) ends as the lab's shell would end it — `Code(127)` / `Code(126)` with
-/// bash's message on stderr — and the mistake is named in [`RunOutcome::problems`].
+/// bash's message on stderr — and the mistake is named in [`RunOutcome::problems`]. The script runs
+/// as a child of a bash, as in the lab, so a script killed by a signal shows as `Code(128 + n)`;
+/// `Signal` only appears when the sandbox itself is killed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExitStatus {
     Code(i32),

@@ -22,24 +22,53 @@ use std::path::Path;
 enum Op {
     Unshare(libc::c_int),
     /// Write `data` into an existing file (uid_map, gid_map, setgroups).
-    WriteFile { path: CString, data: CString },
+    WriteFile {
+        path: CString,
+        data: CString,
+    },
     /// Stop mount events from propagating back to the host.
     MakePrivate,
     /// Open `path` as an `O_PATH` descriptor into `slot`. An `optional` path that cannot be opened
     /// (an entry of an expanded dir removed since it was listed) leaves the slot empty.
-    OpenPath { path: CString, slot: usize, optional: bool },
+    OpenPath {
+        path: CString,
+        slot: usize,
+        optional: bool,
+    },
     /// Best effort: make an existing mount read-only, keeping its locked flags.
-    RemountRo { path: CString, flags: libc::c_ulong },
-    Tmpfs { path: CString, data: CString },
-    Mkdir { path: CString },
-    MkFile { path: CString },
-    Symlink { target: CString, path: CString },
+    RemountRo {
+        path: CString,
+        flags: libc::c_ulong,
+    },
+    Tmpfs {
+        path: CString,
+        data: CString,
+    },
+    Mkdir {
+        path: CString,
+    },
+    MkFile {
+        path: CString,
+    },
+    Symlink {
+        target: CString,
+        path: CString,
+    },
     /// Bind `/dev/null` over a file.
-    BindDevNull { path: CString },
+    BindDevNull {
+        path: CString,
+    },
     /// Bind the descriptor in `slot` at `path`; then make the new mount read-only or read-write.
     /// An empty slot is skipped.
-    BindSlot { slot: usize, path: CString, readonly: bool, flags: libc::c_ulong },
-    Chdir { path: CString },
+    BindSlot {
+        slot: usize,
+        path: CString,
+        readonly: bool,
+        flags: libc::c_ulong,
+    },
+    Chdir {
+        path: CString,
+    },
 }
 
 impl Op {
@@ -85,12 +114,15 @@ impl Report {
         let mut file = std::fs::File::from(fd);
         use std::io::Read;
         file.read_exact(&mut buf).ok()?;
-        self.descriptions.get(u32::from_le_bytes(buf) as usize).cloned()
+        self.descriptions
+            .get(u32::from_le_bytes(buf) as usize)
+            .cloned()
     }
 }
 
 fn cstr(path: &Path) -> Result<CString, String> {
-    CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| format!("{} contains a NUL byte", path.display()))
+    CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| format!("{} contains a NUL byte", path.display()))
 }
 
 fn cs(s: &str) -> CString {
@@ -109,7 +141,11 @@ pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
     let mut slot_for = |ops: &mut Vec<Op>, path: &Path, optional: bool| -> Result<usize, String> {
         let slot = slots;
         slots += 1;
-        ops.push(Op::OpenPath { path: cstr(path)?, slot, optional });
+        ops.push(Op::OpenPath {
+            path: cstr(path)?,
+            slot,
+            optional,
+        });
         Ok(slot)
     };
     let run_slot = slot_for(&mut ops, &view.run_dir, false)?;
@@ -135,48 +171,104 @@ pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
     }
 
     for (mount_point, flags) in existing_mounts() {
-        ops.push(Op::RemountRo { path: cstr(&mount_point)?, flags });
+        ops.push(Op::RemountRo {
+            path: cstr(&mount_point)?,
+            flags,
+        });
     }
     for mask in &view.masks {
         let path = cstr(&mask.path)?;
-        ops.push(if mask.is_dir { Op::Tmpfs { path, data: cs("mode=1777") } } else { Op::BindDevNull { path } });
+        ops.push(if mask.is_dir {
+            Op::Tmpfs {
+                path,
+                data: cs("mode=1777"),
+            }
+        } else {
+            Op::BindDevNull { path }
+        });
     }
     if let Some(expansion) = &view.expand {
-        ops.push(Op::Tmpfs { path: cstr(&expansion.at)?, data: cs("mode=0755") });
+        ops.push(Op::Tmpfs {
+            path: cstr(&expansion.at)?,
+            data: cs("mode=0755"),
+        });
         for (child, slot) in expansion.children.iter().zip(&child_slots) {
             let path = cstr(&expansion.at.join(&child.name))?;
             match (&child.kind, slot) {
-                (ChildKind::Symlink(target), _) => ops.push(Op::Symlink { target: cstr(target)?, path }),
+                (ChildKind::Symlink(target), _) => ops.push(Op::Symlink {
+                    target: cstr(target)?,
+                    path,
+                }),
                 (ChildKind::Dir, Some(slot)) => {
                     ops.push(Op::Mkdir { path: path.clone() });
-                    ops.push(Op::BindSlot { slot: *slot, path, readonly: true, flags: 0 });
+                    ops.push(Op::BindSlot {
+                        slot: *slot,
+                        path,
+                        readonly: true,
+                        flags: 0,
+                    });
                 }
                 (ChildKind::File, Some(slot)) => {
                     ops.push(Op::MkFile { path: path.clone() });
-                    ops.push(Op::BindSlot { slot: *slot, path, readonly: true, flags: 0 });
+                    ops.push(Op::BindSlot {
+                        slot: *slot,
+                        path,
+                        readonly: true,
+                        flags: 0,
+                    });
                 }
                 _ => {}
             }
         }
     }
     mkdir_all(&mut ops, &view.map_at)?;
-    ops.push(Op::BindSlot { slot: run_slot, path: cstr(&view.map_at)?, readonly: false, flags: locked_flags(&view.run_dir) });
+    ops.push(Op::BindSlot {
+        slot: run_slot,
+        path: cstr(&view.map_at)?,
+        readonly: false,
+        flags: locked_flags(&view.run_dir),
+    });
     for (expose, slot) in view.exposes.iter().zip(expose_slots) {
         if let Some(parent) = expose.path.parent() {
             mkdir_all(&mut ops, parent)?;
         }
         let path = cstr(&expose.path)?;
-        ops.push(if expose.is_dir { Op::Mkdir { path: path.clone() } } else { Op::MkFile { path: path.clone() } });
-        ops.push(Op::BindSlot { slot, path, readonly: true, flags: 0 });
+        ops.push(if expose.is_dir {
+            Op::Mkdir { path: path.clone() }
+        } else {
+            Op::MkFile { path: path.clone() }
+        });
+        ops.push(Op::BindSlot {
+            slot,
+            path,
+            readonly: true,
+            flags: 0,
+        });
     }
     if let Some(expansion) = &view.expand {
-        ops.push(Op::RemountRo { path: cstr(&expansion.at)?, flags: libc::MS_NOSUID | libc::MS_NODEV });
+        ops.push(Op::RemountRo {
+            path: cstr(&expansion.at)?,
+            flags: libc::MS_NOSUID | libc::MS_NODEV,
+        });
     }
-    ops.push(Op::Chdir { path: cstr(&view.map_at)? });
+    ops.push(Op::Chdir {
+        path: cstr(&view.map_at)?,
+    });
 
     let descriptions = ops.iter().map(Op::describe).collect();
-    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| format!("pipe: {e}"))?;
-    Ok((Setup { ops, slots, report: Some(write) }, Report { read: Some(read), descriptions }))
+    let (read, write) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| format!("pipe: {e}"))?;
+    Ok((
+        Setup {
+            ops,
+            slots,
+            report: Some(write),
+        },
+        Report {
+            read: Some(read),
+            descriptions,
+        },
+    ))
 }
 
 fn enter_namespaces(ops: &mut Vec<Op>) {
@@ -187,9 +279,18 @@ fn enter_namespaces(ops: &mut Vec<Op>) {
         // Unprivileged: a user namespace in which we are root, mapped to our own uid and gid.
         let (uid, gid) = (nix::unistd::geteuid(), nix::unistd::getegid());
         ops.push(Op::Unshare(flags | libc::CLONE_NEWUSER));
-        ops.push(Op::WriteFile { path: cs("/proc/self/setgroups"), data: cs("deny") });
-        ops.push(Op::WriteFile { path: cs("/proc/self/uid_map"), data: cs(&format!("0 {uid} 1")) });
-        ops.push(Op::WriteFile { path: cs("/proc/self/gid_map"), data: cs(&format!("0 {gid} 1")) });
+        ops.push(Op::WriteFile {
+            path: cs("/proc/self/setgroups"),
+            data: cs("deny"),
+        });
+        ops.push(Op::WriteFile {
+            path: cs("/proc/self/uid_map"),
+            data: cs(&format!("0 {uid} 1")),
+        });
+        ops.push(Op::WriteFile {
+            path: cs("/proc/self/gid_map"),
+            data: cs(&format!("0 {gid} 1")),
+        });
     }
 }
 
@@ -209,9 +310,14 @@ fn existing_mounts() -> Vec<(std::path::PathBuf, libc::c_ulong)> {
     let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let mut out = Vec::new();
     for line in info.lines() {
-        let Some(raw) = line.split(' ').nth(4) else { continue };
+        let Some(raw) = line.split(' ').nth(4) else {
+            continue;
+        };
         let path = std::path::PathBuf::from(unescape_mountinfo(raw));
-        if ["/proc", "/sys", "/dev"].iter().any(|v| path.starts_with(v)) {
+        if ["/proc", "/sys", "/dev"]
+            .iter()
+            .any(|v| path.starts_with(v))
+        {
             continue;
         }
         out.push((path.clone(), locked_flags(&path)));
@@ -225,8 +331,14 @@ fn unescape_mountinfo(raw: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 3 < bytes.len() && bytes[i + 1..i + 4].iter().all(|b| (b'0'..=b'7').contains(b)) {
-            let value = (bytes[i + 1] - b'0') * 64 + (bytes[i + 2] - b'0') * 8 + (bytes[i + 3] - b'0');
+        if bytes[i] == b'\\'
+            && i + 3 < bytes.len()
+            && bytes[i + 1..i + 4]
+                .iter()
+                .all(|b| (b'0'..=b'7').contains(b))
+        {
+            let value =
+                (bytes[i + 1] - b'0') * 64 + (bytes[i + 2] - b'0') * 8 + (bytes[i + 3] - b'0');
             out.push(value);
             i += 4;
         } else {
@@ -239,7 +351,9 @@ fn unescape_mountinfo(raw: &str) -> String {
 
 fn locked_flags(path: &Path) -> libc::c_ulong {
     use nix::sys::statvfs::FsFlags;
-    let Ok(stat) = nix::sys::statvfs::statvfs(path) else { return 0 };
+    let Ok(stat) = nix::sys::statvfs::statvfs(path) else {
+        return 0;
+    };
     let f = stat.flags();
     let mut flags = 0;
     for (fs, ms) in [
@@ -333,7 +447,11 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
                 libc::MS_REC | libc::MS_PRIVATE,
                 std::ptr::null(),
             )),
-            Op::OpenPath { path, slot, optional } => {
+            Op::OpenPath {
+                path,
+                slot,
+                optional,
+            } => {
                 let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
                 if fd == -1 && *optional {
                     return Ok(());
@@ -363,13 +481,19 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
                 data.as_ptr().cast(),
             )),
             Op::Mkdir { path } => {
-                if libc::mkdir(path.as_ptr(), 0o755) == -1 && io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+                if libc::mkdir(path.as_ptr(), 0o755) == -1
+                    && io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST)
+                {
                     return Err(io::Error::last_os_error());
                 }
                 Ok(())
             }
             Op::MkFile { path } => {
-                let fd = libc::open(path.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644 as libc::c_uint);
+                let fd = libc::open(
+                    path.as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                    0o644 as libc::c_uint,
+                );
                 check(fd)?;
                 libc::close(fd);
                 Ok(())
@@ -382,17 +506,34 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
                 libc::MS_BIND,
                 std::ptr::null(),
             )),
-            Op::BindSlot { slot, path, readonly, flags } => {
+            Op::BindSlot {
+                slot,
+                path,
+                readonly,
+                flags,
+            } => {
                 let fd = fds.get(*slot).copied().unwrap_or(-1);
                 if fd < 0 {
                     return Ok(());
                 }
                 let mut buf = [0u8; 40];
                 let source = fd_path(fd, &mut buf);
-                check(libc::mount(source, path.as_ptr(), null, libc::MS_BIND | libc::MS_REC, std::ptr::null()))?;
+                check(libc::mount(
+                    source,
+                    path.as_ptr(),
+                    null,
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                ))?;
                 // The new mount inherits the source's read-only flag: set the one we want (best effort).
                 let ro = if *readonly { libc::MS_RDONLY } else { 0 };
-                libc::mount(null, path.as_ptr(), null, libc::MS_BIND | libc::MS_REMOUNT | ro | flags, std::ptr::null());
+                libc::mount(
+                    null,
+                    path.as_ptr(),
+                    null,
+                    libc::MS_BIND | libc::MS_REMOUNT | ro | flags,
+                    std::ptr::null(),
+                );
                 Ok(())
             }
             Op::Chdir { path } => check(libc::chdir(path.as_ptr())),
@@ -406,10 +547,20 @@ pub(crate) fn probe() -> bool {
     let mut ops = Vec::new();
     enter_namespaces(&mut ops);
     ops.push(Op::MakePrivate);
-    ops.push(Op::Tmpfs { path: cs("/tmp"), data: cs("mode=1777") });
-    let mut setup = Setup { ops, slots: 0, report: None };
+    ops.push(Op::Tmpfs {
+        path: cs("/tmp"),
+        data: cs("mode=1777"),
+    });
+    let mut setup = Setup {
+        ops,
+        slots: 0,
+        report: None,
+    };
     let mut command = std::process::Command::new("true");
-    command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
     // SAFETY: `apply` only issues raw syscalls on data prepared before the fork.
     unsafe {
         command.pre_exec(move || setup.apply());

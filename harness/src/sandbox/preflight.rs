@@ -20,14 +20,20 @@ pub(crate) fn check(run_dir: &Path, program: &Path) -> Vec<String> {
     // A symlink is judged by its target; a dangling one is missing.
     let meta = match std::fs::metadata(&path) {
         Ok(meta) => meta,
-        Err(_) => return vec![format!("{name}: no such file in the submission (it is a dangling symlink)")],
+        Err(_) => {
+            return vec![format!(
+                "{name}: no such file in the submission (it is a dangling symlink)"
+            )]
+        }
     };
     let mut problems = Vec::new();
     if meta.permissions().mode() & 0o111 == 0 {
         problems.push(format!("{name} is not executable (chmod +x)"));
     }
     if has_crlf(&path) {
-        problems.push(format!("{name} has CRLF (Windows) line endings: run dos2unix"));
+        problems.push(format!(
+            "{name} has CRLF (Windows) line endings: run dos2unix"
+        ));
     }
     problems
 }

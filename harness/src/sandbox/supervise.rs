@@ -38,7 +38,11 @@ enum Event {
 /// Supervises `child` (which leads its own session) to the end. `kill_everything(pid)` must kill the
 /// child's process group and every other process of the run; it is called once, right after the
 /// child exits or the run is stopped, and again if the pipes stay open.
-pub(crate) fn supervise(mut child: Child, limits: &Limits, kill_everything: &mut dyn FnMut(i32)) -> Captured {
+pub(crate) fn supervise(
+    mut child: Child,
+    limits: &Limits,
+    kill_everything: &mut dyn FnMut(i32),
+) -> Captured {
     let start = Instant::now();
     let pid = child.id() as i32;
     let (tx, rx) = mpsc::channel::<Event>();
@@ -48,21 +52,35 @@ pub(crate) fn supervise(mut child: Child, limits: &Limits, kill_everything: &mut
     let mut problems = Vec::new();
     let mut readers: Vec<JoinHandle<()>> = Vec::new();
     if let Some(pipe) = child.stdout.take() {
-        readers.extend(spawn_reader(pipe, stdout.clone(), used.clone(), limits.output_bytes, tx.clone()));
+        readers.extend(spawn_reader(
+            pipe,
+            stdout.clone(),
+            used.clone(),
+            limits.output_bytes,
+            tx.clone(),
+        ));
     }
     if let Some(pipe) = child.stderr.take() {
-        readers.extend(spawn_reader(pipe, stderr.clone(), used.clone(), limits.output_bytes, tx.clone()));
+        readers.extend(spawn_reader(
+            pipe,
+            stderr.clone(),
+            used.clone(),
+            limits.output_bytes,
+            tx.clone(),
+        ));
     }
     let waiter_tx = tx;
-    let waiter = std::thread::Builder::new().name("sandbox-wait".into()).spawn(move || {
-        loop {
-            match waitid(Id::Pid(Pid::from_raw(pid)), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
-                Err(nix::errno::Errno::EINTR) => continue,
-                _ => break,
-            }
-        }
-        let _ = waiter_tx.send(Event::Exited);
-    });
+    let waiter = std::thread::Builder::new()
+        .name("sandbox-wait".into())
+        .spawn(move || {
+            // WNOWAIT: leave the child unreaped, so its pid (and process group id) stays reserved until
+            // everything it started has been killed.
+            while let Err(nix::errno::Errno::EINTR) = waitid(
+                Id::Pid(Pid::from_raw(pid)),
+                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT,
+            ) {}
+            let _ = waiter_tx.send(Event::Exited);
+        });
     if waiter.is_err() {
         problems.push("could not start a thread to watch the script; it was stopped".to_string());
     }
@@ -151,11 +169,18 @@ pub(crate) fn supervise(mut child: Child, limits: &Limits, kill_everything: &mut
             Ended::TimedOut
         }
     };
-    Captured { stdout: take(&stdout), stderr: take(&stderr), ended, problems }
+    Captured {
+        stdout: take(&stdout),
+        stderr: take(&stderr),
+        ended,
+        problems,
+    }
 }
 
 fn take(buffer: &Arc<Mutex<Vec<u8>>>) -> Vec<u8> {
-    let mut guard = buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut guard = buffer
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     std::mem::take(&mut *guard)
 }
 
@@ -182,7 +207,9 @@ fn spawn_reader(
                         let before = used.fetch_add(n, Ordering::SeqCst);
                         let keep = n.min(cap.saturating_sub(before));
                         if keep > 0 {
-                            let mut guard = buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                            let mut guard = buffer
+                                .lock()
+                                .unwrap_or_else(|poisoned| poisoned.into_inner());
                             guard.extend_from_slice(&chunk[..keep]);
                         }
                         if before + n > cap {

@@ -16,7 +16,10 @@ pub(crate) fn kill_leftovers(session: i32, marker: Option<&str>) -> usize {
         let found: Vec<i32> = pids()
             .into_iter()
             .filter(|&pid| pid != me && pid > 1)
-            .filter(|&pid| session_of(pid) == Some(session) || needle.as_deref().is_some_and(|n| environ_has(pid, n)))
+            .filter(|&pid| {
+                session_of(pid) == Some(session)
+                    || needle.as_deref().is_some_and(|n| environ_has(pid, n))
+            })
             .collect();
         if found.is_empty() {
             break;
@@ -33,7 +36,12 @@ pub(crate) fn kill_leftovers(session: i32, marker: Option<&str>) -> usize {
 
 fn pids() -> Vec<i32> {
     std::fs::read_dir("/proc")
-        .map(|entries| entries.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect())
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -47,7 +55,11 @@ fn session_of(pid: i32) -> Option<i32> {
 }
 
 fn environ_has(pid: i32, needle: &[u8]) -> bool {
-    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else { return false };
+    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
     // Entries are NUL-separated; match a whole entry.
-    environ.split(|&b| b == 0).any(|entry| needle.strip_suffix(b"\0") == Some(entry))
+    environ
+        .split(|&b| b == 0)
+        .any(|entry| needle.strip_suffix(b"\0") == Some(entry))
 }

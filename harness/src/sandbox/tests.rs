@@ -14,21 +14,33 @@ fn isolations() -> Vec<Detected> {
     let mut out = Vec::new();
     match find_bwrap() {
         Some(path) if bwrap_works(&path) => {
-            out.push(Detected { isolation: Isolation::Bubblewrap, bwrap: Some(path) });
+            out.push(Detected {
+                isolation: Isolation::Bubblewrap,
+                bwrap: Some(path),
+            });
         }
         _ => eprintln!("SKIP bubblewrap: bwrap is not installed or cannot create namespaces here"),
     }
     if mountns::probe() {
-        out.push(Detected { isolation: Isolation::MountNamespace, bwrap: None });
+        out.push(Detected {
+            isolation: Isolation::MountNamespace,
+            bwrap: None,
+        });
     } else {
         eprintln!("SKIP mount-namespace: this process cannot create mount namespaces");
     }
-    out.push(Detected { isolation: Isolation::None, bwrap: None });
+    out.push(Detected {
+        isolation: Isolation::None,
+        bwrap: None,
+    });
     out
 }
 
 fn isolated() -> Vec<Detected> {
-    isolations().into_iter().filter(|d| d.isolation != Isolation::None).collect()
+    isolations()
+        .into_iter()
+        .filter(|d| d.isolation != Isolation::None)
+        .collect()
 }
 
 fn token() -> String {
@@ -44,8 +56,14 @@ struct Lab {
 
 impl Lab {
     fn new() -> Lab {
-        let dir = tempfile::Builder::new().prefix("sbx-run-").tempdir().expect("temp dir");
-        Lab { dir, map_at: PathBuf::from(format!("/root/proctor-sbx-{}", token())) }
+        let dir = tempfile::Builder::new()
+            .prefix("sbx-run-")
+            .tempdir()
+            .expect("temp dir");
+        Lab {
+            dir,
+            map_at: PathBuf::from(format!("/root/proctor-sbx-{}", token())),
+        }
     }
 
     fn path(&self) -> &Path {
@@ -71,7 +89,10 @@ impl Lab {
     }
 
     fn shell(&self, snippet: &str) -> RunSpec {
-        RunSpec { shell: Some(snippet.into()), ..self.spec("", &[]) }
+        RunSpec {
+            shell: Some(snippet.into()),
+            ..self.spec("", &[])
+        }
     }
 }
 
@@ -92,7 +113,9 @@ fn show(o: &RunOutcome) -> String {
 
 /// Processes whose command line contains `needle`.
 fn processes_with(needle: &str) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
@@ -138,14 +161,19 @@ fn infinite_loop_times_out_and_nothing_is_left() {
     for d in isolations() {
         let lab = Lab::new();
         let sleep = unique_sleep();
-        lab.script("loop.sh", &format!("#!/bin/bash\nsleep {sleep} &\nwhile :; do :; done\n"));
+        lab.script(
+            "loop.sh",
+            &format!("#!/bin/bash\nsleep {sleep} &\nwhile :; do :; done\n"),
+        );
         let mut spec = lab.spec("loop.sh", &[]);
         spec.limits.timeout = Duration::from_millis(700);
         let o = run_with(&spec, &d);
         assert_eq!(o.exit, ExitStatus::TimedOut, "{}", show(&o));
         assert!(o.duration < Duration::from_secs(5), "{}", show(&o));
         assert!(
-            o.problems.iter().any(|p| p == "the script did not finish within 700ms and was stopped"),
+            o.problems
+                .iter()
+                .any(|p| p == "the script did not finish within 700ms and was stopped"),
             "{}",
             show(&o)
         );
@@ -178,13 +206,35 @@ fn output_flood_is_cut_quickly() {
     for d in isolations() {
         for stream in ["", ">&2"] {
             let lab = Lab::new();
-            lab.script("flood.sh", &format!("#!/bin/bash\nhead -c 100000000 /dev/zero {stream}\necho done\n"));
+            lab.script(
+                "flood.sh",
+                &format!("#!/bin/bash\nhead -c 100000000 /dev/zero {stream}\necho done\n"),
+            );
             let o = run_with(&lab.spec("flood.sh", &[]), &d);
-            assert_eq!(o.exit, ExitStatus::OutputLimit, "[{}] {:?} {:?}", o.isolation, o.exit, o.problems);
-            assert!(o.duration < Duration::from_secs(5), "[{}] took {:?}", o.isolation, o.duration);
+            assert_eq!(
+                o.exit,
+                ExitStatus::OutputLimit,
+                "[{}] {:?} {:?}",
+                o.isolation,
+                o.exit,
+                o.problems
+            );
+            assert!(
+                o.duration < Duration::from_secs(5),
+                "[{}] took {:?}",
+                o.isolation,
+                o.duration
+            );
             assert!(o.stdout.len() + o.stderr.len() <= 1024 * 1024);
-            assert_eq!(o.stdout.len() + o.stderr.len(), 1024 * 1024, "keeps exactly the first MiB");
-            assert!(o.problems.iter().any(|p| p == "the script wrote more than 1 MiB of output and was stopped"));
+            assert_eq!(
+                o.stdout.len() + o.stderr.len(),
+                1024 * 1024,
+                "keeps exactly the first MiB"
+            );
+            assert!(o
+                .problems
+                .iter()
+                .any(|p| p == "the script wrote more than 1 MiB of output and was stopped"));
         }
     }
 }
@@ -195,7 +245,13 @@ fn output_within_the_limit_is_complete() {
         let lab = Lab::new();
         lab.script("big.sh", "#!/bin/bash\nhead -c 1048576 /dev/zero\n");
         let o = run_with(&lab.spec("big.sh", &[]), &d);
-        assert_eq!(o.exit, ExitStatus::Code(0), "[{}] {:?}", o.isolation, o.problems);
+        assert_eq!(
+            o.exit,
+            ExitStatus::Code(0),
+            "[{}] {:?}",
+            o.isolation,
+            o.problems
+        );
         assert_eq!(o.stdout.len(), 1024 * 1024);
     }
 }
@@ -214,25 +270,47 @@ fn fork_bomb_is_contained() {
         // The script stays alive, so the bomb runs until the timeout (when the script ends, a PID
         // namespace would end the bomb by itself).
         let name = format!("bomb-{}.sh", token());
-        lab.script(&name, "#!/bin/bash\nb() { b | b & }; b\nwhile :; do sleep 1; done\n");
+        lab.script(
+            &name,
+            "#!/bin/bash\nb() { b | b & }; b\nwhile :; do sleep 1; done\n",
+        );
         let mut spec = lab.spec(&name, &[]);
         spec.limits.timeout = Duration::from_secs(3);
         spec.limits.processes = 64;
         let o = run_with(&spec, &d);
-        assert!(o.duration < Duration::from_secs(10), "{}", o.duration.as_secs());
-        assert!(matches!(o.exit, ExitStatus::TimedOut | ExitStatus::OutputLimit), "[{}] {:?}", o.isolation, o.exit);
+        assert!(
+            o.duration < Duration::from_secs(10),
+            "{}",
+            o.duration.as_secs()
+        );
+        assert!(
+            matches!(o.exit, ExitStatus::TimedOut | ExitStatus::OutputLimit),
+            "[{}] {:?}",
+            o.isolation,
+            o.exit
+        );
         if has_pids_limit {
             assert!(
-                o.problems.iter().any(|p| p == "the script hit the limit of 64 processes (a fork was refused)"),
+                o.problems
+                    .iter()
+                    .any(|p| p == "the script hit the limit of 64 processes (a fork was refused)"),
                 "[{}] {:?} {:?}",
                 o.isolation,
                 o.exit,
                 o.problems
             );
         }
-        assert_eq!(processes_with(&name), Vec::<i32>::new(), "[{}] bomb processes left", o.isolation);
+        assert_eq!(
+            processes_with(&name),
+            Vec::<i32>::new(),
+            "[{}] bomb processes left",
+            o.isolation
+        );
         // The machine can still start processes.
-        let ok = std::process::Command::new("true").status().map(|s| s.success()).unwrap_or(false);
+        let ok = std::process::Command::new("true")
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
         assert!(ok, "the grader can no longer fork after the run");
     }
 }
@@ -249,20 +327,39 @@ fn writes_outside_the_run_dir_do_not_reach_the_host() {
             PathBuf::from(format!("/tmp/proctor-probe-{t}")),
             PathBuf::from(format!("/root/proctor-probe-{t}")),
         ];
-        let body: String = targets.iter().map(|p| format!("echo x > {} 2>/dev/null\n", p.display())).collect();
-        lab.script("escape.sh", &format!("#!/bin/bash\n{body}mkdir -p out && echo inside > out/ok.txt\n"));
+        let body: String = targets
+            .iter()
+            .map(|p| format!("echo x > {} 2>/dev/null\n", p.display()))
+            .collect();
+        lab.script(
+            "escape.sh",
+            &format!("#!/bin/bash\n{body}mkdir -p out && echo inside > out/ok.txt\n"),
+        );
         let o = run_with(&lab.spec("escape.sh", &[]), &d);
         assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
         for target in &targets {
-            assert!(!target.exists(), "[{}] {} was written on the host", o.isolation, target.display());
+            assert!(
+                !target.exists(),
+                "[{}] {} was written on the host",
+                o.isolation,
+                target.display()
+            );
         }
-        assert_eq!(std::fs::read_to_string(lab.path().join("out/ok.txt")).ok().as_deref(), Some("inside\n"));
+        assert_eq!(
+            std::fs::read_to_string(lab.path().join("out/ok.txt"))
+                .ok()
+                .as_deref(),
+            Some("inside\n")
+        );
     }
 }
 
 #[test]
 fn grader_files_are_not_visible() {
-    let reference = tempfile::Builder::new().prefix("sbx-reference-").tempdir().expect("temp dir");
+    let reference = tempfile::Builder::new()
+        .prefix("sbx-reference-")
+        .tempdir()
+        .expect("temp dir");
     let secret = reference.path().join("tags.txt");
     std::fs::write(&secret, "lab-node-0 550-5.15.0-119-generic-ubuntu22.04\n").expect("write");
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
@@ -270,12 +367,20 @@ fn grader_files_are_not_visible() {
         let lab = Lab::new();
         lab.script(
             "peek.sh",
-            &format!("#!/bin/bash\ncat {} ; test -e {} && echo VISIBLE\nexit 0\n", secret.display(), manifest.display()),
+            &format!(
+                "#!/bin/bash\ncat {} ; test -e {} && echo VISIBLE\nexit 0\n",
+                secret.display(),
+                manifest.display()
+            ),
         );
         let o = run_with(&lab.spec("peek.sh", &[]), &d);
         assert!(!text(&o.stdout).contains("550-5.15.0"), "{}", show(&o));
         assert!(!text(&o.stdout).contains("VISIBLE"), "{}", show(&o));
-        assert!(text(&o.stderr).contains("No such file or directory"), "{}", show(&o));
+        assert!(
+            text(&o.stderr).contains("No such file or directory"),
+            "{}",
+            show(&o)
+        );
     }
 }
 
@@ -283,7 +388,11 @@ fn grader_files_are_not_visible() {
 fn lab_path_is_usable_literally() {
     for d in isolated() {
         let lab = Lab::new();
-        std::fs::write(lab.path().join("support-matrix.csv"), "driver_branch,kernel,os_tag\n").expect("write");
+        std::fs::write(
+            lab.path().join("support-matrix.csv"),
+            "driver_branch,kernel,os_tag\n",
+        )
+        .expect("write");
         let map_at = lab.map_at.display().to_string();
         lab.script(
             "drv-audit.sh",
@@ -291,7 +400,12 @@ fn lab_path_is_usable_literally() {
         );
         let o = run_with(&lab.spec("drv-audit.sh", &[]), &d);
         assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
-        assert_eq!(text(&o.stdout), "driver_branch,kernel,os_tag\n", "{}", show(&o));
+        assert_eq!(
+            text(&o.stdout),
+            "driver_branch,kernel,os_tag\n",
+            "{}",
+            show(&o)
+        );
         let written = std::fs::read_to_string(lab.path().join("out/where.txt")).unwrap_or_default();
         assert_eq!(written, format!("{map_at}\n"));
         assert!(!lab.map_at.exists(), "the lab path was created on the host");
@@ -301,15 +415,31 @@ fn lab_path_is_usable_literally() {
 #[test]
 fn existing_lab_path_on_the_host_is_shadowed_not_changed() {
     for d in isolated() {
-        let host_dir = tempfile::Builder::new().prefix("proctor-sbx-host-").tempdir_in("/root").expect("dir in /root");
+        let host_dir = tempfile::Builder::new()
+            .prefix("proctor-sbx-host-")
+            .tempdir_in("/root")
+            .expect("dir in /root");
         std::fs::write(host_dir.path().join("drv-tag.sh"), "host copy\n").expect("write");
         let mut lab = Lab::new();
         lab.map_at = host_dir.path().to_path_buf();
-        lab.script("drv-tag.sh", "#!/bin/bash\necho run copy; echo changed > \"$PWD/drv-tag.sh\"\n");
+        lab.script(
+            "drv-tag.sh",
+            "#!/bin/bash\necho run copy; echo changed > \"$PWD/drv-tag.sh\"\n",
+        );
         let o = run_with(&lab.spec("drv-tag.sh", &[]), &d);
         assert_eq!(text(&o.stdout), "run copy\n", "{}", show(&o));
-        assert_eq!(std::fs::read_to_string(host_dir.path().join("drv-tag.sh")).ok().as_deref(), Some("host copy\n"));
-        assert_eq!(std::fs::read_to_string(lab.path().join("drv-tag.sh")).ok().as_deref(), Some("changed\n"));
+        assert_eq!(
+            std::fs::read_to_string(host_dir.path().join("drv-tag.sh"))
+                .ok()
+                .as_deref(),
+            Some("host copy\n")
+        );
+        assert_eq!(
+            std::fs::read_to_string(lab.path().join("drv-tag.sh"))
+                .ok()
+                .as_deref(),
+            Some("changed\n")
+        );
     }
 }
 
@@ -319,8 +449,15 @@ fn missing_script_is_named() {
         let lab = Lab::new();
         let o = run_with(&lab.spec("drv-tag.sh", &["lab-node-0"]), &d);
         assert_eq!(o.exit, ExitStatus::Code(127), "{}", show(&o));
-        assert_eq!(o.problems, vec!["drv-tag.sh: no such file in the submission".to_string()]);
-        assert!(text(&o.stderr).contains("./drv-tag.sh: No such file or directory"), "{}", show(&o));
+        assert_eq!(
+            o.problems,
+            vec!["drv-tag.sh: no such file in the submission".to_string()]
+        );
+        assert!(
+            text(&o.stderr).contains("./drv-tag.sh: No such file or directory"),
+            "{}",
+            show(&o)
+        );
     }
 }
 
@@ -329,12 +466,23 @@ fn missing_exec_bit_fails_like_in_the_lab() {
     for d in isolations() {
         let lab = Lab::new();
         lab.script("drv-tag.sh", "#!/bin/bash\necho should not run\n");
-        std::fs::set_permissions(lab.path().join("drv-tag.sh"), std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        std::fs::set_permissions(
+            lab.path().join("drv-tag.sh"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .expect("chmod");
         let o = run_with(&lab.spec("drv-tag.sh", &["lab-node-0"]), &d);
         assert_eq!(o.exit, ExitStatus::Code(126), "{}", show(&o));
         assert_eq!(o.stdout, b"");
-        assert!(text(&o.stderr).contains("./drv-tag.sh: Permission denied"), "{}", show(&o));
-        assert_eq!(o.problems, vec!["drv-tag.sh is not executable (chmod +x)".to_string()]);
+        assert!(
+            text(&o.stderr).contains("./drv-tag.sh: Permission denied"),
+            "{}",
+            show(&o)
+        );
+        assert_eq!(
+            o.problems,
+            vec!["drv-tag.sh is not executable (chmod +x)".to_string()]
+        );
     }
 }
 
@@ -346,9 +494,16 @@ fn crlf_script_fails_like_in_the_lab_and_is_named() {
         let o = run_with(&lab.spec("drv-tag.sh", &["lab-node-0"]), &d);
         // The kernel looks for an interpreter called "/bin/bash\r"; bash 5.2 reports
         // "cannot execute: required file not found" (127), older bash "bad interpreter" (126).
-        assert!(matches!(o.exit, ExitStatus::Code(126 | 127)), "{}", show(&o));
+        assert!(
+            matches!(o.exit, ExitStatus::Code(126 | 127)),
+            "{}",
+            show(&o)
+        );
         assert_eq!(o.stdout, b"");
-        assert_eq!(o.problems, vec!["drv-tag.sh has CRLF (Windows) line endings: run dos2unix".to_string()]);
+        assert_eq!(
+            o.problems,
+            vec!["drv-tag.sh has CRLF (Windows) line endings: run dos2unix".to_string()]
+        );
     }
 }
 
@@ -356,7 +511,10 @@ fn crlf_script_fails_like_in_the_lab_and_is_named() {
 fn binary_output_is_kept_as_bytes() {
     for d in isolations() {
         let lab = Lab::new();
-        lab.script("bin.sh", "#!/bin/bash\nprintf '\\xff\\xfe\\x00abc\\r\\n'\nprintf '\\x80' >&2\n");
+        lab.script(
+            "bin.sh",
+            "#!/bin/bash\nprintf '\\xff\\xfe\\x00abc\\r\\n'\nprintf '\\x80' >&2\n",
+        );
         let o = run_with(&lab.spec("bin.sh", &[]), &d);
         assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
         assert_eq!(o.stdout, b"\xff\xfe\x00abc\r\n".to_vec());
@@ -367,11 +525,18 @@ fn binary_output_is_kept_as_bytes() {
 #[test]
 fn kill_all_from_inside_does_not_reach_the_grader() {
     for d in isolated() {
-        let mut sentinel = std::process::Command::new("sleep").arg(unique_sleep()).spawn().expect("sentinel");
+        let mut sentinel = std::process::Command::new("sleep")
+            .arg(unique_sleep())
+            .spawn()
+            .expect("sentinel");
         let lab = Lab::new();
         lab.script("kill.sh", "#!/bin/bash\nkill -9 -1\necho still here\n");
         let o = run_with(&lab.spec("kill.sh", &[]), &d);
-        assert!(matches!(sentinel.try_wait(), Ok(None)), "[{}] kill -9 -1 reached a host process", o.isolation);
+        assert!(
+            matches!(sentinel.try_wait(), Ok(None)),
+            "[{}] kill -9 -1 reached a host process",
+            o.isolation
+        );
         let _ = sentinel.kill();
         let _ = sentinel.wait();
     }
@@ -393,10 +558,18 @@ fn loopback_network_is_reachable() {
             Some(got)
         });
         let lab = Lab::new();
-        lab.script("net.sh", &format!("#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/{port}\necho hello >&3\nexec 3>&-\n"));
+        lab.script(
+            "net.sh",
+            &format!("#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/{port}\necho hello >&3\nexec 3>&-\n"),
+        );
         let o = run_with(&lab.spec("net.sh", &[]), &d);
         assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
-        assert_eq!(server.join().ok().flatten().as_deref(), Some("hello\n"), "[{}]", o.isolation);
+        assert_eq!(
+            server.join().ok().flatten().as_deref(),
+            Some("hello\n"),
+            "[{}]",
+            o.isolation
+        );
     }
 }
 
@@ -416,9 +589,15 @@ fn environment_is_clean_and_stdin_is_empty() {
         assert!(has("EXTRA=1"), "{out}");
         assert!(!out.contains("CARGO"), "grader environment leaked: {out}");
         assert!(!out.contains("RUST_"), "grader environment leaked: {out}");
-        let path = out.lines().find_map(|l| l.strip_prefix("PATH=")).unwrap_or_default();
+        let path = out
+            .lines()
+            .find_map(|l| l.strip_prefix("PATH="))
+            .unwrap_or_default();
         if let Ok(kubectl) = which("kubectl") {
-            let dir = kubectl.parent().map(|p| p.display().to_string()).unwrap_or_default();
+            let dir = kubectl
+                .parent()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
             assert!(path.split(':').any(|p| p == dir), "PATH {path} lacks {dir}");
         }
     }
@@ -426,12 +605,18 @@ fn environment_is_clean_and_stdin_is_empty() {
 
 fn which(tool: &str) -> Result<PathBuf, ()> {
     let path = std::env::var_os("PATH").ok_or(())?;
-    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| p.is_file()).ok_or(())
+    std::env::split_paths(&path)
+        .map(|d| d.join(tool))
+        .find(|p| p.is_file())
+        .ok_or(())
 }
 
 #[test]
 fn paths_named_in_env_stay_visible_read_only() {
-    let cluster = tempfile::Builder::new().prefix("sbx-cluster-").tempdir().expect("temp dir");
+    let cluster = tempfile::Builder::new()
+        .prefix("sbx-cluster-")
+        .tempdir()
+        .expect("temp dir");
     let kubeconfig = cluster.path().join("kubeconfig");
     std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\n").expect("write");
     std::fs::write(cluster.path().join("server.key"), "secret").expect("write");
@@ -440,8 +625,16 @@ fn paths_named_in_env_stay_visible_read_only() {
         let mut spec = lab.shell("cat \"$KUBECONFIG\"; cat \"$(dirname \"$KUBECONFIG\")/server.key\"; echo x >> \"$KUBECONFIG\"; exit 0");
         spec.env = vec![("KUBECONFIG".into(), kubeconfig.display().to_string())];
         let o = run_with(&spec, &d);
-        assert_eq!(text(&o.stdout), "apiVersion: v1\nkind: Config\n", "{}", show(&o));
-        assert_eq!(std::fs::read_to_string(&kubeconfig).ok().as_deref(), Some("apiVersion: v1\nkind: Config\n"));
+        assert_eq!(
+            text(&o.stdout),
+            "apiVersion: v1\nkind: Config\n",
+            "{}",
+            show(&o)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&kubeconfig).ok().as_deref(),
+            Some("apiVersion: v1\nkind: Config\n")
+        );
     }
 }
 
@@ -450,7 +643,10 @@ fn shell_snippet_runs_in_the_lab_dir() {
     for d in isolations() {
         let lab = Lab::new();
         std::fs::write(lab.path().join("node3.yaml"), "kind: Node\n").expect("write");
-        let o = run_with(&lab.shell("set -e\nmkdir -p k8s\ncp node3.yaml k8s/\necho one\necho two\n"), &d);
+        let o = run_with(
+            &lab.shell("set -e\nmkdir -p k8s\ncp node3.yaml k8s/\necho one\necho two\n"),
+            &d,
+        );
         assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
         assert_eq!(text(&o.stdout), "one\ntwo\n");
         assert!(lab.path().join("k8s/node3.yaml").is_file());
@@ -479,7 +675,10 @@ fn isolation_name_is_one_of_the_three() {
 
 #[test]
 fn files_a_kubeconfig_refers_to_stay_visible() {
-    let cluster = tempfile::Builder::new().prefix("sbx-cluster-").tempdir().expect("temp dir");
+    let cluster = tempfile::Builder::new()
+        .prefix("sbx-cluster-")
+        .tempdir()
+        .expect("temp dir");
     let key = cluster.path().join("client.key");
     std::fs::write(cluster.path().join("ca.crt"), "CA\n").expect("write");
     std::fs::write(&key, "KEY\n").expect("write");
@@ -496,7 +695,9 @@ fn files_a_kubeconfig_refers_to_stay_visible() {
     for d in isolated() {
         let lab = Lab::new();
         let dir = cluster.path().display();
-        let mut spec = lab.shell(&format!("cat {dir}/ca.crt {dir}/client.key; cat {dir}/other; exit 0"));
+        let mut spec = lab.shell(&format!(
+            "cat {dir}/ca.crt {dir}/client.key; cat {dir}/other; exit 0"
+        ));
         spec.env = vec![("KUBECONFIG".into(), kubeconfig.display().to_string())];
         let o = run_with(&spec, &d);
         assert_eq!(text(&o.stdout), "CA\nKEY\n", "{}", show(&o));

@@ -52,17 +52,31 @@ pub(crate) enum ChildKind {
 /// Builds the view for a run. `named` are the absolute paths named in the run's environment.
 pub(crate) fn plan(run_dir: &Path, map_at: &Path, named: &[PathBuf]) -> Result<View, String> {
     if !map_at.is_absolute() {
-        return Err(format!("the lab dir {} is not an absolute path", map_at.display()));
+        return Err(format!(
+            "the lab dir {} is not an absolute path",
+            map_at.display()
+        ));
     }
     let map_at = lexically_normal(map_at);
     let masks = masks(&map_at);
     let exposes = exposes(named, &masks, &map_at);
     let expand = expansion(&map_at, &masks)?;
-    Ok(View { run_dir: run_dir.to_path_buf(), map_at, masks, exposes, expand })
+    Ok(View {
+        run_dir: run_dir.to_path_buf(),
+        map_at,
+        masks,
+        exposes,
+        expand,
+    })
 }
 
 fn masks(map_at: &Path) -> Vec<Entry> {
-    let mut candidates: Vec<PathBuf> = vec!["/tmp".into(), "/var/tmp".into(), "/dev/shm".into(), std::env::temp_dir()];
+    let mut candidates: Vec<PathBuf> = vec![
+        "/tmp".into(),
+        "/var/tmp".into(),
+        "/dev/shm".into(),
+        std::env::temp_dir(),
+    ];
     if let Ok(exe) = std::env::current_exe() {
         candidates.extend(repository_root(&exe));
     }
@@ -74,20 +88,31 @@ fn masks(map_at: &Path) -> Vec<Entry> {
     }
     let mut resolved: Vec<Entry> = Vec::new();
     for candidate in candidates {
-        let Ok(path) = std::fs::canonicalize(&candidate) else { continue };
-        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        let Ok(path) = std::fs::canonicalize(&candidate) else {
+            continue;
+        };
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
         // Never hide the root, the lab dir or anything inside it.
         if path == Path::new("/") || path.starts_with(map_at) {
             continue;
         }
         if !resolved.iter().any(|e| e.path == path) {
-            resolved.push(Entry { path, is_dir: meta.is_dir() });
+            resolved.push(Entry {
+                path,
+                is_dir: meta.is_dir(),
+            });
         }
     }
     // A mask inside another mask is already hidden.
     let outer: Vec<Entry> = resolved
         .iter()
-        .filter(|e| !resolved.iter().any(|o| o.path != e.path && e.path.starts_with(&o.path)))
+        .filter(|e| {
+            !resolved
+                .iter()
+                .any(|o| o.path != e.path && e.path.starts_with(&o.path))
+        })
         .cloned()
         .collect();
     outer
@@ -118,30 +143,48 @@ fn exposes(named: &[PathBuf], masks: &[Entry], map_at: &Path) -> Vec<Entry> {
         }
     }
     let all = out.clone();
-    out.retain(|e| !all.iter().any(|o| o.path != e.path && o.is_dir && e.path.starts_with(&o.path)));
+    out.retain(|e| {
+        !all.iter()
+            .any(|o| o.path != e.path && o.is_dir && e.path.starts_with(&o.path))
+    });
     out
 }
 
 fn expansion(map_at: &Path, masks: &[Entry]) -> Result<Option<Expansion>, String> {
     match std::fs::metadata(map_at) {
         Ok(meta) if meta.is_dir() => return Ok(None),
-        Ok(_) => return Err(format!("the lab dir {} exists on this machine and is not a directory", map_at.display())),
+        Ok(_) => {
+            return Err(format!(
+                "the lab dir {} exists on this machine and is not a directory",
+                map_at.display()
+            ))
+        }
         Err(_) => {}
     }
     // Inside a mask the mount point is created in the private tmpfs.
-    if masks.iter().any(|m| m.is_dir && map_at.starts_with(&m.path)) {
+    if masks
+        .iter()
+        .any(|m| m.is_dir && map_at.starts_with(&m.path))
+    {
         return Ok(None);
     }
     let Some(at) = map_at.ancestors().skip(1).find(|a| a.exists()) else {
         return Err(format!("no parent of {} exists", map_at.display()));
     };
     if !at.is_dir() {
-        return Err(format!("{} is not a directory, so {} cannot be created", at.display(), map_at.display()));
+        return Err(format!(
+            "{} is not a directory, so {} cannot be created",
+            at.display(),
+            map_at.display()
+        ));
     }
-    let entries = std::fs::read_dir(at).map_err(|e| format!("cannot list {}: {e}", at.display()))?;
+    let entries =
+        std::fs::read_dir(at).map_err(|e| format!("cannot list {}: {e}", at.display()))?;
     let mut children = Vec::new();
     for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         let kind = if kind.is_symlink() {
             match std::fs::read_link(entry.path()) {
                 Ok(target) => ChildKind::Symlink(target),
@@ -152,9 +195,15 @@ fn expansion(map_at: &Path, masks: &[Entry]) -> Result<Option<Expansion>, String
         } else {
             ChildKind::File
         };
-        children.push(Child { name: entry.file_name(), kind });
+        children.push(Child {
+            name: entry.file_name(),
+            kind,
+        });
     }
-    Ok(Some(Expansion { at: at.to_path_buf(), children }))
+    Ok(Some(Expansion {
+        at: at.to_path_buf(),
+        children,
+    }))
 }
 
 /// Removes `.` and resolves `..` without touching the file system.

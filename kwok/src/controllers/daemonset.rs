@@ -10,7 +10,6 @@
 //! brings it up to date.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -57,8 +56,8 @@ pub struct DaemonSetController {
     /// `NodeShouldRunDaemonPod` answers by DaemonSet uid, valid for one generation.
     placement: HashMap<String, Placement>,
     failed_pods: Backoff,
-    /// DaemonSets in error backoff: uid → (failures, retry not before, resourceVersion then).
-    errors: HashMap<String, (u32, Instant, u64)>,
+    /// The last sync of each DaemonSet, by uid.
+    synced: HashMap<String, Synced>,
     /// The resourceVersion a `SelectingAll` event was last recorded for, by uid (one event per
     /// change of the DaemonSet, as upstream syncs it once per change).
     selecting_all: HashMap<String, u64>,
@@ -313,10 +312,9 @@ fn template_generation(ds: &Value) -> Option<i64> {
 }
 
 /// `util.IsPodUpdated`: the pod carries the current revision hash or template generation.
-fn is_pod_updated(pod: &Value, hash: &str, generation: Option<i64>) -> bool {
-    let template_matches = generation.is_some_and(|g| {
-        meta::label(pod, TEMPLATE_GENERATION_LABEL) == Some(g.to_string().as_str())
-    });
+fn is_pod_updated(pod: &Value, hash: &str, generation: Option<&str>) -> bool {
+    let template_matches =
+        generation.is_some_and(|g| meta::label(pod, TEMPLATE_GENERATION_LABEL) == Some(g));
     let hash_matches = !hash.is_empty() && meta::label(pod, REVISION_HASH_LABEL) == Some(hash);
     hash_matches || template_matches
 }
@@ -426,37 +424,123 @@ impl PodBlueprint {
 // ---------------------------------------------------------------------------------------------
 // One pass.
 
-/// Pods by controller uid, and the ownerless ones by namespace.
-struct PodIndex {
-    owned: HashMap<String, Vec<Stored>>,
-    orphans: HashMap<String, Vec<Stored>>,
+/// A cheap summary of a set of objects: any add or update raises the highest resourceVersion
+/// (they only grow), any removal lowers the count. Equal summaries mean an unchanged set.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct SetVersion {
+    count: usize,
+    max_rv: u64,
 }
 
-impl PodIndex {
-    fn build(pods: &[Stored]) -> Self {
-        let mut owned: HashMap<String, Vec<Stored>> = HashMap::new();
-        let mut orphans: HashMap<String, Vec<Stored>> = HashMap::new();
-        for p in pods {
-            match controller_uid(&p.value) {
-                Some(uid) => owned.entry(uid.to_string()).or_default().push(p.clone()),
-                None => orphans
-                    .entry(p.namespace().to_string())
-                    .or_default()
-                    .push(p.clone()),
-            }
+impl SetVersion {
+    fn add(&mut self, o: &Stored) {
+        self.count += 1;
+        self.max_rv = self.max_rv.max(o.resource_version());
+    }
+
+    fn of<'a>(objs: impl IntoIterator<Item = &'a Stored>) -> Self {
+        let mut v = Self::default();
+        for o in objs {
+            v.add(o);
         }
-        Self { owned, orphans }
+        v
     }
 }
 
-/// What one pass sees.
-struct Snapshot {
-    nodes: Vec<(Stored, Arc<Node>)>,
-    node_names: HashSet<String>,
-    pods: PodIndex,
-    revisions: HashMap<String, Vec<Stored>>,
+/// Objects grouped by a key borrowed from the pass's lists, with their summaries.
+struct Grouped<'a> {
+    items: HashMap<&'a str, Vec<&'a Stored>>,
+    versions: HashMap<&'a str, SetVersion>,
+}
+
+impl<'a> Grouped<'a> {
+    fn new() -> Self {
+        Self {
+            items: HashMap::new(),
+            versions: HashMap::new(),
+        }
+    }
+
+    fn push(&mut self, key: &'a str, o: &'a Stored) {
+        self.items.entry(key).or_default().push(o);
+        self.versions.entry(key).or_default().add(o);
+    }
+
+    fn get(&self, key: &str) -> &[&'a Stored] {
+        self.items.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    fn version(&self, key: &str) -> SetVersion {
+        self.versions.get(key).copied().unwrap_or_default()
+    }
+}
+
+/// What one pass sees: pods by controller uid, ownerless pods and revisions by namespace.
+struct Snapshot<'a> {
+    nodes: &'a [Stored],
+    node_names: HashSet<&'a str>,
+    nodes_version: SetVersion,
+    owned_pods: Grouped<'a>,
+    orphan_pods: Grouped<'a>,
+    revisions: Grouped<'a>,
     now: DateTime<Utc>,
     instant: Instant,
+}
+
+impl<'a> Snapshot<'a> {
+    fn build(nodes: &'a [Stored], pods: &'a [Stored], revisions: &'a [Stored]) -> Self {
+        let mut owned_pods = Grouped::new();
+        let mut orphan_pods = Grouped::new();
+        for p in pods {
+            match controller_uid(&p.value) {
+                Some(uid) => owned_pods.push(uid, p),
+                None => orphan_pods.push(p.namespace(), p),
+            }
+        }
+        let mut by_ns = Grouped::new();
+        for cr in revisions {
+            by_ns.push(cr.namespace(), cr);
+        }
+        Self {
+            nodes,
+            node_names: nodes.iter().map(|n| n.name()).collect(),
+            nodes_version: SetVersion::of(nodes),
+            owned_pods,
+            orphan_pods,
+            revisions: by_ns,
+            now: Utc::now(),
+            instant: Instant::now(),
+        }
+    }
+
+    /// Everything a sync of `ds` reads. While it is unchanged (and no timer is due), a sync would
+    /// decide the same and is skipped.
+    fn inputs_of(&self, ds: &Stored) -> Inputs {
+        Inputs {
+            ds_rv: ds.resource_version(),
+            nodes: self.nodes_version,
+            owned: self.owned_pods.version(meta::uid(&ds.value)),
+            orphans: self.orphan_pods.version(ds.namespace()),
+            revisions: self.revisions.version(ds.namespace()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Inputs {
+    ds_rv: u64,
+    nodes: SetVersion,
+    owned: SetVersion,
+    orphans: SetVersion,
+    revisions: SetVersion,
+}
+
+/// The last sync of a DaemonSet: its inputs, when it must run again regardless (timers, error
+/// backoff), and how many syncs in a row failed.
+struct Synced {
+    inputs: Inputs,
+    due: Option<Instant>,
+    failures: u32,
 }
 
 /// The DaemonSet status counters (`updateDaemonSetStatus`).
@@ -491,18 +575,22 @@ fn until(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
 }
 
 impl DaemonSetController {
-    fn should_run(
+    /// `NodeShouldRunDaemonPod` for every node, remembered per node resourceVersion and
+    /// DaemonSet generation; nodes are decoded only when asked about.
+    fn placements<'n>(
         &mut self,
         ds: &Value,
         template: &PodTemplateSpec,
-        node: &Stored,
-        typed: &Node,
-    ) -> (bool, bool) {
+        nodes: &'n [Stored],
+    ) -> Vec<(&'n Stored, (bool, bool))> {
         let generation = ds["metadata"]["generation"].as_i64().unwrap_or(0);
-        let uid = meta::uid(ds);
-        let entry = self
-            .placement
-            .entry(uid.to_string())
+        let Self {
+            placement,
+            nodes: typed_nodes,
+            ..
+        } = self;
+        let entry = placement
+            .entry(meta::uid(ds).to_string())
             .or_insert_with(|| Placement {
                 generation,
                 by_node: HashMap::new(),
@@ -511,15 +599,23 @@ impl DaemonSetController {
             entry.generation = generation;
             entry.by_node.clear();
         }
-        let rv = node.resource_version();
-        if let Some((cached_rv, answer)) = entry.by_node.get(node.name()) {
-            if *cached_rv == rv {
-                return *answer;
-            }
+        let mut out = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            let rv = node.resource_version();
+            let answer = match entry.by_node.get(node.name()) {
+                Some((cached_rv, answer)) if *cached_rv == rv => *answer,
+                _ => {
+                    let Some(typed) = typed_nodes.get(node) else {
+                        continue;
+                    };
+                    let answer = node_should_run_daemon_pod(template, &typed);
+                    entry.by_node.insert(node.name().to_string(), (rv, answer));
+                    answer
+                }
+            };
+            out.push((node, answer));
         }
-        let answer = node_should_run_daemon_pod(template, typed);
-        entry.by_node.insert(node.name().to_string(), (rv, answer));
-        answer
+        out
     }
 
     /// `getDaemonPods` / `ClaimPods`: owned pods that still match, orphans that match (adopted),
@@ -533,18 +629,12 @@ impl DaemonSetController {
     ) -> Vec<Stored> {
         let ns = ds.namespace();
         let mut claimed = Vec::new();
-        for pod in snap
-            .pods
-            .owned
-            .get(meta::uid(&ds.value))
-            .into_iter()
-            .flatten()
-        {
+        for pod in snap.owned_pods.get(meta::uid(&ds.value)) {
             if pod.namespace() != ns {
                 continue;
             }
             if selector.matches(meta::labels(&pod.value)) {
-                claimed.push(pod.clone());
+                claimed.push((*pod).clone());
                 continue;
             }
             let mut released = pod.value.clone();
@@ -566,7 +656,7 @@ impl DaemonSetController {
                 tracing::debug!(error = %e, pod = pod.name(), "releasing pod");
             }
         }
-        for pod in snap.pods.orphans.get(ns).into_iter().flatten() {
+        for pod in snap.orphan_pods.get(ns) {
             if meta::is_deleting(&pod.value) || !selector.matches(meta::labels(&pod.value)) {
                 continue;
             }
@@ -607,12 +697,12 @@ impl DaemonSetController {
         let uid = meta::uid(&ds.value);
         let opts = WriteOptions::default();
         let mut histories = Vec::new();
-        for cr in snap.revisions.get(ns).into_iter().flatten() {
+        for cr in snap.revisions.get(ns) {
             let matches = selector.matches(meta::labels(&cr.value));
             match controller_uid(&cr.value) {
                 Some(owner) if owner == uid => {
                     if matches {
-                        histories.push(cr.clone());
+                        histories.push((*cr).clone());
                     } else {
                         let mut released = cr.value.clone();
                         if let Some(refs) = meta::meta_mut(&mut released)
@@ -893,7 +983,7 @@ impl DaemonSetController {
                     Ok(pod) => {
                         wrote = true;
                         let te = Instant::now();
-                        if false { events::record(
+                        if std::env::var("NOEV").is_err() { events::record(
                             api,
                             &registry::DAEMONSETS,
                             &ds.value,
@@ -995,9 +1085,7 @@ impl DaemonSetController {
                 return out;
             }
         };
-        let t = Instant::now();
         let claimed = self.claim_pods(api, ds, &selector, snap);
-        let t_claim = t.elapsed();
         let (hash, old_revisions) = match self.construct_history(api, ds, &selector, &claimed, snap)
         {
             Ok(x) => x,
@@ -1006,21 +1094,18 @@ impl DaemonSetController {
                 return out;
             }
         };
-        let t_hist = t.elapsed();
-        let generation = template_generation(&ds.value);
+        let generation = template_generation(&ds.value).map(|g| g.to_string());
+        let generation = generation.as_deref();
         let min_ready = ds.value["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
 
         // nodeToDaemonPods, without pods that are both terminal and being deleted.
-        let mut node_pods: BTreeMap<String, Vec<Stored>> = BTreeMap::new();
+        let mut node_pods: HashMap<&str, Vec<Stored>> = HashMap::new();
         for pod in &claimed {
             if is_terminal(&pod.value) && meta::is_deleting(&pod.value) {
                 continue;
             }
             if let Some(node) = target_node_name(&pod.value) {
-                node_pods
-                    .entry(node.to_string())
-                    .or_default()
-                    .push(pod.clone());
+                node_pods.entry(node).or_default().push(pod.clone());
             }
         }
         for pods in node_pods.values_mut() {
@@ -1033,14 +1118,8 @@ impl DaemonSetController {
             .is_none_or(|t| t == "RollingUpdate");
         let surge_allowed = rolling && surge_count(strategy, 1).is_ok_and(|n| n != 0);
 
-        let t_map = t.elapsed();
         // manage(): what each node needs.
-        let mut placements: Vec<(&Stored, (bool, bool))> = Vec::with_capacity(snap.nodes.len());
-        for (node, typed_node) in &snap.nodes {
-            let answer = self.should_run(&ds.value, template, node, typed_node);
-            placements.push((node, answer));
-        }
-        let t_place = t.elapsed();
+        let placements = self.placements(&ds.value, template, snap.nodes);
         let mut creates: Vec<String> = Vec::new();
         let mut deletes: Vec<String> = Vec::new();
         for (node, (should_run, should_continue)) in &placements {
@@ -1154,7 +1233,7 @@ impl DaemonSetController {
         }
         // Unscheduled pods aimed at nodes that no longer exist (pod GC cannot see them).
         for (node, pods) in &node_pods {
-            if snap.node_names.contains(node) {
+            if snap.node_names.contains(*node) {
                 continue;
             }
             deletes.extend(
@@ -1164,13 +1243,13 @@ impl DaemonSetController {
             );
         }
         let blueprint = PodBlueprint::new(&ds.value, &hash);
-        let ts = Instant::now();
-        EVT.with(|c| c.set(Duration::ZERO));
         let (wrote, mut errors) = self.sync_nodes(api, ds, &deletes, &creates, &blueprint);
-        if !creates.is_empty() { eprintln!("DSPROF sync_nodes {} creates {:?} events {:?}", creates.len().min(250), ts.elapsed(), EVT.with(|c| c.get())); }
 
         // Rolling updates run once the creates and deletes above have been observed.
-        if !wrote && errors.is_empty() && rolling {
+        let outdated = claimed
+            .iter()
+            .any(|p| !meta::is_deleting(&p.value) && !is_pod_updated(&p.value, &hash, generation));
+        if !wrote && errors.is_empty() && rolling && outdated {
             let (deletes, creates) = rolling_update(
                 ds,
                 &placements,
@@ -1185,7 +1264,6 @@ impl DaemonSetController {
         }
         self.cleanup_history(api, ds, old_revisions, &claimed);
 
-        let t_manage = t.elapsed();
         // Status, from the pods this pass started with.
         let mut counts = Counts::default();
         let mut next_available: Option<DateTime<Utc>> = None;
@@ -1215,7 +1293,6 @@ impl DaemonSetController {
         if let Err(e) = store_status(api, ds, &counts) {
             errors.push(e.to_string());
         }
-        eprintln!("DSPROF ds claim {:?} hist {:?} map {:?} place {:?} manage {:?} status {:?}", t_claim, t_hist, t_map, t_place, t_manage, t.elapsed());
         if let Some(at) = next_available {
             out.requeue = earliest(out.requeue, Some(until(at, snap.now)));
         }
@@ -1254,7 +1331,7 @@ fn unavailable_count(strategy: &Value, desired: i64) -> Result<i64, String> {
 fn updated_pods_on_node<'a>(
     pods: &'a [Stored],
     hash: &str,
-    generation: Option<i64>,
+    generation: Option<&str>,
 ) -> Option<(Option<&'a Stored>, Option<&'a Stored>)> {
     let mut new = None;
     let mut old = None;
@@ -1277,9 +1354,9 @@ fn updated_pods_on_node<'a>(
 fn rolling_update(
     ds: &Stored,
     placements: &[(&Stored, (bool, bool))],
-    node_pods: &BTreeMap<String, Vec<Stored>>,
+    node_pods: &HashMap<&str, Vec<Stored>>,
     hash: &str,
-    generation: Option<i64>,
+    generation: Option<&str>,
     min_ready: i64,
     now: DateTime<Utc>,
 ) -> (Vec<String>, Vec<String>) {
@@ -1289,10 +1366,8 @@ fn rolling_update(
         .map(|(n, (run, _))| (n.name(), *run))
         .collect();
     // updatedDesiredNodeCounts: nodes that want a pod count even without one.
-    let mut nodes: BTreeMap<&str, &[Stored]> = node_pods
-        .iter()
-        .map(|(n, p)| (n.as_str(), p.as_slice()))
-        .collect();
+    let mut nodes: BTreeMap<&str, &[Stored]> =
+        node_pods.iter().map(|(n, p)| (*n, p.as_slice())).collect();
     let mut desired = 0;
     for (node, (run, _)) in placements {
         if *run {
@@ -1486,88 +1561,72 @@ impl Controller for DaemonSetController {
 
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
         let t0 = Instant::now();
+        EVT.with(|c| c.set(Duration::ZERO));
         let r = self.reconcile_inner(api);
-        eprintln!("DSPROF pass {:?}", t0.elapsed());
+        eprintln!("DSPROF pass {:?} events {:?}", t0.elapsed(), EVT.with(|c| c.get()));
         r
     }
 }
 impl DaemonSetController {
     fn reconcile_inner(&mut self, api: &Api) -> Option<Duration> {
-        let t0 = Instant::now();
         let store = api.store();
         let (ds_objs, _) = store.list(&registry::DAEMONSETS, None);
         if ds_objs.is_empty() {
             self.placement.clear();
-            self.errors.clear();
+            self.synced.clear();
             return None;
         }
-        let (node_objs, _) = store.list(&registry::NODES, None);
-        let nodes: Vec<(Stored, Arc<Node>)> = node_objs
-            .iter()
-            .filter_map(|n| self.nodes.get(n).map(|t| (n.clone(), t)))
-            .collect();
-        self.nodes.retain(&node_objs);
-        let (pod_objs, _) = store.list(&registry::PODS, None);
-        let mut revisions: HashMap<String, Vec<Stored>> = HashMap::new();
-        for cr in store.list(&registry::CONTROLLERREVISIONS, None).0 {
-            revisions
-                .entry(cr.namespace().to_string())
-                .or_default()
-                .push(cr);
-        }
-        eprintln!("DSPROF lists {:?}", t0.elapsed());
-        let snap = Snapshot {
-            node_names: nodes.iter().map(|(n, _)| n.name().to_string()).collect(),
-            nodes,
-            pods: PodIndex::build(&pod_objs),
-            revisions,
-            now: Utc::now(),
-            instant: Instant::now(),
-        };
-        eprintln!("DSPROF snap {:?}", t0.elapsed());
+        let (nodes, _) = store.list(&registry::NODES, None);
+        self.nodes.retain(&nodes);
+        let (pods, _) = store.list(&registry::PODS, None);
+        let (revisions, _) = store.list(&registry::CONTROLLERREVISIONS, None);
+        let snap = Snapshot::build(&nodes, &pods, &revisions);
         let mut next: Option<Duration> = None;
-        let live: HashSet<String> = ds_objs
-            .iter()
-            .map(|d| meta::uid(&d.value).to_string())
-            .collect();
         for ds in &ds_objs {
-            let uid = meta::uid(&ds.value).to_string();
-            if let Some((_, not_before, rv)) = self.errors.get(&uid) {
-                // In error backoff, unless the DaemonSet itself changed.
-                if *rv == ds.resource_version() && snap.instant < *not_before {
-                    next = earliest(next, Some(*not_before - snap.instant));
+            let uid = meta::uid(&ds.value);
+            let inputs = snap.inputs_of(ds);
+            let mut failures = 0;
+            if let Some(last) = self.synced.get(uid) {
+                let due = last.due.is_some_and(|d| snap.instant >= d);
+                if last.inputs == inputs && !due {
+                    next = earliest(next, last.due.map(|d| d - snap.instant));
                     continue;
                 }
+                failures = last.failures;
             }
             let Some(typed) = self.daemonsets.get(ds) else {
                 continue;
             };
             let out = self.sync(api, ds, &typed, &snap);
-            next = earliest(next, out.requeue);
-            match out.error {
+            let mut requeue = out.requeue;
+            match &out.error {
                 Some(e) => {
                     tracing::debug!(error = %e, daemonset = ds.name(), "syncing daemon set");
-                    let failures = self.errors.get(&uid).map_or(0, |(f, _, _)| *f);
                     let delay = ERROR_BACKOFF_BASE
                         .saturating_mul(1u32 << failures.min(20))
                         .min(ERROR_BACKOFF_MAX);
-                    let rv = api
-                        .store()
-                        .get(&registry::DAEMONSETS, ds.namespace(), ds.name())
-                        .map_or(0, |d| d.resource_version());
-                    self.errors
-                        .insert(uid, (failures + 1, snap.instant + delay, rv));
-                    next = earliest(next, Some(delay));
+                    requeue = earliest(requeue, Some(delay));
+                    failures += 1;
                 }
-                None => {
-                    self.errors.remove(&uid);
-                }
+                None => failures = 0,
             }
+            next = earliest(next, requeue);
+            let due = requeue.map(|d| snap.instant + d);
+            self.synced.insert(
+                uid.to_string(),
+                Synced {
+                    inputs,
+                    due,
+                    failures,
+                },
+            );
         }
+        let live: HashSet<&str> = ds_objs.iter().map(|d| meta::uid(&d.value)).collect();
         self.daemonsets.retain(&ds_objs);
-        self.placement.retain(|uid, _| live.contains(uid));
-        self.errors.retain(|uid, _| live.contains(uid));
-        self.selecting_all.retain(|uid, _| live.contains(uid));
+        self.placement.retain(|uid, _| live.contains(uid.as_str()));
+        self.synced.retain(|uid, _| live.contains(uid.as_str()));
+        self.selecting_all
+            .retain(|uid, _| live.contains(uid.as_str()));
         self.failed_pods.gc(snap.instant);
         next
     }
@@ -1613,14 +1672,34 @@ mod tests {
         cluster
     }
 
-    fn patch(api: &Api, res: &'static crate::registry::ResourceDef, ns: &str, name: &str, body: Value) {
+    fn patch(
+        api: &Api,
+        res: &'static crate::registry::ResourceDef,
+        ns: &str,
+        name: &str,
+        body: Value,
+    ) {
         let bytes = serde_json::to_vec(&body).expect("encodes");
-        api.patch(res, ns, name, PatchKind::Merge, &bytes, None, &WriteOptions::default())
-            .expect("patch applies");
+        api.patch(
+            res,
+            ns,
+            name,
+            PatchKind::Merge,
+            &bytes,
+            None,
+            &WriteOptions::default(),
+        )
+        .expect("patch applies");
     }
 
     fn label(api: &Api, node: &str, key: &str, value: &str) {
-        patch(api, &registry::NODES, "", node, json!({"metadata": {"labels": {key: value}}}));
+        patch(
+            api,
+            &registry::NODES,
+            "",
+            node,
+            json!({"metadata": {"labels": {key: value}}}),
+        );
     }
 
     /// The DaemonSet's live pods as (node, pod) sorted by node.
@@ -1642,7 +1721,10 @@ mod tests {
     }
 
     fn status(api: &Api, name: &str) -> Value {
-        api.get(&registry::DAEMONSETS, NS, name).expect("daemonset").value["status"].clone()
+        api.get(&registry::DAEMONSETS, NS, name)
+            .expect("daemonset")
+            .value["status"]
+            .clone()
     }
 
     fn event_messages(api: &Api, reason: &str) -> Vec<String> {
@@ -1663,9 +1745,15 @@ mod tests {
         assert_eq!(scaled_value(&json!("10%"), 1000, true), Ok(100));
         assert_eq!(
             scaled_value(&json!("3"), 3, true),
-            Err("invalid value for IntOrString: invalid type: string is not a percentage".to_string())
+            Err(
+                "invalid value for IntOrString: invalid type: string is not a percentage"
+                    .to_string()
+            )
         );
-        assert_eq!(scaled_value(&Value::Null, 3, true), Err("nil value for IntOrString".to_string()));
+        assert_eq!(
+            scaled_value(&Value::Null, 3, true),
+            Err("nil value for IntOrString".to_string())
+        );
     }
 
     #[test]
@@ -1687,10 +1775,16 @@ mod tests {
         let ours: PodSpec = serde_json::from_value(spec.clone()).expect("decodes");
         assert_eq!(ours.affinity, typed.affinity);
         let pod: Pod = serde_json::from_value(json!({"spec": spec})).expect("decodes");
-        assert_eq!(crate::scheduler::target_node_name(&pod).as_deref(), Some("lab-node-1"));
+        assert_eq!(
+            crate::scheduler::target_node_name(&pod).as_deref(),
+            Some("lab-node-1")
+        );
         assert_eq!(target_node_name(&json!({"spec": spec})), Some("lab-node-1"));
         // spec.nodeName wins; two values name no node.
-        assert_eq!(target_node_name(&json!({"spec": {"nodeName": "n2"}})), Some("n2"));
+        assert_eq!(
+            target_node_name(&json!({"spec": {"nodeName": "n2"}})),
+            Some("n2")
+        );
         let two = json!({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}]}}}}});
         assert_eq!(target_node_name(&two), None);
@@ -1734,7 +1828,12 @@ mod tests {
             .as_array()
             .expect("tolerations")
             .iter()
-            .map(|t| (t["key"].as_str().unwrap_or(""), t["effect"].as_str().unwrap_or("")))
+            .map(|t| {
+                (
+                    t["key"].as_str().unwrap_or(""),
+                    t["effect"].as_str().unwrap_or(""),
+                )
+            })
             .collect();
         assert_eq!(
             keys,
@@ -1766,38 +1865,57 @@ mod tests {
 
     /// Four nodes that all want the pod; `pods` holds (node, hash, ready) per existing pod.
     fn plan(max_unavailable: Value, pods: &[(&str, &str, bool)]) -> Vec<String> {
-        let ds = crate::store::Object::new(json!({"spec": {"updateStrategy": {"type": "RollingUpdate",
+        let ds =
+            crate::store::Object::new(json!({"spec": {"updateStrategy": {"type": "RollingUpdate",
             "rollingUpdate": {"maxUnavailable": max_unavailable}}}}));
         let nodes: Vec<Stored> = (0..4)
             .map(|i| crate::store::Object::new(json!({"metadata": {"name": format!("n{i}")}})))
             .collect();
-        let placements: Vec<(&Stored, (bool, bool))> = nodes.iter().map(|n| (n, (true, true))).collect();
-        let mut node_pods: BTreeMap<String, Vec<Stored>> = BTreeMap::new();
+        let placements: Vec<(&Stored, (bool, bool))> =
+            nodes.iter().map(|n| (n, (true, true))).collect();
+        let mut node_pods: HashMap<&str, Vec<Stored>> = HashMap::new();
         for (i, (node, hash, ready)) in pods.iter().enumerate() {
-            node_pods
-                .entry(node.to_string())
-                .or_default()
-                .push(synthetic_pod(&format!("p{i}"), node, hash, *ready));
+            node_pods.entry(node).or_default().push(synthetic_pod(
+                &format!("p{i}"),
+                node,
+                hash,
+                *ready,
+            ));
         }
-        let (deletes, creates) = rolling_update(&ds, &placements, &node_pods, "new", None, 0, Utc::now());
+        let (deletes, creates) =
+            rolling_update(&ds, &placements, &node_pods, "new", None, 0, Utc::now());
         assert!(creates.is_empty());
         deletes
     }
 
     #[test]
     fn rolling_updates_respect_max_unavailable() {
-        let all_old = [("n0", "old", true), ("n1", "old", true), ("n2", "old", true), ("n3", "old", true)];
+        let all_old = [
+            ("n0", "old", true),
+            ("n1", "old", true),
+            ("n2", "old", true),
+            ("n3", "old", true),
+        ];
         assert_eq!(plan(json!(1), &all_old), ["p0"]);
         assert_eq!(plan(json!("50%"), &all_old), ["p0", "p1"]);
         // 25% of 4 rounds up to 1; 10% of 4 rounds up to 1 as well.
         assert_eq!(plan(json!("10%"), &all_old).len(), 1);
         // A new pod still coming up uses the budget.
-        let one_updating = [("n0", "new", false), ("n1", "old", true), ("n2", "old", true), ("n3", "old", true)];
+        let one_updating = [
+            ("n0", "new", false),
+            ("n1", "old", true),
+            ("n2", "old", true),
+            ("n3", "old", true),
+        ];
         assert!(plan(json!(1), &one_updating).is_empty());
         assert_eq!(plan(json!(2), &one_updating), ["p1"]);
         // An unavailable old pod is replaced regardless of the budget; a node without a pod counts
         // as unavailable.
-        let broken = [("n0", "old", false), ("n1", "old", true), ("n2", "old", true)];
+        let broken = [
+            ("n0", "old", false),
+            ("n1", "old", true),
+            ("n2", "old", true),
+        ];
         assert_eq!(plan(json!(1), &broken), ["p0"]);
     }
 
@@ -1808,8 +1926,13 @@ mod tests {
         label(api, "n0", TOOLKIT, "true");
         label(api, "n1", TOOLKIT, "true");
         label(api, "n2", TOOLKIT, "false");
-        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
-            .expect("daemonset");
+        api.create(
+            &registry::DAEMONSETS,
+            NS,
+            daemonset("toolkit", TOOLKIT, "img:1"),
+            &WriteOptions::default(),
+        )
+        .expect("daemonset");
         cluster.settle().await;
 
         assert_eq!(nodes_of(api, "toolkit"), ["n0", "n1"]);
@@ -1822,7 +1945,10 @@ mod tests {
         let revisions = api.store().list(&registry::CONTROLLERREVISIONS, Some(NS)).0;
         assert_eq!(revisions.len(), 1);
         let cr = &revisions[0].value;
-        let hash = cr["metadata"]["labels"][REVISION_HASH_LABEL].as_str().expect("hash label").to_string();
+        let hash = cr["metadata"]["labels"][REVISION_HASH_LABEL]
+            .as_str()
+            .expect("hash label")
+            .to_string();
         assert_eq!(cr["metadata"]["name"], format!("toolkit-{hash}"));
         assert_eq!(cr["metadata"]["labels"]["app"], "toolkit");
         assert_eq!(cr["revision"], 1);
@@ -1831,15 +1957,23 @@ mod tests {
         for (node, pod) in placed(api, "toolkit") {
             assert!(pod.name().starts_with("toolkit-"));
             assert_eq!(pod.name().len(), "toolkit-".len() + 5);
-            assert_eq!(meta::label(&pod.value, REVISION_HASH_LABEL), Some(hash.as_str()));
-            assert_eq!(meta::label(&pod.value, TEMPLATE_GENERATION_LABEL), Some("1"));
+            assert_eq!(
+                meta::label(&pod.value, REVISION_HASH_LABEL),
+                Some(hash.as_str())
+            );
+            assert_eq!(
+                meta::label(&pod.value, TEMPLATE_GENERATION_LABEL),
+                Some("1")
+            );
             assert_eq!(pod.value["status"]["phase"], "Running");
             assert_eq!(target_node_name(&pod.value), Some(node.as_str()));
         }
         let mut created = event_messages(api, "SuccessfulCreate");
         created.sort();
-        let mut expected: Vec<String> =
-            placed(api, "toolkit").iter().map(|(_, p)| format!("Created pod: {}", p.name())).collect();
+        let mut expected: Vec<String> = placed(api, "toolkit")
+            .iter()
+            .map(|(_, p)| format!("Created pod: {}", p.name()))
+            .collect();
         expected.sort();
         assert_eq!(created, expected);
         let ev = api
@@ -1854,7 +1988,10 @@ mod tests {
         assert_eq!(ev.value["type"], "Normal");
 
         // Opting a node out removes its pod and fixes the counts (gpuops step 5).
-        let before: Vec<String> = placed(api, "toolkit").iter().map(|(_, p)| p.name().to_string()).collect();
+        let before: Vec<String> = placed(api, "toolkit")
+            .iter()
+            .map(|(_, p)| p.name().to_string())
+            .collect();
         label(api, "n1", TOOLKIT, "false");
         cluster.settle().await;
         assert_eq!(nodes_of(api, "toolkit"), ["n0"]);
@@ -1863,7 +2000,10 @@ mod tests {
             json!({"currentNumberScheduled": 1, "numberMisscheduled": 0, "desiredNumberScheduled": 1, "numberReady": 1,
                    "observedGeneration": 1, "updatedNumberScheduled": 1, "numberAvailable": 1})
         );
-        assert_eq!(event_messages(api, "SuccessfulDelete"), [format!("Deleted pod: {}", before[1])]);
+        assert_eq!(
+            event_messages(api, "SuccessfulDelete"),
+            [format!("Deleted pod: {}", before[1])]
+        );
         cluster.shutdown().await;
     }
 
@@ -1874,11 +2014,28 @@ mod tests {
         for n in ["n0", "n1", "n2"] {
             label(api, n, TOOLKIT, "true");
         }
-        patch(api, &registry::NODES, "", "n1", json!({"spec": {"unschedulable": true}}));
-        patch(api, &registry::NODES, "", "n2", json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]}}));
+        patch(
+            api,
+            &registry::NODES,
+            "",
+            "n1",
+            json!({"spec": {"unschedulable": true}}),
+        );
+        patch(
+            api,
+            &registry::NODES,
+            "",
+            "n2",
+            json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]}}),
+        );
         cluster.settle().await;
-        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
-            .expect("daemonset");
+        api.create(
+            &registry::DAEMONSETS,
+            NS,
+            daemonset("toolkit", TOOLKIT, "img:1"),
+            &WriteOptions::default(),
+        )
+        .expect("daemonset");
         cluster.settle().await;
         // The cordoned node gets (and keeps) its pod: the unschedulable taint is tolerated.
         assert_eq!(nodes_of(api, "toolkit"), ["n0", "n1"]);
@@ -1886,13 +2043,31 @@ mod tests {
 
         // A NoSchedule taint added later does not evict: the pod continues running, counted as
         // misscheduled since the node no longer wants a new one.
-        patch(api, &registry::NODES, "", "n0", json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]}}));
+        patch(
+            api,
+            &registry::NODES,
+            "",
+            "n0",
+            json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]}}),
+        );
         cluster.settle().await;
         assert_eq!(nodes_of(api, "toolkit"), ["n0", "n1"]);
         let s = status(api, "toolkit");
-        assert_eq!((s["desiredNumberScheduled"].as_i64(), s["numberMisscheduled"].as_i64()), (Some(1), Some(1)));
+        assert_eq!(
+            (
+                s["desiredNumberScheduled"].as_i64(),
+                s["numberMisscheduled"].as_i64()
+            ),
+            (Some(1), Some(1))
+        );
         // NoExecute does evict.
-        patch(api, &registry::NODES, "", "n0", json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoExecute"}]}}));
+        patch(
+            api,
+            &registry::NODES,
+            "",
+            "n0",
+            json!({"spec": {"taints": [{"key": "dedicated", "value": "infra", "effect": "NoExecute"}]}}),
+        );
         cluster.settle().await;
         assert_eq!(nodes_of(api, "toolkit"), ["n1"]);
         assert_eq!(status(api, "toolkit")["numberMisscheduled"], 0);
@@ -1908,12 +2083,21 @@ mod tests {
         labels.insert(TOOLKIT.to_string(), "true".to_string());
         let mut node = fake_node("orphan-node", &labels, &BTreeMap::new());
         meta::meta_mut(&mut node).remove("annotations");
-        api.create(&registry::NODES, "", node, &WriteOptions::default()).expect("node");
-        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
-            .expect("daemonset");
+        api.create(&registry::NODES, "", node, &WriteOptions::default())
+            .expect("node");
+        api.create(
+            &registry::DAEMONSETS,
+            NS,
+            daemonset("toolkit", TOOLKIT, "img:1"),
+            &WriteOptions::default(),
+        )
+        .expect("daemonset");
         cluster.settle().await;
         let pods = placed(api, "toolkit");
-        assert_eq!(pods.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["n0", "orphan-node"]);
+        assert_eq!(
+            pods.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            ["n0", "orphan-node"]
+        );
         assert_eq!(pods[1].1.value["status"]["phase"], "Pending");
         assert_eq!(
             status(api, "toolkit"),
@@ -1930,10 +2114,18 @@ mod tests {
         for n in ["n0", "n1", "n2"] {
             label(api, n, TOOLKIT, "true");
         }
-        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
-            .expect("daemonset");
+        api.create(
+            &registry::DAEMONSETS,
+            NS,
+            daemonset("toolkit", TOOLKIT, "img:1"),
+            &WriteOptions::default(),
+        )
+        .expect("daemonset");
         cluster.settle().await;
-        let old: HashSet<String> = placed(api, "toolkit").iter().map(|(_, p)| p.name().to_string()).collect();
+        let old: HashSet<String> = placed(api, "toolkit")
+            .iter()
+            .map(|(_, p)| p.name().to_string())
+            .collect();
         assert_eq!(old.len(), 3);
 
         patch(
@@ -1946,29 +2138,52 @@ mod tests {
         for _ in 0..50 {
             cluster.settle().await;
             let s = status(api, "toolkit");
-            if s["updatedNumberScheduled"] == 3 && s["numberAvailable"] == 3 && placed(api, "toolkit").len() == 3 {
+            if s["updatedNumberScheduled"] == 3
+                && s["numberAvailable"] == 3
+                && placed(api, "toolkit").len() == 3
+            {
                 break;
             }
         }
         let now = placed(api, "toolkit");
         assert_eq!(now.len(), 3);
         assert!(now.iter().all(|(_, p)| !old.contains(p.name())));
-        assert!(now.iter().all(|(_, p)| p.value["spec"]["containers"][0]["image"] == "img:2"));
-        assert!(now.iter().all(|(_, p)| meta::label(&p.value, TEMPLATE_GENERATION_LABEL) == Some("2")));
+        assert!(now
+            .iter()
+            .all(|(_, p)| p.value["spec"]["containers"][0]["image"] == "img:2"));
+        assert!(now
+            .iter()
+            .all(|(_, p)| meta::label(&p.value, TEMPLATE_GENERATION_LABEL) == Some("2")));
         let mut revisions: Vec<(i64, String)> = api
             .store()
             .list(&registry::CONTROLLERREVISIONS, Some(NS))
             .0
             .iter()
-            .map(|c| (c.value["revision"].as_i64().unwrap_or(0), meta::label(&c.value, REVISION_HASH_LABEL).unwrap_or("").to_string()))
+            .map(|c| {
+                (
+                    c.value["revision"].as_i64().unwrap_or(0),
+                    meta::label(&c.value, REVISION_HASH_LABEL)
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            })
             .collect();
         revisions.sort();
         assert_eq!(revisions.len(), 2);
         assert_eq!(revisions[0].0, 1);
         assert_eq!(revisions[1].0, 2);
-        assert!(now.iter().all(|(_, p)| meta::label(&p.value, REVISION_HASH_LABEL) == Some(revisions[1].1.as_str())));
+        assert!(now
+            .iter()
+            .all(|(_, p)| meta::label(&p.value, REVISION_HASH_LABEL)
+                == Some(revisions[1].1.as_str())));
         let s = status(api, "toolkit");
-        assert_eq!((s["observedGeneration"].as_i64(), s["updatedNumberScheduled"].as_i64()), (Some(2), Some(3)));
+        assert_eq!(
+            (
+                s["observedGeneration"].as_i64(),
+                s["updatedNumberScheduled"].as_i64()
+            ),
+            (Some(2), Some(3))
+        );
         assert_eq!(event_messages(api, "SuccessfulDelete").len(), 3);
         cluster.shutdown().await;
     }
@@ -1978,18 +2193,33 @@ mod tests {
         let cluster = start(1).await;
         let api = cluster.api();
         label(api, "n0", TOOLKIT, "true");
-        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
-            .expect("daemonset");
+        api.create(
+            &registry::DAEMONSETS,
+            NS,
+            daemonset("toolkit", TOOLKIT, "img:1"),
+            &WriteOptions::default(),
+        )
+        .expect("daemonset");
         cluster.settle().await;
         let (_, pod) = placed(api, "toolkit").pop().expect("pod");
         let mut failed = pod.value.clone();
         failed["status"]["phase"] = json!("Failed");
-        api.update(&registry::PODS, NS, pod.name(), failed, Some("status"), &WriteOptions::default())
-            .expect("status");
+        api.update(
+            &registry::PODS,
+            NS,
+            pod.name(),
+            failed,
+            Some("status"),
+            &WriteOptions::default(),
+        )
+        .expect("status");
         cluster.settle().await;
         assert_eq!(
             event_messages(api, "FailedDaemonPod"),
-            [format!("Found failed daemon pod {NS}/{} on node n0, will try to kill it", pod.name())]
+            [format!(
+                "Found failed daemon pod {NS}/{} on node n0, will try to kill it",
+                pod.name()
+            )]
         );
         let now = placed(api, "toolkit");
         assert_eq!(now.len(), 1);
@@ -1999,10 +2229,11 @@ mod tests {
 
     /// Controllers off: the pass itself, deterministic.
     fn bare_api() -> Api {
-        let api = Api::new(Arc::new(Store::new()));
+        let api = Api::new(std::sync::Arc::new(Store::new()));
         api.bootstrap().expect("bootstrap");
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}});
-        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default()).expect("namespace");
+        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default())
+            .expect("namespace");
         api
     }
 
@@ -2014,7 +2245,9 @@ mod tests {
         ds["metadata"]["uid"] = json!("u-all");
         ds["metadata"]["resourceVersion"] = Value::Null;
         // Straight into the store: validation would refuse it, older objects may still have it.
-        api.store().create(&registry::DAEMONSETS, ds).expect("stored");
+        api.store()
+            .create(&registry::DAEMONSETS, ds)
+            .expect("stored");
         let mut ctrl = DaemonSetController::default();
         ctrl.reconcile(&api);
         ctrl.reconcile(&api);
@@ -2035,27 +2268,45 @@ mod tests {
             let mut labels = BTreeMap::new();
             labels.insert(TOOLKIT.to_string(), "true".to_string());
             // Straight into the store: no admission taint, as if the lifecycle controller had run.
-            api.store().create(&registry::NODES, fake_node(n, &labels, &BTreeMap::new())).expect("node");
+            api.store()
+                .create(&registry::NODES, fake_node(n, &labels, &BTreeMap::new()))
+                .expect("node");
         }
         // An orphan with the DaemonSet's labels on n1 gets adopted instead of a new pod.
         let orphan = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "stray", "labels": {"app": "toolkit"}},
             "spec": {"nodeName": "n1", "containers": [{"name": "main", "image": "img:1"}]}});
-        api.create(&registry::PODS, NS, orphan, &WriteOptions::default()).expect("orphan");
-        api.create(&registry::DAEMONSETS, NS, daemonset("toolkit", TOOLKIT, "img:1"), &WriteOptions::default())
-            .expect("daemonset");
+        api.create(&registry::PODS, NS, orphan, &WriteOptions::default())
+            .expect("orphan");
+        api.create(
+            &registry::DAEMONSETS,
+            NS,
+            daemonset("toolkit", TOOLKIT, "img:1"),
+            &WriteOptions::default(),
+        )
+        .expect("daemonset");
         let mut ctrl = DaemonSetController::default();
         ctrl.reconcile(&api);
         let stray = api.get(&registry::PODS, NS, "stray").expect("stray");
-        assert_eq!(meta::controller_ref(&stray.value).and_then(|r| r["kind"].as_str()), Some("DaemonSet"));
+        assert_eq!(
+            meta::controller_ref(&stray.value).and_then(|r| r["kind"].as_str()),
+            Some("DaemonSet")
+        );
         let pods = api.store().list(&registry::PODS, Some(NS)).0;
         assert_eq!(pods.len(), 2);
         let new = pods.iter().find(|p| p.name() != "stray").expect("created");
         assert_eq!(target_node_name(&new.value), Some("n0"));
         assert!(node_name_of(&new.value).is_empty());
         // n0 goes away before the pod was scheduled: the DaemonSet deletes it.
-        api.delete(&registry::NODES, "", "n0", &DeleteOptions::default()).expect("node deleted");
+        api.delete(&registry::NODES, "", "n0", &DeleteOptions::default())
+            .expect("node deleted");
         ctrl.reconcile(&api);
-        let names: Vec<String> = api.store().list(&registry::PODS, Some(NS)).0.iter().map(|p| p.name().to_string()).collect();
+        let names: Vec<String> = api
+            .store()
+            .list(&registry::PODS, Some(NS))
+            .0
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect();
         assert_eq!(names, ["stray"]);
         // A second pass with nothing new writes nothing.
         ctrl.reconcile(&api);
@@ -2075,18 +2326,31 @@ mod tests {
         let keys = ["a", "b", "c", "d", "e"];
         let started = Instant::now();
         for k in keys {
-            api.create(&registry::DAEMONSETS, NS, daemonset(k, "type", "img:1"), &WriteOptions::default())
-                .map(|_| ())
-                .unwrap_or_else(|e| panic!("{e}"));
+            api.create(
+                &registry::DAEMONSETS,
+                NS,
+                daemonset(k, "type", "img:1"),
+                &WriteOptions::default(),
+            )
+            .map(|_| ())
+            .unwrap_or_else(|e| panic!("{e}"));
         }
         // Every fake node carries type=kwok: make the selector match it.
         for k in keys {
-            patch(api, &registry::DAEMONSETS, NS, k, json!({"spec": {"template": {"spec": {"nodeSelector": {"type": "kwok"}}}}}));
+            patch(
+                api,
+                &registry::DAEMONSETS,
+                NS,
+                k,
+                json!({"spec": {"template": {"spec": {"nodeSelector": {"type": "kwok"}}}}}),
+            );
         }
         loop {
             let done = keys.iter().all(|k| {
                 let s = status(api, k);
-                s["numberAvailable"] == 1000 && s["updatedNumberScheduled"] == 1000 && s["observedGeneration"] == 2
+                s["numberAvailable"] == 1000
+                    && s["updatedNumberScheduled"] == 1000
+                    && s["observedGeneration"] == 2
             });
             let running = api
                 .store()
@@ -2098,7 +2362,10 @@ mod tests {
             if done && running == 5000 {
                 break;
             }
-            assert!(started.elapsed() < Duration::from_secs(60), "not settled: {running} running");
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "not settled: {running} running"
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         eprintln!("settled in {:?}", started.elapsed());

@@ -8,6 +8,10 @@
 //! The sync of one Deployment follows `syncDeployment` step by step; the arithmetic lives in
 //! [`util`].
 
+// The errors are the API's own Status values, returned at most once per sync: boxing them
+// would buy nothing.
+#![allow(clippy::result_large_err)]
+
 pub mod util;
 
 #[cfg(test)]
@@ -42,6 +46,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 pub struct DeploymentController {
     /// Consecutive passes with a failed sync, for the retry backoff.
     failures: u32,
+    /// Whether any Deployment uses Recreate, the only strategy that waits on pod deletions.
+    has_recreate: bool,
 }
 
 impl Controller for DeploymentController {
@@ -53,12 +59,17 @@ impl Controller for DeploymentController {
         std::ptr::eq(ev.res, &registry::DEPLOYMENTS)
             || std::ptr::eq(ev.res, &registry::REPLICASETS)
             // Recreate waits for the old pods to be gone.
-            || (std::ptr::eq(ev.res, &registry::PODS) && ev.kind == EventKind::Deleted)
+            || (self.has_recreate
+                && std::ptr::eq(ev.res, &registry::PODS)
+                && ev.kind == EventKind::Deleted)
     }
 
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
         let store = api.store();
         let (deployments, _) = store.list(&registry::DEPLOYMENTS, None);
+        self.has_recreate = deployments
+            .iter()
+            .any(|d| Spec::of(&d.value).strategy == Strategy::Recreate);
         if deployments.is_empty() {
             self.failures = 0;
             return None;
@@ -128,7 +139,12 @@ impl LazyPods {
 
 /// `getReplicaSetsForDeployment`: owned ReplicaSets still selected, plus adopted orphans;
 /// owned ones no longer selected are released.
-fn claim_sets(api: &Api, d: &Stored, selector: &LabelSelector, index: &SetIndex<'_>) -> Vec<Stored> {
+fn claim_sets(
+    api: &Api,
+    d: &Stored,
+    selector: &LabelSelector,
+    index: &SetIndex<'_>,
+) -> Vec<Stored> {
     let v = &d.value;
     let mut out = Vec::new();
     for rs in index.controlled.get(meta::uid(v)).into_iter().flatten() {
@@ -149,7 +165,12 @@ fn claim_sets(api: &Api, d: &Stored, selector: &LabelSelector, index: &SetIndex<
         if claim(v, &rs.value, selector.matches(meta::labels(&rs.value))) != Claim::Adopt {
             continue;
         }
-        match adopt(api, &registry::REPLICASETS, rs, controller_ref(v, &registry::DEPLOYMENTS)) {
+        match adopt(
+            api,
+            &registry::REPLICASETS,
+            rs,
+            controller_ref(v, &registry::DEPLOYMENTS),
+        ) {
             Ok(adopted) => out.push(adopted),
             Err(e) => tracing::debug!(error = %e, rs = rs.name(), "adopting replica set"),
         }
@@ -206,7 +227,14 @@ fn select_all_warning(api: &Api, d: &Stored) -> ApiResult<()> {
     if status_int(&d.value, "observedGeneration") < generation {
         let mut v = d.value.clone();
         v["status"]["observedGeneration"] = json!(generation);
-        api.update(&registry::DEPLOYMENTS, d.namespace(), d.name(), v, Some("status"), &WriteOptions::default())?;
+        api.update(
+            &registry::DEPLOYMENTS,
+            d.namespace(),
+            d.name(),
+            v,
+            Some("status"),
+            &WriteOptions::default(),
+        )?;
     }
     Ok(())
 }
@@ -265,7 +293,10 @@ impl DeploymentSync<'_> {
 
     /// `FilterActiveReplicaSets`: those asking for pods.
     fn active(&self, idx: &[usize]) -> Vec<usize> {
-        idx.iter().copied().filter(|&i| self.replicas(i) > 0).collect()
+        idx.iter()
+            .copied()
+            .filter(|&i| self.replicas(i) > 0)
+            .collect()
     }
 
     fn sort_by_creation(&self, idx: &mut [usize]) {
@@ -285,7 +316,9 @@ impl DeploymentSync<'_> {
     /// the others.
     fn get_all(&mut self, create: bool) -> ApiResult<(Option<usize>, Vec<usize>)> {
         let existing = self.find_new();
-        let old: Vec<usize> = (0..self.sets.len()).filter(|&i| Some(i) != existing).collect();
+        let old: Vec<usize> = (0..self.sets.len())
+            .filter(|&i| Some(i) != existing)
+            .collect();
         let new = self.get_new_replica_set(existing, &old, create)?;
         Ok((new, old))
     }
@@ -310,23 +343,38 @@ impl DeploymentSync<'_> {
                     meta::meta_mut(&mut v).remove("annotations");
                 }
             }
-            self.d = self.api.update(&registry::DEPLOYMENTS, &ns, &name, v, None, &opts)?;
+            self.d = self
+                .api
+                .update(&registry::DEPLOYMENTS, &ns, &name, v, None, &opts)?;
         }
         if self.dv.get("status") != self.d.value.get("status") {
             let mut v = self.d.value.clone();
             v["status"] = self.dv["status"].clone();
-            self.d = self.api.update(&registry::DEPLOYMENTS, &ns, &name, v, Some("status"), &opts)?;
+            self.d =
+                self.api
+                    .update(&registry::DEPLOYMENTS, &ns, &name, v, Some("status"), &opts)?;
         }
         self.dv = self.d.value.clone();
         Ok(())
     }
 
     fn event(&self, type_: &str, reason: &str, message: &str) {
-        events::record(self.api, &registry::DEPLOYMENTS, &self.dv, type_, reason, message, COMPONENT);
+        events::record(
+            self.api,
+            &registry::DEPLOYMENTS,
+            &self.dv,
+            type_,
+            reason,
+            message,
+            COMPONENT,
+        );
     }
 
     fn conditions(&self) -> Vec<Value> {
-        self.dv["status"]["conditions"].as_array().cloned().unwrap_or_default()
+        self.dv["status"]["conditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
     }
 
     fn set_conditions(&mut self, conditions: Vec<Value>) {
@@ -357,23 +405,46 @@ impl DeploymentSync<'_> {
         old: &[usize],
         create: bool,
     ) -> ApiResult<Option<usize>> {
-        let max_old = old.iter().filter_map(|&i| revision(self.rs(i))).max().unwrap_or(0);
+        let max_old = old
+            .iter()
+            .filter_map(|&i| revision(self.rs(i)))
+            .max()
+            .unwrap_or(0);
         let new_revision = max_old + 1;
         if let Some(i) = existing {
             let mut rs = self.rs(i).clone();
-            let annotations_updated = set_new_rs_annotations(&self.dv, &self.spec, &mut rs, new_revision, true);
+            let annotations_updated =
+                set_new_rs_annotations(&self.dv, &self.spec, &mut rs, new_revision, true);
             let min_ready = rs["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
             if annotations_updated || min_ready != self.spec.min_ready_seconds {
                 set_min_ready_seconds(&mut rs, self.spec.min_ready_seconds);
-                let (ns, name) = (self.sets[i].namespace().to_string(), self.sets[i].name().to_string());
-                self.sets[i] = self.api.update(&registry::REPLICASETS, &ns, &name, rs, None, &WriteOptions::default())?;
+                let (ns, name) = (
+                    self.sets[i].namespace().to_string(),
+                    self.sets[i].name().to_string(),
+                );
+                self.sets[i] = self.api.update(
+                    &registry::REPLICASETS,
+                    &ns,
+                    &name,
+                    rs,
+                    None,
+                    &WriteOptions::default(),
+                )?;
                 return Ok(Some(i));
             }
             let rev = meta::annotation(&rs, REVISION).unwrap_or("").to_string();
             let mut needs_update = set_deployment_revision(&mut self.dv, &rev);
-            if self.spec.progress_deadline.is_some() && get_condition(&self.conditions(), PROGRESSING).is_none() {
+            if self.spec.progress_deadline.is_some()
+                && get_condition(&self.conditions(), PROGRESSING).is_none()
+            {
                 let msg = format!("Found new replica set {}", go_quote(self.sets[i].name()));
-                self.set_condition(new_condition(PROGRESSING, "True", REASON_FOUND_NEW_RS, &msg, &meta::now()));
+                self.set_condition(new_condition(
+                    PROGRESSING,
+                    "True",
+                    REASON_FOUND_NEW_RS,
+                    &msg,
+                    &meta::now(),
+                ));
                 needs_update = true;
             }
             if needs_update {
@@ -397,13 +468,19 @@ impl DeploymentSync<'_> {
         let name = format!("{}-{}", self.d.name(), hash);
         let ns = self.d.namespace().to_string();
         let total = self.sum(old, spec_replicas);
-        let replicas = self.spec.new_rs_replicas(total, 0).map_err(ApiError::bad_request)?;
+        let replicas = self
+            .spec
+            .new_rs_replicas(total, 0)
+            .map_err(ApiError::bad_request)?;
         let mut m = Map::new();
         m.insert("name".into(), json!(name));
         m.insert("namespace".into(), json!(ns));
         m.insert("labels".into(), rs_template["metadata"]["labels"].clone());
         m.insert("annotations".into(), json!({}));
-        m.insert("ownerReferences".into(), json!([controller_ref(&self.dv, &registry::DEPLOYMENTS)]));
+        m.insert(
+            "ownerReferences".into(),
+            json!([controller_ref(&self.dv, &registry::DEPLOYMENTS)]),
+        );
         let mut spec = Map::new();
         spec.insert("replicas".into(), json!(replicas));
         if self.spec.min_ready_seconds != 0 {
@@ -411,16 +488,25 @@ impl DeploymentSync<'_> {
         }
         spec.insert("selector".into(), selector);
         spec.insert("template".into(), rs_template);
-        let mut rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": m, "spec": spec});
+        let mut rs =
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": m, "spec": spec});
         set_new_rs_annotations(&self.dv, &self.spec, &mut rs, new_revision, false);
 
         let (created, already_exists) =
-            match self.api.create(&registry::REPLICASETS, &ns, rs, &WriteOptions::default()) {
+            match self
+                .api
+                .create(&registry::REPLICASETS, &ns, rs, &WriteOptions::default())
+            {
                 Ok(created) => (created, false),
                 Err(e) if e.code == 409 && e.reason == "AlreadyExists" => {
                     let existing = self.api.get(&registry::REPLICASETS, &ns, &name)?;
                     let ours = controller_uid(&existing.value) == Some(meta::uid(&self.dv));
-                    if ours && equal_ignore_hash(&self.dv["spec"]["template"], &existing.value["spec"]["template"]) {
+                    if ours
+                        && equal_ignore_hash(
+                            &self.dv["spec"]["template"],
+                            &existing.value["spec"]["template"],
+                        )
+                    {
                         (existing, true)
                     } else {
                         // A hash collision: bump collisionCount so the next try hashes differently.
@@ -431,9 +517,19 @@ impl DeploymentSync<'_> {
                 }
                 Err(e) if namespace_terminating(&e) => return Err(e),
                 Err(e) => {
-                    let msg = format!("Failed to create new replica set {}: {}", go_quote(&name), e.message);
+                    let msg = format!(
+                        "Failed to create new replica set {}: {}",
+                        go_quote(&name),
+                        e.message
+                    );
                     if self.spec.progress_deadline.is_some() {
-                        self.set_condition(new_condition(PROGRESSING, "False", REASON_RS_CREATE_ERROR, &msg, &meta::now()));
+                        self.set_condition(new_condition(
+                            PROGRESSING,
+                            "False",
+                            REASON_RS_CREATE_ERROR,
+                            &msg,
+                            &meta::now(),
+                        ));
                         // The bigger problem is reported below; a failed status write adds nothing.
                         let _ = self.write_deployment();
                     }
@@ -445,13 +541,23 @@ impl DeploymentSync<'_> {
             self.event(
                 "Normal",
                 "ScalingReplicaSet",
-                &format!("Scaled up replica set {} from 0 to {}", created.name(), replicas),
+                &format!(
+                    "Scaled up replica set {} from 0 to {}",
+                    created.name(),
+                    replicas
+                ),
             );
         }
         let mut needs_update = set_deployment_revision(&mut self.dv, &new_revision.to_string());
         if !already_exists && self.spec.progress_deadline.is_some() {
             let msg = format!("Created new replica set {}", go_quote(created.name()));
-            self.set_condition(new_condition(PROGRESSING, "True", REASON_NEW_RS, &msg, &meta::now()));
+            self.set_condition(new_condition(
+                PROGRESSING,
+                "True",
+                REASON_NEW_RS,
+                &msg,
+                &meta::now(),
+            ));
             needs_update = true;
         }
         self.sets.push(created);
@@ -476,8 +582,18 @@ impl DeploymentSync<'_> {
         let mut rs = self.rs(i).clone();
         rs["spec"]["replicas"] = json!(new_scale);
         set_replicas_annotations(&mut rs, desired, max);
-        let (ns, name) = (self.sets[i].namespace().to_string(), self.sets[i].name().to_string());
-        self.sets[i] = self.api.update(&registry::REPLICASETS, &ns, &name, rs, None, &WriteOptions::default())?;
+        let (ns, name) = (
+            self.sets[i].namespace().to_string(),
+            self.sets[i].name().to_string(),
+        );
+        self.sets[i] = self.api.update(
+            &registry::REPLICASETS,
+            &ns,
+            &name,
+            rs,
+            None,
+            &WriteOptions::default(),
+        )?;
         if size_changes {
             self.event(
                 "Normal",
@@ -543,7 +659,7 @@ impl DeploymentSync<'_> {
 
     /// `scale`: one active ReplicaSet takes the whole size; otherwise a rolling deployment's
     /// change in size is shared out in proportion to the ReplicaSets' sizes.
-    fn scale(&mut self, new: Option<usize>, old: &mut Vec<usize>) -> ApiResult<()> {
+    fn scale(&mut self, new: Option<usize>, old: &mut [usize]) -> ApiResult<()> {
         if let Some(i) = self.find_active_or_latest(new, old) {
             if self.replicas(i) == self.spec.replicas {
                 return Ok(());
@@ -572,13 +688,17 @@ impl DeploymentSync<'_> {
         let operation = match to_add.signum() {
             1 => {
                 all.sort_by(|&a, &b| {
-                    self.replicas(b).cmp(&self.replicas(a)).then_with(|| by_creation(self.rs(b), self.rs(a)))
+                    self.replicas(b)
+                        .cmp(&self.replicas(a))
+                        .then_with(|| by_creation(self.rs(b), self.rs(a)))
                 });
                 "up"
             }
             -1 => {
                 all.sort_by(|&a, &b| {
-                    self.replicas(b).cmp(&self.replicas(a)).then_with(|| by_creation(self.rs(a), self.rs(b)))
+                    self.replicas(b)
+                        .cmp(&self.replicas(a))
+                        .then_with(|| by_creation(self.rs(a), self.rs(b)))
                 });
                 "down"
             }
@@ -609,8 +729,14 @@ impl DeploymentSync<'_> {
 
     /// `cleanupDeployment`: delete the oldest idle ReplicaSets beyond revisionHistoryLimit.
     fn cleanup(&mut self, old: &[usize]) -> ApiResult<()> {
-        let Some(limit) = self.spec.revision_history_limit else { return Ok(()) };
-        let mut cleanable: Vec<usize> = old.iter().copied().filter(|&i| !meta::is_deleting(self.rs(i))).collect();
+        let Some(limit) = self.spec.revision_history_limit else {
+            return Ok(());
+        };
+        let mut cleanable: Vec<usize> = old
+            .iter()
+            .copied()
+            .filter(|&i| !meta::is_deleting(self.rs(i)))
+            .collect();
         let diff = cleanable.len() as i64 - limit;
         if diff <= 0 {
             return Ok(());
@@ -626,8 +752,16 @@ impl DeploymentSync<'_> {
             {
                 continue;
             }
-            let (ns, name) = (self.sets[i].namespace().to_string(), self.sets[i].name().to_string());
-            match self.api.delete(&registry::REPLICASETS, &ns, &name, &DeleteOptions::default()) {
+            let (ns, name) = (
+                self.sets[i].namespace().to_string(),
+                self.sets[i].name().to_string(),
+            );
+            match self.api.delete(
+                &registry::REPLICASETS,
+                &ns,
+                &name,
+                &DeleteOptions::default(),
+            ) {
                 Ok(_) => {}
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
@@ -668,13 +802,21 @@ impl DeploymentSync<'_> {
             return self.scale_and_record(new, self.spec.replicas);
         }
         let total = self.sum(all, spec_replicas);
-        let count = self.spec.new_rs_replicas(total, current).map_err(ApiError::bad_request)?;
+        let count = self
+            .spec
+            .new_rs_replicas(total, current)
+            .map_err(ApiError::bad_request)?;
         self.scale_and_record(new, count)
     }
 
     /// `reconcileOldReplicaSets`: scale old ReplicaSets down as far as availability allows,
     /// unhealthy replicas first.
-    fn reconcile_old_replica_sets(&mut self, all: &[usize], mut old: Vec<usize>, new: usize) -> ApiResult<bool> {
+    fn reconcile_old_replica_sets(
+        &mut self,
+        all: &[usize],
+        mut old: Vec<usize>,
+        new: usize,
+    ) -> ApiResult<bool> {
         if self.sum(&old, spec_replicas) == 0 {
             return Ok(false);
         }
@@ -697,7 +839,11 @@ impl DeploymentSync<'_> {
     }
 
     /// `cleanupUnhealthyReplicas`.
-    fn cleanup_unhealthy_replicas(&mut self, old: &mut [usize], max_cleanup: i64) -> ApiResult<i64> {
+    fn cleanup_unhealthy_replicas(
+        &mut self,
+        old: &mut [usize],
+        max_cleanup: i64,
+    ) -> ApiResult<i64> {
         self.sort_by_creation(old);
         let mut total = 0;
         for &i in old.iter() {
@@ -726,7 +872,11 @@ impl DeploymentSync<'_> {
     }
 
     /// `scaleDownOldReplicaSetsForRollingUpdate`.
-    fn scale_down_old_for_rolling_update(&mut self, all: &[usize], old: &mut [usize]) -> ApiResult<i64> {
+    fn scale_down_old_for_rolling_update(
+        &mut self,
+        all: &[usize],
+        old: &mut [usize],
+    ) -> ApiResult<i64> {
         let min_available = self.spec.replicas - self.spec.max_unavailable();
         let available = self.sum(all, |rs| status_int(rs, "availableReplicas"));
         if available <= min_available {
@@ -794,8 +944,12 @@ impl DeploymentSync<'_> {
         self.pods.get(self.api).iter().any(|p| {
             p.namespace() == self.d.namespace()
                 && self.selector.matches(meta::labels(&p.value))
-                && controller_uid(&p.value).is_some_and(|u| old_uids.contains(&u) && Some(u) != new_uid)
-                && !matches!(p.value["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
+                && controller_uid(&p.value)
+                    .is_some_and(|u| old_uids.contains(&u) && Some(u) != new_uid)
+                && !matches!(
+                    p.value["status"]["phase"].as_str(),
+                    Some("Succeeded" | "Failed")
+                )
         })
     }
 
@@ -816,9 +970,21 @@ impl DeploymentSync<'_> {
         let mut conditions = self.conditions();
         let now = meta::now();
         let cond = if available >= self.spec.replicas - self.spec.max_unavailable() {
-            new_condition(AVAILABLE, "True", REASON_MIN_AVAILABLE, "Deployment has minimum availability.", &now)
+            new_condition(
+                AVAILABLE,
+                "True",
+                REASON_MIN_AVAILABLE,
+                "Deployment has minimum availability.",
+                &now,
+            )
         } else {
-            new_condition(AVAILABLE, "False", REASON_MIN_UNAVAILABLE, "Deployment does not have minimum availability.", &now)
+            new_condition(
+                AVAILABLE,
+                "False",
+                REASON_MIN_UNAVAILABLE,
+                "Deployment does not have minimum availability.",
+                &now,
+            )
         };
         set_condition(&mut conditions, cond);
         (counts, conditions)
@@ -850,7 +1016,9 @@ impl DeploymentSync<'_> {
         let current = get_condition(&self.conditions(), PROGRESSING).cloned();
         let provisional = self.status_value(&counts, &conditions);
         let complete_already = counts.replicas == counts.updated
-            && current.as_ref().is_some_and(|c| c["reason"] == REASON_NEW_RS_AVAILABLE);
+            && current
+                .as_ref()
+                .is_some_and(|c| c["reason"] == REASON_NEW_RS_AVAILABLE);
         let new_name = new.map(|i| self.sets[i].name().to_string());
         let describe = |what: &str| match &new_name {
             Some(n) => format!("ReplicaSet {} {what}", go_quote(n)),
@@ -859,7 +1027,10 @@ impl DeploymentSync<'_> {
         if deadline.is_some() && !complete_already {
             if deployment_complete(&self.spec, &provisional) {
                 let msg = describe("has successfully progressed.");
-                set_condition(&mut conditions, new_condition(PROGRESSING, "True", REASON_NEW_RS_AVAILABLE, &msg, &now_s));
+                set_condition(
+                    &mut conditions,
+                    new_condition(PROGRESSING, "True", REASON_NEW_RS_AVAILABLE, &msg, &now_s),
+                );
             } else if deployment_progressing(&self.dv["status"], &provisional) {
                 let msg = describe("is progressing.");
                 let mut cond = new_condition(PROGRESSING, "True", REASON_RS_UPDATED, &msg, &now_s);
@@ -872,7 +1043,10 @@ impl DeploymentSync<'_> {
                 set_condition(&mut conditions, cond);
             } else if deployment_timed_out(&self.spec, &conditions, now) {
                 let msg = describe("has timed out progressing.");
-                set_condition(&mut conditions, new_condition(PROGRESSING, "False", REASON_TIMED_OUT, &msg, &now_s));
+                set_condition(
+                    &mut conditions,
+                    new_condition(PROGRESSING, "False", REASON_TIMED_OUT, &msg, &now_s),
+                );
             }
         }
         match self.replica_failure(all, new) {
@@ -896,7 +1070,8 @@ impl DeploymentSync<'_> {
                 .and_then(|cs| cs.iter().find(|c| c["type"] == REPLICA_FAILURE))
                 .map(rs_condition_to_deployment)
         };
-        new.and_then(failure).or_else(|| all.iter().find_map(|&i| failure(i)))
+        new.and_then(failure)
+            .or_else(|| all.iter().find_map(|&i| failure(i)))
     }
 
     /// `requeueStuckDeployment`: look again when the progress deadline would pass.
@@ -931,9 +1106,21 @@ impl DeploymentSync<'_> {
         let paused_exists = cond.is_some_and(|c| c["reason"] == REASON_PAUSED);
         let now = meta::now();
         if self.spec.paused && !paused_exists {
-            self.set_condition(new_condition(PROGRESSING, "Unknown", REASON_PAUSED, "Deployment is paused", &now));
+            self.set_condition(new_condition(
+                PROGRESSING,
+                "Unknown",
+                REASON_PAUSED,
+                "Deployment is paused",
+                &now,
+            ));
         } else if !self.spec.paused && paused_exists {
-            self.set_condition(new_condition(PROGRESSING, "Unknown", REASON_RESUMED, "Deployment is resumed", &now));
+            self.set_condition(new_condition(
+                PROGRESSING,
+                "Unknown",
+                REASON_RESUMED,
+                "Deployment is resumed",
+                &now,
+            ));
         } else {
             return Ok(());
         }

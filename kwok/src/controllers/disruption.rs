@@ -715,7 +715,8 @@ mod tests {
     }
 
     fn create(api: &Api, res: &'static ResourceDef, obj: Value) -> Stored {
-        api.create(res, NS, obj, &WriteOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+        api.create(res, NS, obj, &WriteOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn owner_ref(o: &Stored) -> Value {
@@ -739,8 +740,15 @@ mod tests {
         v["status"]["phase"] = json!("Running");
         v["status"]["conditions"] = json!([{"type": "Ready", "status": if ready {"True"} else {"False"},
             "lastProbeTime": null, "lastTransitionTime": meta::now()}]);
-        api.update(&registry::PODS, NS, name, v, Some("status"), &WriteOptions::default())
-            .expect("pod status")
+        api.update(
+            &registry::PODS,
+            NS,
+            name,
+            v,
+            Some("status"),
+            &WriteOptions::default(),
+        )
+        .expect("pod status")
     }
 
     /// Deployment `web` (replicas 3) → ReplicaSet → 3 Ready pods.
@@ -776,13 +784,22 @@ mod tests {
     }
 
     fn pdb_status(api: &Api) -> Value {
-        api.get(&registry::PODDISRUPTIONBUDGETS, NS, "web-pdb").expect("pdb").value["status"].clone()
+        api.get(&registry::PODDISRUPTIONBUDGETS, NS, "web-pdb")
+            .expect("pdb")
+            .value["status"]
+            .clone()
     }
 
     /// The status numbers (disruptionsAllowed, currentHealthy, desiredHealthy, expectedPods).
     fn numbers(api: &Api) -> [i64; 4] {
         let s = pdb_status(api);
-        ["disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"].map(|k| s[k].as_i64().unwrap_or(-1))
+        [
+            "disruptionsAllowed",
+            "currentHealthy",
+            "desiredHealthy",
+            "expectedPods",
+        ]
+        .map(|k| s[k].as_i64().unwrap_or(-1))
     }
 
     fn condition(api: &Api) -> Value {
@@ -819,12 +836,34 @@ mod tests {
         assert_eq!(numbers(&api), [1, 3, 2, 3]);
         let status = pdb_status(&api);
         let keys: Vec<&String> = status.as_object().expect("status").keys().collect();
-        assert_eq!(keys, ["observedGeneration", "disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods", "conditions"]);
+        assert_eq!(
+            keys,
+            [
+                "observedGeneration",
+                "disruptionsAllowed",
+                "currentHealthy",
+                "desiredHealthy",
+                "expectedPods",
+                "conditions"
+            ]
+        );
         assert_eq!(status["observedGeneration"], 1);
         let c = condition(&api);
         assert_eq!(
-            (c["type"].as_str(), c["status"].as_str(), c["reason"].as_str(), c["message"].as_str(), c["observedGeneration"].as_i64()),
-            (Some("DisruptionAllowed"), Some("True"), Some("SufficientPods"), Some(""), Some(1))
+            (
+                c["type"].as_str(),
+                c["status"].as_str(),
+                c["reason"].as_str(),
+                c["message"].as_str(),
+                c["observedGeneration"].as_i64()
+            ),
+            (
+                Some("DisruptionAllowed"),
+                Some("True"),
+                Some("SufficientPods"),
+                Some(""),
+                Some(1)
+            )
         );
         assert!(c["lastTransitionTime"].is_string());
         // Unmanaged pods do not matter for an integer minAvailable.
@@ -862,7 +901,10 @@ mod tests {
         // 4 expected, 3 healthy: nothing may be disrupted.
         assert_eq!(numbers(&api), [0, 3, 4, 4]);
         let c = condition(&api);
-        assert_eq!((c["status"].as_str(), c["reason"].as_str()), (Some("False"), Some("InsufficientPods")));
+        assert_eq!(
+            (c["status"].as_str(), c["reason"].as_str()),
+            (Some("False"), Some("InsufficientPods"))
+        );
     }
 
     #[test]
@@ -883,8 +925,16 @@ mod tests {
         assert!(status.get("observedGeneration").is_none());
         let c = condition(&api);
         assert_eq!(
-            (c["status"].as_str(), c["reason"].as_str(), c["message"].as_str()),
-            (Some("False"), Some("SyncFailed"), Some("daemonsets.apps does not implement the scale subresource"))
+            (
+                c["status"].as_str(),
+                c["reason"].as_str(),
+                c["message"].as_str()
+            ),
+            (
+                Some("False"),
+                Some("SyncFailed"),
+                Some("daemonsets.apps does not implement the scale subresource")
+            )
         );
         let ev = events_with(&api, "CalculateExpectedPodCountFailed");
         assert_eq!(ev.len(), 1);
@@ -917,7 +967,10 @@ mod tests {
         let api = synced(json!({"minAvailable": 1}), |_| {});
         let ev = events_with(&api, "NoPods");
         assert_eq!(ev.len(), 1);
-        assert_eq!((ev[0]["type"].as_str(), ev[0]["message"].as_str()), (Some("Normal"), Some("No matching pods found")));
+        assert_eq!(
+            (ev[0]["type"].as_str(), ev[0]["message"].as_str()),
+            (Some("Normal"), Some("No matching pods found"))
+        );
         assert_eq!(numbers(&api), [0, 0, 1, 0]);
         assert_eq!(condition(&api)["reason"], "InsufficientPods");
     }
@@ -934,26 +987,53 @@ mod tests {
         ctrl.reconcile(&api);
         let rv = api.store().revision();
         ctrl.reconcile(&api);
-        assert_eq!(api.store().revision(), rv, "a settled budget is not rewritten");
+        assert_eq!(
+            api.store().revision(),
+            rv,
+            "a settled budget is not rewritten"
+        );
 
         // Pretend the condition flipped long ago, then lose a pod's readiness: the condition flips
         // and its transition time moves.
-        let stored = api.get(&registry::PODDISRUPTIONBUDGETS, NS, "web-pdb").expect("pdb");
+        let stored = api
+            .get(&registry::PODDISRUPTIONBUDGETS, NS, "web-pdb")
+            .expect("pdb");
         let mut v = stored.value.clone();
         v["status"]["conditions"][0]["lastTransitionTime"] = json!("2020-01-01T00:00:00Z");
-        api.update(&registry::PODDISRUPTIONBUDGETS, NS, "web-pdb", v, Some("status"), &WriteOptions::default())
-            .expect("status");
+        api.update(
+            &registry::PODDISRUPTIONBUDGETS,
+            NS,
+            "web-pdb",
+            v,
+            Some("status"),
+            &WriteOptions::default(),
+        )
+        .expect("status");
         ctrl.reconcile(&api);
-        assert_eq!(condition(&api)["lastTransitionTime"], "2020-01-01T00:00:00Z", "same status keeps its time");
+        assert_eq!(
+            condition(&api)["lastTransitionTime"],
+            "2020-01-01T00:00:00Z",
+            "same status keeps its time"
+        );
         let p = api.get(&registry::PODS, NS, "web-0").expect("pod");
         let mut unready = p.value.clone();
         unready["status"]["conditions"][0]["status"] = json!("False");
-        api.update(&registry::PODS, NS, "web-0", unready, Some("status"), &WriteOptions::default())
-            .expect("status");
+        api.update(
+            &registry::PODS,
+            NS,
+            "web-0",
+            unready,
+            Some("status"),
+            &WriteOptions::default(),
+        )
+        .expect("status");
         ctrl.reconcile(&api);
         assert_eq!(numbers(&api), [0, 2, 2, 3]);
         let c = condition(&api);
-        assert_eq!((c["status"].as_str(), c["reason"].as_str()), (Some("False"), Some("InsufficientPods")));
+        assert_eq!(
+            (c["status"].as_str(), c["reason"].as_str()),
+            (Some("False"), Some("InsufficientPods"))
+        );
         assert_ne!(c["lastTransitionTime"], "2020-01-01T00:00:00Z");
     }
 
@@ -967,22 +1047,39 @@ mod tests {
         let mut ctrl = DisruptionController::default();
         ctrl.reconcile(&api);
         let fresh = meta::now();
-        let stale = (Utc::now() - chrono::Duration::seconds(180)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
-        let stored = api.get(&registry::PODDISRUPTIONBUDGETS, NS, "web-pdb").expect("pdb");
+        let stale = (Utc::now() - chrono::Duration::seconds(180))
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string();
+        let stored = api
+            .get(&registry::PODDISRUPTIONBUDGETS, NS, "web-pdb")
+            .expect("pdb");
         let mut v = stored.value.clone();
         v["status"]["disruptedPods"] = json!({"web-0": fresh, "web-1": stale, "gone": fresh});
-        api.update(&registry::PODDISRUPTIONBUDGETS, NS, "web-pdb", v, Some("status"), &WriteOptions::default())
-            .expect("status");
+        api.update(
+            &registry::PODDISRUPTIONBUDGETS,
+            NS,
+            "web-pdb",
+            v,
+            Some("status"),
+            &WriteOptions::default(),
+        )
+        .expect("status");
         let next = ctrl.reconcile(&api);
         let status = pdb_status(&api);
         assert_eq!(status["disruptedPods"], json!({"web-0": fresh}));
         // web-0 is expected to go: 2 healthy, 1 desired.
         assert_eq!(numbers(&api), [1, 2, 1, 3]);
         let wait = next.expect("requeued for the expiry");
-        assert!(wait > Duration::from_secs(100) && wait <= Duration::from_secs(121), "{wait:?}");
+        assert!(
+            wait > Duration::from_secs(100) && wait <= Duration::from_secs(121),
+            "{wait:?}"
+        );
         let ev = events_with(&api, "NotDeleted");
         assert_eq!(ev.len(), 1);
-        assert_eq!(ev[0]["message"], "Pod was expected by PDB default/default to be deleted but it wasn't");
+        assert_eq!(
+            ev[0]["message"],
+            "Pod was expected by PDB default/default to be deleted but it wasn't"
+        );
         assert_eq!(ev[0]["involvedObject"]["name"], "web-1");
     }
 
@@ -991,10 +1088,20 @@ mod tests {
         let api = bare_api();
         let p = pod(&api, "web-0", None, true);
         let mut v = p.value.clone();
-        set_condition(&mut v, json!({"type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
-            "lastTransitionTime": "2020-01-01T00:00:00Z", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}));
-        api.update(&registry::PODS, NS, "web-0", v, Some("status"), &WriteOptions::default())
-            .expect("status");
+        set_condition(
+            &mut v,
+            json!({"type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
+            "lastTransitionTime": "2020-01-01T00:00:00Z", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}),
+        );
+        api.update(
+            &registry::PODS,
+            NS,
+            "web-0",
+            v,
+            Some("status"),
+            &WriteOptions::default(),
+        )
+        .expect("status");
         DisruptionController::default().reconcile(&api);
         let p = api.get(&registry::PODS, NS, "web-0").expect("pod");
         let c = p.value["status"]["conditions"]
@@ -1026,39 +1133,80 @@ mod tests {
             .expect("cluster");
         let api = cluster.api();
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu-drv"}});
-        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default()).expect("namespace");
+        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default())
+            .expect("namespace");
         let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "trainer", "namespace": "gpu-drv"},
             "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "trainer"}},
                 "template": {"metadata": {"labels": {"app": "trainer"}}, "spec": {
                     "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
                         {"labelSelector": {"matchLabels": {"app": "trainer"}}, "topologyKey": "kubernetes.io/hostname"}]}},
                     "containers": [{"name": "trainer", "image": "nvcr.io/nvidia/pytorch:24.07-py3"}]}}}});
-        api.create(&registry::DEPLOYMENTS, "gpu-drv", deployment, &WriteOptions::default()).expect("deployment");
+        api.create(
+            &registry::DEPLOYMENTS,
+            "gpu-drv",
+            deployment,
+            &WriteOptions::default(),
+        )
+        .expect("deployment");
         let budget = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "trainer-pdb", "namespace": "gpu-drv"},
             "spec": {"minAvailable": 4, "selector": {"matchLabels": {"app": "trainer"}}}});
-        api.create(&registry::PODDISRUPTIONBUDGETS, "gpu-drv", budget, &WriteOptions::default()).expect("pdb");
+        api.create(
+            &registry::PODDISRUPTIONBUDGETS,
+            "gpu-drv",
+            budget,
+            &WriteOptions::default(),
+        )
+        .expect("pdb");
         cluster.settle().await;
 
         let pods = api.store().list(&registry::PODS, Some("gpu-drv")).0;
         assert_eq!(pods.len(), 4, "the Deployment runs 4 pods");
-        let victim = pods.iter().find(|p| p.value["spec"]["nodeName"] == "lab-node-1").expect("pod on lab-node-1");
-        let status = api.get(&registry::PODDISRUPTIONBUDGETS, "gpu-drv", "trainer-pdb").expect("pdb").value["status"].clone();
+        let victim = pods
+            .iter()
+            .find(|p| p.value["spec"]["nodeName"] == "lab-node-1")
+            .expect("pod on lab-node-1");
+        let status = api
+            .get(&registry::PODDISRUPTIONBUDGETS, "gpu-drv", "trainer-pdb")
+            .expect("pdb")
+            .value["status"]
+            .clone();
         assert_eq!(
-            ["disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"].map(|k| status[k].as_i64()),
+            [
+                "disruptionsAllowed",
+                "currentHealthy",
+                "desiredHealthy",
+                "expectedPods"
+            ]
+            .map(|k| status[k].as_i64()),
             [Some(0), Some(4), Some(4), Some(4)]
         );
         let eviction = json!({"kind": "Eviction", "apiVersion": "policy/v1", "metadata": {"name": victim.name(), "namespace": "gpu-drv"}, "deleteOptions": {}});
         let err = evict(api, "gpu-drv", victim.name(), &eviction).expect_err("blocked");
         assert_eq!(err.code, 429);
-        assert_eq!(err.message, "Cannot evict pod as it would violate the pod's disruption budget.");
         assert_eq!(
-            err.details.as_ref().map(|d| d["causes"][0]["message"].clone()),
-            Some(json!("The disruption budget trainer-pdb needs 4 healthy pods and has 4 currently"))
+            err.message,
+            "Cannot evict pod as it would violate the pod's disruption budget."
+        );
+        assert_eq!(
+            err.details
+                .as_ref()
+                .map(|d| d["causes"][0]["message"].clone()),
+            Some(json!(
+                "The disruption budget trainer-pdb needs 4 healthy pods and has 4 currently"
+            ))
         );
 
         let body = serde_json::to_vec(&json!({"spec": {"minAvailable": 3}})).expect("encodes");
-        api.patch(&registry::PODDISRUPTIONBUDGETS, "gpu-drv", "trainer-pdb", PatchKind::Merge, &body, None, &WriteOptions::default())
-            .expect("patched");
+        api.patch(
+            &registry::PODDISRUPTIONBUDGETS,
+            "gpu-drv",
+            "trainer-pdb",
+            PatchKind::Merge,
+            &body,
+            None,
+            &WriteOptions::default(),
+        )
+        .expect("patched");
         cluster.settle().await;
         evict(api, "gpu-drv", victim.name(), &eviction).expect("allowed");
         cluster.shutdown().await;

@@ -132,7 +132,7 @@ pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
         Box::new(namespace::NamespaceController::default()),
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(disruption::DisruptionController::default()),
-        Box::new(replicaset::ReplicaSetController::default()),
+        Box::new(replicaset::ReplicaSetController),
         Box::new(deployment::DeploymentController::default()),
     ];
     let tasks = controllers

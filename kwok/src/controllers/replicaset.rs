@@ -8,6 +8,10 @@
 //! The helpers shared with the Deployment controller (controller references, claiming, pod
 //! readiness) live here too, as `pub(crate)` items.
 
+// The errors are the API's own Status values, returned at most once per sync: boxing them
+// would buy nothing.
+#![allow(clippy::result_large_err)]
+
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
@@ -137,16 +141,21 @@ pub(crate) fn adopt(
 ) -> ApiResult<Stored> {
     let mut v = obj.value.clone();
     let m = meta::meta_mut(&mut v);
-    let refs = m
-        .entry("ownerReferences")
-        .or_insert_with(|| json!([]));
+    let refs = m.entry("ownerReferences").or_insert_with(|| json!([]));
     if !refs.is_array() {
         *refs = json!([]);
     }
     if let Some(list) = refs.as_array_mut() {
         list.push(owner_ref);
     }
-    api.update(res, obj.namespace(), obj.name(), v, None, &WriteOptions::default())
+    api.update(
+        res,
+        obj.namespace(),
+        obj.name(),
+        v,
+        None,
+        &WriteOptions::default(),
+    )
 }
 
 /// Release `obj`: drop the owner's reference (the `$patch: delete` of `ClaimObject`).
@@ -173,7 +182,14 @@ pub(crate) fn release(
     } else {
         m.insert("ownerReferences".into(), Value::Array(keep));
     }
-    api.update(res, obj.namespace(), obj.name(), v, None, &WriteOptions::default())
+    api.update(
+        res,
+        obj.namespace(),
+        obj.name(),
+        v,
+        None,
+        &WriteOptions::default(),
+    )
 }
 
 /// RFC 3339 timestamps as metav1.Time serialises them.
@@ -187,12 +203,18 @@ pub(crate) fn parse_time(v: &Value) -> Option<DateTime<Utc>> {
 pub(crate) fn sorted(map: &Map<String, Value>) -> Map<String, Value> {
     let mut pairs: Vec<(&String, &Value)> = map.iter().collect();
     pairs.sort_by(|a, b| a.0.cmp(b.0));
-    pairs.into_iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    pairs
+        .into_iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// `controller.IsPodActive`: not terminal and not being deleted.
 pub(crate) fn is_pod_active(pod: &Value) -> bool {
-    !matches!(pod["status"]["phase"].as_str(), Some("Succeeded" | "Failed")) && !meta::is_deleting(pod)
+    !matches!(
+        pod["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    ) && !meta::is_deleting(pod)
 }
 
 fn ready_condition(pod: &Value) -> Option<&Value> {
@@ -262,7 +284,11 @@ impl<'a> PodIndex<'a> {
             by_namespace: HashMap::new(),
         };
         for pod in pods {
-            index.by_namespace.entry(pod.namespace()).or_default().push(pod);
+            index
+                .by_namespace
+                .entry(pod.namespace())
+                .or_default()
+                .push(pod);
             if !is_pod_active(&pod.value) {
                 continue;
             }
@@ -333,7 +359,12 @@ fn sync_replica_set(
 }
 
 /// `ReplicaSetController.claimPods` over the active pods of the namespace.
-fn claim_pods(api: &Api, rs: &Stored, selector: &LabelSelector, index: &PodIndex<'_>) -> Vec<Stored> {
+fn claim_pods(
+    api: &Api,
+    rs: &Stored,
+    selector: &LabelSelector,
+    index: &PodIndex<'_>,
+) -> Vec<Stored> {
     let v = &rs.value;
     let mut claimed = Vec::new();
     for pod in index.controlled_by(meta::uid(v)) {
@@ -356,7 +387,12 @@ fn claim_pods(api: &Api, rs: &Stored, selector: &LabelSelector, index: &PodIndex
         if claim(v, &pod.value, selected) != Claim::Adopt {
             continue;
         }
-        match adopt(api, &registry::PODS, pod, controller_ref(v, &registry::REPLICASETS)) {
+        match adopt(
+            api,
+            &registry::PODS,
+            pod,
+            controller_ref(v, &registry::REPLICASETS),
+        ) {
             Ok(adopted) => claimed.push(adopted),
             // Another controller adopted it first, or it is gone: not ours this pass.
             Err(e) => tracing::debug!(error = %e, pod = pod.name(), "adopting pod"),
@@ -444,7 +480,12 @@ fn create_pod(api: &Api, rs: &Stored) -> Result<(), String> {
     if meta::labels(&pod).is_none_or(|l| l.is_empty()) {
         return Err("unable to create pods, no labels".into());
     }
-    match api.create(&registry::PODS, rs.namespace(), pod, &WriteOptions::default()) {
+    match api.create(
+        &registry::PODS,
+        rs.namespace(),
+        pod,
+        &WriteOptions::default(),
+    ) {
         Ok(created) => {
             events::record(
                 api,
@@ -476,7 +517,12 @@ fn create_pod(api: &Api, rs: &Stored) -> Result<(), String> {
 
 /// `RealPodControl.DeletePod` with its events; a pod already gone is no error.
 fn delete_pod(api: &Api, rs: &Stored, pod: &Stored) -> Result<(), String> {
-    match api.delete(&registry::PODS, pod.namespace(), pod.name(), &DeleteOptions::default()) {
+    match api.delete(
+        &registry::PODS,
+        pod.namespace(),
+        pod.name(),
+        &DeleteOptions::default(),
+    ) {
         Ok(_) => {
             events::record(
                 api,
@@ -734,9 +780,10 @@ fn pods_to_delete<'p>(
         .iter()
         .map(|p| (RankedPod::new(&p.value, &pods_on_node), p))
         .collect();
-    merge_sort_by(ranked, &|a: &(RankedPod<'_>, &Stored), b: &(RankedPod<'_>, &Stored)| {
-        delete_first(&a.0, &b.0, now)
-    })
+    merge_sort_by(
+        ranked,
+        &|a: &(RankedPod<'_>, &Stored), b: &(RankedPod<'_>, &Stored)| delete_first(&a.0, &b.0, now),
+    )
     .into_iter()
     .take(diff)
     .map(|(_, p)| p)
@@ -766,9 +813,10 @@ impl PodCounts {
         };
         for pod in pods {
             let labels = meta::labels(&pod.value);
-            let fully = template_labels.into_iter().flatten().all(|(k, v)| {
-                labels.and_then(|l| l.get(k)) == Some(v)
-            });
+            let fully = template_labels
+                .into_iter()
+                .flatten()
+                .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
             if fully {
                 c.fully_labeled += 1;
             }
@@ -783,7 +831,8 @@ impl PodCounts {
                     if at < now {
                         c.available += 1;
                     } else if at != DateTime::<Utc>::MAX_UTC {
-                        c.next_available = Some(c.next_available.map_or(at, |n: DateTime<Utc>| n.min(at)));
+                        c.next_available =
+                            Some(c.next_available.map_or(at, |n: DateTime<Utc>| n.min(at)));
                     }
                 }
             }
@@ -870,9 +919,14 @@ fn status_changed(rs: &Value, new: &Value) -> bool {
     let n = |v: &Value, k: &str| v[k].as_i64().unwrap_or(0);
     let generation = rs["metadata"]["generation"].as_i64().unwrap_or(0);
     let conds = |v: &Value| v["conditions"].as_array().cloned().unwrap_or_default();
-    ["replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"]
-        .iter()
-        .any(|k| n(old, k) != n(new, k))
+    [
+        "replicas",
+        "fullyLabeledReplicas",
+        "readyReplicas",
+        "availableReplicas",
+    ]
+    .iter()
+    .any(|k| n(old, k) != n(new, k))
         || generation != n(old, "observedGeneration")
         || conds(old) != conds(new)
 }

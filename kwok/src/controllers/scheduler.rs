@@ -95,7 +95,13 @@ impl Controller for SchedulerLoop {
         });
         let cx = SchedulingContext {
             namespace_labels: namespace_labels(api),
-            pdbs: Vec::new(),
+            pdbs: api
+                .store()
+                .list(&registry::PODDISRUPTIONBUDGETS, None)
+                .0
+                .iter()
+                .filter_map(|p| serde_json::from_value(p.value.clone()).ok())
+                .collect(),
         };
         for i in pending {
             let (stored, typed) = &pods[i];
@@ -122,6 +128,9 @@ impl Controller for SchedulerLoop {
                     }
                 }
                 Err(fit) => {
+                    if let Some(plan) = fit.preemption() {
+                        preempt(api, stored, plan);
+                    }
                     let message = fit.message();
                     let current = stored.value["status"]["conditions"]
                         .as_array()
@@ -154,6 +163,45 @@ impl Controller for SchedulerLoop {
             }
         }
         None
+    }
+}
+
+/// Carry out a preemption (`prepareCandidate`): nominate the node, mark and delete the victims.
+fn preempt(api: &Api, preemptor: &Stored, plan: &scheduler::PreemptionPlan) {
+    let mut nominated = preemptor.value.clone();
+    nominated["status"]["nominatedNodeName"] = json!(plan.node_name);
+    let _ = api.update(
+        &registry::PODS,
+        preemptor.namespace(),
+        preemptor.name(),
+        nominated,
+        Some("status"),
+        &WriteOptions::default(),
+    );
+    for v in &plan.victims {
+        let Some(victim) = api.store().get(&registry::PODS, &v.namespace, &v.name) else {
+            continue;
+        };
+        if meta::uid(&victim.value) != v.uid {
+            continue;
+        }
+        let mut marked = victim.value.clone();
+        set_condition(&mut marked, json!({
+            "type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
+            "lastTransitionTime": meta::now(), "reason": "PreemptionByScheduler",
+            "message": format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
+        }));
+        let _ = api.update(&registry::PODS, &v.namespace, &v.name, marked, Some("status"), &WriteOptions::default());
+        events::record(
+            api,
+            &registry::PODS,
+            &victim.value,
+            "Normal",
+            "Preempted",
+            &format!("Preempted by pod {} on node {}", meta::uid(&preemptor.value), plan.node_name),
+            SCHEDULER_NAME,
+        );
+        let _ = api.delete(&registry::PODS, &v.namespace, &v.name, &Default::default());
     }
 }
 

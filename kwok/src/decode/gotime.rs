@@ -97,13 +97,11 @@ pub fn parse_and_normalize(value: &str, micro: bool) -> Result<String, String> {
                 rest = &rest[lit.len()..];
             }
             Elem::Year => {
-                if rest.len() < 4 || !rest.as_bytes()[0].is_ascii_digit() {
+                let b = rest.as_bytes();
+                if b.len() < 4 || !b[..4].iter().all(u8::is_ascii_digit) {
                     return Err(err_elem(hold, text));
                 }
-                let Ok(y) = rest[..4].parse::<i64>() else {
-                    return Err(err_elem(hold, text));
-                };
-                year = y;
+                year = two_digits(&b[0..2]) * 100 + two_digits(&b[2..4]);
                 rest = &rest[4..];
             }
             Elem::Month | Elem::Day | Elem::Hour | Elem::Minute | Elem::Second => {
@@ -146,7 +144,9 @@ pub fn parse_and_normalize(value: &str, micro: bool) -> Result<String, String> {
             }
             Elem::Frac6 => {
                 let b = rest.as_bytes();
-                if b.len() < 7 || !(b[0] == b'.' || b[0] == b',') || digits_prefix(&rest[1..7]) != 6
+                if b.len() < 7
+                    || !(b[0] == b'.' || b[0] == b',')
+                    || !b[1..7].iter().all(u8::is_ascii_digit)
                 {
                     return Err(err_elem(hold, text));
                 }
@@ -159,14 +159,16 @@ pub fn parse_and_normalize(value: &str, micro: bool) -> Result<String, String> {
                     continue;
                 }
                 let b = rest.as_bytes();
-                if b.len() < 6 || b[3] != b':' || !(b[0] == b'+' || b[0] == b'-') {
+                let digits = |r: &[u8]| r.iter().all(u8::is_ascii_digit);
+                if b.len() < 6
+                    || b[3] != b':'
+                    || !(b[0] == b'+' || b[0] == b'-')
+                    || !digits(&b[1..3])
+                    || !digits(&b[4..6])
+                {
                     return Err(err_elem(hold, text));
                 }
-                let (Some((hh, _)), Some((mm, _))) =
-                    (getnum(&rest[1..3], true), getnum(&rest[4..6], true))
-                else {
-                    return Err(err_elem(hold, text));
-                };
+                let (hh, mm) = (two_digits(&b[1..3]), two_digits(&b[4..6]));
                 if hh > 24 {
                     return Err(err_msg(": time zone offset hour out of range"));
                 }
@@ -193,6 +195,12 @@ pub fn parse_and_normalize(value: &str, micro: bool) -> Result<String, String> {
     } else {
         utc.format("%Y-%m-%dT%H:%M:%SZ").to_string()
     })
+}
+
+/// Two ASCII digits as a number.
+fn two_digits(b: &[u8]) -> i64 {
+    b.iter()
+        .fold(0, |acc, d| acc * 10 + i64::from(d.saturating_sub(b'0')))
 }
 
 fn frac_nanos(digits: &str) -> i64 {
@@ -233,6 +241,10 @@ mod tests {
             parse_and_normalize("yesterday", false).unwrap_err(),
             r#"parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006""#
         );
+        // Multi-byte text never panics.
+        assert!(parse_and_normalize("1abé-01-01", false).is_err());
+        assert!(parse_and_normalize("2024-01-02T03:04:05+01:aé", false).is_err());
+        assert!(parse_and_normalize("2024-01-02T03:04:05.1é3456Z", true).is_err());
         assert_eq!(
             parse_and_normalize("2024-13-02T03:04:05Z", false).unwrap_err(),
             r#"parsing time "2024-13-02T03:04:05Z": month out of range"#

@@ -357,30 +357,74 @@ fn delete_options_body() {
 fn kubectl_generated_bodies_pass_the_whole_pipeline() {
     // `kubectl create deployment nginx --image=nginx --dry-run=client -o json`
     let body = r#"{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"nginx","namespace":"default","creationTimestamp":null,"labels":{"app":"nginx"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"nginx"}},"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"nginx"}},"spec":{"containers":[{"name":"nginx","image":"nginx","resources":{}}]}},"strategy":{}},"status":{}}"#;
-    let (mut obj, warnings) = decode_body(&DEPLOYMENTS, body.as_bytes(), FieldValidation::Strict).unwrap();
+    let (mut obj, warnings) =
+        decode_body(&DEPLOYMENTS, body.as_bytes(), FieldValidation::Strict).unwrap();
     assert!(warnings.is_empty());
     assert!(obj["metadata"].get("creationTimestamp").is_none());
     crate::defaults::apply(&DEPLOYMENTS, &mut obj);
     assert!(crate::validation::validate_create(&DEPLOYMENTS, &obj).is_empty());
-    assert_eq!(obj["spec"]["template"]["spec"]["containers"][0]["resources"], json!({}));
+    assert_eq!(
+        obj["spec"]["template"]["spec"]["containers"][0]["resources"],
+        json!({})
+    );
 
     let node = r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"kwok-node-0","labels":{"type":"kwok"},"annotations":{"kwok.x-k8s.io/node":"fake"}},
       "spec":{"taints":[{"key":"kwok.x-k8s.io/node","value":"fake","effect":"NoSchedule"}]},
       "status":{"allocatable":{"cpu":"32","memory":"256Gi","pods":"110"},"capacity":{"cpu":"32","memory":"256Gi","pods":"110","nvidia.com/gpu":"8"},
         "nodeInfo":{"architecture":"amd64","kubeletVersion":"fake","operatingSystem":"linux"},"phase":"Running"}}"#;
-    let (obj, _) = decode_body(&crate::registry::NODES, node.as_bytes(), FieldValidation::Strict).unwrap();
+    let (obj, _) = decode_body(
+        &crate::registry::NODES,
+        node.as_bytes(),
+        FieldValidation::Strict,
+    )
+    .unwrap();
     assert!(crate::validation::validate_create(&crate::registry::NODES, &obj).is_empty());
     assert_eq!(obj["status"]["capacity"]["nvidia.com/gpu"], json!("8"));
 
     let lease = r#"{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"n","namespace":"kube-node-lease"},"spec":{"holderIdentity":"n","leaseDurationSeconds":40,"renewTime":"2024-05-01T10:00:00.123456Z"}}"#;
-    let (obj, _) = decode_body(&crate::registry::LEASES, lease.as_bytes(), FieldValidation::Strict).unwrap();
-    assert_eq!(obj["spec"]["renewTime"], json!("2024-05-01T10:00:00.123456Z"));
+    let (obj, _) = decode_body(
+        &crate::registry::LEASES,
+        lease.as_bytes(),
+        FieldValidation::Strict,
+    )
+    .unwrap();
+    assert_eq!(
+        obj["spec"]["renewTime"],
+        json!("2024-05-01T10:00:00.123456Z")
+    );
 
     let rev = r#"{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"r","namespace":"default"},"data":{"spec":{"template":{"x":1}}},"revision":1}"#;
-    let (obj, _) = decode_body(&crate::registry::CONTROLLERREVISIONS, rev.as_bytes(), FieldValidation::Strict).unwrap();
+    let (obj, _) = decode_body(
+        &crate::registry::CONTROLLERREVISIONS,
+        rev.as_bytes(),
+        FieldValidation::Strict,
+    )
+    .unwrap();
     assert_eq!(obj["data"], json!({"spec": {"template": {"x": 1}}}));
 
     let event = r#"{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"e","namespace":"default"},"eventTime":"2024-05-01T10:00:00.000000Z","reportingController":"default-scheduler","reportingInstance":"s","action":"Scheduling","reason":"Scheduled","note":"ok","type":"Normal","regarding":{"kind":"Pod","name":"p","namespace":"default"}}"#;
-    let (obj, _) = decode_body(&crate::registry::EVENTS_V1, event.as_bytes(), FieldValidation::Strict).unwrap();
+    let (obj, _) = decode_body(
+        &crate::registry::EVENTS_V1,
+        event.as_bytes(),
+        FieldValidation::Strict,
+    )
+    .unwrap();
     assert!(crate::validation::validate_create(&crate::registry::EVENTS_V1, &obj).is_empty());
+}
+
+#[test]
+fn yaml_bodies() {
+    let body = b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector:\n    gpu: true\n  containers: []\n";
+    let (_, msg) = err_message(decode_yaml_body(&PODS, body, FieldValidation::Strict));
+    assert_eq!(
+        msg,
+        "Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal bool into Go struct field PodSpec.spec.nodeSelector of type string"
+    );
+    let ok = b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n    1: one\n";
+    let (obj, _) = decode_yaml_body(&PODS, ok, FieldValidation::Strict).unwrap();
+    assert_eq!(obj["metadata"]["labels"], json!({"1": "one"}));
+    assert_eq!(
+        yaml_to_json(b"a: [1, x]\n---\nb: 2\n").unwrap(),
+        br#"{"a":[1,"x"]}"#.to_vec()
+    );
 }

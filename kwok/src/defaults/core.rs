@@ -7,8 +7,15 @@ use serde_json::{json, Map, Value};
 use super::fields::{child, default_zero, existing, str_of};
 
 /// `SetDefaults_Namespace` (the `kubernetes.io/metadata.name` label), `SetDefaults_NamespaceStatus`,
-/// and the `kubernetes` finalizer the namespace strategy starts every namespace with.
+/// and the `kubernetes` finalizer the namespace strategy starts every namespace with
+/// (`PrepareForCreate`): only for an object not stored yet (no uid), so a namespace whose
+/// finalizer was removed by the namespace controller does not get it back.
 pub fn namespace(obj: &mut Map<String, Value>) {
+    let new_object = obj
+        .get("metadata")
+        .and_then(|m| m.get("uid"))
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty);
     let name = obj
         .get("metadata")
         .and_then(|m| m.get("name"))
@@ -21,7 +28,7 @@ pub fn namespace(obj: &mut Map<String, Value>) {
         }
     }
     if let Some(spec) = child(obj, "spec") {
-        if !spec.contains_key("finalizers") {
+        if new_object && !spec.contains_key("finalizers") {
             spec.insert("finalizers".into(), json!(["kubernetes"]));
         }
     }

@@ -137,6 +137,11 @@ fn namespace_node_secret_and_pdb() {
     );
     assert_eq!(ns["spec"], json!({"finalizers": ["kubernetes"]}));
     assert_eq!(ns["status"], json!({"phase": "Active"}));
+    // A stored namespace whose finalizer was removed keeps it removed.
+    let mut finalized = json!({"metadata": {"name": "gpu-drv", "uid": "u1"}, "spec": {}, "status": {"phase": "Terminating"}});
+    apply(&NAMESPACES, &mut finalized);
+    assert_eq!(finalized["spec"], json!({}));
+    assert_eq!(finalized["status"], json!({"phase": "Terminating"}));
 
     let mut node = json!({"status": {"capacity": {"cpu": "4", "pods": "110"}}});
     apply(&NODES, &mut node);

@@ -95,3 +95,37 @@ pub fn validate_status_update(res: &ResourceDef, new: &Value, old: &Value) -> Ve
         _ => meta::object_meta_update(new, old, true),
     }
 }
+
+/// `ValidateDeleteOptions` (apimachinery meta/internalversion/validation) on a decoded
+/// DeleteOptions body; a failure is a 422 on `DeleteOptions.meta.k8s.io ""`.
+pub fn validate_delete_options(opts: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let p = path::Path::new("propagationPolicy");
+    let policy = opts.get("propagationPolicy").and_then(Value::as_str);
+    if let Some(policy) = policy {
+        if opts.get("orphanDependents").is_some_and(|v| !v.is_null()) {
+            errs.push(path::invalid(
+                &p,
+                crate::error::go_quote(policy),
+                "orphanDependents and deletionPropagation cannot be both set",
+            ));
+        }
+        if !["Foreground", "Background", "Orphan"].contains(&policy) {
+            errs.push(path::not_supported(
+                &p,
+                crate::error::go_quote(policy),
+                &["Foreground", "Background", "Orphan", "nil"],
+            ));
+        }
+    }
+    if let Some(dry_run) = opts.get("dryRun").and_then(Value::as_array) {
+        if dry_run.iter().any(|v| v.as_str() != Some("All")) {
+            errs.push(path::not_supported(
+                &path::Path::new("dryRun"),
+                gofmt::string_slice(opts.get("dryRun")),
+                &["All"],
+            ));
+        }
+    }
+    errs
+}

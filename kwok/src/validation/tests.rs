@@ -265,3 +265,23 @@ fn invalid_renders_causes_for_kubectl() {
                 "message": "Invalid value: map[string]string{\"app\":\"y\"}: `selector` does not match template `labels`"}])
     );
 }
+
+#[test]
+fn delete_options_rules() {
+    let errs = validate_delete_options(&json!({"propagationPolicy": "Cascade"}));
+    let e = ApiError::invalid_kind(
+        "DeleteOptions.meta.k8s.io",
+        "DeleteOptions",
+        "meta.k8s.io",
+        "",
+        &errs,
+    );
+    assert_eq!(
+        e.message,
+        "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Cascade\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+    );
+    assert!(validate_delete_options(
+        &json!({"propagationPolicy": "Background", "dryRun": ["All"]})
+    )
+    .is_empty());
+}

@@ -149,7 +149,11 @@ pub fn scaled_value(v: &Value, total: i64, round_up: bool) -> Option<i64> {
         Value::String(s) => {
             let pct: i64 = s.strip_suffix('%')?.parse().ok()?;
             let exact = pct as f64 * total as f64 / 100.0;
-            Some(if round_up { exact.ceil() } else { exact.floor() } as i64)
+            Some(if round_up {
+                exact.ceil()
+            } else {
+                exact.floor()
+            } as i64)
         }
         _ => None,
     }
@@ -189,7 +193,9 @@ pub fn annotations_mut(obj: &mut Value) -> &mut Map<String, Value> {
     if !entry.is_object() {
         *entry = json!({});
     }
-    entry.as_object_mut().expect("annotations made an object above")
+    entry
+        .as_object_mut()
+        .expect("annotations made an object above")
 }
 
 fn set_annotation(obj: &mut Value, key: &str, value: String) {
@@ -229,9 +235,18 @@ pub fn set_deployment_revision(d: &mut Value, revision: &str) -> bool {
 /// `SetNewReplicaSetAnnotations`: copy the deployment's annotations, raise the revision to
 /// `new_revision` (remembering the previous one in revision-history on a rollback), and on a
 /// new ReplicaSet the replica annotations. True when anything changed.
-pub fn set_new_rs_annotations(d: &Value, spec: &Spec, rs: &mut Value, new_revision: i64, exists: bool) -> bool {
+pub fn set_new_rs_annotations(
+    d: &Value,
+    spec: &Spec,
+    rs: &mut Value,
+    new_revision: i64,
+    exists: bool,
+) -> bool {
     let mut changed = false;
-    if let Some(src) = meta::meta(d).and_then(|m| m.get("annotations")).and_then(Value::as_object) {
+    if let Some(src) = meta::meta(d)
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_object)
+    {
         for (k, v) in src {
             if SKIP_ANNOTATIONS.contains(&k.as_str()) {
                 continue;
@@ -256,7 +271,9 @@ pub fn set_new_rs_annotations(d: &Value, spec: &Spec, rs: &mut Value, new_revisi
         set_annotation(rs, REVISION, new_revision.to_string());
         changed = true;
         if let Some(old) = old.filter(|o| !o.is_empty()) {
-            let history = meta::annotation(rs, REVISION_HISTORY).unwrap_or("").to_string();
+            let history = meta::annotation(rs, REVISION_HISTORY)
+                .unwrap_or("")
+                .to_string();
             if history.is_empty() {
                 set_annotation(rs, REVISION_HISTORY, old);
             } else {
@@ -330,8 +347,14 @@ pub fn equal_ignore_hash(a: &Value, b: &Value) -> bool {
     if !objects_eq(&ma, &mb, Some("labels")) {
         return false;
     }
-    let la = ma.get("labels").and_then(Value::as_object).unwrap_or(&empty);
-    let lb = mb.get("labels").and_then(Value::as_object).unwrap_or(&empty);
+    let la = ma
+        .get("labels")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let lb = mb
+        .get("labels")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     objects_eq(la, lb, Some(HASH_LABEL))
 }
 
@@ -462,8 +485,12 @@ pub fn deployment_progressing(old: &Value, new: &Value) -> bool {
 
 /// `DeploymentTimedOut`: the Progressing condition has not moved for progressDeadlineSeconds.
 pub fn deployment_timed_out(spec: &Spec, conditions: &[Value], now: DateTime<Utc>) -> bool {
-    let Some(deadline) = spec.progress_deadline else { return false };
-    let Some(cond) = get_condition(conditions, PROGRESSING) else { return false };
+    let Some(deadline) = spec.progress_deadline else {
+        return false;
+    };
+    let Some(cond) = get_condition(conditions, PROGRESSING) else {
+        return false;
+    };
     match cond["reason"].as_str() {
         Some(REASON_NEW_RS_AVAILABLE) => false,
         Some(REASON_TIMED_OUT) => true,
@@ -531,8 +558,10 @@ mod tests {
     use super::*;
 
     fn spec(replicas: i64, surge: Value, unavailable: Value) -> Spec {
-        Spec::of(&json!({"metadata": {"generation": 1}, "spec": {"replicas": replicas,
-            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": surge, "maxUnavailable": unavailable}}}}))
+        Spec::of(
+            &json!({"metadata": {"generation": 1}, "spec": {"replicas": replicas,
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": surge, "maxUnavailable": unavailable}}}}),
+        )
     }
 
     #[test]
@@ -540,7 +569,10 @@ mod tests {
         let s = Spec::of(&json!({"spec": {}}));
         assert_eq!(s.replicas, 1);
         assert_eq!(s.strategy, Strategy::RollingUpdate);
-        assert_eq!((s.surge.clone(), s.unavailable.clone()), (json!("25%"), json!("25%")));
+        assert_eq!(
+            (s.surge.clone(), s.unavailable.clone()),
+            (json!("25%"), json!("25%"))
+        );
         assert_eq!(s.revision_history_limit, Some(10));
         assert_eq!(s.progress_deadline, Some(600));
     }
@@ -554,7 +586,11 @@ mod tests {
         let s = spec(4, json!("10%"), json!("10%"));
         assert_eq!((s.max_surge(), s.max_unavailable()), (1, 0));
         let s = spec(3, json!(2), json!(5));
-        assert_eq!((s.max_surge(), s.max_unavailable()), (2, 3), "unavailable is capped at replicas");
+        assert_eq!(
+            (s.max_surge(), s.max_unavailable()),
+            (2, 3),
+            "unavailable is capped at replicas"
+        );
     }
 
     #[test]
@@ -630,13 +666,19 @@ mod tests {
         let s = spec(4, json!(1), json!(0));
         let mut r = json!({"metadata": {"annotations": {REVISION: "1"}}});
         assert!(set_new_rs_annotations(&d, &s, &mut r, 3, true));
-        assert_eq!(r["metadata"]["annotations"], json!({"deployment.kubernetes.io/revision": "3", "deployment.kubernetes.io/revision-history": "1", "kubernetes.io/change-cause": "v1"}));
+        assert_eq!(
+            r["metadata"]["annotations"],
+            json!({"deployment.kubernetes.io/revision": "3", "deployment.kubernetes.io/revision-history": "1", "kubernetes.io/change-cause": "v1"})
+        );
         assert!(set_new_rs_annotations(&d, &s, &mut r, 5, true));
         assert_eq!(r["metadata"]["annotations"][REVISION_HISTORY], "1,3");
         assert!(!set_new_rs_annotations(&d, &s, &mut r, 5, true));
         let mut fresh = json!({"metadata": {}});
         assert!(set_new_rs_annotations(&d, &s, &mut fresh, 1, false));
-        assert_eq!(fresh["metadata"]["annotations"], json!({"deployment.kubernetes.io/desired-replicas": "4", "deployment.kubernetes.io/max-replicas": "5", "deployment.kubernetes.io/revision": "1", "kubernetes.io/change-cause": "v1"}));
+        assert_eq!(
+            fresh["metadata"]["annotations"],
+            json!({"deployment.kubernetes.io/desired-replicas": "4", "deployment.kubernetes.io/max-replicas": "5", "deployment.kubernetes.io/revision": "1", "kubernetes.io/change-cause": "v1"})
+        );
     }
 
     #[test]
@@ -645,21 +687,50 @@ mod tests {
             new_condition(PROGRESSING, "True", REASON_NEW_RS, "m", "t0"),
             new_condition(AVAILABLE, "False", REASON_MIN_UNAVAILABLE, "m", "t0"),
         ];
-        set_condition(&mut conds, new_condition(PROGRESSING, "True", REASON_NEW_RS, "other", "t1"));
-        assert_eq!(conds[0]["lastUpdateTime"], "t0", "same status and reason: unchanged");
-        set_condition(&mut conds, new_condition(PROGRESSING, "True", REASON_NEW_RS_AVAILABLE, "done", "t2"));
+        set_condition(
+            &mut conds,
+            new_condition(PROGRESSING, "True", REASON_NEW_RS, "other", "t1"),
+        );
+        assert_eq!(
+            conds[0]["lastUpdateTime"], "t0",
+            "same status and reason: unchanged"
+        );
+        set_condition(
+            &mut conds,
+            new_condition(PROGRESSING, "True", REASON_NEW_RS_AVAILABLE, "done", "t2"),
+        );
         assert_eq!(conds[1]["type"], PROGRESSING);
-        assert_eq!((conds[1]["lastTransitionTime"].as_str(), conds[1]["lastUpdateTime"].as_str()), (Some("t0"), Some("t2")));
+        assert_eq!(
+            (
+                conds[1]["lastTransitionTime"].as_str(),
+                conds[1]["lastUpdateTime"].as_str()
+            ),
+            (Some("t0"), Some("t2"))
+        );
     }
 
     #[test]
     fn timed_out_when_progress_is_older_than_the_deadline() {
         let s = spec(4, json!(1), json!(0));
         let now = Utc::now();
-        let old = (now - chrono::Duration::seconds(601)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
-        let conds = vec![new_condition(PROGRESSING, "True", REASON_RS_UPDATED, "m", &old)];
+        let old = (now - chrono::Duration::seconds(601))
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string();
+        let conds = vec![new_condition(
+            PROGRESSING,
+            "True",
+            REASON_RS_UPDATED,
+            "m",
+            &old,
+        )];
         assert!(deployment_timed_out(&s, &conds, now));
-        let conds = vec![new_condition(PROGRESSING, "True", REASON_NEW_RS_AVAILABLE, "m", &old)];
+        let conds = vec![new_condition(
+            PROGRESSING,
+            "True",
+            REASON_NEW_RS_AVAILABLE,
+            "m",
+            &old,
+        )];
         assert!(!deployment_timed_out(&s, &conds, now));
     }
 }

@@ -26,12 +26,47 @@ fn at(s: &str) -> DateTime<Utc> {
 fn surplus_pods_go_in_upstream_rank_order() {
     let now = at("2025-01-01T12:00:00Z");
     let pods = vec![
-        pod("ready-old", "n1", "Running", true, 0, "2025-01-01T00:00:00Z"),
-        pod("unscheduled", "", "Pending", false, 0, "2025-01-01T00:00:00Z"),
+        pod(
+            "ready-old",
+            "n1",
+            "Running",
+            true,
+            0,
+            "2025-01-01T00:00:00Z",
+        ),
+        pod(
+            "unscheduled",
+            "",
+            "Pending",
+            false,
+            0,
+            "2025-01-01T00:00:00Z",
+        ),
         pod("pending", "n1", "Pending", false, 0, "2025-01-01T00:00:00Z"),
-        pod("not-ready", "n1", "Running", false, 0, "2025-01-01T00:00:00Z"),
-        pod("restarting", "n2", "Running", true, 7, "2025-01-01T00:00:00Z"),
-        pod("ready-new", "n3", "Running", true, 0, "2025-01-01T11:59:00Z"),
+        pod(
+            "not-ready",
+            "n1",
+            "Running",
+            false,
+            0,
+            "2025-01-01T00:00:00Z",
+        ),
+        pod(
+            "restarting",
+            "n2",
+            "Running",
+            true,
+            7,
+            "2025-01-01T00:00:00Z",
+        ),
+        pod(
+            "ready-new",
+            "n3",
+            "Running",
+            true,
+            0,
+            "2025-01-01T11:59:00Z",
+        ),
     ];
     let order = names(pods_to_delete(&pods, &[], 5, now));
     assert_eq!(
@@ -91,8 +126,13 @@ fn claiming_follows_the_controller_ref_manager() {
 
 #[test]
 fn a_failing_create_sets_replica_failure_and_success_clears_it() {
-    let rs = json!({"metadata": {"generation": 1}, "spec": {"replicas": 3}, "status": {"replicas": 1}});
-    let counts = PodCounts { replicas: 1, fully_labeled: 1, ..Default::default() };
+    let rs =
+        json!({"metadata": {"generation": 1}, "spec": {"replicas": 3}, "status": {"replicas": 1}});
+    let counts = PodCounts {
+        replicas: 1,
+        fully_labeled: 1,
+        ..Default::default()
+    };
     let msg = "pods \"web-abcde\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1";
     let failed = calculate_status(&rs, &counts, Some(msg), "2025-01-01T00:00:00Z");
     assert_eq!(
@@ -102,7 +142,10 @@ fn a_failing_create_sets_replica_failure_and_success_clears_it() {
     let mut again = rs.clone();
     again["status"] = with_observed_generation(failed, &rs);
     assert_eq!(again["status"]["observedGeneration"], 1);
-    assert!(!status_changed(&again, &calculate_status(&again, &counts, Some("other"), "later")));
+    assert!(!status_changed(
+        &again,
+        &calculate_status(&again, &counts, Some("other"), "later")
+    ));
     let cleared = calculate_status(&again, &counts, None, "later");
     assert!(cleared.get("conditions").is_none());
     assert!(status_changed(&again, &cleared));
@@ -117,7 +160,10 @@ fn min_ready_seconds_delays_availability() {
     v["metadata"]["labels"] = json!({"app": "a", "extra": "x"});
     p = crate::store::Object::new(v);
     let c = PodCounts::of(&rs, &[p], now);
-    assert_eq!((c.replicas, c.fully_labeled, c.ready, c.available), (1, 1, 1, 0));
+    assert_eq!(
+        (c.replicas, c.fully_labeled, c.ready, c.available),
+        (1, 1, 1, 0)
+    );
     assert_eq!(c.next_available, Some(at("2025-01-01T12:00:20Z")));
 }
 
@@ -165,7 +211,13 @@ pub(crate) fn get(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) ->
 }
 
 /// Read-modify-write, retried on conflicts with the controllers.
-pub(crate) fn modify(api: &Api, res: &'static ResourceDef, ns: &str, name: &str, f: impl Fn(&mut Value)) {
+pub(crate) fn modify(
+    api: &Api,
+    res: &'static ResourceDef,
+    ns: &str,
+    name: &str,
+    f: impl Fn(&mut Value),
+) {
     for _ in 0..20 {
         let mut v = get(api, res, ns, name);
         f(&mut v);
@@ -194,20 +246,32 @@ pub(crate) fn active_pods(pods: &[Value]) -> Vec<&Value> {
 }
 
 /// (reason, message, source component, count) of the events about `name`, oldest first.
-pub(crate) fn events_about(api: &Api, ns: &str, kind: &str, name: &str) -> Vec<(String, String, String, i64)> {
+pub(crate) fn events_about(
+    api: &Api,
+    ns: &str,
+    kind: &str,
+    name: &str,
+) -> Vec<(String, String, String, i64)> {
     let mut evs: Vec<Value> = api
         .store()
         .list(&registry::EVENTS, Some(ns))
         .0
         .iter()
-        .filter(|e| e.value["involvedObject"]["name"] == name && e.value["involvedObject"]["kind"] == kind)
+        .filter(|e| {
+            e.value["involvedObject"]["name"] == name && e.value["involvedObject"]["kind"] == kind
+        })
         .map(|e| e.value.clone())
         .collect();
     evs.sort_by(|a, b| meta::name(a).cmp(meta::name(b)));
     evs.iter()
         .map(|e| {
             let s = |k: &str| e[k].as_str().unwrap_or("").to_string();
-            (s("reason"), s("message"), e["source"]["component"].as_str().unwrap_or("").to_string(), e["count"].as_i64().unwrap_or(0))
+            (
+                s("reason"),
+                s("message"),
+                e["source"]["component"].as_str().unwrap_or("").to_string(),
+                e["count"].as_i64().unwrap_or(0),
+            )
         })
         .collect()
 }
@@ -248,7 +312,12 @@ fn web_rs(name: &str, replicas: i64, app: &str) -> Value {
 async fn a_replica_set_runs_its_pods_and_scales_down_the_right_ones() {
     let cluster = start_cluster().await;
     let api = cluster.api();
-    let rs = create(api, &registry::REPLICASETS, "default", web_rs("web", 3, "web"));
+    let rs = create(
+        api,
+        &registry::REPLICASETS,
+        "default",
+        web_rs("web", 3, "web"),
+    );
     let uid = meta::uid(&rs.value).to_string();
     eventually(&cluster, "3 running pods", || async {
         let pods = pods_labelled(api, "default", "app", "web");
@@ -258,17 +327,30 @@ async fn a_replica_set_runs_its_pods_and_scales_down_the_right_ones() {
     let pods = pods_labelled(api, "default", "app", "web");
     for p in &pods {
         let name = meta::name(p);
-        assert!(name.starts_with("web-") && name.len() == "web-".len() + 5, "{name}");
+        assert!(
+            name.starts_with("web-") && name.len() == "web-".len() + 5,
+            "{name}"
+        );
         assert_eq!(p["metadata"]["generateName"], "web-");
         assert_eq!(
             p["metadata"]["ownerReferences"],
             json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": uid, "controller": true, "blockOwnerDeletion": true}])
         );
-        assert_eq!(p["metadata"]["labels"], json!({"app": "web", "tier": "web"}));
+        assert_eq!(
+            p["metadata"]["labels"],
+            json!({"app": "web", "tier": "web"})
+        );
     }
     let mut created: Vec<(String, String, String, i64)> = pods
         .iter()
-        .map(|p| ("SuccessfulCreate".to_string(), format!("Created pod: {}", meta::name(p)), "replicaset-controller".to_string(), 1))
+        .map(|p| {
+            (
+                "SuccessfulCreate".to_string(),
+                format!("Created pod: {}", meta::name(p)),
+                "replicaset-controller".to_string(),
+                1,
+            )
+        })
         .collect();
     created.sort();
     let mut seen = events_about(api, "default", "ReplicaSet", "web");
@@ -279,7 +361,9 @@ async fn a_replica_set_runs_its_pods_and_scales_down_the_right_ones() {
         json!({"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 3, "availableReplicas": 3, "observedGeneration": 1})
     );
 
-    modify(api, &registry::REPLICASETS, "default", "web", |v| v["spec"]["replicas"] = json!(1));
+    modify(api, &registry::REPLICASETS, "default", "web", |v| {
+        v["spec"]["replicas"] = json!(1)
+    });
     eventually(&cluster, "one pod left", || async {
         pods_labelled(api, "default", "app", "web").len() == 1
     })
@@ -292,7 +376,7 @@ async fn a_replica_set_runs_its_pods_and_scales_down_the_right_ones() {
         .collect();
     let mut expected: Vec<String> = pods
         .iter()
-        .map(|p| meta::name(p))
+        .map(meta::name)
         .filter(|n| *n != left)
         .map(|n| format!("Deleted pod: {n}"))
         .collect();
@@ -311,27 +395,44 @@ async fn a_replica_set_runs_its_pods_and_scales_down_the_right_ones() {
 async fn orphans_are_adopted_and_relabelled_pods_released() {
     let cluster = start_cluster().await;
     let api = cluster.api();
-    create(api, &registry::PODS, "default", json!({
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "stray", "labels": {"app": "api"}},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]}
-    }));
-    let rs = create(api, &registry::REPLICASETS, "default", web_rs("api", 2, "api"));
+    create(
+        api,
+        &registry::PODS,
+        "default",
+        json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "stray", "labels": {"app": "api"}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}
+        }),
+    );
+    let rs = create(
+        api,
+        &registry::REPLICASETS,
+        "default",
+        web_rs("api", 2, "api"),
+    );
     let uid = meta::uid(&rs.value).to_string();
     eventually(&cluster, "two pods, the stray adopted", || async {
         let stray = get(api, &registry::PODS, "default", "stray");
-        controller_uid(&stray) == Some(uid.as_str()) && pods_labelled(api, "default", "app", "api").len() == 2
+        controller_uid(&stray) == Some(uid.as_str())
+            && pods_labelled(api, "default", "app", "api").len() == 2
     })
     .await;
     let creates = |api: &Api| {
-        events_about(api, "default", "ReplicaSet", "api").into_iter().filter(|e| e.0 == "SuccessfulCreate").count()
+        events_about(api, "default", "ReplicaSet", "api")
+            .into_iter()
+            .filter(|e| e.0 == "SuccessfulCreate")
+            .count()
     };
     assert_eq!(creates(api), 1, "only the missing pod is created");
 
-    modify(api, &registry::PODS, "default", "stray", |v| v["metadata"]["labels"]["app"] = json!("other"));
+    modify(api, &registry::PODS, "default", "stray", |v| {
+        v["metadata"]["labels"]["app"] = json!("other")
+    });
     eventually(&cluster, "the stray released and replaced", || async {
         let stray = get(api, &registry::PODS, "default", "stray");
-        stray["metadata"].get("ownerReferences").is_none() && pods_labelled(api, "default", "app", "api").len() == 2
+        stray["metadata"].get("ownerReferences").is_none()
+            && pods_labelled(api, "default", "app", "api").len() == 2
     })
     .await;
     assert_eq!(creates(api), 2);
@@ -342,13 +443,26 @@ async fn orphans_are_adopted_and_relabelled_pods_released() {
 async fn a_deleted_pod_is_replaced() {
     let cluster = start_cluster().await;
     let api = cluster.api();
-    create(api, &registry::REPLICASETS, "default", web_rs("solo", 1, "solo"));
+    create(
+        api,
+        &registry::REPLICASETS,
+        "default",
+        web_rs("solo", 1, "solo"),
+    );
     eventually(&cluster, "the pod runs", || async {
-        pods_labelled(api, "default", "app", "solo").iter().any(|p| p["status"]["phase"] == "Running")
+        pods_labelled(api, "default", "app", "solo")
+            .iter()
+            .any(|p| p["status"]["phase"] == "Running")
     })
     .await;
     let first = meta::name(&pods_labelled(api, "default", "app", "solo")[0]).to_string();
-    api.delete(&registry::PODS, "default", &first, &DeleteOptions::default()).expect("delete");
+    api.delete(
+        &registry::PODS,
+        "default",
+        &first,
+        &DeleteOptions::default(),
+    )
+    .expect("delete");
     eventually(&cluster, "a replacement runs", || async {
         let pods = pods_labelled(api, "default", "app", "solo");
         pods.len() == 1 && meta::name(&pods[0]) != first && pods[0]["status"]["phase"] == "Running"

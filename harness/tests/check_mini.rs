@@ -1,0 +1,184 @@
+//! End to end: `proctor up` serving a lab, `proctor solve` applying the reference to it and
+//! `proctor check` judging the live cluster and lab dir.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use common::lab;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+/// A running `proctor up`; stopped with SIGINT when dropped.
+struct Up {
+    child: Child,
+    kubeconfig: PathBuf,
+}
+
+impl Up {
+    fn start(scenarios: &Path, kubeconfig: &Path, lab_dir: &Path) -> Up {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("proctor"))
+            .args(["up", "mini", "--scenarios"])
+            .arg(scenarios)
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .arg("--lab-dir")
+            .arg(lab_dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("proctor up starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).expect("reads the export line");
+        let path = line
+            .trim_end()
+            .strip_prefix("export KUBECONFIG=")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+        assert_eq!(Path::new(path), kubeconfig, "the printed kubeconfig is the requested file");
+        Up { child, kubeconfig: kubeconfig.to_path_buf() }
+    }
+
+    fn stop(&mut self) -> Option<i32> {
+        let _ = kill(Pid::from_raw(self.child.id() as i32), Signal::SIGINT);
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        None
+    }
+}
+
+impl Drop for Up {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.stop();
+        }
+    }
+}
+
+#[test]
+fn up_serves_the_lab_nodes_until_sigint() {
+    let root = lab();
+    let work = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = work.path().join("kubeconfig");
+    let mut up = Up::start(root.path(), &kubeconfig, &work.path().join("lab"));
+    let nodes = Command::new("kubectl")
+        .args(["get", "nodes", "-o", "name"])
+        .env("KUBECONFIG", &up.kubeconfig)
+        .output()
+        .expect("kubectl runs");
+    assert_eq!(String::from_utf8_lossy(&nodes.stdout), "node/lab-node-0\nnode/lab-node-1\n");
+    assert_eq!(up.stop(), Some(0), "a clean shutdown exits 0");
+    assert!(!kubeconfig.exists(), "the kubeconfig of a stopped cluster is removed");
+}
+
+#[test]
+fn check_fails_before_solve_and_passes_after() {
+    let root = lab();
+    let work = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = work.path().join("kubeconfig");
+    let lab_dir = work.path().join("lab");
+    let cache = work.path().join("cache");
+    let up = Up::start(root.path(), &kubeconfig, &lab_dir);
+
+    let before = cargo_bin_cmd!("proctor")
+        .args(["check", "mini", "--quiet", "--color", "never", "--scenarios"])
+        .arg(root.path())
+        .arg("--dir")
+        .arg(&lab_dir)
+        .env("KUBECONFIG", &up.kubeconfig)
+        .env("PROCTOR_CACHE", &cache)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&before.stdout);
+    assert_eq!(before.status.code(), Some(1), "{text}");
+    assert!(text.contains("✗ 1.1 lab-node-0 is gold"), "{text}");
+    assert!(text.contains("✗ 1.2 out/tier.txt"), "{text}");
+    assert!(!text.contains("1.3"), "hidden checks are not self-checked: {text}");
+
+    cargo_bin_cmd!("proctor")
+        .args(["solve", "mini", "--scenarios"])
+        .arg(root.path())
+        .arg("--dir")
+        .arg(&lab_dir)
+        .env("KUBECONFIG", &up.kubeconfig)
+        .assert()
+        .success();
+
+    let after = cargo_bin_cmd!("proctor")
+        .args(["check", "mini", "--quiet", "--color", "never", "--scenarios"])
+        .arg(root.path())
+        .arg("--dir")
+        .arg(&lab_dir)
+        .env("KUBECONFIG", &up.kubeconfig)
+        .env("PROCTOR_CACHE", &cache)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&after.stdout);
+    assert_eq!(after.status.code(), Some(0), "{text}");
+    assert!(text.contains("✓ 2.2 ConfigMap settings exists"), "{text}");
+
+    let only_step_2 = cargo_bin_cmd!("proctor")
+        .args(["check", "mini", "--step", "2", "--quiet", "--scenarios"])
+        .arg(root.path())
+        .arg("--dir")
+        .arg(&lab_dir)
+        .env("KUBECONFIG", &up.kubeconfig)
+        .env("PROCTOR_CACHE", &cache)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&only_step_2.stdout);
+    assert!(!text.contains("Step 1"), "{text}");
+    assert!(text.contains("Step 2: Settings"), "{text}");
+    let nodes = Command::new("kubectl")
+        .args(["get", "nodes", "-o", "name"])
+        .env("KUBECONFIG", &up.kubeconfig)
+        .output()
+        .expect("kubectl runs");
+    assert_eq!(
+        String::from_utf8_lossy(&nodes.stdout),
+        "node/lab-node-0\nnode/lab-node-1\n",
+        "injected nodes are removed from the learner's cluster"
+    );
+}
+
+#[test]
+fn grading_on_an_external_cluster_leaves_it_as_found() {
+    let root = lab();
+    let work = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = work.path().join("kubeconfig");
+    let up = Up::start(root.path(), &kubeconfig, &work.path().join("lab"));
+    let good = common::submission(Some((common::TIER_SH, 0o755)), Some("gold\n"), Some(common::SETTINGS));
+    let graded = cargo_bin_cmd!("proctor")
+        .args(["grade", "mini", "--format", "json", "--quiet", "--scenarios"])
+        .arg(root.path())
+        .arg("--submission")
+        .arg(good.path())
+        .arg("--kubeconfig")
+        .arg(&up.kubeconfig)
+        .output()
+        .expect("runs");
+    let json: serde_json::Value = serde_json::from_slice(&graded.stdout).expect("JSON report");
+    assert_eq!(graded.status.code(), Some(0), "{json:#}");
+    assert_eq!(json["score"], json["max_score"]);
+    let kubectl = |args: &[&str]| {
+        let output = Command::new("kubectl")
+            .args(args)
+            .env("KUBECONFIG", &up.kubeconfig)
+            .output()
+            .expect("kubectl runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    assert_eq!(kubectl(&["get", "nodes", "-o", "name"]), "node/lab-node-0\nnode/lab-node-1\n");
+    assert_eq!(kubectl(&["get", "nodes", "-l", "tier", "-o", "name"]), "", "labels set by the reference are undone");
+    assert_eq!(kubectl(&["get", "configmap", "settings", "--ignore-not-found", "-o", "name"]), "");
+}

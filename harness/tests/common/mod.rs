@@ -1,0 +1,112 @@
+//! A small lab written on the fly (scenario, reference files) and submissions for it.
+#![allow(dead_code)]
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+pub const SCENARIO: &str = r#"
+apiVersion: proctor/v1
+kind: Scenario
+name: mini
+title: Tiers and settings
+labDir: /root/mini
+cluster:
+  nodes:
+    - name: lab-node-0
+    - name: lab-node-1
+perturbations:
+  silver:
+    namePrefix: tier-node-
+    labels: {tier: silver}
+steps:
+  - id: 1
+    title: Tier tool
+    reference: |
+      kubectl label node lab-node-0 tier=gold
+      install -m 0755 "$SCENARIO_DIR/reference/tier.sh" tier.sh
+      mkdir -p out
+      ./tier.sh lab-node-0 > out/tier.txt
+    artifacts: [tier.sh, out/tier.txt]
+    checks:
+      - id: label
+        title: lab-node-0 is gold
+        modes: [check]
+        object: {resource: nodes, name: lab-node-0, expect: {metadata: {labels: {tier: gold}}}}
+      - id: tier-file
+        title: out/tier.txt
+        points: 2
+        hint: "Write the tier of lab-node-0."
+        file: {path: out/tier.txt, normalise: [trailing-whitespace, final-newline]}
+      - id: tier-script
+        title: tier.sh reads the label
+        points: 3
+        visibility: hidden
+        hint: "Read the label with kubectl."
+        hints:
+          - match: '(?m)^\+gold$'
+            say: "Never hard-code the tier."
+        script:
+          path: tier.sh
+          args: ["{node}"]
+          nodes: {selector: tier}
+          inject: [silver]
+  - id: 2
+    title: Settings
+    reference: |
+      mkdir -p k8s
+      cp "$SCENARIO_DIR/reference/k8s/settings.yaml" k8s/settings.yaml
+      kubectl apply -f k8s/settings.yaml
+    artifacts: [k8s/settings.yaml]
+    replay: |
+      kubectl apply -f k8s/settings.yaml
+    checks:
+      - id: manifest
+        title: k8s/settings.yaml declares ConfigMap settings
+        manifest:
+          path: k8s/settings.yaml
+          objects:
+            - kind: ConfigMap
+              name: settings
+              namespace: default
+              expect: {data: {mode: fast}}
+      - id: live
+        title: ConfigMap settings exists
+        object: {resource: configmaps, namespace: default, name: settings, expect: {data: {mode: fast}}, timeout: 5s}
+"#;
+
+pub const TIER_SH: &str = "#!/bin/bash\nkubectl get node \"$1\" -o jsonpath='{.metadata.labels.tier}'\necho\n";
+pub const SETTINGS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: fast\n";
+
+pub fn write(path: &Path, text: &str, mode: u32) {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).expect("mkdir");
+    }
+    fs::write(path, text).expect("write");
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// scenarios/mini/{scenario.yaml, reference/...}
+pub fn lab() -> tempfile::TempDir {
+    let root = tempfile::tempdir().expect("tempdir");
+    let dir = root.path().join("mini");
+    write(&dir.join("scenario.yaml"), SCENARIO, 0o644);
+    write(&dir.join("reference/tier.sh"), TIER_SH, 0o755);
+    write(&dir.join("reference/k8s/settings.yaml"), SETTINGS, 0o644);
+    root
+}
+
+pub fn submission(tier_sh: Option<(&str, u32)>, tier_txt: Option<&str>, settings: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    if let Some((text, mode)) = tier_sh {
+        write(&dir.path().join("tier.sh"), text, mode);
+    }
+    if let Some(text) = tier_txt {
+        write(&dir.path().join("out/tier.txt"), text, 0o644);
+    }
+    if let Some(text) = settings {
+        write(&dir.path().join("k8s/settings.yaml"), text, 0o644);
+    }
+    dir
+}
+
