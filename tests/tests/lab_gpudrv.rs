@@ -209,14 +209,9 @@ const DRAIN: [&str; 5] = [
 /// Step 1: namespace and node facts; every label reads back through jsonpath with escaped dots.
 fn step1_node_facts(c: &TestCluster) {
     assert_eq!(
-        c.kubectl_stdin(
-            &["apply", "-f", "-"],
-            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-drv\n"
-        )
-        .ok()
-        .stdout,
+        get(c, &["create", "namespace", NS]),
         "namespace/gpu-drv created\n"
-    ); // DEVTMP
+    );
     for f in &LAB_NODES {
         let out = get(
             c,

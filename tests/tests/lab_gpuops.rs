@@ -251,14 +251,9 @@ fn apply_ds(c: &TestCluster, file: &str, ds: &str) {
 /// Step 1: namespace and the operand switches per node.
 fn step1_switches(c: &TestCluster) {
     assert_eq!(
-        c.kubectl_stdin(
-            &["apply", "-f", "-"],
-            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gpu-operator\n"
-        )
-        .ok()
-        .stdout,
+        get(c, &["create", "namespace", NS]),
         "namespace/gpu-operator created\n"
-    ); // DEVTMP
+    );
     for (node, driver) in [("lab-node-0", "true"), ("lab-node-1", "false")] {
         let out = get(
             c,

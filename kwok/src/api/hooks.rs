@@ -14,24 +14,45 @@ pub fn decode(
     body: &[u8],
     validation: FieldValidation,
 ) -> ApiResult<(Value, Vec<String>)> {
-    let v = serde_json::from_slice::<Value>(body)
-        .map_err(|e| ApiError::bad_request(format!("json parse error: {e}")))?;
-    let _ = (res, validation);
-    Ok((v, Vec::new()))
+    crate::decode::decode_body(res, body, validation)
 }
 
+/// Re-decode a patched object: failures are 422 on the `patch` field, quoting the patch the way
+/// the apiserver does (the patched JSON for JSON and merge patches, Go's `%+v` of the strategic
+/// patch).
+pub fn decode_patched(
+    res: &'static ResourceDef,
+    patched: &Value,
+    kind: PatchKind,
+    body: &[u8],
+    validation: FieldValidation,
+) -> ApiResult<(Value, Vec<String>)> {
+    let encoded = serde_json::to_vec(patched).map_err(|e| ApiError::internal(e.to_string()))?;
+    let quoted = match kind {
+        PatchKind::Strategic => serde_json::from_slice::<Value>(body)
+            .map(|p| crate::decode::gosprint::sprint(&p))
+            .unwrap_or_default(),
+        _ => String::from_utf8_lossy(&encoded).into_owned(),
+    };
+    crate::decode::decode_patched(res, &encoded, &quoted, validation)
+}
+
+/// Defaulting on create: scheme defaults plus the pod admission defaults.
 pub fn default(res: &'static ResourceDef, obj: &mut Value) {
-    let _ = (res, obj);
+    crate::defaults::apply(res, obj);
+}
+
+/// Defaulting on update: scheme defaults only (admission defaults are create-time).
+pub fn default_update(res: &'static ResourceDef, obj: &mut Value) {
+    crate::defaults::apply_scheme(res, obj);
 }
 
 pub fn validate_create(res: &'static ResourceDef, obj: &Value) -> Vec<FieldError> {
-    let _ = (res, obj);
-    Vec::new()
+    crate::validation::validate_create(res, obj)
 }
 
 pub fn validate_update(res: &'static ResourceDef, new: &Value, old: &Value) -> Vec<FieldError> {
-    let _ = (res, new, old);
-    Vec::new()
+    crate::validation::validate_update(res, new, old)
 }
 
 pub fn validate_status_update(
@@ -39,8 +60,7 @@ pub fn validate_status_update(
     new: &Value,
     old: &Value,
 ) -> Vec<FieldError> {
-    let _ = (res, new, old);
-    Vec::new()
+    crate::validation::validate_status_update(res, new, old)
 }
 
 /// Patch content types understood by the server.

@@ -343,7 +343,7 @@ impl Api {
             strategy::prepare_status_update(&mut obj, &old.value);
             hooks::validate_status_update(res, &obj, &old.value)
         } else {
-            hooks::default(res, &mut obj);
+            hooks::default_update(res, &mut obj);
             strategy::prepare_update(res, &mut obj, &old.value);
             hooks::validate_update(res, &obj, &old.value)
         };
@@ -421,8 +421,7 @@ impl Api {
             if res.namespaced {
                 meta::meta_mut(&mut patched).insert("namespace".into(), json!(ns));
             }
-            let encoded = serde_json::to_vec(&patched).map_err(|e| ApiError::internal(e.to_string()))?;
-            let (decoded, _) = hooks::decode(res, &encoded, opts.field_validation)?;
+            let (decoded, _) = hooks::decode_patched(res, &patched, kind, body, opts.field_validation)?;
             match self.write_update(res, &old, decoded, subresource, opts) {
                 Err(e) if e.code == 409 && e.reason == "Conflict" => continue,
                 other => return other,

@@ -1,12 +1,7 @@
 //! Request options of the API verbs, decoded from query parameters and bodies.
 
 /// `?fieldValidation=`: what to do with unknown or duplicate fields in a body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldValidation {
-    Strict,
-    Warn,
-    Ignore,
-}
+pub use crate::decode::FieldValidation;
 
 /// Options of list and watch.
 #[derive(Default)]

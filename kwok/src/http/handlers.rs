@@ -74,21 +74,13 @@ fn json_body(parts: &Parts, body: &[u8]) -> ApiResult<Vec<u8>> {
     let base = ct.split(';').next().unwrap_or("").trim();
     match base {
         "application/json" | "" | "*/*" => Ok(body.to_vec()),
-        "application/yaml" => yaml_to_json(body),
+        "application/yaml" => crate::decode::yaml_to_json(body),
         crate::protobuf::CONTENT_TYPE => {
             let v = crate::protobuf::decode(body)?;
             serde_json::to_vec(&v).map_err(|e| ApiError::internal(e.to_string()))
         }
         _ => Err(ApiError::unsupported_media_type(ct)),
     }
-}
-
-fn yaml_to_json(body: &[u8]) -> ApiResult<Vec<u8>> {
-    let text = std::str::from_utf8(body)
-        .map_err(|_| ApiError::bad_request("the body of the request is not valid UTF-8"))?;
-    let v: Value = serde_yaml::from_str(text)
-        .map_err(|e| ApiError::bad_request(format!("error converting YAML to JSON: {e}")))?;
-    serde_json::to_vec(&v).map_err(|e| ApiError::internal(e.to_string()))
 }
 
 fn with_warnings(mut r: Response, warnings: &[String]) -> Response {
@@ -150,7 +142,7 @@ fn resource(
         }
         ("POST", None) => {
             require_verb(res, "create")?;
-            let opts = query.write_options()?;
+            let opts = query.write_options("CreateOptions")?;
             let json = json_body(parts, body)?;
             let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
             let created = api.create(res, ns, obj, &opts)?;
@@ -158,7 +150,7 @@ fn resource(
         }
         ("PUT", Some(n)) => {
             require_verb(res, "update")?;
-            let opts = query.write_options()?;
+            let opts = query.write_options("UpdateOptions")?;
             let json = json_body(parts, body)?;
             let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
             let updated = api.update(res, ns, n, obj, None, &opts)?;
@@ -166,7 +158,7 @@ fn resource(
         }
         ("PATCH", Some(n)) => {
             require_verb(res, "patch")?;
-            let opts = query.write_options()?;
+            let opts = query.write_options("PatchOptions")?;
             let kind = patch_kind(parts)?;
             let patched = api.patch(res, ns, n, kind, body, None, &opts)?;
             Ok(respond::object(StatusCode::OK, res, &patched, format))
@@ -223,7 +215,12 @@ fn subresource(
     let res = path.res;
     let ns = path.namespace.as_deref().unwrap_or("");
     let method = parts.method.as_str();
-    let opts: WriteOptions = query.write_options()?;
+    let options_kind = match method {
+        "PATCH" => "PatchOptions",
+        "PUT" => "UpdateOptions",
+        _ => "CreateOptions",
+    };
+    let opts: WriteOptions = query.write_options(options_kind)?;
     match (sub, method) {
         ("status", "GET") => Ok(respond::object(StatusCode::OK, res, &api.get(res, ns, name)?, format)),
         ("status", "PUT") => {

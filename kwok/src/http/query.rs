@@ -44,20 +44,12 @@ impl Query {
         })
     }
 
-    pub fn write_options(&self) -> ApiResult<WriteOptions> {
-        let field_validation = match self.get("fieldValidation") {
-            None | Some("") | Some("Warn") => FieldValidation::Warn,
-            Some("Strict") => FieldValidation::Strict,
-            Some("Ignore") => FieldValidation::Ignore,
-            Some(other) => {
-                return Err(ApiError::bad_request(format!(
-                    "fieldValidation parameter unsupported: {other}"
-                )))
-            }
-        };
+    /// Options of a write; `options_kind` (`CreateOptions`, `UpdateOptions`, `PatchOptions`)
+    /// names the object in validation errors, as the apiserver does.
+    pub fn write_options(&self, options_kind: &str) -> ApiResult<WriteOptions> {
         Ok(WriteOptions {
             dry_run: self.dry_run()?,
-            field_validation,
+            field_validation: FieldValidation::parse(self.get("fieldValidation"), options_kind)?,
             field_manager: self.get("fieldManager").map(String::from),
         })
     }
@@ -88,8 +80,11 @@ impl Query {
             opts.propagation = Some(Propagation::Orphan);
         }
         if !body.iter().all(u8::is_ascii_whitespace) {
-            let v: serde_json::Value = serde_json::from_slice(body)
-                .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?;
+            let v = crate::decode::decode_delete_options(body)?;
+            let errs = crate::validation::validate_delete_options(&v);
+            if !errs.is_empty() {
+                return Err(ApiError::invalid_kind("DeleteOptions.meta.k8s.io", "DeleteOptions", "meta.k8s.io", "", &errs));
+            }
             if let Some(g) = v.get("gracePeriodSeconds").and_then(|g| g.as_i64()) {
                 opts.grace_period_seconds = Some(g);
             }
