@@ -45,7 +45,9 @@ async fn hostile_requests_get_a_status_and_change_nothing() {
         ("POST", "/api/v1/namespaces", "application/json", huge, 413),
         ("POST", "/api/v1/namespaces", "text/plain", b"hello".to_vec(), 415),
         ("POST", "/api/v1/namespaces", "application/json", b"[]".to_vec(), 400),
-        ("POST", "/api/v1/namespaces", "application/json", b"null".to_vec(), 400),
+        // A body without kind or apiVersion takes them from the URL, then fails validation.
+        ("POST", "/api/v1/namespaces", "application/json", b"null".to_vec(), 422),
+        ("POST", "/api/v1/namespaces", "application/json", b"{}".to_vec(), 422),
         ("POST", "/api/v1/namespaces", "application/json", br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"}}"#.to_vec(), 400),
         ("POST", "/api/v1/widgets", "application/json", b"{}".to_vec(), 404),
         ("GET", "/api/v1/nodes/%zz", "application/json", vec![], 404),

@@ -814,7 +814,8 @@ fn unquoted_true_in_a_node_selector_is_rejected() {
     assert_eq!(pods_on(&c, "lab-node-0"), "");
 }
 
-/// Pod labels that the selector does not match: 422, printed from the status causes.
+/// Pod labels that the selector does not match: 422, printed from the status causes. (`"y"` is
+/// quoted: kubectl reads YAML 1.1, where a bare `y` is the boolean true.)
 #[test]
 fn selector_not_matching_template_labels_is_invalid() {
     let c = TestCluster::lab();
@@ -831,7 +832,7 @@ spec:
   template:
     metadata:
       labels:
-        app: y
+        app: "y"
     spec:
       nodeSelector:
         nvidia.com/gpu.deploy.driver: "true"

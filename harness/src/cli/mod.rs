@@ -160,6 +160,10 @@ pub struct SelftestArgs {
 pub struct DemoArgs {
     /// Only these labs (default: all).
     pub labs: Vec<String>,
+    /// Grade the cases in DIR/<lab>/<case>/ (each with an expect.yaml) instead of the bundled
+    /// submissions, e.g. tests/fixtures/submissions.
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

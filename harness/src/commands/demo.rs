@@ -5,6 +5,7 @@ use super::common::{emit, private_cluster, Globals, Verdict};
 use crate::cli::DemoArgs;
 use crate::report::{model::points, style::Stream, Style};
 use crate::runner::{grade, run_reference};
+use crate::scenario::lab::submissions_in;
 use crate::scenario::lookup::list_labs;
 
 struct Row {
@@ -31,9 +32,12 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
     let mut rows = Vec::new();
     for name in &names {
         let lab = globals.lab(name)?;
-        let cases = lab.bundled_submissions()?;
+        let cases = match &args.cases {
+            Some(root) => submissions_in(&root.join(lab.name()))?,
+            None => lab.bundled_submissions()?,
+        };
         if cases.is_empty() {
-            eprintln!("{}: no bundled submissions", lab.name());
+            eprintln!("{}: no submissions to grade", lab.name());
             continue;
         }
         let target = private_cluster(&lab).await?;

@@ -50,6 +50,9 @@ pub async fn self_check(
             }
             lines.push(evaluate_to_report(&setting, step, k + 1, check).await);
         }
+        if lines.is_empty() {
+            continue;
+        }
         let step_report = StepReport {
             id: step.id,
             title: step.title.clone(),

@@ -26,7 +26,6 @@ use crate::scheduler::{add_daemon_tolerations, node_should_run_daemon_pod};
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
 
-thread_local! { static EVT: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) }; }
 /// The event source of the controller (`NewDaemonSetsController`).
 pub const COMPONENT: &str = "daemonset-controller";
 /// `apps.DefaultDaemonSetUniqueLabelKey` / `ControllerRevisionHashLabelKey`.
@@ -982,8 +981,7 @@ impl DaemonSetController {
                 ) {
                     Ok(pod) => {
                         wrote = true;
-                        let te = Instant::now();
-                        if std::env::var("NOEV").is_err() { events::record(
+                        events::record(
                             api,
                             &registry::DAEMONSETS,
                             &ds.value,
@@ -991,8 +989,7 @@ impl DaemonSetController {
                             "SuccessfulCreate",
                             &format!("Created pod: {}", pod.name()),
                             COMPONENT,
-                        ); }
-                        EVT.with(|c| c.set(c.get() + te.elapsed()));
+                        );
                     }
                     Err(e) if is_namespace_terminating(&e) => {}
                     Err(e) => {
@@ -1560,15 +1557,6 @@ impl Controller for DaemonSetController {
     }
 
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
-        let t0 = Instant::now();
-        EVT.with(|c| c.set(Duration::ZERO));
-        let r = self.reconcile_inner(api);
-        eprintln!("DSPROF pass {:?} events {:?}", t0.elapsed(), EVT.with(|c| c.get()));
-        r
-    }
-}
-impl DaemonSetController {
-    fn reconcile_inner(&mut self, api: &Api) -> Option<Duration> {
         let store = api.store();
         let (ds_objs, _) = store.list(&registry::DAEMONSETS, None);
         if ds_objs.is_empty() {
@@ -2370,5 +2358,63 @@ mod tests {
         }
         eprintln!("settled in {:?}", started.elapsed());
         cluster.shutdown().await;
+    }
+}
+#[cfg(test)]
+mod microbench {
+    use super::*;
+    use crate::cluster::fake_node;
+    use crate::store::Store;
+
+    #[test]
+    #[ignore]
+    fn pass_cost() {
+        let api = Api::new(std::sync::Arc::new(Store::new()));
+        api.bootstrap().expect("bootstrap");
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench"}});
+        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default()).unwrap();
+        for i in 0..1000 {
+            api.store().create(&registry::NODES, fake_node(&format!("n{i}"), &BTreeMap::new(), &BTreeMap::new())).unwrap();
+        }
+        for k in ["a", "b", "c", "d", "e"] {
+            let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": k, "namespace": "bench"},
+              "spec": {"selector": {"matchLabels": {"app": k}}, "template": {"metadata": {"labels": {"app": k}},
+                "spec": {"nodeSelector": {"type": "kwok"}, "containers": [{"name": "c", "image": "i"}]}}}});
+            api.create(&registry::DAEMONSETS, "bench", ds, &WriteOptions::default()).unwrap();
+        }
+        let mut ctrl = DaemonSetController::default();
+        for _ in 0..30 { ctrl.reconcile(&api); }
+        // Bind and ready every pod.
+        for p in api.store().list(&registry::PODS, None).0 {
+            let mut v = p.value.clone();
+            let node = target_node_name(&v).unwrap().to_string();
+            v["spec"]["nodeName"] = json!(node);
+            v["status"] = json!({"phase": "Running", "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": meta::now()}]});
+            api.store().update(&registry::PODS, v, None).unwrap();
+        }
+        assert_eq!(api.store().list(&registry::PODS, None).0.len(), 5000);
+        for _ in 0..3 { ctrl.reconcile(&api); }
+        let t = Instant::now();
+        let (nodes, _) = api.store().list(&registry::NODES, None);
+        let (pods, _) = api.store().list(&registry::PODS, None);
+        let (revs, _) = api.store().list(&registry::CONTROLLERREVISIONS, None);
+        eprintln!("lists {:?}", t.elapsed());
+        let t = Instant::now();
+        let snap = Snapshot::build(&nodes, &pods, &revs);
+        eprintln!("snapshot {:?}", t.elapsed());
+        let dss = api.store().list(&registry::DAEMONSETS, None).0;
+        for ds in &dss {
+            let typed = ctrl.daemonsets.get(ds).unwrap();
+            let t = Instant::now();
+            let out = ctrl.sync(&api, ds, &typed, &snap);
+            eprintln!("sync {:?} {:?}", t.elapsed(), out.error);
+        }
+        ctrl.synced.clear();
+        let t = Instant::now();
+        ctrl.reconcile(&api);
+        eprintln!("full pass {:?}", t.elapsed());
+        let t = Instant::now();
+        ctrl.reconcile(&api);
+        eprintln!("idle pass {:?}", t.elapsed());
     }
 }

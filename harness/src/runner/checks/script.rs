@@ -20,6 +20,9 @@ use crate::scenario::Perturbation;
 /// Runs whose differences are shown in full; the rest are only counted.
 const SHOWN_DIFFERENCES: usize = 3;
 
+/// Lines of the learner's stderr shown for a differing run.
+const STDERR_LINES: usize = 3;
+
 pub struct ScriptEnv<'a> {
     pub target: &'a Target,
     pub exec: &'a Exec,
@@ -61,6 +64,8 @@ fn stdout_text(outcome: &RunOutcome) -> String {
 struct Run {
     invocation: String,
     differences: Vec<String>,
+    /// Shown under the invocation (the learner's stderr).
+    notes: Vec<String>,
     diff: String,
     learner_output: String,
 }
@@ -129,11 +134,24 @@ fn compare_runs(
             }
         }
     }
+    let mut notes = Vec::new();
+    if !differences.is_empty() {
+        // What the learner's script complained about is usually the quickest explanation.
+        let stderr = printable(&learner.stderr);
+        let lines: Vec<&str> = stderr.lines().filter(|line| !line.trim().is_empty()).collect();
+        for line in lines.iter().take(STDERR_LINES) {
+            notes.push(format!("stderr: {}", line.trim_end()));
+        }
+        if lines.len() > STDERR_LINES {
+            notes.push(format!("stderr: ... {} more line(s)", lines.len() - STDERR_LINES));
+        }
+    }
     let mut learner_output = printable(&learner.stdout);
     learner_output.push_str(&printable(&learner.stderr));
     Run {
         invocation,
         differences,
+        notes,
         diff,
         learner_output,
     }
@@ -267,6 +285,9 @@ async fn run_all(
             run.invocation,
             run.differences.join("; ")
         );
+        for note in &run.notes {
+            let _ = write!(message, "\n    {note}");
+        }
         if !run.diff.is_empty() {
             let _ = writeln!(diff, "# {}", run.invocation);
             diff.push_str(&run.diff);

@@ -7,10 +7,10 @@ use serde_json::{json, Value};
 use super::util::*;
 use crate::api::{meta, Api};
 use crate::controllers::kubelet::FAULT;
+use crate::controllers::replicaset::access::{is_pod_active, is_pod_ready};
 use crate::controllers::replicaset::tests::{
     active_pods, create, events_about, eventually, get, modify, pods_labelled, start_cluster,
 };
-use crate::controllers::replicaset::{is_pod_active, is_pod_ready};
 use crate::registry;
 use crate::store::{Event, EventKind};
 

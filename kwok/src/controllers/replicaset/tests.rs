@@ -1,5 +1,8 @@
 //! Tests of the ReplicaSet controller: the pure decisions, then whole clusters.
 
+use chrono::DateTime;
+
+use super::access::{is_pod_active, parse_time};
 use super::*;
 
 fn pod(name: &str, node: &str, phase: &str, ready: bool, restarts: i64, created: &str) -> Stored {
