@@ -101,6 +101,9 @@ struct Inner {
     history: VecDeque<Event>,
 }
 
+/// One difference found while restoring a snapshot.
+type Change = (EventKind, &'static ResourceDef, Option<Value>, (String, String));
+
 /// Whole-cluster state at one moment, for the harness to rewind to.
 #[derive(Clone)]
 pub struct Snapshot {
@@ -358,8 +361,7 @@ impl Store {
     pub fn restore(&self, snap: &Snapshot) {
         let mut inner = self.write();
         let current = inner.tables.clone();
-        let mut changes: Vec<(EventKind, &'static ResourceDef, Option<Value>, (String, String))> =
-            Vec::new();
+        let mut changes: Vec<Change> = Vec::new();
         for (tk, (res, table)) in &current.by_resource {
             let target = snap.tables.by_resource.get(tk).map(|(_, t)| t);
             for (key, obj) in table {

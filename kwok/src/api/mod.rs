@@ -517,7 +517,7 @@ impl Api {
         if !finalizers.is_empty() {
             let m = meta::meta_mut(&mut obj);
             m.insert("finalizers".into(), json!(finalizers));
-            if !m.get("deletionTimestamp").is_some_and(|v| !v.is_null()) {
+            if m.get("deletionTimestamp").is_none_or(|v| v.is_null()) {
                 m.insert("deletionTimestamp".into(), json!(now));
                 m.insert("deletionGracePeriodSeconds".into(), json!(0));
             }

@@ -10,6 +10,7 @@
 //! brings it up to date.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -64,7 +65,8 @@ pub struct DaemonSetController {
 
 struct Placement {
     generation: i64,
-    by_node: HashMap<String, (u64, (bool, bool))>,
+    /// The node objects asked about, with the answers, in node-list order.
+    answers: Vec<(Stored, (bool, bool))>,
 }
 
 /// `flowcontrol.Backoff` over real time.
@@ -448,36 +450,37 @@ impl SetVersion {
 
 /// Objects grouped by a key borrowed from the pass's lists, with their summaries.
 struct Grouped<'a> {
-    items: HashMap<&'a str, Vec<&'a Stored>>,
-    versions: HashMap<&'a str, SetVersion>,
+    groups: HashMap<&'a str, (Vec<&'a Stored>, SetVersion)>,
 }
 
 impl<'a> Grouped<'a> {
     fn new() -> Self {
         Self {
-            items: HashMap::new(),
-            versions: HashMap::new(),
+            groups: HashMap::new(),
         }
     }
 
     fn push(&mut self, key: &'a str, o: &'a Stored) {
-        self.items.entry(key).or_default().push(o);
-        self.versions.entry(key).or_default().add(o);
+        let (items, version) = self.groups.entry(key).or_default();
+        items.push(o);
+        version.add(o);
     }
 
     fn get(&self, key: &str) -> &[&'a Stored] {
-        self.items.get(key).map_or(&[], Vec::as_slice)
+        self.groups
+            .get(key)
+            .map_or(&[], |(items, _)| items.as_slice())
     }
 
     fn version(&self, key: &str) -> SetVersion {
-        self.versions.get(key).copied().unwrap_or_default()
+        self.groups.get(key).map(|(_, v)| *v).unwrap_or_default()
     }
 }
 
 /// What one pass sees: pods by controller uid, ownerless pods and revisions by namespace.
 struct Snapshot<'a> {
     nodes: &'a [Stored],
-    node_names: HashSet<&'a str>,
+    node_index: HashMap<&'a str, usize>,
     nodes_version: SetVersion,
     owned_pods: Grouped<'a>,
     orphan_pods: Grouped<'a>,
@@ -502,7 +505,11 @@ impl<'a> Snapshot<'a> {
         }
         Self {
             nodes,
-            node_names: nodes.iter().map(|n| n.name()).collect(),
+            node_index: nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.name(), i))
+                .collect(),
             nodes_version: SetVersion::of(nodes),
             owned_pods,
             orphan_pods,
@@ -574,8 +581,9 @@ fn until(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
 }
 
 impl DaemonSetController {
-    /// `NodeShouldRunDaemonPod` for every node, remembered per node resourceVersion and
-    /// DaemonSet generation; nodes are decoded only when asked about.
+    /// `NodeShouldRunDaemonPod` for every node, in node-list order. Answers are kept per
+    /// DaemonSet generation and node version (the same stored object), so a pass only asks
+    /// about nodes that changed; nodes are decoded only then.
     fn placements<'n>(
         &mut self,
         ds: &Value,
@@ -592,28 +600,33 @@ impl DaemonSetController {
             .entry(meta::uid(ds).to_string())
             .or_insert_with(|| Placement {
                 generation,
-                by_node: HashMap::new(),
+                answers: Vec::new(),
             });
         if entry.generation != generation {
             entry.generation = generation;
-            entry.by_node.clear();
+            entry.answers.clear();
         }
+        let previous = std::mem::take(&mut entry.answers);
+        let mut by_name: Option<HashMap<&str, &(Stored, (bool, bool))>> = None;
         let mut out = Vec::with_capacity(nodes.len());
-        for node in nodes {
-            let rv = node.resource_version();
-            let answer = match entry.by_node.get(node.name()) {
-                Some((cached_rv, answer)) if *cached_rv == rv => *answer,
-                _ => {
-                    let Some(typed) = typed_nodes.get(node) else {
-                        continue;
-                    };
-                    let answer = node_should_run_daemon_pod(template, &typed);
-                    entry.by_node.insert(node.name().to_string(), (rv, answer));
-                    answer
-                }
+        for (i, node) in nodes.iter().enumerate() {
+            let known = match previous.get(i) {
+                Some((n, a)) if Arc::ptr_eq(n, node) => Some(*a),
+                // Nodes came or went: find the node by name instead.
+                _ => by_name
+                    .get_or_insert_with(|| previous.iter().map(|e| (e.0.name(), e)).collect())
+                    .get(node.name())
+                    .filter(|(n, _)| Arc::ptr_eq(n, node))
+                    .map(|(_, a)| *a),
             };
+            let answer = known.unwrap_or_else(|| match typed_nodes.get(node) {
+                Some(typed) => node_should_run_daemon_pod(template, &typed),
+                // Never expected for a stored node: neither create nor delete there.
+                None => (false, true),
+            });
             out.push((node, answer));
         }
+        entry.answers = out.iter().map(|(n, a)| ((*n).clone(), *a)).collect();
         out
     }
 
@@ -1095,17 +1108,23 @@ impl DaemonSetController {
         let generation = generation.as_deref();
         let min_ready = ds.value["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
 
-        // nodeToDaemonPods, without pods that are both terminal and being deleted.
-        let mut node_pods: HashMap<&str, Vec<Stored>> = HashMap::new();
+        // nodeToDaemonPods, without pods that are both terminal and being deleted: by position
+        // in the node list, and for nodes that are gone.
+        let mut per_node: Vec<Vec<Stored>> = vec![Vec::new(); snap.nodes.len()];
+        let mut elsewhere: BTreeMap<&str, Vec<Stored>> = BTreeMap::new();
         for pod in &claimed {
             if is_terminal(&pod.value) && meta::is_deleting(&pod.value) {
                 continue;
             }
-            if let Some(node) = target_node_name(&pod.value) {
-                node_pods.entry(node).or_default().push(pod.clone());
+            let Some(node) = target_node_name(&pod.value) else {
+                continue;
+            };
+            match snap.node_index.get(node) {
+                Some(&i) => per_node[i].push(pod.clone()),
+                None => elsewhere.entry(node).or_default().push(pod.clone()),
             }
         }
-        for pods in node_pods.values_mut() {
+        for pods in per_node.iter_mut().filter(|p| p.len() > 1) {
             sort_oldest_first(pods);
         }
 
@@ -1119,9 +1138,9 @@ impl DaemonSetController {
         let placements = self.placements(&ds.value, template, snap.nodes);
         let mut creates: Vec<String> = Vec::new();
         let mut deletes: Vec<String> = Vec::new();
-        for (node, (should_run, should_continue)) in &placements {
+        for ((node, (should_run, should_continue)), pods) in placements.iter().zip(&per_node) {
             let name = node.name();
-            let pods = node_pods.get(name);
+            let pods = Some(pods).filter(|p| !p.is_empty());
             match pods {
                 None if *should_run => creates.push(name.to_string()),
                 Some(pods) if *should_continue => {
@@ -1229,10 +1248,7 @@ impl DaemonSetController {
             }
         }
         // Unscheduled pods aimed at nodes that no longer exist (pod GC cannot see them).
-        for (node, pods) in &node_pods {
-            if snap.node_names.contains(*node) {
-                continue;
-            }
+        for pods in elsewhere.values() {
             deletes.extend(
                 pods.iter()
                     .filter(|p| node_name_of(&p.value).is_empty())
@@ -1247,15 +1263,20 @@ impl DaemonSetController {
             .iter()
             .any(|p| !meta::is_deleting(&p.value) && !is_pod_updated(&p.value, &hash, generation));
         if !wrote && errors.is_empty() && rolling && outdated {
-            let (deletes, creates) = rolling_update(
-                ds,
-                &placements,
-                &node_pods,
-                &hash,
-                generation,
-                min_ready,
-                snap.now,
-            );
+            // updatedDesiredNodeCounts: the nodes with pods, and those that want one.
+            let entries: Vec<(&str, bool, &[Stored])> = placements
+                .iter()
+                .zip(&per_node)
+                .filter(|((_, (run, _)), pods)| *run || !pods.is_empty())
+                .map(|((node, (run, _)), pods)| (node.name(), *run, pods.as_slice()))
+                .chain(
+                    elsewhere
+                        .iter()
+                        .map(|(node, pods)| (*node, false, pods.as_slice())),
+                )
+                .collect();
+            let (deletes, creates) =
+                rolling_update(ds, &entries, &hash, generation, min_ready, snap.now);
             let (_, e) = self.sync_nodes(api, ds, &deletes, &creates, &blueprint);
             errors.extend(e);
         }
@@ -1264,8 +1285,8 @@ impl DaemonSetController {
         // Status, from the pods this pass started with.
         let mut counts = Counts::default();
         let mut next_available: Option<DateTime<Utc>> = None;
-        for (node, (should_run, _)) in &placements {
-            let pods = node_pods.get(node.name()).filter(|p| !p.is_empty());
+        for ((_, (should_run, _)), pods) in placements.iter().zip(&per_node) {
+            let pods = Some(pods).filter(|p| !p.is_empty());
             if *should_run {
                 counts.desired += 1;
                 let Some(pods) = pods else { continue };
@@ -1350,28 +1371,14 @@ fn updated_pods_on_node<'a>(
 /// maxUnavailable / maxSurge.
 fn rolling_update(
     ds: &Stored,
-    placements: &[(&Stored, (bool, bool))],
-    node_pods: &HashMap<&str, Vec<Stored>>,
+    entries: &[(&str, bool, &[Stored])],
     hash: &str,
     generation: Option<&str>,
     min_ready: i64,
     now: DateTime<Utc>,
 ) -> (Vec<String>, Vec<String>) {
     let strategy = &ds.value["spec"]["updateStrategy"];
-    let should_run: HashMap<&str, bool> = placements
-        .iter()
-        .map(|(n, (run, _))| (n.name(), *run))
-        .collect();
-    // updatedDesiredNodeCounts: nodes that want a pod count even without one.
-    let mut nodes: BTreeMap<&str, &[Stored]> =
-        node_pods.iter().map(|(n, p)| (*n, p.as_slice())).collect();
-    let mut desired = 0;
-    for (node, (run, _)) in placements {
-        if *run {
-            desired += 1;
-            nodes.entry(node.name()).or_insert(&[]);
-        }
-    }
+    let desired = entries.iter().filter(|(_, run, _)| *run).count() as i64;
     let (Ok(mut max_unavailable), Ok(max_surge)) = (
         unavailable_count(strategy, desired),
         surge_count(strategy, desired),
@@ -1387,7 +1394,7 @@ fn rolling_update(
         let mut num_unavailable = 0;
         let mut replacements = Vec::new();
         let mut candidates = Vec::new();
-        for pods in nodes.values() {
+        for (_, _, pods) in entries {
             let Some((new, old)) = updated_pods_on_node(pods, hash, generation) else {
                 num_unavailable += 1;
                 continue;
@@ -1421,7 +1428,7 @@ fn rolling_update(
     let mut allowed_nodes = Vec::new();
     let mut num_surge = 0;
     let mut num_available = 0;
-    for (node, pods) in &nodes {
+    for (node, runs, pods) in entries {
         let Some((new, old)) = updated_pods_on_node(pods, hash, generation) else {
             num_surge += 1;
             continue;
@@ -1431,18 +1438,17 @@ fn rolling_update(
                 num_available += 1;
             }
         }
-        let runs = should_run.get(node).copied().unwrap_or(false);
         match (new, old) {
             (_, None) => {}
             (None, Some(old)) => {
                 if !available(old) {
-                    if !runs {
+                    if !*runs {
                         old_to_delete.push(old.name().to_string());
                         continue;
                     }
                     allowed_nodes.push(node.to_string());
                 } else {
-                    if !runs {
+                    if !*runs {
                         should_not_run.push(old.name().to_string());
                         continue;
                     }
@@ -1856,22 +1862,18 @@ mod tests {
         let ds =
             crate::store::Object::new(json!({"spec": {"updateStrategy": {"type": "RollingUpdate",
             "rollingUpdate": {"maxUnavailable": max_unavailable}}}}));
-        let nodes: Vec<Stored> = (0..4)
-            .map(|i| crate::store::Object::new(json!({"metadata": {"name": format!("n{i}")}})))
-            .collect();
-        let placements: Vec<(&Stored, (bool, bool))> =
-            nodes.iter().map(|n| (n, (true, true))).collect();
-        let mut node_pods: HashMap<&str, Vec<Stored>> = HashMap::new();
+        let names: Vec<String> = (0..4).map(|i| format!("n{i}")).collect();
+        let mut per_node: Vec<Vec<Stored>> = vec![Vec::new(); names.len()];
         for (i, (node, hash, ready)) in pods.iter().enumerate() {
-            node_pods.entry(node).or_default().push(synthetic_pod(
-                &format!("p{i}"),
-                node,
-                hash,
-                *ready,
-            ));
+            let at = names.iter().position(|n| n == node).expect("known node");
+            per_node[at].push(synthetic_pod(&format!("p{i}"), node, hash, *ready));
         }
-        let (deletes, creates) =
-            rolling_update(&ds, &placements, &node_pods, "new", None, 0, Utc::now());
+        let entries: Vec<(&str, bool, &[Stored])> = names
+            .iter()
+            .zip(&per_node)
+            .map(|(n, p)| (n.as_str(), true, p.as_slice()))
+            .collect();
+        let (deletes, creates) = rolling_update(&ds, &entries, "new", None, 0, Utc::now());
         assert!(creates.is_empty());
         deletes
     }
@@ -2372,18 +2374,27 @@ mod microbench {
         let api = Api::new(std::sync::Arc::new(Store::new()));
         api.bootstrap().expect("bootstrap");
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench"}});
-        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default()).unwrap();
+        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default())
+            .unwrap();
         for i in 0..1000 {
-            api.store().create(&registry::NODES, fake_node(&format!("n{i}"), &BTreeMap::new(), &BTreeMap::new())).unwrap();
+            api.store()
+                .create(
+                    &registry::NODES,
+                    fake_node(&format!("n{i}"), &BTreeMap::new(), &BTreeMap::new()),
+                )
+                .unwrap();
         }
         for k in ["a", "b", "c", "d", "e"] {
             let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": k, "namespace": "bench"},
               "spec": {"selector": {"matchLabels": {"app": k}}, "template": {"metadata": {"labels": {"app": k}},
                 "spec": {"nodeSelector": {"type": "kwok"}, "containers": [{"name": "c", "image": "i"}]}}}});
-            api.create(&registry::DAEMONSETS, "bench", ds, &WriteOptions::default()).unwrap();
+            api.create(&registry::DAEMONSETS, "bench", ds, &WriteOptions::default())
+                .unwrap();
         }
         let mut ctrl = DaemonSetController::default();
-        for _ in 0..30 { ctrl.reconcile(&api); }
+        for _ in 0..30 {
+            ctrl.reconcile(&api);
+        }
         // Bind and ready every pod.
         for p in api.store().list(&registry::PODS, None).0 {
             let mut v = p.value.clone();
@@ -2393,12 +2404,29 @@ mod microbench {
             api.store().update(&registry::PODS, v, None).unwrap();
         }
         assert_eq!(api.store().list(&registry::PODS, None).0.len(), 5000);
-        for _ in 0..3 { ctrl.reconcile(&api); }
+        for _ in 0..3 {
+            ctrl.reconcile(&api);
+        }
         let t = Instant::now();
         let (nodes, _) = api.store().list(&registry::NODES, None);
         let (pods, _) = api.store().list(&registry::PODS, None);
         let (revs, _) = api.store().list(&registry::CONTROLLERREVISIONS, None);
         eprintln!("lists {:?}", t.elapsed());
+        let t = Instant::now();
+        let mut n = 0usize;
+        for p in &pods { if controller_uid(&p.value).is_some() { n += 1; } }
+        eprintln!("controller_uid x{} {:?}", n, t.elapsed());
+        let t = Instant::now();
+        let mut m = 0u64;
+        for p in &pods { m = m.max(p.resource_version()); }
+        eprintln!("rv {:?}", t.elapsed());
+        let t = Instant::now();
+        let mut h: HashMap<&str, Vec<&Stored>> = HashMap::new();
+        for p in &pods { h.entry(p.name()).or_default().push(p); }
+        eprintln!("hash by name {:?}", t.elapsed());
+        let t = Instant::now();
+        for p in &pods { if target_node_name(&p.value).is_some() { n += 1; } }
+        eprintln!("target {:?}", t.elapsed());
         let t = Instant::now();
         let snap = Snapshot::build(&nodes, &pods, &revs);
         eprintln!("snapshot {:?}", t.elapsed());

@@ -66,29 +66,26 @@ impl Controller for GarbageCollector {
             let mut live_refs = Vec::new();
             let mut orphaned_by = Vec::new();
             for r in refs(&dep.value) {
-                match Self::owner(api, dep, &r) {
-                    Some(owner) => {
-                        let fins = meta::finalizers(&owner.value);
-                        if meta::is_deleting(&owner.value) && fins.iter().any(|f| f == "orphan") {
-                            orphaned_by.push(r);
-                        } else {
-                            if meta::is_deleting(&owner.value)
-                                && fins.iter().any(|f| f == "foregroundDeletion")
-                            {
-                                // Foreground: dependents go first.
-                                if !meta::is_deleting(&dep.value) {
-                                    let opts = DeleteOptions {
-                                        propagation: Some(Propagation::Foreground),
-                                        ..Default::default()
-                                    };
-                                    let _ = api.delete(res, dep.namespace(), dep.name(), &opts);
-                                }
-                            }
-                            live_refs.push(r);
-                        }
-                    }
-                    None => {}
+                let Some(owner) = Self::owner(api, dep, &r) else {
+                    continue;
+                };
+                let fins = meta::finalizers(&owner.value);
+                if meta::is_deleting(&owner.value) && fins.iter().any(|f| f == "orphan") {
+                    orphaned_by.push(r);
+                    continue;
                 }
+                // Foreground: dependents go first.
+                if meta::is_deleting(&owner.value)
+                    && fins.iter().any(|f| f == "foregroundDeletion")
+                    && !meta::is_deleting(&dep.value)
+                {
+                    let opts = DeleteOptions {
+                        propagation: Some(Propagation::Foreground),
+                        ..Default::default()
+                    };
+                    let _ = api.delete(res, dep.namespace(), dep.name(), &opts);
+                }
+                live_refs.push(r);
             }
             if !orphaned_by.is_empty() {
                 let mut v = dep.value.clone();

@@ -125,11 +125,11 @@ fn spawn(
 pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
     let busy = Arc::new(AtomicUsize::new(0));
     let controllers: Vec<Box<dyn Controller>> = vec![
-        Box::new(node_lifecycle::NodeLifecycle::default()),
+        Box::new(node_lifecycle::NodeLifecycle),
         Box::new(kubelet::FakeKubelet::default()),
         Box::new(scheduler::SchedulerLoop::default()),
-        Box::new(garbage::GarbageCollector::default()),
-        Box::new(namespace::NamespaceController::default()),
+        Box::new(garbage::GarbageCollector),
+        Box::new(namespace::NamespaceController),
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(disruption::DisruptionController::default()),
         Box::new(replicaset::ReplicaSetController),

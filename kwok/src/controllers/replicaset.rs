@@ -5,8 +5,8 @@
 //! reports replicas / fullyLabeledReplicas / readyReplicas / availableReplicas and the
 //! ReplicaFailure condition — writing the status only when it changed.
 //!
-//! The helpers shared with the Deployment controller (controller references, claiming, pod
-//! readiness) live here too, as `pub(crate)` items.
+//! The helpers shared with the Deployment controller live in [`ownership`] (controller references,
+//! claiming) and [`access`] (pod readiness, replica counts).
 
 // The errors are the API's own Status values, returned at most once per sync: boxing them
 // would buy nothing.

@@ -92,7 +92,7 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Target {
     };
     let (namespace, rest): (Option<String>, &[&str]) = match rest {
         // /namespaces/<ns>/<resource>... ; /namespaces/<name> alone addresses the namespace itself.
-        ["namespaces", ns, r, tail @ ..] if !r.is_empty() && !(tail.is_empty() && is_ns_sub(r)) => {
+        ["namespaces", ns, r, tail @ ..] if !r.is_empty() && (!tail.is_empty() || !is_ns_sub(r)) => {
             (Some(ns.to_string()), &rest[2..])
         }
         _ => (None, rest),

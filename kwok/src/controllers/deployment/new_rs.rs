@@ -1,8 +1,6 @@
 //! Finding or creating the new ReplicaSet (`getNewReplicaSet` in `sync.go`), with its
 //! revision, replica annotations and hash-collision handling.
 
-#![allow(clippy::result_large_err)]
-
 use serde_json::{json, Map, Value};
 
 use super::util::*;

@@ -1,7 +1,5 @@
 //! The two strategies: `rolloutRolling` (`rolling.go`) and `rolloutRecreate` (`recreate.go`).
 
-#![allow(clippy::result_large_err)]
-
 use super::util::*;
 use super::{with_new, DeploymentSync};
 use crate::api::meta;

@@ -1,8 +1,6 @@
 //! Sizing ReplicaSets (`scale`, `scaleReplicaSet`, `isScalingEvent`, `cleanupDeployment` in
 //! `sync.go`): events for every size change, proportional sharing mid-rollout, history trimming.
 
-#![allow(clippy::result_large_err)]
-
 use serde_json::json;
 
 use super::util::*;

@@ -1,8 +1,6 @@
 //! The Deployment's status (`calculateStatus`, `syncDeploymentStatus` in `sync.go`,
 //! `syncRolloutStatus` in `progress.go`) and the paused conditions.
 
-#![allow(clippy::result_large_err)]
-
 use std::time::Duration;
 
 use chrono::Utc;

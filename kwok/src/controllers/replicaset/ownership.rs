@@ -1,10 +1,6 @@
 //! Controller references and claiming (`pkg/controller/controller_ref_manager.go`), shared by
 //! the ReplicaSet and Deployment controllers.
 
-// The errors are the API's own Status values, returned at most once per sync: boxing them
-// would buy nothing.
-#![allow(clippy::result_large_err)]
-
 use serde_json::{json, Value};
 
 use crate::api::{meta, Api, WriteOptions};
