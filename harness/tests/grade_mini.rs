@@ -119,3 +119,24 @@ fn junit_and_markdown_reports() {
     let md = String::from_utf8_lossy(&output.stdout);
     assert!(md.contains("**Score: 0 / 7**"), "{md}");
 }
+
+#[test]
+fn selftest_proves_the_mini_lab() {
+    let root = lab();
+    let output = cargo_bin_cmd!("proctor")
+        .args(["selftest", "mini", "--color", "never", "--scenarios"])
+        .arg(root.path())
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    for line in [
+        "✓ step 1 fails before it is done",
+        "✓ step 2 passes when done",
+        "✓ the reference solution grades full marks",
+        "✓ grading twice gives the same report",
+        "✓ an empty submission fails every step with artifacts",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}

@@ -47,6 +47,7 @@ pub const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-node-lease", "kube-pub
 #[derive(Clone)]
 pub struct Api {
     store: Arc<Store>,
+    events: Arc<crate::controllers::events::Correlator>,
 }
 
 fn store_err(e: StoreError, res: &ResourceDef, name: &str) -> ApiError {
@@ -59,11 +60,19 @@ fn store_err(e: StoreError, res: &ResourceDef, name: &str) -> ApiError {
 
 impl Api {
     pub fn new(store: Arc<Store>) -> Self {
-        Self { store }
+        Self {
+            store,
+            events: Arc::default(),
+        }
     }
 
     pub fn store(&self) -> &Arc<Store> {
         &self.store
+    }
+
+    /// The event correlator shared by every recorder of this cluster.
+    pub fn event_correlator(&self) -> &crate::controllers::events::Correlator {
+        &self.events
     }
 
     /// Create the namespaces a fresh cluster has.

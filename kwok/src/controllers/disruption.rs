@@ -321,10 +321,10 @@ fn count_healthy(pods: &[&Stored], disrupted: &BTreeMap<String, Value>, now: Dat
     pods.iter()
         .filter(|p| !meta::is_deleting(&p.value))
         .filter(|p| {
-            !disrupted
+            disrupted
                 .get(p.name())
                 .and_then(disruption_time)
-                .is_some_and(|at| at + chrono::Duration::seconds(DELETION_TIMEOUT) > now)
+                .is_none_or(|at| at + chrono::Duration::seconds(DELETION_TIMEOUT) <= now)
         })
         .filter(|p| is_pod_ready(&p.value))
         .count() as i64

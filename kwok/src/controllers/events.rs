@@ -1,10 +1,38 @@
 //! Recording core/v1 Events the way client-go's recorder does, including the count-based
 //! aggregation of repeats (same object, reason, message and source).
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use serde_json::{json, Value};
 
 use crate::api::{meta, Api, WriteOptions};
 use crate::registry::{self, ResourceDef};
+
+/// Remembers which event each (object, reason, message, source) was recorded as, so a repeat
+/// bumps `count` on that event instead of scanning the namespace (client-go's EventCorrelator).
+#[derive(Default)]
+pub struct Correlator {
+    seen: Mutex<HashMap<(String, String, String, String), (String, String)>>,
+}
+
+/// Past this many remembered events the cache starts over (client-go's LRU holds 4096).
+const CORRELATOR_CAP: usize = 4096;
+
+impl Correlator {
+    fn lookup(&self, key: &(String, String, String, String)) -> Option<(String, String)> {
+        self.seen.lock().ok()?.get(key).cloned()
+    }
+
+    fn remember(&self, key: (String, String, String, String), at: (String, String)) {
+        if let Ok(mut m) = self.seen.lock() {
+            if m.len() >= CORRELATOR_CAP {
+                m.clear();
+            }
+            m.insert(key, at);
+        }
+    }
+}
 
 /// Record an event about `involved` (an object of `res`), from `component`.
 pub fn record(
@@ -22,13 +50,16 @@ pub fn record(
     };
     let uid = meta::uid(involved);
     let now = meta::now();
-    let existing = api.store().list(&registry::EVENTS, Some(ns)).0.into_iter().find(|e| {
-        let v = &e.value;
-        v["involvedObject"]["uid"].as_str() == Some(uid)
-            && v["reason"].as_str() == Some(reason)
-            && v["message"].as_str() == Some(message)
-            && v["source"]["component"].as_str() == Some(component)
-    });
+    let key = (
+        uid.to_string(),
+        reason.to_string(),
+        message.to_string(),
+        component.to_string(),
+    );
+    let existing = api
+        .event_correlator()
+        .lookup(&key)
+        .and_then(|(ens, ename)| api.store().get(&registry::EVENTS, &ens, &ename));
     if let Some(e) = existing {
         let mut v = e.value.clone();
         v["count"] = json!(v["count"].as_i64().unwrap_or(1) + 1);
@@ -64,7 +95,10 @@ pub fn record(
         "reportingComponent": component,
         "reportingInstance": "",
     });
-    if let Err(e) = api.create(&registry::EVENTS, ns, ev, &WriteOptions::default()) {
-        tracing::debug!(error = %e, "event not recorded");
+    match api.create(&registry::EVENTS, ns, ev, &WriteOptions::default()) {
+        Ok(created) => api
+            .event_correlator()
+            .remember(key, (ns.to_string(), created.name().to_string())),
+        Err(e) => tracing::debug!(error = %e, "event not recorded"),
     }
 }

@@ -147,16 +147,20 @@ async fn daemonsets_at_scale() -> (Duration, Duration) {
                         "containers": [{"name": op, "image": "nvcr.io/nvidia/x:1"}]}}}});
         api.create(&kwok::registry::DAEMONSETS, "gpu-operator", ds, &Default::default()).expect("ds");
     }
+    // Settled: the expected number of Running daemon pods, and every DaemonSet's status agreeing
+    // with them at its current generation.
     let settled = |want_pods: usize| {
         let (pods, _) = api.store().list(&kwok::registry::PODS, Some("gpu-operator"));
         let running = pods.iter().filter(|p| p.value["status"]["phase"] == "Running").count();
         let (dss, _) = api.store().list(&kwok::registry::DAEMONSETS, Some("gpu-operator"));
+        let desired: u64 = dss.iter().map(|d| d.value["status"]["desiredNumberScheduled"].as_u64().unwrap_or(0)).sum();
         running == want_pods
             && pods.len() == want_pods
+            && desired == want_pods as u64
             && dss.iter().all(|d| {
                 let s = &d.value["status"];
-                s["numberReady"].as_u64() == Some((want_pods / 5) as u64)
-                    && s["desiredNumberScheduled"].as_u64() == Some((want_pods / 5) as u64)
+                s["numberReady"] == s["desiredNumberScheduled"]
+                    && s["currentNumberScheduled"] == s["desiredNumberScheduled"]
                     && s["observedGeneration"] == d.value["metadata"]["generation"]
             })
     };
