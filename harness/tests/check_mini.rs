@@ -34,13 +34,22 @@ impl Up {
             .expect("proctor up starts");
         let stdout = child.stdout.take().expect("stdout");
         let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line).expect("reads the export line");
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("reads the export line");
         let path = line
             .trim_end()
             .strip_prefix("export KUBECONFIG=")
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-        assert_eq!(Path::new(path), kubeconfig, "the printed kubeconfig is the requested file");
-        Up { child, kubeconfig: kubeconfig.to_path_buf() }
+        assert_eq!(
+            Path::new(path),
+            kubeconfig,
+            "the printed kubeconfig is the requested file"
+        );
+        Up {
+            child,
+            kubeconfig: kubeconfig.to_path_buf(),
+        }
     }
 
     fn stop(&mut self) -> Option<i32> {
@@ -76,9 +85,15 @@ fn up_serves_the_lab_nodes_until_sigint() {
         .env("KUBECONFIG", &up.kubeconfig)
         .output()
         .expect("kubectl runs");
-    assert_eq!(String::from_utf8_lossy(&nodes.stdout), "node/lab-node-0\nnode/lab-node-1\n");
+    assert_eq!(
+        String::from_utf8_lossy(&nodes.stdout),
+        "node/lab-node-0\nnode/lab-node-1\n"
+    );
     assert_eq!(up.stop(), Some(0), "a clean shutdown exits 0");
-    assert!(!kubeconfig.exists(), "the kubeconfig of a stopped cluster is removed");
+    assert!(
+        !kubeconfig.exists(),
+        "the kubeconfig of a stopped cluster is removed"
+    );
 }
 
 #[test]
@@ -91,7 +106,14 @@ fn check_fails_before_solve_and_passes_after() {
     let up = Up::start(root.path(), &kubeconfig, &lab_dir);
 
     let before = cargo_bin_cmd!("proctor")
-        .args(["check", "mini", "--quiet", "--color", "never", "--scenarios"])
+        .args([
+            "check",
+            "mini",
+            "--quiet",
+            "--color",
+            "never",
+            "--scenarios",
+        ])
         .arg(root.path())
         .arg("--dir")
         .arg(&lab_dir)
@@ -103,7 +125,10 @@ fn check_fails_before_solve_and_passes_after() {
     assert_eq!(before.status.code(), Some(1), "{text}");
     assert!(text.contains("✗ 1.1 lab-node-0 is gold"), "{text}");
     assert!(text.contains("✗ 1.2 out/tier.txt"), "{text}");
-    assert!(!text.contains("1.3"), "hidden checks are not self-checked: {text}");
+    assert!(
+        !text.contains("1.3"),
+        "hidden checks are not self-checked: {text}"
+    );
 
     cargo_bin_cmd!("proctor")
         .args(["solve", "mini", "--scenarios"])
@@ -115,7 +140,14 @@ fn check_fails_before_solve_and_passes_after() {
         .success();
 
     let after = cargo_bin_cmd!("proctor")
-        .args(["check", "mini", "--quiet", "--color", "never", "--scenarios"])
+        .args([
+            "check",
+            "mini",
+            "--quiet",
+            "--color",
+            "never",
+            "--scenarios",
+        ])
         .arg(root.path())
         .arg("--dir")
         .arg(&lab_dir)
@@ -157,9 +189,20 @@ fn grading_on_an_external_cluster_leaves_it_as_found() {
     let work = tempfile::tempdir().expect("tempdir");
     let kubeconfig = work.path().join("kubeconfig");
     let up = Up::start(root.path(), &kubeconfig, &work.path().join("lab"));
-    let good = common::submission(Some((common::TIER_SH, 0o755)), Some("gold\n"), Some(common::SETTINGS));
+    let good = common::submission(
+        Some((common::TIER_SH, 0o755)),
+        Some("gold\n"),
+        Some(common::SETTINGS),
+    );
     let graded = cargo_bin_cmd!("proctor")
-        .args(["grade", "mini", "--format", "json", "--quiet", "--scenarios"])
+        .args([
+            "grade",
+            "mini",
+            "--format",
+            "json",
+            "--quiet",
+            "--scenarios",
+        ])
         .arg(root.path())
         .arg("--submission")
         .arg(good.path())
@@ -178,7 +221,24 @@ fn grading_on_an_external_cluster_leaves_it_as_found() {
             .expect("kubectl runs");
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
-    assert_eq!(kubectl(&["get", "nodes", "-o", "name"]), "node/lab-node-0\nnode/lab-node-1\n");
-    assert_eq!(kubectl(&["get", "nodes", "-l", "tier", "-o", "name"]), "", "labels set by the reference are undone");
-    assert_eq!(kubectl(&["get", "configmap", "settings", "--ignore-not-found", "-o", "name"]), "");
+    assert_eq!(
+        kubectl(&["get", "nodes", "-o", "name"]),
+        "node/lab-node-0\nnode/lab-node-1\n"
+    );
+    assert_eq!(
+        kubectl(&["get", "nodes", "-l", "tier", "-o", "name"]),
+        "",
+        "labels set by the reference are undone"
+    );
+    assert_eq!(
+        kubectl(&[
+            "get",
+            "configmap",
+            "settings",
+            "--ignore-not-found",
+            "-o",
+            "name"
+        ]),
+        ""
+    );
 }

@@ -27,7 +27,10 @@ fn demo(extra: &[&str]) -> (Option<i32>, String, String) {
 }
 
 fn summary(stdout: &str) -> &str {
-    stdout.rsplit_once("\nSummary\n").map(|(_, rest)| rest).unwrap_or("")
+    stdout
+        .rsplit_once("\nSummary\n")
+        .map(|(_, rest)| rest)
+        .unwrap_or("")
 }
 
 #[test]
@@ -37,11 +40,20 @@ fn bundled_submissions_meet_their_expectations() {
     }
     let (code, stdout, stderr) = demo(&[]);
     let summary = summary(&stdout);
-    assert!(!summary.is_empty(), "no summary\nstdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(!summary.contains('✗'), "an expectation failed:\n{summary}\n\nfull output:\n{stdout}");
+    assert!(
+        !summary.is_empty(),
+        "no summary\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(
+        !summary.contains('✗'),
+        "an expectation failed:\n{summary}\n\nfull output:\n{stdout}"
+    );
     assert_eq!(code, Some(0), "{summary}\n{stderr}");
     for lab in ["gpudrv", "gpuops"] {
-        assert!(summary.contains(&format!("✓ {lab} ")), "{lab} was graded:\n{summary}");
+        assert!(
+            summary.contains(&format!("✓ {lab} ")),
+            "{lab} was graded:\n{summary}"
+        );
     }
 }
 
@@ -54,6 +66,9 @@ fn fixture_submissions_meet_their_expectations() {
     let cases = fixtures.display().to_string();
     let (code, stdout, stderr) = demo(&["--cases", &cases]);
     let summary = summary(&stdout);
-    assert!(!summary.contains('✗'), "an expectation failed:\n{summary}\n\nfull output:\n{stdout}\n{stderr}");
+    assert!(
+        !summary.contains('✗'),
+        "an expectation failed:\n{summary}\n\nfull output:\n{stdout}\n{stderr}"
+    );
     assert_eq!(code, Some(0), "{summary}\n{stderr}");
 }

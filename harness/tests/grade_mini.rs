@@ -13,7 +13,16 @@ use serde_json::Value;
 
 fn grade_json(root: &Path, submission: &Path) -> (i32, Value) {
     let output = cargo_bin_cmd!("proctor")
-        .args(["grade", "mini", "--format", "json", "--quiet", "--color", "never", "--scenarios"])
+        .args([
+            "grade",
+            "mini",
+            "--format",
+            "json",
+            "--quiet",
+            "--color",
+            "never",
+            "--scenarios",
+        ])
         .arg(root)
         .arg("--submission")
         .arg(submission)
@@ -21,7 +30,10 @@ fn grade_json(root: &Path, submission: &Path) -> (i32, Value) {
         .expect("runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let json = serde_json::from_str(&stdout).unwrap_or_else(|error| {
-        panic!("invalid JSON ({error}): {stdout}\nstderr: {}", String::from_utf8_lossy(&output.stderr))
+        panic!(
+            "invalid JSON ({error}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
     });
     (output.status.code().unwrap_or(-1), json)
 }
@@ -42,7 +54,12 @@ fn correct_submission_gets_full_marks() {
     // The `check`-only label check is not graded: 2 + 3 + 1 + 1.
     assert_eq!(json["max_score"], 7.0, "{json:#}");
     assert_eq!(json["score"], 7.0, "{json:#}");
-    let numbers: Vec<&str> = json["tests"].as_array().expect("tests").iter().filter_map(|t| t["number"].as_str()).collect();
+    let numbers: Vec<&str> = json["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter_map(|t| t["number"].as_str())
+        .collect();
     assert_eq!(numbers, vec!["1.2", "1.3", "2.1", "2.2"]);
     assert_eq!(test_named(&json, "1.3")["visibility"], "hidden");
 }
@@ -50,18 +67,31 @@ fn correct_submission_gets_full_marks() {
 #[test]
 fn hard_coded_script_fails_on_the_injected_node_with_a_targeted_hint() {
     let root = lab();
-    let cheat = submission(Some(("#!/bin/bash\necho gold\n", 0o755)), Some("gold\n"), Some(SETTINGS));
+    let cheat = submission(
+        Some(("#!/bin/bash\necho gold\n", 0o755)),
+        Some("gold\n"),
+        Some(SETTINGS),
+    );
     let (code, json) = grade_json(root.path(), cheat.path());
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(json["score"], 4.0, "{json:#}");
     let script = test_named(&json, "1.3");
     assert_eq!(script["status"], "failed");
     let output = script["output"].as_str().expect("output");
-    assert!(output.contains("tier.sh differs from the reference on 1 of 2 run(s)"), "{output}");
+    assert!(
+        output.contains("tier.sh differs from the reference on 1 of 2 run(s)"),
+        "{output}"
+    );
     // The injected node's random suffix is replaced so that reports are reproducible.
-    assert!(output.contains("./tier.sh tier-node-<silver>: stdout differs"), "{output}");
+    assert!(
+        output.contains("./tier.sh tier-node-<silver>: stdout differs"),
+        "{output}"
+    );
     assert!(output.contains("-silver\n+gold"), "{output}");
-    assert!(output.contains("hint: Never hard-code the tier."), "{output}");
+    assert!(
+        output.contains("hint: Never hard-code the tier."),
+        "{output}"
+    );
 }
 
 #[test]
@@ -71,10 +101,22 @@ fn empty_submission_fails_every_check_without_crashing() {
     let (code, json) = grade_json(root.path(), empty.path());
     assert_eq!(code, 1);
     assert_eq!(json["score"], 0.0);
-    assert_eq!(test_named(&json, "1.2")["output"], "missing file out/tier.txt\nhint: Write the tier of lab-node-0.");
-    assert!(test_named(&json, "1.3")["output"].as_str().unwrap_or("").starts_with("missing file tier.sh"));
-    assert!(test_named(&json, "2.1")["output"].as_str().unwrap_or("").starts_with("missing file k8s/settings.yaml"));
-    assert!(test_named(&json, "2.2")["output"].as_str().unwrap_or("").contains("configmaps/settings in namespace default not found"));
+    assert_eq!(
+        test_named(&json, "1.2")["output"],
+        "missing file out/tier.txt\nhint: Write the tier of lab-node-0."
+    );
+    assert!(test_named(&json, "1.3")["output"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("missing file tier.sh"));
+    assert!(test_named(&json, "2.1")["output"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("missing file k8s/settings.yaml"));
+    assert!(test_named(&json, "2.2")["output"]
+        .as_str()
+        .unwrap_or("")
+        .contains("configmaps/settings in namespace default not found"));
 }
 
 #[test]
@@ -85,10 +127,22 @@ fn crlf_script_and_wrong_manifest_are_explained() {
     let sub = submission(Some((&crlf, 0o755)), Some("gold\n"), Some(&wrong));
     let (code, json) = grade_json(root.path(), sub.path());
     assert_eq!(code, 1);
-    let script = test_named(&json, "1.3")["output"].as_str().expect("output").to_string();
-    assert!(script.to_lowercase().contains("crlf"), "the sandbox's CRLF problem is shown: {script}");
-    let manifest = test_named(&json, "2.1")["output"].as_str().expect("output").to_string();
-    assert!(manifest.starts_with("ConfigMap settings: data.mode"), "{manifest}");
+    let script = test_named(&json, "1.3")["output"]
+        .as_str()
+        .expect("output")
+        .to_string();
+    assert!(
+        script.to_lowercase().contains("crlf"),
+        "the sandbox's CRLF problem is shown: {script}"
+    );
+    let manifest = test_named(&json, "2.1")["output"]
+        .as_str()
+        .expect("output")
+        .to_string();
+    assert!(
+        manifest.starts_with("ConfigMap settings: data.mode"),
+        "{manifest}"
+    );
 }
 
 #[test]
@@ -98,7 +152,14 @@ fn junit_and_markdown_reports() {
     let out = tempfile::tempdir().expect("tempdir");
     let junit = out.path().join("report.xml");
     cargo_bin_cmd!("proctor")
-        .args(["grade", "mini", "--format", "junit", "--quiet", "--scenarios"])
+        .args([
+            "grade",
+            "mini",
+            "--format",
+            "junit",
+            "--quiet",
+            "--scenarios",
+        ])
         .arg(root.path())
         .arg("--submission")
         .arg(empty.path())
@@ -107,10 +168,23 @@ fn junit_and_markdown_reports() {
         .assert()
         .code(1);
     let xml = fs::read_to_string(&junit).expect("report written");
-    assert!(xml.contains("<testsuite name=\"1. Tier tool\" tests=\"2\" failures=\"2\""), "{xml}");
-    assert!(xml.contains("<failure message=\"missing file out/tier.txt\""), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"1. Tier tool\" tests=\"2\" failures=\"2\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<failure message=\"missing file out/tier.txt\""),
+        "{xml}"
+    );
     let output = cargo_bin_cmd!("proctor")
-        .args(["grade", "mini", "--format", "markdown", "--quiet", "--scenarios"])
+        .args([
+            "grade",
+            "mini",
+            "--format",
+            "markdown",
+            "--quiet",
+            "--scenarios",
+        ])
         .arg(root.path())
         .arg("--submission")
         .arg(empty.path())

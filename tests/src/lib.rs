@@ -7,6 +7,8 @@ use std::io::Write;
 
 use kwok::{Cluster, ClusterConfig};
 
+pub mod load;
+
 /// The kubectl binary the suites drive: `$PROCTOR_KUBECTL`, else `kubectl` on PATH.
 pub fn kubectl_bin() -> PathBuf {
     if let Some(p) = std::env::var_os("PROCTOR_KUBECTL") {

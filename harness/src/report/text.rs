@@ -64,6 +64,11 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     let (passed, failed) = report.counts();
+    let isolation = match report.isolation.as_deref() {
+        Some("none") => ", scripts ran WITHOUT isolation".to_string(),
+        Some(kind) => format!(", scripts isolated with {kind}"),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
         "\n{} {}",
@@ -73,7 +78,7 @@ pub fn render(report: &Report, style: Style) -> String {
             points(report.max_score())
         )),
         style.dim(&format!(
-            "({passed} passed, {failed} failed, {:.1}s)",
+            "({passed} passed, {failed} failed, {:.1}s{isolation})",
             report.duration.as_secs_f64()
         ))
     );

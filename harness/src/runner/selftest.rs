@@ -59,8 +59,7 @@ pub async fn selftest(
         };
         let before = reference.state(index)?;
         target.restore(&before.snapshot).await?;
-        let report =
-            self_check(lab, target, &before.dir, &shadow, &options, &mut Silent).await?;
+        let report = self_check(lab, target, &before.dir, &shadow, &options, &mut Silent).await?;
         let checks = report.checks().count();
         lines.push(SelftestLine {
             name: format!("step {} fails before it is done", step.id),

@@ -40,7 +40,10 @@ fn hash_tree(dir: &Path, base: &Path, hasher: &mut DefaultHasher) {
     paths.sort();
     for path in paths {
         // Bundled submissions do not change the reference.
-        if path.strip_prefix(base).is_ok_and(|rel| rel.starts_with("submissions")) {
+        if path
+            .strip_prefix(base)
+            .is_ok_and(|rel| rel.starts_with("submissions"))
+        {
             continue;
         }
         path.strip_prefix(base).unwrap_or(&path).hash(hasher);
@@ -66,7 +69,9 @@ pub fn cache_key(lab: &Lab) -> String {
 
 fn load(entry: &Path, steps: usize) -> Option<ReferenceDirs> {
     let isolation = std::fs::read_to_string(entry.join(COMPLETE_MARKER)).ok()?;
-    let dirs: Vec<PathBuf> = (0..=steps).map(|n| entry.join(format!("state-{n}"))).collect();
+    let dirs: Vec<PathBuf> = (0..=steps)
+        .map(|n| entry.join(format!("state-{n}")))
+        .collect();
     dirs.iter().all(|dir| dir.is_dir()).then(|| ReferenceDirs {
         dirs,
         isolation: isolation.trim().to_string(),
@@ -98,14 +103,20 @@ fn store(entry: &Path, reference: &ReferenceDirs) -> anyhow::Result<ReferenceDir
 }
 
 /// R_0..R_N for `lab`, from the cache when possible.
-pub async fn shadow_reference(lab: &Lab, progress: &mut dyn Progress) -> anyhow::Result<ReferenceDirs> {
+pub async fn shadow_reference(
+    lab: &Lab,
+    progress: &mut dyn Progress,
+) -> anyhow::Result<ReferenceDirs> {
     let steps = lab.scenario.steps.len();
     let entry = cache_root().map(|root| root.join(cache_key(lab)));
     if let Some(found) = entry.as_deref().and_then(|entry| load(entry, steps)) {
         tracing::info!("using the cached reference of {}", lab.name());
         return Ok(found);
     }
-    progress.phase(&format!("{}: preparing the reference on a private cluster (cached afterwards)", lab.name()));
+    progress.phase(&format!(
+        "{}: preparing the reference on a private cluster (cached afterwards)",
+        lab.name()
+    ));
     let target = Target::embedded(&starting_nodes(lab)).await?;
     let run = match prepare_cluster(lab, &target).await {
         Ok(()) => run_reference(lab, &target, progress).await,

@@ -75,7 +75,8 @@ steps:
         object: {resource: configmaps, namespace: default, name: settings, expect: {data: {mode: fast}}, timeout: 5s}
 "#;
 
-pub const TIER_SH: &str = "#!/bin/bash\nkubectl get node \"$1\" -o jsonpath='{.metadata.labels.tier}'\necho\n";
+pub const TIER_SH: &str =
+    "#!/bin/bash\nkubectl get node \"$1\" -o jsonpath='{.metadata.labels.tier}'\necho\n";
 pub const SETTINGS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: fast\n";
 
 pub fn write(path: &Path, text: &str, mode: u32) {
@@ -96,7 +97,11 @@ pub fn lab() -> tempfile::TempDir {
     root
 }
 
-pub fn submission(tier_sh: Option<(&str, u32)>, tier_txt: Option<&str>, settings: Option<&str>) -> tempfile::TempDir {
+pub fn submission(
+    tier_sh: Option<(&str, u32)>,
+    tier_txt: Option<&str>,
+    settings: Option<&str>,
+) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     if let Some((text, mode)) = tier_sh {
         write(&dir.path().join("tier.sh"), text, mode);
@@ -109,4 +114,3 @@ pub fn submission(tier_sh: Option<(&str, u32)>, tier_txt: Option<&str>, settings
     }
     dir
 }
-

@@ -3,8 +3,9 @@
 //!
 //! Background deletion removes dependents whose owners are all gone; an owner being deleted with
 //! the `foregroundDeletion` finalizer waits for its dependents; `orphan` strips the references.
+//! Each pass indexes every object by uid once, so it costs one walk of the store.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -12,41 +13,34 @@ use serde_json::{json, Value};
 use super::Controller;
 use crate::api::{meta, Api, DeleteOptions, Propagation};
 use crate::registry::{self, ResourceDef};
-use crate::store::{Event, Stored};
+use crate::store::{Event, EventKind, Stored};
 
 #[derive(Default)]
 pub struct GarbageCollector;
 
-fn owner_resource(owner_ref: &Value) -> Option<&'static ResourceDef> {
-    let api_version = owner_ref["apiVersion"].as_str().unwrap_or("");
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    registry::by_kind(group, owner_ref["kind"].as_str().unwrap_or(""))
+fn refs(obj: &Value) -> &[Value] {
+    obj["metadata"]["ownerReferences"]
+        .as_array()
+        .map_or(&[], Vec::as_slice)
 }
 
-fn refs(obj: &Value) -> Vec<Value> {
-    obj["metadata"]["ownerReferences"].as_array().cloned().unwrap_or_default()
+/// What the collector needs to know about a potential owner.
+struct OwnerFacts {
+    res: &'static ResourceDef,
+    obj: Stored,
 }
 
-impl GarbageCollector {
-    /// The owner an owner reference points to, if it still exists with that uid.
-    fn owner(api: &Api, dependent: &Stored, r: &Value) -> Option<Stored> {
-        let res = owner_resource(r)?;
-        let ns = if res.namespaced { dependent.namespace() } else { "" };
-        let o = api.store().get(res, ns, r["name"].as_str().unwrap_or(""))?;
-        (meta::uid(&o.value) == r["uid"].as_str().unwrap_or("")).then_some(o)
+impl OwnerFacts {
+    fn deleting_with(&self, finalizer: &str) -> bool {
+        meta::is_deleting(&self.obj.value) && meta::finalizers(&self.obj.value).iter().any(|f| f == finalizer)
     }
+}
 
-    fn all_dependents(api: &Api) -> Vec<(&'static ResourceDef, Stored)> {
-        let mut out = Vec::new();
-        for res in registry::RESOURCES.iter().copied() {
-            for o in api.store().list(res, None).0 {
-                if !refs(&o.value).is_empty() {
-                    out.push((res, o));
-                }
-            }
-        }
-        out
-    }
+/// Does this owner reference point at `owner` (same uid, kind and name, right scope)?
+fn points_at(r: &Value, owner: &OwnerFacts, dependent_ns: &str) -> bool {
+    r["kind"].as_str() == Some(owner.res.kind)
+        && r["name"].as_str() == Some(owner.obj.name())
+        && (!owner.res.namespaced || owner.obj.namespace() == dependent_ns)
 }
 
 impl Controller for GarbageCollector {
@@ -55,53 +49,64 @@ impl Controller for GarbageCollector {
     }
 
     fn interested(&self, ev: &Event) -> bool {
-        ev.kind == crate::store::EventKind::Deleted
+        ev.kind == EventKind::Deleted
             || meta::is_deleting(&ev.object.value)
-            || (std::ptr::eq(ev.res, &registry::PODS) && ev.kind == crate::store::EventKind::Added)
+            || (ev.kind == EventKind::Added && !refs(&ev.object.value).is_empty())
+            || (std::ptr::eq(ev.res, &registry::PODS) && ev.kind == EventKind::Added)
     }
 
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
-        let dependents = Self::all_dependents(api);
+        let store = api.store();
+        let mut by_uid: HashMap<String, OwnerFacts> = HashMap::new();
+        let mut dependents: Vec<(&'static ResourceDef, Stored)> = Vec::new();
+        for res in registry::RESOURCES.iter().copied() {
+            for o in store.list(res, None).0 {
+                if !refs(&o.value).is_empty() {
+                    dependents.push((res, o.clone()));
+                }
+                by_uid.insert(meta::uid(&o.value).to_string(), OwnerFacts { res, obj: o });
+            }
+        }
+        let mut still_referenced: HashSet<String> = HashSet::new();
         for (res, dep) in &dependents {
-            let mut live_refs = Vec::new();
-            let mut orphaned_by = Vec::new();
+            let mut live = 0;
+            let mut orphaned_by: Vec<&Value> = Vec::new();
             for r in refs(&dep.value) {
-                let Some(owner) = Self::owner(api, dep, &r) else {
+                let uid = r["uid"].as_str().unwrap_or("");
+                let Some(owner) = by_uid.get(uid).filter(|o| points_at(r, o, dep.namespace())) else {
                     continue;
                 };
-                let fins = meta::finalizers(&owner.value);
-                if meta::is_deleting(&owner.value) && fins.iter().any(|f| f == "orphan") {
+                if owner.deleting_with("orphan") {
                     orphaned_by.push(r);
                     continue;
                 }
+                still_referenced.insert(uid.to_string());
+                live += 1;
                 // Foreground: dependents go first.
-                if meta::is_deleting(&owner.value)
-                    && fins.iter().any(|f| f == "foregroundDeletion")
-                    && !meta::is_deleting(&dep.value)
-                {
+                if owner.deleting_with("foregroundDeletion") && !meta::is_deleting(&dep.value) {
                     let opts = DeleteOptions {
                         propagation: Some(Propagation::Foreground),
                         ..Default::default()
                     };
                     let _ = api.delete(res, dep.namespace(), dep.name(), &opts);
                 }
-                live_refs.push(r);
             }
             if !orphaned_by.is_empty() {
-                let mut v = dep.value.clone();
                 let keep: Vec<Value> = refs(&dep.value)
-                    .into_iter()
+                    .iter()
                     .filter(|r| !orphaned_by.contains(r))
+                    .cloned()
                     .collect();
+                let mut v = dep.value.clone();
                 if keep.is_empty() {
                     meta::meta_mut(&mut v).remove("ownerReferences");
                 } else {
                     v["metadata"]["ownerReferences"] = json!(keep);
                 }
-                let _ = api.store().update(res, v, Some(dep.resource_version()));
+                let _ = store.update(res, v, Some(dep.resource_version()));
                 continue;
             }
-            if live_refs.is_empty() && !meta::is_deleting(&dep.value) {
+            if live == 0 && !meta::is_deleting(&dep.value) {
                 let opts = DeleteOptions {
                     propagation: Some(Propagation::Background),
                     ..Default::default()
@@ -112,45 +117,35 @@ impl Controller for GarbageCollector {
             }
         }
         // Owners whose foreground or orphan finalizer has nothing left to wait for.
-        for res in registry::RESOURCES.iter().copied() {
-            for owner in api.store().list(res, None).0 {
-                if !meta::is_deleting(&owner.value) {
-                    continue;
-                }
-                let fins = meta::finalizers(&owner.value);
-                let uid = meta::uid(&owner.value).to_string();
-                let still_owned = dependents.iter().any(|(r, d)| {
-                    api.store().get(r, d.namespace(), d.name()).is_some_and(|cur| {
-                        refs(&cur.value).iter().any(|r| r["uid"].as_str() == Some(&uid))
-                    })
-                });
-                let done: Vec<&str> = ["orphan", "foregroundDeletion"]
-                    .into_iter()
-                    .filter(|f| fins.iter().any(|x| x == f) && !still_owned)
-                    .collect();
-                if done.is_empty() {
-                    continue;
-                }
-                let mut v = owner.value.clone();
-                let rest: Vec<String> = fins.into_iter().filter(|f| !done.contains(&f.as_str())).collect();
-                if rest.is_empty() {
-                    meta::meta_mut(&mut v).remove("finalizers");
-                    let _ = api.store().delete(res, owner.namespace(), owner.name(), Some(owner.resource_version()));
-                } else {
-                    v["metadata"]["finalizers"] = json!(rest);
-                    let _ = api.store().update(res, v, Some(owner.resource_version()));
-                }
+        for (uid, owner) in &by_uid {
+            if !meta::is_deleting(&owner.obj.value) || still_referenced.contains(uid) {
+                continue;
+            }
+            let fins = meta::finalizers(&owner.obj.value);
+            let rest: Vec<&String> = fins
+                .iter()
+                .filter(|f| *f != "orphan" && *f != "foregroundDeletion")
+                .collect();
+            if rest.len() == fins.len() {
+                continue;
+            }
+            let o = &owner.obj;
+            if rest.is_empty() {
+                let _ = store.delete(owner.res, o.namespace(), o.name(), Some(o.resource_version()));
+            } else {
+                let mut v = o.value.clone();
+                v["metadata"]["finalizers"] = json!(rest);
+                let _ = store.update(owner.res, v, Some(o.resource_version()));
             }
         }
         // podgc: pods bound to nodes that are gone.
-        let nodes: HashSet<String> = api
-            .store()
+        let nodes: HashSet<String> = store
             .list(&registry::NODES, None)
             .0
             .iter()
             .map(|n| n.name().to_string())
             .collect();
-        for pod in api.store().list(&registry::PODS, None).0 {
+        for pod in store.list(&registry::PODS, None).0 {
             let node = pod.value["spec"]["nodeName"].as_str().unwrap_or("");
             if !node.is_empty() && !nodes.contains(node) {
                 let opts = DeleteOptions {
@@ -161,5 +156,61 @@ impl Controller for GarbageCollector {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cluster, ClusterConfig};
+
+    async fn cluster() -> Cluster {
+        Cluster::start(ClusterConfig::default().with_fake_nodes("n", 1)).await.unwrap()
+    }
+
+    fn cm(name: &str, owner: Option<&Stored>) -> Value {
+        let mut v = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"}});
+        if let Some(o) = owner {
+            v["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": o.name(), "uid": meta::uid(&o.value)}]);
+        }
+        v
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn background_foreground_and_orphan_deletion() {
+        let c = cluster().await;
+        let api = c.api();
+        let w = Default::default();
+        for (policy, dependent_survives) in [
+            (Propagation::Background, false),
+            (Propagation::Foreground, false),
+            (Propagation::Orphan, true),
+        ] {
+            let owner = api.create(&registry::CONFIGMAPS, "default", cm("owner", None), &w).unwrap();
+            api.create(&registry::CONFIGMAPS, "default", cm("dep", Some(&owner)), &w).unwrap();
+            let opts = DeleteOptions { propagation: Some(policy), ..Default::default() };
+            api.delete(&registry::CONFIGMAPS, "default", "owner", &opts).unwrap();
+            c.settle().await;
+            assert!(api.store().get(&registry::CONFIGMAPS, "default", "owner").is_none(), "{policy:?}: owner gone");
+            let dep = api.store().get(&registry::CONFIGMAPS, "default", "dep");
+            assert_eq!(dep.is_some(), dependent_survives, "{policy:?}");
+            if let Some(d) = dep {
+                assert!(d.value["metadata"].get("ownerReferences").is_none(), "orphaned dependents lose the reference");
+                api.delete(&registry::CONFIGMAPS, "default", "dep", &Default::default()).unwrap();
+            }
+        }
+        c.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reference_to_a_vanished_uid_is_collected() {
+        let c = cluster().await;
+        let api = c.api();
+        let mut v = cm("dep", None);
+        v["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost", "uid": "00000000-0000-4000-8000-000000000000"}]);
+        api.create(&registry::CONFIGMAPS, "default", v, &Default::default()).unwrap();
+        c.settle().await;
+        assert!(api.store().get(&registry::CONFIGMAPS, "default", "dep").is_none());
+        c.shutdown().await;
     }
 }

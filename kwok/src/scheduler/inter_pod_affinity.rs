@@ -34,6 +34,16 @@ fn pod_labels(pod: &Pod) -> &Labels {
     pod.metadata.labels.as_ref().unwrap_or(empty())
 }
 
+/// Does the pod carry required pod anti-affinity terms?
+fn has_required_anti_affinity(pod: &Pod) -> bool {
+    pod.spec
+        .as_ref()
+        .and_then(|s| s.affinity.as_ref())
+        .and_then(|a| a.pod_anti_affinity.as_ref())
+        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        .is_some_and(|t| !t.is_empty())
+}
+
 fn pod_namespace(pod: &Pod) -> &str {
     pod.metadata.namespace.as_deref().unwrap_or("")
 }
@@ -203,10 +213,16 @@ impl FilterState {
         };
         for ni in nodes {
             for existing in &ni.pods {
-                for t in PodTerms::of(existing).required_anti_affinity {
-                    if t.matches(pod, ns_labels) {
-                        bump(&mut state.existing_anti_affinity, ni.node, &t.topology_key);
+                // Compiling terms allocates; most pods have none, so look before building.
+                if has_required_anti_affinity(existing) {
+                    for t in PodTerms::of(existing).required_anti_affinity {
+                        if t.matches(pod, ns_labels) {
+                            bump(&mut state.existing_anti_affinity, ni.node, &t.topology_key);
+                        }
                     }
+                }
+                if terms.required_affinity.is_empty() && terms.required_anti_affinity.is_empty() {
+                    continue;
                 }
                 if matches_all(&terms.required_affinity, existing) {
                     for t in &terms.required_affinity {

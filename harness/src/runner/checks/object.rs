@@ -18,6 +18,10 @@ const SAMPLE_INTERVAL: Duration = Duration::from_millis(200);
 /// to a minute for a missing Deployment) would change nothing.
 const SETTLED_GRACE: Duration = Duration::from_secs(2);
 
+/// On an external cluster "settled" only means the pod and node lists stopped changing, which
+/// a slow controller can also show; so a mismatch must outlast a longer quiet period there.
+const EXTERNAL_SETTLED_GRACE: Duration = Duration::from_secs(6);
+
 /// The kubectl resource argument, qualified with the API group when one is given
 /// (`deployments` + `apps/v1` → `deployments.v1.apps`, as kubectl's resource builder accepts).
 pub fn resource_arg(resource: &str, api_version: Option<&str>) -> String {
@@ -155,17 +159,24 @@ pub async fn check_object(target: &Target, spec: &ObjectCheck) -> Outcome {
             }
             Err(reason) => {
                 streak = 0;
-                let settled_out =
-                    settled_since.is_some_and(|since| since.elapsed() >= SETTLED_GRACE);
+                let grace = if target.is_embedded() {
+                    SETTLED_GRACE
+                } else {
+                    EXTERNAL_SETTLED_GRACE
+                };
+                let settled_out = settled_since.is_some_and(|since| since.elapsed() >= grace);
                 if Instant::now() >= deadline || settled_out {
                     let actual = sample
                         .map(|objects| serde_json::to_string_pretty(&objects).unwrap_or_default())
                         .unwrap_or_default();
                     return Outcome::fail(reason).with_actual(actual);
                 }
-                if target.is_embedded() {
-                    target.settle().await;
-                    settled_since.get_or_insert_with(Instant::now);
+                let settling = Instant::now();
+                target.settle().await;
+                // A settle that had to wait saw activity: the quiet period starts again.
+                let busy = settling.elapsed() > grace / 2;
+                if busy || settled_since.is_none() {
+                    settled_since = Some(Instant::now());
                 }
             }
         }

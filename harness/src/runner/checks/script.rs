@@ -138,12 +138,18 @@ fn compare_runs(
     if !differences.is_empty() {
         // What the learner's script complained about is usually the quickest explanation.
         let stderr = printable(&learner.stderr);
-        let lines: Vec<&str> = stderr.lines().filter(|line| !line.trim().is_empty()).collect();
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .collect();
         for line in lines.iter().take(STDERR_LINES) {
             notes.push(format!("stderr: {}", line.trim_end()));
         }
         if lines.len() > STDERR_LINES {
-            notes.push(format!("stderr: ... {} more line(s)", lines.len() - STDERR_LINES));
+            notes.push(format!(
+                "stderr: ... {} more line(s)",
+                lines.len() - STDERR_LINES
+            ));
         }
     }
     let mut learner_output = printable(&learner.stdout);

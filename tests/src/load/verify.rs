@@ -1,0 +1,291 @@
+//! Checking one watch's event stream, event by event, against the ground-truth log: nothing
+//! missed, nothing extra, nothing out of order, each object delivered at the version the store
+//! committed.
+//!
+//! A watch that resumes from a known resourceVersion (after a list, or after its own last event)
+//! has exactly one correct continuation. A watch opened without one (`resourceVersion=0`) first
+//! gets the server's current state as ADDED events, taken at some resourceVersion L the client
+//! does not learn; L lies between the store's revision just before the request and just after
+//! the response headers arrived. Every L in that window is tried: the stream must be, for at
+//! least one of them, that state (in any order: the watch cache lists its store) followed by
+//! every later change. Candidates that survive are indistinguishable to the client, so any of
+//! them may be kept.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::truth::{show_key, Change, Key, Scope, ScopeState, TruthLog};
+
+/// One event as the client received it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub change: Change,
+    pub key: Key,
+    pub rv: u64,
+    pub uid: String,
+    pub labels: BTreeMap<String, String>,
+}
+
+impl std::fmt::Display for Received {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} at resourceVersion {}",
+            self.change,
+            show_key(&self.key),
+            self.rv
+        )
+    }
+}
+
+/// Does the delivered object carry what the store committed at that version?
+fn same_content(log: &TruthLog, ev: &Received) -> Result<(), String> {
+    let Some(object) = log.get(ev.rv).and_then(|w| w.object.as_ref()) else {
+        return Err(format!(
+            "{ev}: the store committed no object of this kind at that version"
+        ));
+    };
+    let uid = object.value["metadata"]["uid"].as_str().unwrap_or("");
+    let labels = labels_of(&object.value);
+    let key = (object.namespace().to_string(), object.name().to_string());
+    if key != ev.key || uid != ev.uid || labels != ev.labels {
+        return Err(format!(
+            "{ev}: delivered object (uid {}, labels {:?}) differs from the stored one ({}, uid {uid}, labels {labels:?})",
+            ev.uid,
+            ev.labels,
+            show_key(&key)
+        ));
+    }
+    Ok(())
+}
+
+/// Follows a watch whose state at `cursor - 1` is known exactly.
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    scope: Scope,
+    /// What the watch must hold: the scope's objects at `cursor - 1`.
+    state: ScopeState,
+    /// The next resourceVersion to account for.
+    cursor: u64,
+}
+
+impl Verifier {
+    /// A watch that starts from `state`, known to be the scope's objects at `at`.
+    pub fn new(scope: Scope, state: ScopeState, at: u64) -> Self {
+        Self {
+            scope,
+            state,
+            cursor: at + 1,
+        }
+    }
+
+    /// The resourceVersion to resume from: everything up to it has been delivered.
+    pub fn resume_rv(&self) -> u64 {
+        self.cursor - 1
+    }
+
+    /// Account for one received event; the log must already hold `ev.rv`. Returns what was wrong
+    /// (events skipped before it, or the event itself); the state follows the store regardless,
+    /// so one lost event is reported once.
+    pub fn feed(&mut self, log: &TruthLog, ev: &Received) -> Vec<String> {
+        if ev.rv < self.cursor {
+            return vec![format!(
+                "{ev}: out of order or repeated (resourceVersion {} was already passed)",
+                self.cursor - 1
+            )];
+        }
+        let mut problems = Vec::new();
+        for rv in self.cursor..ev.rv {
+            let Some(w) = log.get(rv) else {
+                problems.push(format!(
+                    "resourceVersion {rv} is missing from the ground-truth log"
+                ));
+                continue;
+            };
+            if let Some(missed) = self.scope.translate(&mut self.state, rv, w) {
+                problems.push(format!("lost event: {missed} (next delivered: {ev})"));
+            }
+        }
+        self.cursor = ev.rv + 1;
+        match log
+            .get(ev.rv)
+            .map(|w| self.scope.translate(&mut self.state, ev.rv, w))
+        {
+            None => problems.push(format!("{ev}: not in the ground-truth log")),
+            Some(None) => problems.push(format!(
+                "{ev}: the store's write at that version is not visible to this watch"
+            )),
+            Some(Some(want)) if want.change != ev.change || want.key != ev.key => {
+                problems.push(format!("{ev}: the store's write makes it {want}"));
+            }
+            Some(Some(_)) => {
+                if let Err(p) = same_content(log, ev) {
+                    problems.push(p);
+                }
+            }
+        }
+        problems
+    }
+
+    /// The first event up to `upto` the watch has yet to deliver, if any.
+    pub fn outstanding(&self, log: &TruthLog, upto: u64) -> Option<String> {
+        let mut state = self.state.clone();
+        for rv in self.cursor..=upto {
+            let w = log.get(rv)?;
+            if let Some(e) = self.scope.translate(&mut state, rv, w) {
+                return Some(e.to_string());
+            }
+        }
+        None
+    }
+}
+
+/// One guess at the version the initial state of a `resourceVersion=0` watch was taken at.
+#[derive(Debug, Clone)]
+struct Candidate {
+    at: u64,
+    /// Initial ADDED events still to come: key -> object version.
+    snapshot: ScopeState,
+    then: Verifier,
+    matched: usize,
+}
+
+/// The start of a `resourceVersion=0` watch, until its initial state is accounted for.
+#[derive(Debug, Clone)]
+pub struct Opening {
+    /// The store's revision when the response headers arrived: later events are no candidate's
+    /// initial state.
+    after: u64,
+    alive: Vec<Candidate>,
+    /// Why the most successful candidate failed, once all have.
+    last_failure: Option<(usize, String)>,
+}
+
+impl Opening {
+    /// `before`/`after`: the store's revision before the request and after its response headers.
+    pub fn new(scope: &Scope, log: &TruthLog, before: u64, after: u64) -> Self {
+        let mut state = scope.state_at(log, before);
+        let mut alive = Vec::new();
+        for at in before..=after {
+            if at > before {
+                if let Some(w) = log.get(at) {
+                    scope.translate(&mut state, at, w);
+                }
+            }
+            alive.push(Candidate {
+                at,
+                snapshot: state.clone(),
+                then: Verifier::new(scope.clone(), state.clone(), at),
+                matched: 0,
+            });
+        }
+        Self {
+            after,
+            alive,
+            last_failure: None,
+        }
+    }
+
+    fn kill(&mut self, matched: usize, why: String) {
+        if self
+            .last_failure
+            .as_ref()
+            .is_none_or(|(m, _)| matched >= *m)
+        {
+            self.last_failure = Some((matched, why));
+        }
+    }
+
+    /// Account for one received event; `Err` once no candidate explains the stream.
+    pub fn feed(&mut self, log: &TruthLog, ev: &Received) -> Result<(), String> {
+        let mut survivors = Vec::with_capacity(self.alive.len());
+        for mut c in std::mem::take(&mut self.alive) {
+            let verdict = if !c.snapshot.is_empty() {
+                match c.snapshot.remove(&ev.key) {
+                    Some(rv) if ev.change == Change::Added && rv == ev.rv => same_content(log, ev),
+                    Some(rv) => Err(format!(
+                        "{ev}: initial state at {} has {} at resourceVersion {rv} as ADDED",
+                        c.at,
+                        show_key(&ev.key)
+                    )),
+                    None => Err(format!(
+                        "{ev}: not in the initial state at {} ({} more objects were due)",
+                        c.at,
+                        c.snapshot.len() + 1
+                    )),
+                }
+            } else {
+                let p = c.then.feed(log, ev);
+                if p.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "after the initial state at {}: {}",
+                        c.at,
+                        p.join("; ")
+                    ))
+                }
+            };
+            match verdict {
+                Ok(()) => {
+                    c.matched += 1;
+                    survivors.push(c);
+                }
+                Err(why) => self.kill(c.matched, why),
+            }
+        }
+        self.alive = survivors;
+        if self.alive.is_empty() {
+            let why = self
+                .last_failure
+                .clone()
+                .map(|(_, w)| w)
+                .unwrap_or_default();
+            return Err(format!(
+                "no initial resourceVersion explains the stream: {why}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Past the window, every survivor has delivered its initial state and they all agree.
+    pub fn window_passed(&self, rv: u64) -> bool {
+        rv > self.after
+    }
+
+    /// The verifier to continue with, once some candidate's initial state is fully delivered.
+    /// The survivors hold the same objects as the client, so the most advanced one is kept.
+    pub fn settled(&self) -> Option<Verifier> {
+        self.alive
+            .iter()
+            .filter(|c| c.snapshot.is_empty())
+            .max_by_key(|c| c.then.cursor)
+            .map(|c| c.then.clone())
+    }
+
+    /// What is still owed, for the report when the watch never settles.
+    pub fn owed(&self) -> String {
+        match self.alive.iter().min_by_key(|c| c.snapshot.len()) {
+            Some(c) => format!(
+                "{} objects of the initial state at {} never arrived (e.g. {})",
+                c.snapshot.len(),
+                c.at,
+                c.snapshot.keys().next().map(show_key).unwrap_or_default()
+            ),
+            None => "no candidate left".into(),
+        }
+    }
+}
+
+/// Labels of an object as a sorted map.
+pub fn labels_of(object: &Value) -> BTreeMap<String, String> {
+    object["metadata"]["labels"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
