@@ -178,7 +178,7 @@ fn run_decode_body_arbitrary_bytes(factor: u32) {
     ];
     check(
         "decode_body_arbitrary_bytes",
-        case_count(1500, factor),
+        case_count(20000, factor),
         (resource(), bytes, validation()),
         |(res, body, v)| decode_body_holds(res, &body, v),
     );
@@ -200,7 +200,7 @@ fn decode_body_k8s_shaped_documents() {
 fn run_decode_body_k8s_shaped_documents(factor: u32) {
     check(
         "decode_body_k8s_shaped_documents",
-        case_count(600, factor),
+        case_count(4000, factor),
         (per_resource(documents), mutations(), validation()),
         |((res, doc), edits, v)| decode_body_holds(res, &mutate(doc.render(), &edits), v),
     );
@@ -271,7 +271,7 @@ fn run_decode_body_deep_nesting(factor: u32) {
     let depth = prop_oneof![0usize..600, 600usize..12_000];
     check(
         "decode_body_deep_nesting",
-        case_count(48, factor),
+        case_count(256, factor),
         (resource(), depth, 0u8..3, 0usize..4, validation()),
         |(res, depth, style, at, v)| {
             let nested = deep(depth, style, b"null");
@@ -312,7 +312,7 @@ fn run_decode_yaml_and_delete_options(factor: u32) {
     ];
     check(
         "decode_yaml_and_delete_options",
-        case_count(600, factor),
+        case_count(4000, factor),
         (resource(), body, validation()),
         |(res, body, v)| {
             match decode::decode_yaml_body(res, &body, v) {
@@ -398,7 +398,7 @@ fn run_protobuf_arbitrary_bytes(factor: u32) {
     ];
     check(
         "protobuf_arbitrary_bytes",
-        case_count(2000, factor),
+        case_count(20000, factor),
         body,
         |body| protobuf_holds(&body),
     );
@@ -412,7 +412,7 @@ fn protobuf_envelopes() {
 fn run_protobuf_envelopes(factor: u32) {
     check(
         "protobuf_envelopes",
-        case_count(1000, factor),
+        case_count(5000, factor),
         proto_text::envelope(),
         |body| protobuf_holds(&body),
     );
@@ -427,7 +427,7 @@ fn run_protobuf_deep_nesting(factor: u32) {
     use proto_text::F;
     check(
         "protobuf_deep_nesting",
-        case_count(48, factor),
+        case_count(256, factor),
         (1usize..3000, 1u32..4, prop::sample::select(proto_text::TYPES)),
         |(depth, number, (api_version, kind))| {
             let mut inner = vec![F::Bytes(1, b"x".to_vec())];
@@ -500,7 +500,7 @@ fn label_selector_round_trip() {
 fn run_label_selector_round_trip(factor: u32) {
     check(
         "label_selector_round_trip",
-        case_count(2000, factor),
+        case_count(10000, factor),
         (
             selector_text::label_selector(),
             prop::collection::vec(selector_text::labels(), 0..6),
@@ -521,7 +521,7 @@ fn run_api_label_selector_round_trip(factor: u32) {
     ];
     check(
         "api_label_selector_round_trip",
-        case_count(1000, factor),
+        case_count(5000, factor),
         (value, prop::collection::vec(selector_text::labels(), 0..6)),
         |(value, label_sets)| {
             stat("from_api", LabelSelector::from_api(&value).is_ok());
@@ -582,7 +582,7 @@ fn field_selector_round_trip() {
 fn run_field_selector_round_trip(factor: u32) {
     check(
         "field_selector_round_trip",
-        case_count(2000, factor),
+        case_count(10000, factor),
         (selector_text::field_selector(), resource()),
         |(text, res)| {
             match selectors::field_selector_param(res, &text) {
@@ -666,7 +666,7 @@ fn json_patch_no_panic() {
 fn run_json_patch_no_panic(factor: u32) {
     check(
         "json_patch_no_panic",
-        case_count(500, factor),
+        case_count(3000, factor),
         (
             per_resource(original),
             patch_text::json_patch(),
@@ -686,7 +686,7 @@ fn merge_patch_no_panic() {
 fn run_merge_patch_no_panic(factor: u32) {
     check(
         "merge_patch_no_panic",
-        case_count(500, factor),
+        case_count(3000, factor),
         (
             per_resource(|r| (original(r), patch_text::merge_patch(r))),
             mutations(),
@@ -697,6 +697,15 @@ fn run_merge_patch_no_panic(factor: u32) {
     );
 }
 
+fn null_inside_array(v: &Value, in_array: bool) -> bool {
+    match v {
+        Value::Null => in_array,
+        Value::Array(items) => items.iter().any(|i| null_inside_array(i, true)),
+        Value::Object(m) => m.values().any(|i| null_inside_array(i, in_array)),
+        _ => false,
+    }
+}
+
 #[test]
 fn merge_patch_is_idempotent() {
     run_merge_patch_is_idempotent(1);
@@ -704,12 +713,18 @@ fn merge_patch_is_idempotent() {
 
 fn run_merge_patch_is_idempotent(factor: u32) {
     // RFC 7386: a merge patch sets every member it names to its final value, so applying it a
-    // second time changes nothing.
+    // second time changes nothing. Except in one corner of json-patch v4 (merge.go `merge`),
+    // which the server inherits: a non-object value replacing an object keeps its nulls, while
+    // the same value replacing a non-object is pruned of them, so a patch with a null inside an
+    // array can change the object again on its second application. Such patches are left out.
     check(
         "merge_patch_is_idempotent",
-        case_count(2000, factor),
+        case_count(3000, factor),
         per_resource(|r| (original(r), patch_text::merge_patch(r))),
         |(res, (original, body))| {
+            if null_inside_array(&body.to_value(), false) {
+                return Ok(());
+            }
             let body = body.render();
             let Ok(once) = patch::apply(res, &original, PatchType::Merge, &body) else {
                 return Ok(());
@@ -731,7 +746,7 @@ fn strategic_patch_no_panic() {
 fn run_strategic_patch_no_panic(factor: u32) {
     check(
         "strategic_patch_no_panic",
-        case_count(500, factor),
+        case_count(3000, factor),
         (
             per_resource(|r| (original(r), patch_text::strategic_patch(r))),
             mutations(),
@@ -751,7 +766,7 @@ fn run_apply_patch_no_panic(factor: u32) {
     // JSON is YAML, so rendered documents are apply configurations (good or bad ones).
     check(
         "apply_patch_no_panic",
-        case_count(200, factor),
+        case_count(1000, factor),
         (
             per_resource(|r| (original(r), k8s_docs::document(Noise::LOW, r))),
             mutations(),
@@ -838,7 +853,7 @@ fn empty_patches_are_identity() {
 fn run_empty_patches_are_identity(factor: u32) {
     check(
         "empty_patches_are_identity",
-        case_count(500, factor),
+        case_count(3000, factor),
         per_resource(original),
         |(res, original)| empty_patches_hold(res, &original),
     );
@@ -874,7 +889,7 @@ fn route_arbitrary_paths() {
 fn run_route_arbitrary_paths(factor: u32) {
     check(
         "route_arbitrary_paths",
-        case_count(3000, factor),
+        case_count(20000, factor),
         prop_oneof![any::<String>(), "/[a-z0-9/%.]{0,40}"],
         |path| route_holds(&path),
     );
@@ -888,7 +903,7 @@ fn route_grammar_paths() {
 fn run_route_grammar_paths(factor: u32) {
     check(
         "route_grammar_paths",
-        case_count(3000, factor),
+        case_count(20000, factor),
         (path_text::grammar_path(), prop::collection::vec(any::<bool>(), 1..8)),
         |(path, mask)| {
             route_holds(&path)?;

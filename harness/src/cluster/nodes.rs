@@ -71,8 +71,10 @@ impl NodeTemplate {
             }
         }
         if !self.managed {
-            if let Some(object) = node.as_object_mut() {
-                object.remove("status");
+            // Capacity stays (the scheduler binds pods to it, as to a node whose kubelet
+            // registered and then went away); no kubelet reports a condition or runs a pod.
+            if let Some(status) = node.get_mut("status").and_then(Value::as_object_mut) {
+                status.remove("conditions");
             }
         }
         if !self.taints.is_empty() {
@@ -179,6 +181,7 @@ mod tests {
         assert!(node["metadata"]["annotations"]
             .get(KWOK_NODE_ANNOTATION)
             .is_none());
-        assert!(node.get("status").is_none());
+        assert!(node["status"].get("conditions").is_none());
+        assert_eq!(node["status"]["allocatable"]["pods"], "110");
     }
 }

@@ -99,7 +99,31 @@ fn store(entry: &Path, reference: &ReferenceDirs) -> anyhow::Result<ReferenceDir
             return Err(error).with_context(|| format!("storing {}", entry.display()));
         }
     }
+    prune_siblings(entry);
     load(entry, reference.dirs.len().saturating_sub(1)).context("reading back the cache entry")
+}
+
+/// Removes the lab's older entries (made by other builds or scenario versions).
+fn prune_siblings(entry: &Path) {
+    let (Some(parent), Some(name)) = (entry.parent(), entry.file_name().and_then(|n| n.to_str()))
+    else {
+        return;
+    };
+    let Some((lab, _)) = name.rsplit_once('-') else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for sibling in entries.flatten() {
+        let sibling_name = sibling.file_name().to_string_lossy().into_owned();
+        let same_lab = sibling_name
+            .rsplit_once('-')
+            .is_some_and(|(other, key)| other == lab && key.len() == 16);
+        if same_lab && sibling.path() != entry {
+            let _ = std::fs::remove_dir_all(sibling.path());
+        }
+    }
 }
 
 /// R_0..R_N for `lab`, from the cache when possible.

@@ -29,9 +29,10 @@ pub fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
             let _ = fs::remove_file(&target);
             std::os::unix::fs::symlink(&link, &target)
                 .with_context(|| format!("linking {}", target.display()))?;
-        } else {
+        } else if kind.is_file() {
             copy_file(&source, &target)?;
         }
+        // Sockets, FIFOs and devices are skipped: opening a FIFO to copy it would block.
     }
     Ok(())
 }
@@ -84,14 +85,22 @@ pub fn scratch_copy(base: &Path) -> anyhow::Result<tempfile::TempDir> {
     Ok(dir)
 }
 
+/// Files compared or parsed are read up to this size; an output file bigger than that is
+/// wrong anyway, and must not exhaust the grader's memory.
+pub const MAX_LAB_FILE: u64 = 16 << 20;
+
 /// Reads a file of a lab dir, or None when it is missing (a directory counts as missing).
 pub fn read_lab_file(dir: &Path, relative: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
     let path = dir.join(relative);
-    if path.is_file() {
-        fs::read(path).ok()
-    } else {
-        None
+    if !path.is_file() {
+        return None;
     }
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .and_then(|file| file.take(MAX_LAB_FILE).read_to_end(&mut bytes))
+        .ok()?;
+    Some(bytes)
 }
 
 /// `dir/relative` if it is a file.
@@ -127,6 +136,17 @@ mod tests {
             Some(b"a".to_vec())
         );
         assert_eq!(read_lab_file(to.path(), Path::new("out")), None);
+    }
+
+    #[test]
+    fn fifos_are_skipped() {
+        let from = tempfile::tempdir().expect("tempdir");
+        nix::unistd::mkfifo(&from.path().join("pipe"), nix::sys::stat::Mode::S_IRWXU)
+            .expect("mkfifo");
+        fs::write(from.path().join("a.txt"), "a").expect("write");
+        let to = scratch_copy(from.path()).expect("copy does not block on the FIFO");
+        assert!(to.path().join("a.txt").is_file());
+        assert!(!to.path().join("pipe").exists());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! - `proctor.dev/pod-fault-images: <glob>[,<glob>...]` — only containers whose image matches;
 //! - `proctor.dev/node-ready: "False"` on a node — the node reports NotReady.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -34,6 +34,13 @@ pub struct FakeKubelet {
     /// Pod IPs in use, by pod uid (kwok's ipPool, reusing freed addresses).
     ips: HashMap<String, u32>,
     leases: HashMap<String, Instant>,
+    /// Managed nodes as of the last full pass (node changes always trigger one).
+    managed: HashMap<String, Stored>,
+    /// Pods changed since the last pass.
+    dirty: HashSet<(String, String)>,
+    full: bool,
+    started: bool,
+    lease_due: Option<Instant>,
 }
 
 pub fn is_managed(node: &Value) -> bool {
@@ -288,28 +295,20 @@ impl FakeKubelet {
     }
 }
 
-impl Controller for FakeKubelet {
-    fn name(&self) -> &'static str {
-        "kwok-kubelet"
-    }
-
-    fn interested(&self, ev: &Event) -> bool {
-        std::ptr::eq(ev.res, &registry::NODES) || std::ptr::eq(ev.res, &registry::PODS)
-    }
-
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
-        let store = api.store();
-        let (nodes, _) = store.list(&registry::NODES, None);
-        let mut managed: HashMap<String, Stored> = HashMap::new();
-        let mut next: Option<Duration> = None;
+impl FakeKubelet {
+    /// kwok's node stages for every managed node; rebuilds the managed-node index.
+    fn sync_nodes(&mut self, api: &Api) {
+        let (nodes, _) = api.store().list(&registry::NODES, None);
+        self.managed.clear();
         for node in nodes {
             if !is_managed(&node.value) {
                 continue;
             }
             let want_ready = meta::annotation(&node.value, NODE_READY)
                 .is_none_or(|v| !v.eq_ignore_ascii_case("false"));
-            let is_ready = condition(&node.value, "Ready").is_some_and(|c| c["status"] == "True");
-            let node = if is_ready != want_ready || (!is_ready && !want_ready && condition(&node.value, "Ready").is_none()) {
+            let ready = condition(&node.value, "Ready");
+            let is_ready = ready.is_some_and(|c| c["status"] == "True");
+            let node = if is_ready != want_ready || ready.is_none() {
                 let updated = initialized_node(&node.value);
                 match api.update(&registry::NODES, "", node.name(), updated, Some("status"), &WriteOptions::default()) {
                     Ok(n) => n,
@@ -321,51 +320,115 @@ impl Controller for FakeKubelet {
             } else {
                 node
             };
+            self.managed.insert(node.name().to_string(), node);
+        }
+    }
+
+    /// Renew the leases that are due; returns when the next one is.
+    fn sync_leases(&mut self, api: &Api) -> Option<Duration> {
+        let nodes: Vec<Stored> = self.managed.values().cloned().collect();
+        let mut next: Option<Duration> = None;
+        for node in nodes {
             let due = self.renew_lease(api, &node);
             next = match (next, due) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            managed.insert(node.name().to_string(), node);
         }
-        let (pods, _) = store.list(&registry::PODS, None);
-        let mut live = BTreeSet::new();
-        for pod in pods {
-            live.insert(meta::uid(&pod.value).to_string());
-            let node_name = pod.value["spec"]["nodeName"].as_str().unwrap_or("");
-            let Some(node) = managed.get(node_name) else { continue };
-            if meta::is_deleting(&pod.value) {
-                // kwok's pod-delete stage: drop finalizers, then delete with a zero grace period.
-                if !meta::finalizers(&pod.value).is_empty() {
-                    let mut v = pod.value.clone();
-                    meta::meta_mut(&mut v).remove("finalizers");
-                    let _ = store.update(&registry::PODS, v, Some(pod.resource_version()));
-                }
-                let opts = DeleteOptions {
-                    grace_period_seconds: Some(0),
-                    ..Default::default()
-                };
-                if let Err(e) = api.delete(&registry::PODS, pod.namespace(), pod.name(), &opts) {
-                    tracing::debug!(error = %e, pod = pod.name(), "finishing pod deletion");
-                }
-                self.ips.remove(meta::uid(&pod.value));
-                continue;
-            }
-            let phase = pod.value["status"]["phase"].as_str().unwrap_or("");
-            if matches!(phase, "Succeeded" | "Failed") {
-                continue;
-            }
-            if pod.value["status"]["podIP"].as_str().is_some_and(|s| !s.is_empty()) {
-                continue;
-            }
-            let updated = self.running_pod(&pod.value, &node.value);
-            if let Err(e) = api.update(&registry::PODS, pod.namespace(), pod.name(), updated, Some("status"), &WriteOptions::default()) {
-                tracing::debug!(error = %e, pod = pod.name(), "pod status");
-            }
-        }
-        self.ips.retain(|uid, _| live.contains(uid));
-        self.leases.retain(|n, _| managed.contains_key(n));
+        self.leases.retain(|n, _| self.managed.contains_key(n));
         next
+    }
+
+    /// kwok's pod stages for one pod.
+    fn sync_pod(&mut self, api: &Api, pod: &Stored) {
+        let node_name = pod.value["spec"]["nodeName"].as_str().unwrap_or("");
+        let Some(node) = self.managed.get(node_name).cloned() else {
+            return;
+        };
+        if meta::is_deleting(&pod.value) {
+            // kwok's pod-delete stage: drop finalizers, then delete with a zero grace period.
+            let store = api.store();
+            if !meta::finalizers(&pod.value).is_empty() {
+                let mut v = pod.value.clone();
+                meta::meta_mut(&mut v).remove("finalizers");
+                let _ = store.update(&registry::PODS, v, Some(pod.resource_version()));
+            }
+            let opts = DeleteOptions {
+                grace_period_seconds: Some(0),
+                ..Default::default()
+            };
+            if let Err(e) = api.delete(&registry::PODS, pod.namespace(), pod.name(), &opts) {
+                tracing::debug!(error = %e, pod = pod.name(), "finishing pod deletion");
+            }
+            self.ips.remove(meta::uid(&pod.value));
+            return;
+        }
+        let status = &pod.value["status"];
+        if matches!(status["phase"].as_str(), Some("Succeeded" | "Failed"))
+            || status["podIP"].as_str().is_some_and(|s| !s.is_empty())
+        {
+            return;
+        }
+        let updated = self.running_pod(&pod.value, &node.value);
+        if let Err(e) = api.update(&registry::PODS, pod.namespace(), pod.name(), updated, Some("status"), &WriteOptions::default()) {
+            tracing::debug!(error = %e, pod = pod.name(), "pod status");
+        }
+    }
+}
+
+impl Controller for FakeKubelet {
+    fn name(&self) -> &'static str {
+        "kwok-kubelet"
+    }
+
+    fn interested(&self, ev: &Event) -> bool {
+        std::ptr::eq(ev.res, &registry::NODES) || std::ptr::eq(ev.res, &registry::PODS)
+    }
+
+    fn observe(&mut self, ev: &Event) {
+        if std::ptr::eq(ev.res, &registry::NODES) {
+            self.full = true;
+        } else if std::ptr::eq(ev.res, &registry::PODS) && ev.kind != crate::store::EventKind::Deleted {
+            self.dirty
+                .insert((ev.object.namespace().to_string(), ev.object.name().to_string()));
+        } else if std::ptr::eq(ev.res, &registry::PODS) {
+            self.ips.remove(meta::uid(&ev.object.value));
+        }
+    }
+
+    fn resync(&mut self) {
+        self.full = true;
+    }
+
+    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+        let first = !self.started;
+        self.started = true;
+        if first || self.full {
+            self.full = false;
+            self.dirty.clear();
+            self.sync_nodes(api);
+            // New or changed nodes get their lease now.
+            self.lease_due = None;
+            let (pods, _) = api.store().list(&registry::PODS, None);
+            let live: BTreeSet<String> = pods.iter().map(|p| meta::uid(&p.value).to_string()).collect();
+            self.ips.retain(|uid, _| live.contains(uid));
+            for pod in &pods {
+                self.sync_pod(api, pod);
+            }
+        } else {
+            let dirty: Vec<(String, String)> = self.dirty.drain().collect();
+            for (ns, name) in dirty {
+                if let Some(pod) = api.store().get(&registry::PODS, &ns, &name) {
+                    self.sync_pod(api, &pod);
+                }
+            }
+        }
+        let now = Instant::now();
+        if first || self.lease_due.is_none_or(|due| now >= due) {
+            let next = self.sync_leases(api).unwrap_or(LEASE_RENEW);
+            self.lease_due = Some(now + next);
+        }
+        self.lease_due.map(|due| due.saturating_duration_since(now))
     }
 }
 

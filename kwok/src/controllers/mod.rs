@@ -33,6 +33,12 @@ pub trait Controller: Send + 'static {
     fn name(&self) -> &'static str;
     /// Does this change concern the controller?
     fn interested(&self, ev: &Event) -> bool;
+    /// See every change, interesting or not, before the next reconcile (for controllers that keep
+    /// a dirty set instead of rescanning everything).
+    fn observe(&mut self, _ev: &Event) {}
+    /// The change stream was lost (the controller fell behind): forget any dirty set and look at
+    /// everything on the next pass.
+    fn resync(&mut self) {}
     /// Bring the world closer to the desired state. Returns when to look again even without a
     /// change (timers: grace periods, heartbeats).
     fn reconcile(&mut self, api: &Api) -> Option<Duration>;
@@ -91,9 +97,15 @@ fn spawn(
             let wait = next.unwrap_or(Duration::from_secs(3600));
             let woke = tokio::select! {
                 r = rx.recv() => match r {
-                    Ok(ev) => ctrl.interested(&ev),
+                    Ok(ev) => {
+                        ctrl.observe(&ev);
+                        ctrl.interested(&ev)
+                    }
                     // Fell behind the change stream: a full reconcile catches up.
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        ctrl.resync();
+                        true
+                    }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 },
                 _ = tokio::time::sleep(wait) => true,
@@ -106,7 +118,8 @@ fn spawn(
             // Coalesce the burst: everything already queued is covered by one pass.
             loop {
                 match rx.try_recv() {
-                    Ok(_) | Err(TryRecvError::Lagged(_)) => continue,
+                    Ok(ev) => ctrl.observe(&ev),
+                    Err(TryRecvError::Lagged(_)) => ctrl.resync(),
                     Err(TryRecvError::Empty) => break,
                     Err(TryRecvError::Closed) => return,
                 }

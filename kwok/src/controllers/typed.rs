@@ -5,14 +5,16 @@ use std::sync::Arc;
 
 use crate::store::Stored;
 
+/// Keyed by resourceVersion: it is unique per stored object version across the whole store, so
+/// a lookup needs no allocation and a changed object is a new key.
 pub struct TypedCache<T> {
-    by_key: HashMap<(String, String), (u64, Arc<T>)>,
+    by_rv: HashMap<u64, Arc<T>>,
 }
 
 impl<T> Default for TypedCache<T> {
     fn default() -> Self {
         Self {
-            by_key: HashMap::new(),
+            by_rv: HashMap::new(),
         }
     }
 }
@@ -20,14 +22,12 @@ impl<T> Default for TypedCache<T> {
 impl<T: serde::de::DeserializeOwned> TypedCache<T> {
     /// The typed form of `o`; `None` when it does not decode (never expected for stored objects).
     pub fn get(&mut self, o: &Stored) -> Option<Arc<T>> {
-        let key = (o.namespace().to_string(), o.name().to_string());
         let rv = o.resource_version();
-        if let Some((cached_rv, t)) = self.by_key.get(&key) {
-            if *cached_rv == rv {
-                return Some(t.clone());
-            }
+        if let Some(t) = self.by_rv.get(&rv) {
+            return Some(t.clone());
         }
-        let t: T = match serde_json::from_value(o.value.clone()) {
+        // Deserialize from the borrowed value: no clone of the whole object.
+        let t: T = match T::deserialize(&o.value) {
             Ok(t) => t,
             Err(e) => {
                 tracing::warn!(error = %e, name = o.name(), "stored object does not decode");
@@ -35,15 +35,17 @@ impl<T: serde::de::DeserializeOwned> TypedCache<T> {
             }
         };
         let t = Arc::new(t);
-        self.by_key.insert(key, (rv, t.clone()));
+        self.by_rv.insert(rv, t.clone());
         Some(t)
     }
 
-    /// Forget objects no longer stored.
+    /// Forget versions no longer stored.
     pub fn retain(&mut self, live: &[Stored]) {
-        let keys: HashSet<(&str, &str)> = live.iter().map(|o| (o.namespace(), o.name())).collect();
-        self.by_key
-            .retain(|(ns, n), _| keys.contains(&(ns.as_str(), n.as_str())));
+        if self.by_rv.len() <= live.len() {
+            return;
+        }
+        let keep: HashSet<u64> = live.iter().map(|o| o.resource_version()).collect();
+        self.by_rv.retain(|rv, _| keep.contains(rv));
     }
 }
 

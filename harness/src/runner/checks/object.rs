@@ -20,7 +20,7 @@ const SETTLED_GRACE: Duration = Duration::from_secs(2);
 
 /// On an external cluster "settled" only means the pod and node lists stopped changing, which
 /// a slow controller can also show; so a mismatch must outlast a longer quiet period there.
-const EXTERNAL_SETTLED_GRACE: Duration = Duration::from_secs(6);
+const EXTERNAL_SETTLED_GRACE: Duration = Duration::from_secs(3);
 
 /// The kubectl resource argument, qualified with the API group when one is given
 /// (`deployments` + `apps/v1` → `deployments.v1.apps`, as kubectl's resource builder accepts).

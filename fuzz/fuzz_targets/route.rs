@@ -1,0 +1,19 @@
+#![no_main]
+//! Request paths. A trailing slash never changes what a path names (RequestInfoFactory trims
+//! slashes), and a resource target is always a served resource, in scope, with a known
+//! subresource.
+
+use kwok::http::route::{self, Target};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let path = String::from_utf8_lossy(data);
+    let target = route::parse(&path);
+    assert_eq!(route::parse(&format!("{path}/")), target);
+    if let Target::Resource(r) = &target {
+        assert!(r.namespace.is_none() || r.res.namespaced);
+        if let Some(sub) = &r.subresource {
+            assert!(r.res.subresource(sub).is_some());
+        }
+    }
+});
