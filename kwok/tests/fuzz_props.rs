@@ -103,31 +103,8 @@ where
 // JSON / YAML body decoding
 
 /// `decode_body`: a well-formed error, or the kind's object that decodes again to itself.
-static STATS: std::sync::Mutex<Vec<(String, bool)>> = std::sync::Mutex::new(Vec::new());
-fn stat(name: &str, ok: bool) { STATS.lock().unwrap().push((name.to_string(), ok)); }
-#[test]
-#[ignore]
-fn zz_stats() {
-    run_decode_body_k8s_shaped_documents(1);
-    run_protobuf_envelopes(1);
-    run_label_selector_round_trip(1);
-    run_field_selector_round_trip(1);
-    run_api_label_selector_round_trip(1);
-    run_json_patch_no_panic(1);
-    run_merge_patch_no_panic(1);
-    run_strategic_patch_no_panic(1);
-    run_apply_patch_no_panic(1);
-    run_route_grammar_paths(1);
-    let s = STATS.lock().unwrap();
-    let mut m: std::collections::BTreeMap<String, (u32, u32)> = Default::default();
-    for (n, ok) in s.iter() { let e = m.entry(n.clone()).or_default(); if *ok { e.0 += 1 } else { e.1 += 1 } }
-    eprintln!("{m:#?}");
-}
 fn decode_body_holds(res: Res, body: &[u8], validation: FieldValidation) -> Outcome {
-    let r = decode::decode_body(res, body, validation);
-    stat(&format!("decode {:?}", validation), r.is_ok());
-    if let Err(e) = &r { if std::env::var("SHOWERR").is_ok() { eprintln!("ERR {}", e.message.chars().take(200).collect::<String>()); } }
-    let (obj, warnings) = match r {
+    let (obj, warnings) = match decode::decode_body(res, body, validation) {
         Err(e) => return well_formed(&e),
         Ok(ok) => ok,
     };
@@ -216,19 +193,29 @@ fn validation_levels_agree(res: Res, body: &[u8]) -> Outcome {
     match (&ignore, &warn) {
         (Err(a), Err(b)) => {
             prop_assert_eq!(a, b, "Ignore and Warn fail differently");
-            prop_assert_eq!(strict.as_ref().err(), Some(a), "Ignore and Strict fail differently");
+            prop_assert_eq!(
+                strict.as_ref().err(),
+                Some(a),
+                "Ignore and Strict fail differently"
+            );
         }
         (Ok((obj, ignored)), Ok((warned_obj, warnings))) => {
             prop_assert!(ignored.is_empty());
             prop_assert_eq!(obj, warned_obj, "Ignore and Warn decode differently");
             match &strict {
                 Ok((strict_obj, none)) => {
-                    prop_assert!(warnings.is_empty(), "Strict accepted what Warn warned about: {warnings:?}");
+                    prop_assert!(
+                        warnings.is_empty(),
+                        "Strict accepted what Warn warned about: {warnings:?}"
+                    );
                     prop_assert!(none.is_empty());
                     prop_assert_eq!(strict_obj, obj);
                 }
                 Err(e) => {
-                    prop_assert!(!warnings.is_empty(), "Strict failed where Warn had nothing to say: {e}");
+                    prop_assert!(
+                        !warnings.is_empty(),
+                        "Strict failed where Warn had nothing to say: {e}"
+                    );
                     let expected = format!("strict decoding error: {}", warnings.join(", "));
                     prop_assert!(
                         e.message.ends_with(&expected),
@@ -338,10 +325,7 @@ const NOT_PROTOBUF: &str =
     "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]";
 
 fn protobuf_holds(body: &[u8]) -> Outcome {
-    let r = kwok::protobuf::decode(body);
-    stat("protobuf", r.is_ok());
-    if let Err(e) = &r { if std::env::var("SHOWERR").is_ok() { eprintln!("PERR {}", e.message.chars().take(200).collect::<String>()); } }
-    let obj = match r {
+    let obj = match kwok::protobuf::decode(body) {
         Err(e) => {
             well_formed(&e)?;
             if body.is_empty() {
@@ -356,7 +340,10 @@ fn protobuf_holds(body: &[u8]) -> Outcome {
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
     let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     prop_assert!(!kind.is_empty(), "decoded object without a kind: {obj}");
-    prop_assert!(!api_version.is_empty(), "decoded object without an apiVersion: {obj}");
+    prop_assert!(
+        !api_version.is_empty(),
+        "decoded object without an apiVersion: {obj}"
+    );
     // The same client could have sent this object as JSON; the endpoint's JSON decoder takes it.
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
     if let Some(res) = RESOURCES
@@ -366,9 +353,13 @@ fn protobuf_holds(body: &[u8]) -> Outcome {
         let json = serde_json::to_vec(&obj).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let json_result = decode::decode_body(res, &json, FieldValidation::Strict);
         if let Err(e) = &json_result {
-            // Known gap, see `known_protobuf_quantity_text_is_not_parsed`: the protobuf decoder
-            // passes quantity text through and leaves its check to the JSON decoder.
-            if e.message.contains("quantities must match the regular expression") {
+            // Known failures, kept below: the protobuf decoder passes quantity text through
+            // unparsed (`known_protobuf_accepts_unparsable_quantity`), and the JSON decoder
+            // rejects the last day of year 9999 (`known_decode_rejects_times_late_in_year_9999`).
+            if e.message
+                .contains("quantities must match the regular expression")
+                || e.message.contains("timestamp overflowed")
+            {
                 return Ok(());
             }
             return Err(TestCaseError::fail(format!(
@@ -378,7 +369,10 @@ fn protobuf_holds(body: &[u8]) -> Outcome {
         }
     }
     let typed = kwok::protobuf::decode_for(body, api_version, kind);
-    prop_assert!(typed.is_ok(), "decode_for rejects what decode took: {typed:?}");
+    prop_assert!(
+        typed.is_ok(),
+        "decode_for rejects what decode took: {typed:?}"
+    );
     Ok(())
 }
 
@@ -428,7 +422,11 @@ fn run_protobuf_deep_nesting(factor: u32) {
     check(
         "protobuf_deep_nesting",
         case_count(256, factor),
-        (1usize..3000, 1u32..4, prop::sample::select(proto_text::TYPES)),
+        (
+            1usize..3000,
+            1u32..4,
+            prop::sample::select(proto_text::TYPES),
+        ),
         |(depth, number, (api_version, kind))| {
             let mut inner = vec![F::Bytes(1, b"x".to_vec())];
             for _ in 0..depth {
@@ -454,13 +452,18 @@ fn run_protobuf_deep_nesting(factor: u32) {
 // ---------------------------------------------------------------------------------------------
 // Selectors
 
-fn label_selector_holds(text: &str, label_sets: &[Option<serde_json::Map<String, Value>>]) -> Outcome {
-    stat("label", LabelSelector::parse(text).is_ok());
+fn label_selector_holds(
+    text: &str,
+    label_sets: &[Option<serde_json::Map<String, Value>>],
+) -> Outcome {
     let sel = match LabelSelector::parse(text) {
         Err(msg) => {
             prop_assert!(!msg.is_empty(), "empty label selector error for {text:?}");
             let e = selectors::label_selector_param(text).err();
-            prop_assert!(e.is_some(), "label_selector_param accepts what parse rejects");
+            prop_assert!(
+                e.is_some(),
+                "label_selector_param accepts what parse rejects"
+            );
             if let Some(e) = e {
                 well_formed(&e)?;
                 prop_assert_eq!(e.code, 400);
@@ -524,7 +527,6 @@ fn run_api_label_selector_round_trip(factor: u32) {
         case_count(5000, factor),
         (value, prop::collection::vec(selector_text::labels(), 0..6)),
         |(value, label_sets)| {
-            stat("from_api", LabelSelector::from_api(&value).is_ok());
             let sel = match LabelSelector::from_api(&value) {
                 Err(msg) => {
                     prop_assert!(!msg.is_empty());
@@ -595,8 +597,6 @@ fn run_field_selector_round_trip(factor: u32) {
             if let Err(e) = selectors::list_selectors(res, Some(&text), Some(&text)) {
                 well_formed(&e)?;
             }
-            stat("field", FieldSelector::parse(&text).is_ok());
-            stat("field_param", selectors::field_selector_param(res, &text).is_ok());
             let sel = match FieldSelector::parse(&text) {
                 Err(msg) => {
                     prop_assert!(!msg.is_empty());
@@ -644,14 +644,14 @@ fn original(res: Res) -> impl Strategy<Value = Value> {
 }
 
 fn patch_holds(res: Res, original: &Value, patch_type: PatchType, body: &[u8]) -> Outcome {
-    let r = patch::apply(res, original, patch_type, body);
-    stat(&format!("patch {patch_type:?}"), r.is_ok());
-    if let Err(e) = &r { if std::env::var("SHOWERR").is_ok() { eprintln!("PATCHERR {patch_type:?} {}", e.message.chars().take(200).collect::<String>()); } }
-    match r {
+    match patch::apply(res, original, patch_type, body) {
         Err(e) => well_formed(&e),
         Ok(patched) => {
             if matches!(patch_type, PatchType::Merge | PatchType::Strategic) {
-                prop_assert!(patched.is_object(), "{patch_type:?} patch made a non-object");
+                prop_assert!(
+                    patched.is_object(),
+                    "{patch_type:?} patch made a non-object"
+                );
             }
             Ok(())
         }
@@ -673,7 +673,12 @@ fn run_json_patch_no_panic(factor: u32) {
             mutations(),
         ),
         |((res, original), body, edits)| {
-            patch_holds(res, &original, PatchType::Json, &mutate(body.render(), &edits))
+            patch_holds(
+                res,
+                &original,
+                PatchType::Json,
+                &mutate(body.render(), &edits),
+            )
         },
     );
 }
@@ -692,7 +697,12 @@ fn run_merge_patch_no_panic(factor: u32) {
             mutations(),
         ),
         |((res, (original, body)), edits)| {
-            patch_holds(res, &original, PatchType::Merge, &mutate(body.render(), &edits))
+            patch_holds(
+                res,
+                &original,
+                PatchType::Merge,
+                &mutate(body.render(), &edits),
+            )
         },
     );
 }
@@ -731,7 +741,11 @@ fn run_merge_patch_is_idempotent(factor: u32) {
             };
             match patch::apply(res, &once, PatchType::Merge, &body) {
                 Ok(twice) => prop_assert_eq!(twice, once, "second application changed the object"),
-                Err(e) => return Err(TestCaseError::fail(format!("second application failed: {e}"))),
+                Err(e) => {
+                    return Err(TestCaseError::fail(format!(
+                        "second application failed: {e}"
+                    )))
+                }
             }
             Ok(())
         },
@@ -752,7 +766,12 @@ fn run_strategic_patch_no_panic(factor: u32) {
             mutations(),
         ),
         |((res, (original, body)), edits)| {
-            patch_holds(res, &original, PatchType::Strategic, &mutate(body.render(), &edits))
+            patch_holds(
+                res,
+                &original,
+                PatchType::Strategic,
+                &mutate(body.render(), &edits),
+            )
         },
     );
 }
@@ -772,7 +791,12 @@ fn run_apply_patch_no_panic(factor: u32) {
             mutations(),
         ),
         |((res, (original, body)), edits)| {
-            patch_holds(res, &original, PatchType::Apply, &mutate(body.render(), &edits))
+            patch_holds(
+                res,
+                &original,
+                PatchType::Apply,
+                &mutate(body.render(), &edits),
+            )
         },
     );
 }
@@ -792,14 +816,29 @@ fn run_patch_deep_nesting(factor: u32) {
     check(
         "patch_deep_nesting",
         case_count(48, factor),
-        (resource(), patch_type, prop_oneof![0usize..600, 600usize..12_000], 0u8..3),
+        (
+            resource(),
+            patch_type,
+            prop_oneof![0usize..600, 600usize..12_000],
+            0u8..3,
+        ),
         |(res, patch_type, depth, style)| {
             let body = wrap(res, "spec", &deep(depth, style, b"1"));
-            let original = json!({"apiVersion": res.api_version(), "kind": res.kind, "spec": {"x": 1}});
+            let original =
+                json!({"apiVersion": res.api_version(), "kind": res.kind, "spec": {"x": 1}});
             patch_holds(res, &original, patch_type, &body)?;
             patch_holds(res, &original, patch_type, &deep(depth, style, b"1"))
         },
     );
+}
+
+fn has_float(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.is_f64(),
+        Value::Array(items) => items.iter().any(has_float),
+        Value::Object(m) => m.values().any(has_float),
+        _ => false,
+    }
 }
 
 /// The empty patch of each type, and JSON patches that undo themselves, leave the object as it was.
@@ -813,7 +852,10 @@ fn empty_patches_hold(res: Res, original: &Value) -> Outcome {
     let copy_remove = format!(
         r#"[{{"op":"copy","from":"/kind","path":"{fresh}"}},{{"op":"remove","path":"{fresh}"}}]"#
     );
-    let test_kind = format!(r#"[{{"op":"test","path":"/kind","value":{}}}]"#, original["kind"]);
+    let test_kind = format!(
+        r#"[{{"op":"test","path":"/kind","value":{}}}]"#,
+        original["kind"]
+    );
     let mut cases: Vec<(PatchType, &[u8])> = vec![
         (PatchType::Merge, b"{}"),
         (PatchType::Strategic, b"{}"),
@@ -823,7 +865,10 @@ fn empty_patches_hold(res: Res, original: &Value) -> Outcome {
     ];
     if original.get("kind").is_some() {
         cases.push((PatchType::Json, copy_remove.as_bytes()));
-        cases.push((PatchType::Json, test_kind.as_bytes()));
+        // Known failure, kept below (`known_json_patch_test_misreads_floats`).
+        if !has_float(&original["kind"]) {
+            cases.push((PatchType::Json, test_kind.as_bytes()));
+        }
     }
     for (patch_type, body) in cases {
         let body_text = String::from_utf8_lossy(body);
@@ -864,17 +909,27 @@ fn run_empty_patches_are_identity(factor: u32) {
 
 fn route_holds(path: &str) -> Outcome {
     let target = route::parse(path);
-    stat("route_resource", matches!(target, Target::Resource(_)));
     // RequestInfoFactory trims slashes off the path: a trailing one names the same thing.
-    prop_assert_eq!(&route::parse(&format!("{path}/")), &target, "trailing slash on {:?}", path);
+    prop_assert_eq!(
+        &route::parse(&format!("{path}/")),
+        &target,
+        "trailing slash on {:?}",
+        path
+    );
     if let Target::Resource(r) = &target {
         prop_assert!(
             RESOURCES.iter().any(|x| std::ptr::eq(*x, r.res)),
             "unregistered resource"
         );
-        prop_assert!(r.namespace.is_none() || r.res.namespaced, "namespace on cluster-scoped {path:?}");
+        prop_assert!(
+            r.namespace.is_none() || r.res.namespaced,
+            "namespace on cluster-scoped {path:?}"
+        );
         if let Some(sub) = &r.subresource {
-            prop_assert!(r.res.subresource(sub).is_some(), "unknown subresource {sub:?}");
+            prop_assert!(
+                r.res.subresource(sub).is_some(),
+                "unknown subresource {sub:?}"
+            );
             prop_assert!(r.name.is_some(), "subresource without a name: {path:?}");
         }
     }
@@ -904,7 +959,10 @@ fn run_route_grammar_paths(factor: u32) {
     check(
         "route_grammar_paths",
         case_count(20000, factor),
-        (path_text::grammar_path(), prop::collection::vec(any::<bool>(), 1..8)),
+        (
+            path_text::grammar_path(),
+            prop::collection::vec(any::<bool>(), 1..8),
+        ),
         |(path, mask)| {
             route_holds(&path)?;
             // Go's net/http hands the router the decoded path, so escaping a plain character
@@ -964,3 +1022,77 @@ fn soak_patches() {
 
 // ---------------------------------------------------------------------------------------------
 // Known failures found by the properties above, kept as reproducible cases.
+
+//
+// Each asserts what kube-apiserver does; they fail until the module they name is fixed, and
+// `just soak` (which runs ignored tests) reports them meanwhile.
+
+/// kube-apiserver parses every `resource.Quantity` while decoding protobuf (`Quantity.Unmarshal`
+/// in apimachinery `pkg/api/resource/quantity_proto.go` calls `ParseQuantity`), so an empty or
+/// malformed quantity fails the protobuf decode itself with `ErrFormatWrong`. Found by
+/// `protobuf_envelopes`: `protobuf::decode` returns the text unchecked (`special::quantity`).
+#[test]
+#[ignore = "known failure: protobuf::decode accepts a Quantity whose text ParseQuantity rejects"]
+fn known_protobuf_accepts_unparsable_quantity() {
+    use proto_text::F;
+    // Pod{spec: PodSpec{containers: [Container{name: "c", resources: {limits: {"cpu": Quantity{""}}}}]}}
+    let limit = F::Msg(
+        1,
+        vec![
+            F::Bytes(1, b"cpu".to_vec()),
+            F::Msg(2, vec![F::Bytes(1, Vec::new())]),
+        ],
+    );
+    let container = F::Msg(2, vec![F::Bytes(1, b"c".to_vec()), F::Msg(8, vec![limit])]);
+    let pod = [F::Msg(2, vec![container])];
+    let envelope = [
+        F::Msg(
+            1,
+            vec![F::Bytes(1, b"v1".to_vec()), F::Bytes(2, b"Pod".to_vec())],
+        ),
+        F::Bytes(2, proto_text::encode(&pod)),
+    ];
+    let mut body = proto_text::MAGIC.to_vec();
+    body.extend(proto_text::encode(&envelope));
+    let err = kwok::protobuf::decode(&body).expect_err("an empty quantity must not decode");
+    assert_eq!(err.code, 400);
+    assert_eq!(
+        err.message,
+        "Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular \
+         expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+    );
+}
+
+/// `metav1.Time` and `metav1.MicroTime` take any RFC 3339 time Go's `time.Parse` reads, up to
+/// 9999-12-31T23:59:59Z. Found by `protobuf_envelopes` (a protobuf Lease with a renewTime late in
+/// year 9999): the JSON decoder rejects every time after 9999-12-30T22:00:00Z with a message of
+/// the Rust time library (the k8s-openapi `Time` it checks against wraps `jiff::Timestamp`, whose
+/// range ends there).
+#[test]
+#[ignore = "known failure: decode rejects valid times after 9999-12-30T22:00:00Z"]
+fn known_decode_rejects_times_late_in_year_9999() {
+    let pod = br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","creationTimestamp":"9999-12-31T23:59:59Z"}}"#;
+    let (obj, _) = decode::decode_body(&kwok::registry::PODS, pod, FieldValidation::Strict)
+        .expect("a year-9999 creationTimestamp decodes");
+    assert_eq!(obj["metadata"]["creationTimestamp"], "9999-12-31T23:59:59Z");
+
+    let lease = br#"{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","spec":{"renewTime":"9999-12-31T23:59:59.999231Z"}}"#;
+    let (obj, _) = decode::decode_body(&kwok::registry::LEASES, lease, FieldValidation::Strict)
+        .expect("a year-9999 renewTime decodes");
+    assert_eq!(obj["spec"]["renewTime"], "9999-12-31T23:59:59.999231Z");
+}
+
+/// A JSON patch `test` of a number against the same number succeeds: Go's decoder parses floats
+/// exactly (strconv.ParseFloat), so json-patch v4 compares equal values. Found by
+/// `empty_patches_are_identity` (soak): the patch engines parse bodies with serde_json's default
+/// float parser, which is not correctly rounded (3.835280530919749e261 reads one ULP off), so the
+/// test fails with the generic 422. serde_json's `float_roundtrip` feature parses exactly.
+#[test]
+#[ignore = "known failure: patch bodies parse some floats one ULP off, so `test` ops fail"]
+fn known_json_patch_test_misreads_floats() {
+    let original = json!({"kind": "Pod", "spec": {"x": 3.835280530919749e261}});
+    let body = br#"[{"op":"test","path":"/spec/x","value":3.835280530919749e261}]"#;
+    let patched = patch::apply(&kwok::registry::PODS, &original, PatchType::Json, body)
+        .expect("testing a member for its own value succeeds");
+    assert_eq!(patched, original);
+}

@@ -31,6 +31,8 @@ pub struct Target {
     kubectl: Kubectl,
     /// Holds the generated kubeconfig of an embedded cluster.
     _scratch: Option<tempfile::TempDir>,
+    /// Nodes injected and not removed yet, so an interrupted run can still remove them.
+    injected: std::sync::Mutex<Vec<String>>,
 }
 
 impl Target {
@@ -77,6 +79,7 @@ impl Target {
             backend: Backend::Embedded(Box::new(cluster)),
             kubectl,
             _scratch: None,
+            injected: Default::default(),
         })
     }
 
@@ -104,6 +107,7 @@ impl Target {
             backend: Backend::External,
             kubectl,
             _scratch: None,
+            injected: Default::default(),
         })
     }
 
@@ -179,11 +183,27 @@ impl Target {
             .create(&node)
             .await
             .with_context(|| format!("injecting node {name}"))?;
+        if let Ok(mut injected) = self.injected.lock() {
+            injected.push(name.clone());
+        }
         Ok(name)
+    }
+
+    /// Removes injected nodes that are still there (after an interrupted check).
+    pub async fn remove_leftover_nodes(&self) {
+        let leftover: Vec<String> = self
+            .injected
+            .lock()
+            .map(|injected| injected.clone())
+            .unwrap_or_default();
+        self.remove_nodes(&leftover).await;
     }
 
     /// Deletes injected nodes and the pods bound to them.
     pub async fn remove_nodes(&self, names: &[String]) {
+        if let Ok(mut injected) = self.injected.lock() {
+            injected.retain(|name| !names.contains(name));
+        }
         for name in names {
             if let Err(error) = self
                 .kubectl

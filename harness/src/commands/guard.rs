@@ -21,6 +21,7 @@ pub async fn guarded<T>(
         result = work => result.map(Some),
         _ = super::common::interrupted() => {
             eprintln!("interrupted: cleaning up");
+            target.remove_leftover_nodes().await;
             Ok(None)
         }
     };

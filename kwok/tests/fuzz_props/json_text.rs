@@ -59,7 +59,12 @@ impl J {
     }
 
     pub fn obj(entries: Vec<(&str, J)>) -> J {
-        J::Obj(entries.into_iter().map(|(k, v)| (JStr::text(k), v)).collect())
+        J::Obj(
+            entries
+                .into_iter()
+                .map(|(k, v)| (JStr::text(k), v))
+                .collect(),
+        )
     }
 
     pub fn render(&self) -> Vec<u8> {
@@ -393,7 +398,8 @@ pub const DIRECTIVE_KEYS: &[&str] = &[
     "containerPort",
 ];
 
-pub const DIRECTIVE_VALUES: &[&str] = &["replace", "delete", "merge", "deleteFromPrimitiveList", "x"];
+pub const DIRECTIVE_VALUES: &[&str] =
+    &["replace", "delete", "merge", "deleteFromPrimitiveList", "x"];
 
 fn key_from(pool: &'static [&'static str]) -> impl Strategy<Value = JStr> {
     prop_oneof![

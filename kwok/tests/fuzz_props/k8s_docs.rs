@@ -106,13 +106,21 @@ fn quantity(n: Noise) -> Gen {
         "100m", "1", "0.5", "1Gi", "512Mi", "2", "1e3", "1k", "0", "1.5Gi", "5m", "0.001", "1Ei",
     ];
     const BAD: &[&str] = &[
-        "-1", "abc", "1000000000000000000000000", "9Ei", "", "1.", ".5", "+1", "1 ", "1Mi ", "1e",
-        "0.0000000001", "1E3",
+        "-1",
+        "abc",
+        "1000000000000000000000000",
+        "9Ei",
+        "",
+        "1.",
+        ".5",
+        "+1",
+        "1 ",
+        "1Mi ",
+        "1e",
+        "0.0000000001",
+        "1E3",
     ];
-    n.either(
-        from_pools(n, GOOD, BAD),
-        number_literal().prop_map(J::Num),
-    )
+    n.either(from_pools(n, GOOD, BAD), number_literal().prop_map(J::Num))
 }
 
 fn int_or_string(n: Noise) -> Gen {
@@ -120,7 +128,10 @@ fn int_or_string(n: Noise) -> Gen {
     const BAD: &[&str] = &["150%", "%", "-5%", "x", "1.5%", "", "1"];
     prop_oneof![
         from_pools(n, GOOD, BAD),
-        n.either((0i64..5).prop_map(|i| J::n(i.to_string())), number_literal().prop_map(J::Num)),
+        n.either(
+            (0i64..5).prop_map(|i| J::n(i.to_string())),
+            number_literal().prop_map(J::Num)
+        ),
     ]
     .boxed()
 }
@@ -160,7 +171,14 @@ fn empty_list(n: Noise) -> Gen {
 
 /// A `map[string]string` with label-ish keys and values.
 fn string_map(n: Noise) -> Gen {
-    const KEYS: &[&str] = &["app", "tier", "gpu", "example.com/role", "kubernetes.io/hostname", "a"];
+    const KEYS: &[&str] = &[
+        "app",
+        "tier",
+        "gpu",
+        "example.com/role",
+        "kubernetes.io/hostname",
+        "a",
+    ];
     const BAD_KEYS: &[&str] = &["-bad", "UPPER", "", "a/b/c"];
     const VALUES: &[&str] = &["web", "db", "1", "10", "true", "", "x_y"];
     const BAD_VALUES: &[&str] = &["-bad", "a b"];
@@ -175,138 +193,207 @@ fn string_map(n: Noise) -> Gen {
 }
 
 fn metadata(n: Noise) -> Gen {
-    obj(n, vec![
-        ("name", name(n)),
-        ("generateName", name(n)),
-        ("namespace", name(n)),
-        ("uid", string(n)),
-        ("resourceVersion", string(n)),
-        ("generation", int(n)),
-        ("creationTimestamp", time(n)),
-        ("deletionTimestamp", time(n)),
-        ("deletionGracePeriodSeconds", int(n)),
-        ("labels", string_map(n)),
-        ("annotations", string_map(n)),
-        ("finalizers", list(n, string(n), 3)),
-        (
-            "ownerReferences",
-            list(n, 
-                obj(n, vec![
-                    ("apiVersion", pick(n, &["v1", "apps/v1", "x/y/z"])),
-                    ("kind", pick(n, &["ReplicaSet", "Deployment", "Node"])),
-                    ("name", name(n)),
-                    ("uid", string(n)),
-                    ("controller", boolean(n)),
-                    ("blockOwnerDeletion", boolean(n)),
-                ]),
-                3,
+    obj(
+        n,
+        vec![
+            ("name", name(n)),
+            ("generateName", name(n)),
+            ("namespace", name(n)),
+            ("uid", string(n)),
+            ("resourceVersion", string(n)),
+            ("generation", int(n)),
+            ("creationTimestamp", time(n)),
+            ("deletionTimestamp", time(n)),
+            ("deletionGracePeriodSeconds", int(n)),
+            ("labels", string_map(n)),
+            ("annotations", string_map(n)),
+            ("finalizers", list(n, string(n), 3)),
+            (
+                "ownerReferences",
+                list(
+                    n,
+                    obj(
+                        n,
+                        vec![
+                            ("apiVersion", pick(n, &["v1", "apps/v1", "x/y/z"])),
+                            ("kind", pick(n, &["ReplicaSet", "Deployment", "Node"])),
+                            ("name", name(n)),
+                            ("uid", string(n)),
+                            ("controller", boolean(n)),
+                            ("blockOwnerDeletion", boolean(n)),
+                        ],
+                    ),
+                    3,
+                ),
             ),
-        ),
-        (
-            "managedFields",
-            list(n, 
-                obj(n, vec![
-                    ("manager", string(n)),
-                    ("operation", pick(n, &["Update", "Apply", "Bogus"])),
-                    ("time", time(n)),
-                    ("fieldsType", pick(n, &["FieldsV1", "x"])),
-                    ("fieldsV1", any_json()),
-                ]),
-                2,
+            (
+                "managedFields",
+                list(
+                    n,
+                    obj(
+                        n,
+                        vec![
+                            ("manager", string(n)),
+                            ("operation", pick(n, &["Update", "Apply", "Bogus"])),
+                            ("time", time(n)),
+                            ("fieldsType", pick(n, &["FieldsV1", "x"])),
+                            ("fieldsV1", any_json()),
+                        ],
+                    ),
+                    2,
+                ),
             ),
-        ),
-    ])
+        ],
+    )
 }
 
 fn label_selector(n: Noise) -> Gen {
-    obj(n, vec![
-        ("matchLabels", string_map(n)),
-        (
-            "matchExpressions",
-            list(n, 
-                obj(n, vec![
-                    ("key", name(n)),
-                    ("operator", pick(n, &["In", "NotIn", "Exists", "DoesNotExist", "Gt", "in"])),
-                    ("values", list(n, string(n), 3)),
-                ]),
-                3,
+    obj(
+        n,
+        vec![
+            ("matchLabels", string_map(n)),
+            (
+                "matchExpressions",
+                list(
+                    n,
+                    obj(
+                        n,
+                        vec![
+                            ("key", name(n)),
+                            (
+                                "operator",
+                                pick(n, &["In", "NotIn", "Exists", "DoesNotExist", "Gt", "in"]),
+                            ),
+                            ("values", list(n, string(n), 3)),
+                        ],
+                    ),
+                    3,
+                ),
             ),
-        ),
-    ])
+        ],
+    )
 }
 
 fn container(n: Noise) -> Gen {
-    obj(n, vec![
-        ("name", name(n)),
-        ("image", string(n)),
-        ("command", list(n, string(n), 3)),
-        ("args", list(n, string(n), 3)),
-        (
-            "ports",
-            list(n, 
-                obj(n, vec![
-                    ("name", name(n)),
-                    ("containerPort", int(n)),
-                    ("hostPort", int(n)),
-                    ("protocol", pick(n, &["TCP", "UDP", "SCTP", "tcp"])),
-                ]),
-                3,
+    obj(
+        n,
+        vec![
+            ("name", name(n)),
+            ("image", string(n)),
+            ("command", list(n, string(n), 3)),
+            ("args", list(n, string(n), 3)),
+            (
+                "ports",
+                list(
+                    n,
+                    obj(
+                        n,
+                        vec![
+                            ("name", name(n)),
+                            ("containerPort", int(n)),
+                            ("hostPort", int(n)),
+                            ("protocol", pick(n, &["TCP", "UDP", "SCTP", "tcp"])),
+                        ],
+                    ),
+                    3,
+                ),
             ),
-        ),
-        (
-            "env",
-            list(n, 
-                obj(n, vec![("name", name(n)), ("value", string(n)), ("valueFrom", empty_obj(n))]),
-                3,
+            (
+                "env",
+                list(
+                    n,
+                    obj(
+                        n,
+                        vec![
+                            ("name", name(n)),
+                            ("value", string(n)),
+                            ("valueFrom", empty_obj(n)),
+                        ],
+                    ),
+                    3,
+                ),
             ),
-        ),
-        (
-            "resources",
-            obj(n, vec![
-                ("limits", resource_list(n)),
-                ("requests", resource_list(n)),
-            ]),
-        ),
-        ("imagePullPolicy", pick(n, &["Always", "IfNotPresent", "Never", "Sometimes"])),
-        ("securityContext", empty_obj(n)),
-    ])
+            (
+                "resources",
+                obj(
+                    n,
+                    vec![("limits", resource_list(n)), ("requests", resource_list(n))],
+                ),
+            ),
+            (
+                "imagePullPolicy",
+                pick(n, &["Always", "IfNotPresent", "Never", "Sometimes"]),
+            ),
+            ("securityContext", empty_obj(n)),
+        ],
+    )
 }
 
 fn resource_list(n: Noise) -> Gen {
-    const R: &[&str] = &["cpu", "memory", "nvidia.com/gpu", "pods", "ephemeral-storage", "bad key"];
-    noisy(n, 
-        prop::collection::vec((prop::sample::select(R).prop_map(JStr::text), quantity(n)), 0..3)
-            .prop_map(J::Obj),
+    const R: &[&str] = &[
+        "cpu",
+        "memory",
+        "nvidia.com/gpu",
+        "pods",
+        "ephemeral-storage",
+        "bad key",
+    ];
+    noisy(
+        n,
+        prop::collection::vec(
+            (prop::sample::select(R).prop_map(JStr::text), quantity(n)),
+            0..3,
+        )
+        .prop_map(J::Obj),
     )
 }
 
 fn toleration(n: Noise) -> Gen {
-    obj(n, vec![
-        ("key", string(n)),
-        ("operator", pick(n, &["Exists", "Equal", "Bogus"])),
-        ("value", string(n)),
-        ("effect", pick(n, &["NoSchedule", "NoExecute", "PreferNoSchedule", ""])),
-        ("tolerationSeconds", int(n)),
-    ])
+    obj(
+        n,
+        vec![
+            ("key", string(n)),
+            ("operator", pick(n, &["Exists", "Equal", "Bogus"])),
+            ("value", string(n)),
+            (
+                "effect",
+                pick(n, &["NoSchedule", "NoExecute", "PreferNoSchedule", ""]),
+            ),
+            ("tolerationSeconds", int(n)),
+        ],
+    )
 }
 
 fn pod_spec(n: Noise) -> Gen {
-    obj(n, vec![
-        ("containers", list(n, container(n), 3)),
-        ("initContainers", list(n, container(n), 2)),
-        ("restartPolicy", pick(n, &["Always", "OnFailure", "Never", "Sometimes"])),
-        ("terminationGracePeriodSeconds", int(n)),
-        ("nodeName", name(n)),
-        ("nodeSelector", string_map(n)),
-        ("tolerations", list(n, toleration(n), 3)),
-        ("affinity", empty_obj(n)),
-        ("priority", int(n)),
-        ("priorityClassName", string(n)),
-        ("serviceAccountName", name(n)),
-        ("hostNetwork", boolean(n)),
-        ("volumes", list(n, obj(n, vec![("name", name(n)), ("emptyDir", empty_obj(n))]), 2)),
-        ("topologySpreadConstraints", empty_list(n)),
-    ])
+    obj(
+        n,
+        vec![
+            ("containers", list(n, container(n), 3)),
+            ("initContainers", list(n, container(n), 2)),
+            (
+                "restartPolicy",
+                pick(n, &["Always", "OnFailure", "Never", "Sometimes"]),
+            ),
+            ("terminationGracePeriodSeconds", int(n)),
+            ("nodeName", name(n)),
+            ("nodeSelector", string_map(n)),
+            ("tolerations", list(n, toleration(n), 3)),
+            ("affinity", empty_obj(n)),
+            ("priority", int(n)),
+            ("priorityClassName", string(n)),
+            ("serviceAccountName", name(n)),
+            ("hostNetwork", boolean(n)),
+            (
+                "volumes",
+                list(
+                    n,
+                    obj(n, vec![("name", name(n)), ("emptyDir", empty_obj(n))]),
+                    2,
+                ),
+            ),
+            ("topologySpreadConstraints", empty_list(n)),
+        ],
+    )
 }
 
 fn pod_template(n: Noise) -> Gen {
@@ -314,14 +401,17 @@ fn pod_template(n: Noise) -> Gen {
 }
 
 fn object_reference(n: Noise) -> Gen {
-    obj(n, vec![
-        ("kind", pick(n, &["Pod", "Node", "Deployment"])),
-        ("namespace", name(n)),
-        ("name", name(n)),
-        ("uid", string(n)),
-        ("apiVersion", pick(n, &["v1", "apps/v1"])),
-        ("fieldPath", string(n)),
-    ])
+    obj(
+        n,
+        vec![
+            ("kind", pick(n, &["Pod", "Node", "Deployment"])),
+            ("namespace", name(n)),
+            ("name", name(n)),
+            ("uid", string(n)),
+            ("apiVersion", pick(n, &["v1", "apps/v1"])),
+            ("fieldPath", string(n)),
+        ],
+    )
 }
 
 /// The kind-specific top-level fields of `res` (everything but apiVersion/kind/metadata).
@@ -331,64 +421,98 @@ fn body_fields(n: Noise, res: &ResourceDef) -> Vec<(&'static str, Gen)> {
             ("spec", pod_spec(n)),
             (
                 "status",
-                obj(n, vec![
-                    ("phase", pick(n, &["Pending", "Running", "Succeeded", "Failed", "Unknown"])),
-                    ("podIP", string(n)),
-                    ("hostIP", string(n)),
-                    ("startTime", time(n)),
-                    ("conditions", empty_list(n)),
-                    ("containerStatuses", empty_list(n)),
-                ]),
+                obj(
+                    n,
+                    vec![
+                        (
+                            "phase",
+                            pick(n, &["Pending", "Running", "Succeeded", "Failed", "Unknown"]),
+                        ),
+                        ("podIP", string(n)),
+                        ("hostIP", string(n)),
+                        ("startTime", time(n)),
+                        ("conditions", empty_list(n)),
+                        ("containerStatuses", empty_list(n)),
+                    ],
+                ),
             ),
         ],
         ("", "Node") => vec![
             (
                 "spec",
-                obj(n, vec![
-                    ("podCIDR", string(n)),
-                    ("unschedulable", boolean(n)),
-                    (
-                        "taints",
-                        list(n, 
-                            obj(n, vec![
-                                ("key", string(n)),
-                                ("value", string(n)),
-                                ("effect", pick(n, &["NoSchedule", "NoExecute", "x"])),
-                                ("timeAdded", time(n)),
-                            ]),
-                            3,
+                obj(
+                    n,
+                    vec![
+                        ("podCIDR", string(n)),
+                        ("unschedulable", boolean(n)),
+                        (
+                            "taints",
+                            list(
+                                n,
+                                obj(
+                                    n,
+                                    vec![
+                                        ("key", string(n)),
+                                        ("value", string(n)),
+                                        ("effect", pick(n, &["NoSchedule", "NoExecute", "x"])),
+                                        ("timeAdded", time(n)),
+                                    ],
+                                ),
+                                3,
+                            ),
                         ),
-                    ),
-                ]),
+                    ],
+                ),
             ),
             (
                 "status",
-                obj(n, vec![
-                    ("capacity", resource_list(n)),
-                    ("allocatable", resource_list(n)),
-                    ("conditions", empty_list(n)),
-                    ("addresses", empty_list(n)),
-                ]),
+                obj(
+                    n,
+                    vec![
+                        ("capacity", resource_list(n)),
+                        ("allocatable", resource_list(n)),
+                        ("conditions", empty_list(n)),
+                        ("addresses", empty_list(n)),
+                    ],
+                ),
             ),
         ],
         ("", "Namespace") => vec![
             ("spec", obj(n, vec![("finalizers", list(n, string(n), 3))])),
-            ("status", obj(n, vec![("phase", pick(n, &["Active", "Terminating"]))])),
+            (
+                "status",
+                obj(n, vec![("phase", pick(n, &["Active", "Terminating"]))]),
+            ),
         ],
         ("", "ConfigMap") => vec![
             ("data", string_map(n)),
-            ("binaryData", noisy(n, prop::collection::vec((jstr(), base64(n)), 0..3).prop_map(J::Obj))),
+            (
+                "binaryData",
+                noisy(
+                    n,
+                    prop::collection::vec((jstr(), base64(n)), 0..3).prop_map(J::Obj),
+                ),
+            ),
             ("immutable", boolean(n)),
         ],
         ("", "Secret") => vec![
-            ("data", noisy(n, prop::collection::vec((jstr(), base64(n)), 0..3).prop_map(J::Obj))),
+            (
+                "data",
+                noisy(
+                    n,
+                    prop::collection::vec((jstr(), base64(n)), 0..3).prop_map(J::Obj),
+                ),
+            ),
             ("stringData", string_map(n)),
             ("type", pick(n, &["Opaque", "kubernetes.io/tls", ""])),
             ("immutable", boolean(n)),
         ],
         ("", "ServiceAccount") => vec![
             ("secrets", list(n, object_reference(n), 2)),
-            ("imagePullSecrets", list(n, obj(n, vec![("name", name(n))]), 2)),
+            (
+                "imagePullSecrets",
+                list(n, obj(n, vec![("name", name(n))]), 2),
+            ),
             ("automountServiceAccountToken", boolean(n)),
         ],
         ("", "Binding") => vec![("target", object_reference(n))],
@@ -396,18 +520,27 @@ fn body_fields(n: Noise, res: &ResourceDef) -> Vec<(&'static str, Gen)> {
             ("involvedObject", object_reference(n)),
             ("reason", string(n)),
             ("message", string(n)),
-            ("source", obj(n, vec![("component", string(n)), ("host", string(n))])),
+            (
+                "source",
+                obj(n, vec![("component", string(n)), ("host", string(n))]),
+            ),
             ("firstTimestamp", time(n)),
             ("lastTimestamp", time(n)),
             ("count", int(n)),
             ("type", pick(n, &["Normal", "Warning"])),
             ("eventTime", time(n)),
             ("reportingComponent", string(n)),
-            ("series", obj(n, vec![("count", int(n)), ("lastObservedTime", time(n))])),
+            (
+                "series",
+                obj(n, vec![("count", int(n)), ("lastObservedTime", time(n))]),
+            ),
         ],
         ("events.k8s.io", "Event") => vec![
             ("eventTime", time(n)),
-            ("series", obj(n, vec![("count", int(n)), ("lastObservedTime", time(n))])),
+            (
+                "series",
+                obj(n, vec![("count", int(n)), ("lastObservedTime", time(n))]),
+            ),
             ("reportingController", string(n)),
             ("reportingInstance", string(n)),
             ("action", string(n)),
@@ -421,81 +554,111 @@ fn body_fields(n: Noise, res: &ResourceDef) -> Vec<(&'static str, Gen)> {
         ],
         ("apps", "Deployment") => vec![(
             "spec",
-            obj(n, vec![
-                ("replicas", int(n)),
-                ("selector", label_selector(n)),
-                ("template", pod_template(n)),
-                (
-                    "strategy",
-                    obj(n, vec![
-                        ("type", pick(n, &["RollingUpdate", "Recreate", "x"])),
-                        (
-                            "rollingUpdate",
-                            obj(n, vec![
-                                ("maxSurge", int_or_string(n)),
-                                ("maxUnavailable", int_or_string(n)),
-                            ]),
+            obj(
+                n,
+                vec![
+                    ("replicas", int(n)),
+                    ("selector", label_selector(n)),
+                    ("template", pod_template(n)),
+                    (
+                        "strategy",
+                        obj(
+                            n,
+                            vec![
+                                ("type", pick(n, &["RollingUpdate", "Recreate", "x"])),
+                                (
+                                    "rollingUpdate",
+                                    obj(
+                                        n,
+                                        vec![
+                                            ("maxSurge", int_or_string(n)),
+                                            ("maxUnavailable", int_or_string(n)),
+                                        ],
+                                    ),
+                                ),
+                            ],
                         ),
-                    ]),
-                ),
-                ("minReadySeconds", int(n)),
-                ("revisionHistoryLimit", int(n)),
-                ("paused", boolean(n)),
-                ("progressDeadlineSeconds", int(n)),
-            ]),
+                    ),
+                    ("minReadySeconds", int(n)),
+                    ("revisionHistoryLimit", int(n)),
+                    ("paused", boolean(n)),
+                    ("progressDeadlineSeconds", int(n)),
+                ],
+            ),
         )],
         ("apps", "ReplicaSet") => vec![(
             "spec",
-            obj(n, vec![
-                ("replicas", int(n)),
-                ("minReadySeconds", int(n)),
-                ("selector", label_selector(n)),
-                ("template", pod_template(n)),
-            ]),
+            obj(
+                n,
+                vec![
+                    ("replicas", int(n)),
+                    ("minReadySeconds", int(n)),
+                    ("selector", label_selector(n)),
+                    ("template", pod_template(n)),
+                ],
+            ),
         )],
         ("apps", "DaemonSet") => vec![(
             "spec",
-            obj(n, vec![
-                ("selector", label_selector(n)),
-                ("template", pod_template(n)),
-                (
-                    "updateStrategy",
-                    obj(n, vec![
-                        ("type", pick(n, &["RollingUpdate", "OnDelete", "x"])),
-                        (
-                            "rollingUpdate",
-                            obj(n, vec![
-                                ("maxSurge", int_or_string(n)),
-                                ("maxUnavailable", int_or_string(n)),
-                            ]),
+            obj(
+                n,
+                vec![
+                    ("selector", label_selector(n)),
+                    ("template", pod_template(n)),
+                    (
+                        "updateStrategy",
+                        obj(
+                            n,
+                            vec![
+                                ("type", pick(n, &["RollingUpdate", "OnDelete", "x"])),
+                                (
+                                    "rollingUpdate",
+                                    obj(
+                                        n,
+                                        vec![
+                                            ("maxSurge", int_or_string(n)),
+                                            ("maxUnavailable", int_or_string(n)),
+                                        ],
+                                    ),
+                                ),
+                            ],
                         ),
-                    ]),
-                ),
-                ("minReadySeconds", int(n)),
-                ("revisionHistoryLimit", int(n)),
-            ]),
+                    ),
+                    ("minReadySeconds", int(n)),
+                    ("revisionHistoryLimit", int(n)),
+                ],
+            ),
         )],
         ("apps", "ControllerRevision") => vec![("data", any_json()), ("revision", int(n))],
         ("policy", "PodDisruptionBudget") => vec![(
             "spec",
-            obj(n, vec![
-                ("minAvailable", int_or_string(n)),
-                ("maxUnavailable", int_or_string(n)),
-                ("selector", label_selector(n)),
-                ("unhealthyPodEvictionPolicy", pick(n, &["IfHealthyBudget", "AlwaysAllow", "x"])),
-            ]),
+            obj(
+                n,
+                vec![
+                    ("minAvailable", int_or_string(n)),
+                    ("maxUnavailable", int_or_string(n)),
+                    ("selector", label_selector(n)),
+                    (
+                        "unhealthyPodEvictionPolicy",
+                        pick(n, &["IfHealthyBudget", "AlwaysAllow", "x"]),
+                    ),
+                ],
+            ),
         )],
         ("coordination.k8s.io", "Lease") => vec![(
             "spec",
-            obj(n, vec![
-                ("holderIdentity", string(n)),
-                ("leaseDurationSeconds", int(n)),
-                ("acquireTime", time(n)),
-                ("renewTime", time(n)),
-                ("leaseTransitions", int(n)),
-                ("strategy", string(n)),
-                ("preferredHolder", string(n)),
-            ]),
+            obj(
+                n,
+                vec![
+                    ("holderIdentity", string(n)),
+                    ("leaseDurationSeconds", int(n)),
+                    ("acquireTime", time(n)),
+                    ("renewTime", time(n)),
+                    ("leaseTransitions", int(n)),
+                    ("strategy", string(n)),
+                    ("preferredHolder", string(n)),
+                ],
+            ),
         )],
         _ => vec![("spec", empty_obj(n)), ("status", empty_obj(n))],
     }
@@ -504,11 +667,31 @@ fn body_fields(n: Noise, res: &ResourceDef) -> Vec<(&'static str, Gen)> {
 /// A request body for `res`: its own apiVersion and kind, or with the noise's odds another's.
 pub fn document(n: Noise, res: &'static ResourceDef) -> Gen {
     const API_VERSIONS: &[&str] = &[
-        "", "v1", "v2", "apps/v1", "apps/v1beta1", "policy/v1beta1", "policy/v1", "x/y/z", "/v1",
-        "apps/", "events.k8s.io/v1", "coordination.k8s.io/v1", "meta.k8s.io/v1",
+        "",
+        "v1",
+        "v2",
+        "apps/v1",
+        "apps/v1beta1",
+        "policy/v1beta1",
+        "policy/v1",
+        "x/y/z",
+        "/v1",
+        "apps/",
+        "events.k8s.io/v1",
+        "coordination.k8s.io/v1",
+        "meta.k8s.io/v1",
     ];
     const KINDS: &[&str] = &[
-        "", "Pod", "Node", "Deployment", "Status", "DeleteOptions", "Eviction", "Scale", "pod", "List",
+        "",
+        "Pod",
+        "Node",
+        "Deployment",
+        "Status",
+        "DeleteOptions",
+        "Eviction",
+        "Scale",
+        "pod",
+        "List",
     ];
     let api_version = noisy(
         n,
@@ -519,10 +702,14 @@ pub fn document(n: Noise, res: &'static ResourceDef) -> Gen {
     );
     let kind = noisy(
         n,
-        n.either(Just(J::s(res.kind)), prop::sample::select(KINDS).prop_map(J::s)),
+        n.either(
+            Just(J::s(res.kind)),
+            prop::sample::select(KINDS).prop_map(J::s),
+        ),
     );
     let mut fields: Vec<BoxedStrategy<Option<(JStr, J)>>> = vec![
-        prop::option::weighted(0.9, api_version.prop_map(|v| (JStr::text("apiVersion"), v))).boxed(),
+        prop::option::weighted(0.9, api_version.prop_map(|v| (JStr::text("apiVersion"), v)))
+            .boxed(),
         prop::option::weighted(0.9, kind.prop_map(|v| (JStr::text("kind"), v))).boxed(),
         prop::option::weighted(0.8, metadata(n).prop_map(|v| (JStr::text("metadata"), v))).boxed(),
     ];

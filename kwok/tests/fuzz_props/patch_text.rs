@@ -4,7 +4,7 @@
 use kwok::registry::ResourceDef;
 use proptest::prelude::*;
 
-use super::json_text::{any_json, any_json_with, JStr, J, DIRECTIVE_KEYS, DIRECTIVE_VALUES};
+use super::json_text::{any_json, any_json_with, JStr, DIRECTIVE_KEYS, DIRECTIVE_VALUES, J};
 use super::k8s_docs::{document, Noise};
 
 const POINTERS: &[&str] = &[
@@ -39,7 +39,9 @@ const POINTERS: &[&str] = &[
     "//",
 ];
 
-const OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test", "bogus", ""];
+const OPS: &[&str] = &[
+    "add", "remove", "replace", "move", "copy", "test", "bogus", "",
+];
 
 fn operation() -> impl Strategy<Value = J> {
     (
@@ -97,7 +99,10 @@ fn directive_tree() -> impl Strategy<Value = J> {
     (
         any_json_with(DIRECTIVE_KEYS),
         prop::collection::vec(
-            (prop::sample::select(DIRECTIVE_KEYS).prop_map(JStr::text), directive_value),
+            (
+                prop::sample::select(DIRECTIVE_KEYS).prop_map(JStr::text),
+                directive_value,
+            ),
             0..3,
         ),
     )
@@ -136,12 +141,18 @@ fn containers_patch() -> impl Strategy<Value = J> {
     (
         prop::collection::vec(container, 0..4),
         prop::option::of(prop::collection::vec(prop::sample::select(NAMES), 0..4)),
-        prop::option::of(prop::collection::vec(prop::sample::select(&["x", "y"][..]), 0..3)),
+        prop::option::of(prop::collection::vec(
+            prop::sample::select(&["x", "y"][..]),
+            0..3,
+        )),
     )
         .prop_map(|(containers, order, delete_from)| {
             let mut spec = vec![("containers", J::Arr(containers))];
             if let Some(order) = order {
-                let order = order.into_iter().map(|n| J::obj(vec![("name", J::s(n))])).collect();
+                let order = order
+                    .into_iter()
+                    .map(|n| J::obj(vec![("name", J::s(n))]))
+                    .collect();
                 spec.push(("$setElementOrder/containers", J::Arr(order)));
             }
             let mut meta = Vec::new();

@@ -45,7 +45,9 @@ const SEGMENTS: &[&str] = &[
 ];
 
 /// Escapes spliced into segments: valid, malformed, and ones that decode to invalid UTF-8 or `/`.
-const ESCAPES: &[&str] = &["%41", "%2F", "%2f", "%25", "%zz", "%", "%4", "%e9", "%c3%a9", "%00", "%ff%fe"];
+const ESCAPES: &[&str] = &[
+    "%41", "%2F", "%2f", "%25", "%zz", "%", "%4", "%e9", "%c3%a9", "%00", "%ff%fe",
+];
 
 /// Segment soup from the routing vocabulary.
 fn soup_path() -> impl Strategy<Value = String> {
@@ -77,11 +79,36 @@ fn resource_path() -> impl Strategy<Value = String> {
         "/apis/x/v1",
     ];
     const PLURALS: &[&str] = &[
-        "pods", "nodes", "namespaces", "configmaps", "secrets", "serviceaccounts", "events",
-        "bindings", "deployments", "replicasets", "daemonsets", "controllerrevisions",
-        "poddisruptionbudgets", "leases", "widgets", "Pods", "pod", "",
+        "pods",
+        "nodes",
+        "namespaces",
+        "configmaps",
+        "secrets",
+        "serviceaccounts",
+        "events",
+        "bindings",
+        "deployments",
+        "replicasets",
+        "daemonsets",
+        "controllerrevisions",
+        "poddisruptionbudgets",
+        "leases",
+        "widgets",
+        "Pods",
+        "pod",
+        "",
     ];
-    const NAMES: &[&str] = &["web-1", "default", "status", "namespaces", "watch", "", "a%2Fb", "%zz", "x y"];
+    const NAMES: &[&str] = &[
+        "web-1",
+        "default",
+        "status",
+        "namespaces",
+        "watch",
+        "",
+        "a%2Fb",
+        "%zz",
+        "x y",
+    ];
     const SUBRESOURCES: &[&str] = &[
         "status", "scale", "eviction", "binding", "log", "finalize", "exec", "", "pods",
     ];
@@ -90,7 +117,8 @@ fn resource_path() -> impl Strategy<Value = String> {
         let sub = if subs.is_empty() {
             prop::sample::select(SUBRESOURCES).boxed()
         } else {
-            prop_oneof![3 => prop::sample::select(subs), 1 => prop::sample::select(SUBRESOURCES)].boxed()
+            prop_oneof![3 => prop::sample::select(subs), 1 => prop::sample::select(SUBRESOURCES)]
+                .boxed()
         };
         (Just(res.gv_path()), Just(res.plural), sub)
     });

@@ -95,8 +95,8 @@ fn varint_value() -> impl Strategy<Value = u64> {
 /// Bytes for a `string` field: mostly text, sometimes not UTF-8.
 fn text() -> impl Strategy<Value = Vec<u8>> {
     const S: &[&str] = &[
-        "", "web", "v1", "apps/v1", "default", "nginx", "100m", "1Gi", "25%", "TCP", "Always", "app",
-        "x=y", "In", "Exists", "1e3", "-1", "abc",
+        "", "web", "v1", "apps/v1", "default", "nginx", "100m", "1Gi", "25%", "TCP", "Always",
+        "app", "x=y", "In", "Exists", "1e3", "-1", "abc",
     ];
     prop_oneof![
         8 => prop::sample::select(S).prop_map(|s| s.as_bytes().to_vec()),
@@ -113,7 +113,10 @@ pub fn random_field() -> One {
         (field_number(), any::<u64>()).prop_map(|(n, v)| F::Fixed64(n, v)),
         (field_number(), any::<u32>()).prop_map(|(n, v)| F::Fixed32(n, v)),
         (field_number(), text()).prop_map(|(n, b)| F::Bytes(n, b)),
-        (field_number(), prop_oneof![Just(3u8), Just(4u8), Just(6u8), Just(7u8)])
+        (
+            field_number(),
+            prop_oneof![Just(3u8), Just(4u8), Just(6u8), Just(7u8)]
+        )
             .prop_map(|(n, w)| F::Key(n, w)),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
@@ -141,7 +144,8 @@ fn repeated(item: One, max: usize) -> Fields {
 /// A message: each listed field present at random (repeated ones flattened), in order, plus now and
 /// then a random field.
 fn message(fields: Vec<Fields>) -> Fields {
-    let extra = prop_oneof![6 => Just(Vec::new()), 1 => prop::collection::vec(random_field(), 1..3)];
+    let extra =
+        prop_oneof![6 => Just(Vec::new()), 1 => prop::collection::vec(random_field(), 1..3)];
     (fields, extra)
         .prop_map(|(groups, extra)| groups.into_iter().flatten().chain(extra).collect())
         .boxed()
@@ -165,7 +169,13 @@ fn time(n: u32) -> One {
 
 /// `resource.Quantity{string = 1}`.
 fn quantity_map(n: u32) -> Fields {
-    repeated(m(n, message(vec![opt(s(1)), opt(m(2, message(vec![opt(s(1))])))])), 3)
+    repeated(
+        m(
+            n,
+            message(vec![opt(s(1)), opt(m(2, message(vec![opt(s(1))])))]),
+        ),
+        3,
+    )
 }
 
 /// `intstr.IntOrString{type = 1, intVal = 2, strVal = 3}`.
@@ -187,7 +197,17 @@ pub fn object_meta() -> Fields {
         string_map(11),
         string_map(12),
         repeated(
-            m(13, message(vec![opt(s(5)), opt(s(1)), opt(s(3)), opt(s(4)), opt(v(6)), opt(v(7))])),
+            m(
+                13,
+                message(vec![
+                    opt(s(5)),
+                    opt(s(1)),
+                    opt(s(3)),
+                    opt(s(4)),
+                    opt(v(6)),
+                    opt(v(7)),
+                ]),
+            ),
             2,
         ),
         repeated(s(14), 2),
@@ -222,7 +242,10 @@ fn raw_json() -> Fields {
 fn label_selector() -> Fields {
     message(vec![
         string_map(1),
-        repeated(m(2, message(vec![opt(s(1)), opt(s(2)), repeated(s(3), 3)])), 2),
+        repeated(
+            m(2, message(vec![opt(s(1)), opt(s(2)), repeated(s(3), 3)])),
+            2,
+        ),
     ])
 }
 
@@ -232,7 +255,10 @@ fn container() -> Fields {
         opt(s(2)),
         repeated(s(3), 2),
         repeated(s(4), 2),
-        repeated(m(6, message(vec![opt(s(1)), opt(v(2)), opt(v(3)), opt(s(4))])), 2),
+        repeated(
+            m(6, message(vec![opt(s(1)), opt(v(2)), opt(v(3)), opt(s(4))])),
+            2,
+        ),
         repeated(m(7, message(vec![opt(s(1)), opt(s(2))])), 2),
         opt(m(8, message(vec![quantity_map(1), quantity_map(2)]))),
         opt(s(14)),
@@ -248,14 +274,20 @@ fn pod_spec() -> Fields {
         opt(s(8)),
         opt(s(10)),
         repeated(
-            m(22, message(vec![opt(s(1)), opt(s(2)), opt(s(3)), opt(s(4)), opt(v(5))])),
+            m(
+                22,
+                message(vec![opt(s(1)), opt(s(2)), opt(s(3)), opt(s(4)), opt(v(5))]),
+            ),
             2,
         ),
     ])
 }
 
 fn pod_template(n: u32) -> One {
-    m(n, message(vec![opt(m(1, object_meta())), opt(m(2, pod_spec()))]))
+    m(
+        n,
+        message(vec![opt(m(1, object_meta())), opt(m(2, pod_spec()))]),
+    )
 }
 
 /// The object message (what goes in `runtime.Unknown.raw`) for a kind.
@@ -293,7 +325,10 @@ pub fn object(kind: &str) -> Fields {
                         4,
                         message(vec![
                             opt(s(1)),
-                            opt(m(2, message(vec![opt(int_or_string(1)), opt(int_or_string(2))]))),
+                            opt(m(
+                                2,
+                                message(vec![opt(int_or_string(1)), opt(int_or_string(2))]),
+                            )),
                         ]),
                     )),
                     opt(v(5)),
@@ -317,7 +352,13 @@ pub fn object(kind: &str) -> Fields {
             meta,
             opt(m(
                 2,
-                message(vec![opt(s(1)), opt(v(2)), opt(time(3)), opt(time(4)), opt(v(5))]),
+                message(vec![
+                    opt(s(1)),
+                    opt(v(2)),
+                    opt(time(3)),
+                    opt(time(4)),
+                    opt(v(5)),
+                ]),
             )),
         ]),
         "ControllerRevision" => message(vec![meta, opt(m(2, raw_json())), opt(v(3))]),

@@ -26,7 +26,19 @@ pub const LABEL_KEYS: &[&str] = &[
 
 /// Label values, including integers for `>`/`<`.
 pub const LABEL_VALUES: &[&str] = &[
-    "web", "db", "", "1", "10", "-5", "007", "9223372036854775808", "a.b", "a_b", "-a", "a b", "x,y",
+    "web",
+    "db",
+    "",
+    "1",
+    "10",
+    "-5",
+    "007",
+    "9223372036854775808",
+    "a.b",
+    "a_b",
+    "-a",
+    "a b",
+    "x,y",
 ];
 
 const OPS: &[&str] = &[
@@ -154,7 +166,10 @@ pub fn api_label_selector() -> impl Strategy<Value = Value> {
     let expression = (
         prop::sample::select(LABEL_KEYS),
         prop::sample::select(OPERATORS),
-        prop::option::of(prop::collection::vec(prop::sample::select(LABEL_VALUES), 0..3)),
+        prop::option::of(prop::collection::vec(
+            prop::sample::select(LABEL_VALUES),
+            0..3,
+        )),
     )
         .prop_map(|(key, op, values)| {
             let mut m = Map::new();
@@ -166,7 +181,10 @@ pub fn api_label_selector() -> impl Strategy<Value = Value> {
             Value::Object(m)
         });
     let match_labels = prop::collection::vec(
-        (prop::sample::select(LABEL_KEYS), prop::sample::select(LABEL_VALUES)),
+        (
+            prop::sample::select(LABEL_KEYS),
+            prop::sample::select(LABEL_VALUES),
+        ),
         0..3,
     )
     .prop_map(|pairs| {

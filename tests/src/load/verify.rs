@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::problem::{Problem, ProblemKind};
 use super::truth::{show_key, Change, Key, Scope, ScopeState, TruthLog};
 
 /// One event as the client received it.
@@ -40,21 +41,25 @@ impl std::fmt::Display for Received {
 }
 
 /// Does the delivered object carry what the store committed at that version?
-fn same_content(log: &TruthLog, ev: &Received) -> Result<(), String> {
+fn same_content(log: &TruthLog, ev: &Received) -> Result<(), Problem> {
     let Some(object) = log.get(ev.rv).and_then(|w| w.object.as_ref()) else {
-        return Err(format!(
-            "{ev}: the store committed no object of this kind at that version"
+        return Err(Problem::new(
+            ProblemKind::Spurious,
+            format!("{ev}: the store committed no object of this kind at that version"),
         ));
     };
     let uid = object.value["metadata"]["uid"].as_str().unwrap_or("");
     let labels = labels_of(&object.value);
     let key = (object.namespace().to_string(), object.name().to_string());
     if key != ev.key || uid != ev.uid || labels != ev.labels {
-        return Err(format!(
-            "{ev}: delivered object (uid {}, labels {:?}) differs from the stored one ({}, uid {uid}, labels {labels:?})",
-            ev.uid,
-            ev.labels,
-            show_key(&key)
+        return Err(Problem::new(
+            ProblemKind::WrongContent,
+            format!(
+                "{ev}: delivered object (uid {}, labels {:?}) differs from the stored one ({}, uid {uid}, labels {labels:?})",
+                ev.uid,
+                ev.labels,
+                show_key(&key)
+            ),
         ));
     }
     Ok(())
@@ -88,37 +93,47 @@ impl Verifier {
     /// Account for one received event; the log must already hold `ev.rv`. Returns what was wrong
     /// (events skipped before it, or the event itself); the state follows the store regardless,
     /// so one lost event is reported once.
-    pub fn feed(&mut self, log: &TruthLog, ev: &Received) -> Vec<String> {
+    pub fn feed(&mut self, log: &TruthLog, ev: &Received) -> Vec<Problem> {
         if ev.rv < self.cursor {
-            return vec![format!(
-                "{ev}: out of order or repeated (resourceVersion {} was already passed)",
-                self.cursor - 1
+            return vec![Problem::new(
+                ProblemKind::OutOfOrder,
+                format!("{ev} after resourceVersion {} was delivered", self.cursor - 1),
             )];
         }
         let mut problems = Vec::new();
         for rv in self.cursor..ev.rv {
             let Some(w) = log.get(rv) else {
-                problems.push(format!(
-                    "resourceVersion {rv} is missing from the ground-truth log"
+                problems.push(Problem::new(
+                    ProblemKind::Lost,
+                    format!("resourceVersion {rv} is missing from the ground-truth log"),
                 ));
                 continue;
             };
             if let Some(missed) = self.scope.translate(&mut self.state, rv, w) {
-                problems.push(format!("lost event: {missed} (next delivered: {ev})"));
+                problems.push(Problem::new(
+                    ProblemKind::Lost,
+                    format!("{missed} never delivered (next delivered: {ev})"),
+                ));
             }
         }
         self.cursor = ev.rv + 1;
-        match log
-            .get(ev.rv)
-            .map(|w| self.scope.translate(&mut self.state, ev.rv, w))
-        {
-            None => problems.push(format!("{ev}: not in the ground-truth log")),
-            Some(None) => problems.push(format!(
-                "{ev}: the store's write at that version is not visible to this watch"
+        match log.get(ev.rv).map(|w| self.scope.translate(&mut self.state, ev.rv, w)) {
+            None => problems.push(Problem::new(
+                ProblemKind::Spurious,
+                format!("{ev}: not in the ground-truth log"),
             )),
-            Some(Some(want)) if want.change != ev.change || want.key != ev.key => {
-                problems.push(format!("{ev}: the store's write makes it {want}"));
-            }
+            Some(None) => problems.push(Problem::new(
+                ProblemKind::Spurious,
+                format!("{ev}: the store's write at that version does not concern this watch"),
+            )),
+            Some(Some(want)) if want.key != ev.key => problems.push(Problem::new(
+                ProblemKind::WrongContent,
+                format!("{ev}: the store's write at that version is {want}"),
+            )),
+            Some(Some(want)) if want.change != ev.change => problems.push(Problem::new(
+                ProblemKind::WrongType,
+                format!("{ev}: should be {want}"),
+            )),
             Some(Some(_)) => {
                 if let Err(p) = same_content(log, ev) {
                     problems.push(p);
@@ -159,7 +174,7 @@ pub struct Opening {
     after: u64,
     alive: Vec<Candidate>,
     /// Why the most successful candidate failed, once all have.
-    last_failure: Option<(usize, String)>,
+    last_failure: Option<(usize, Problem, Option<Verifier>)>,
 }
 
 impl Opening {
@@ -187,44 +202,42 @@ impl Opening {
         }
     }
 
-    fn kill(&mut self, matched: usize, why: String) {
-        if self
-            .last_failure
-            .as_ref()
-            .is_none_or(|(m, _)| matched >= *m)
-        {
-            self.last_failure = Some((matched, why));
+    fn kill(&mut self, matched: usize, why: Problem, then: Option<Verifier>) {
+        if self.last_failure.as_ref().is_none_or(|(m, _, _)| matched >= *m) {
+            self.last_failure = Some((matched, why, then));
         }
     }
 
-    /// Account for one received event; `Err` once no candidate explains the stream.
-    pub fn feed(&mut self, log: &TruthLog, ev: &Received) -> Result<(), String> {
+    /// Account for one received event; `Err` once no candidate explains the stream, with the
+    /// failure of the candidate that explained the most, and its verifier (already past the
+    /// failure) when it had delivered its initial state.
+    pub fn feed(&mut self, log: &TruthLog, ev: &Received) -> Result<(), (Problem, Option<Verifier>)> {
         let mut survivors = Vec::with_capacity(self.alive.len());
         for mut c in std::mem::take(&mut self.alive) {
+            let start = |detail: String| Problem::new(ProblemKind::NoConsistentStart, detail);
+            let mut past_start = false;
             let verdict = if !c.snapshot.is_empty() {
                 match c.snapshot.remove(&ev.key) {
                     Some(rv) if ev.change == Change::Added && rv == ev.rv => same_content(log, ev),
-                    Some(rv) => Err(format!(
-                        "{ev}: initial state at {} has {} at resourceVersion {rv} as ADDED",
+                    Some(rv) => Err(start(format!(
+                        "{ev}: the initial state at {} has {} at resourceVersion {rv}, as ADDED",
                         c.at,
                         show_key(&ev.key)
-                    )),
-                    None => Err(format!(
+                    ))),
+                    None => Err(start(format!(
                         "{ev}: not in the initial state at {} ({} more objects were due)",
                         c.at,
                         c.snapshot.len() + 1
-                    )),
+                    ))),
                 }
             } else {
-                let p = c.then.feed(log, ev);
-                if p.is_empty() {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "after the initial state at {}: {}",
-                        c.at,
-                        p.join("; ")
-                    ))
+                past_start = true;
+                match c.then.feed(log, ev).into_iter().next() {
+                    None => Ok(()),
+                    Some(p) => Err(Problem::new(
+                        p.kind,
+                        format!("after the initial state at resourceVersion {}: {}", c.at, p.detail),
+                    )),
                 }
             };
             match verdict {
@@ -232,18 +245,17 @@ impl Opening {
                     c.matched += 1;
                     survivors.push(c);
                 }
-                Err(why) => self.kill(c.matched, why),
+                Err(why) => {
+                    let then = past_start.then(|| c.then.clone());
+                    self.kill(c.matched, why, then)
+                }
             }
         }
         self.alive = survivors;
         if self.alive.is_empty() {
-            let why = self
-                .last_failure
-                .clone()
-                .map(|(_, w)| w)
-                .unwrap_or_default();
-            return Err(format!(
-                "no initial resourceVersion explains the stream: {why}"
+            return Err(self.last_failure.take().map_or_else(
+                || (Problem::new(ProblemKind::NoConsistentStart, "no candidate"), None),
+                |(_, p, then)| (p, then),
             ));
         }
         Ok(())

@@ -12,11 +12,10 @@ use kube::api::{Api, DynamicObject, ListParams, WatchEvent, WatchParams};
 use kwok::store::Store;
 use tokio::time::Instant;
 
+use super::problem::{Problem, ProblemKind, Tally};
 use super::truth::{show_key, Change, Key, Scope, ScopeState, Truth};
 use super::verify::{Opening, Received, Verifier};
 
-/// Most problems one watch keeps verbatim (the rest are only counted).
-const KEEP_PROBLEMS: usize = 12;
 /// How long a watch may take to deliver what the store committed before the run ended.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -68,16 +67,12 @@ pub struct WatchOutcome {
     pub events: u64,
     pub connections: u64,
     pub requests: u64,
-    pub problems: Vec<String>,
-    pub problem_count: usize,
+    pub problems: Tally,
 }
 
 impl WatchOutcome {
-    fn problem(&mut self, p: String) {
-        self.problem_count += 1;
-        if self.problems.len() < KEEP_PROBLEMS {
-            self.problems.push(p);
-        }
+    fn problem(&mut self, p: Problem) {
+        self.problems.add(p, "");
     }
 }
 
@@ -102,14 +97,15 @@ enum Check {
 }
 
 impl Check {
-    fn feed(&mut self, truth: &Truth, ev: &Received) -> Vec<String> {
+    fn feed(&mut self, truth: &Truth, ev: &Received) -> Vec<Problem> {
         let log = truth.read();
         match self {
             Check::Following(v) => v.feed(&log, ev),
             Check::Opening(o) => match o.feed(&log, ev) {
-                Err(e) => {
-                    *self = Check::Broken;
-                    vec![e]
+                Err((p, then)) => {
+                    // Past the initial state the closest candidate can go on checking.
+                    *self = then.map_or(Check::Broken, Check::Following);
+                    vec![p]
                 }
                 Ok(()) => {
                     if o.window_passed(ev.rv) {
@@ -138,7 +134,7 @@ impl Check {
     }
 
     /// Where to resume after the server ended the stream.
-    fn resume_rv(&mut self) -> Result<u64, String> {
+    fn resume_rv(&mut self) -> Result<u64, Problem> {
         match self {
             Check::Following(v) => Ok(v.resume_rv()),
             Check::Opening(o) => match o.settled() {
@@ -147,28 +143,28 @@ impl Check {
                     *self = Check::Following(v);
                     Ok(rv)
                 }
-                None => Err(format!(
-                    "the watch ended before its initial state was delivered: {}",
-                    o.owed()
+                None => Err(Problem::new(
+                    ProblemKind::IncompleteStart,
+                    format!("the watch ended before its initial state was delivered: {}", o.owed()),
                 )),
             },
-            Check::Broken => Err("the stream was already inconsistent".into()),
+            Check::Broken => Err(Problem::new(ProblemKind::Request, "the stream was already inconsistent")),
         }
     }
 }
 
 type Events = BoxStream<'static, kube::Result<WatchEvent<DynamicObject>>>;
 
-fn received(change: Change, obj: &DynamicObject) -> Result<Received, String> {
+fn received(change: Change, obj: &DynamicObject) -> Result<Received, Problem> {
     let rv = obj
         .metadata
         .resource_version
         .as_deref()
         .and_then(|s| s.parse::<u64>().ok())
         .ok_or_else(|| {
-            format!(
-                "{change} event without a numeric resourceVersion: {:?}",
-                obj.metadata.name
+            Problem::new(
+                ProblemKind::WrongContent,
+                format!("{change} event without a numeric resourceVersion: {:?}", obj.metadata.name),
             )
         })?;
     let labels = obj
@@ -258,13 +254,13 @@ impl Watch {
     }
 
     /// A list, checked against the store's state at the list's resourceVersion.
-    async fn list(&mut self) -> Result<(ScopeState, u64), String> {
+    async fn list(&mut self) -> Result<(ScopeState, u64), Problem> {
         self.out.requests += 1;
         let list = self
             .api
             .list(&self.list_params())
             .await
-            .map_err(|e| format!("list failed: {e}"))?;
+            .map_err(|e| Problem::new(ProblemKind::Request, format!("list failed: {e}")))?;
         let rv = list
             .metadata
             .resource_version
@@ -276,17 +272,18 @@ impl Watch {
             .iter()
             .map(|o| (key_of(o), object_rv(o)))
             .collect();
-        self.ctx.truth.reach(rv).await.map_err(|e| e.to_string())?;
+        self.ctx.truth.reach(rv).await.map_err(|e| Problem::new(ProblemKind::ListState, e.to_string()))?;
         let want = self.spec.scope.state_at(&self.ctx.truth.read(), rv);
         if let Some(d) = diff(&state, &want) {
-            self.out.problem(format!(
-                "list at resourceVersion {rv} differs from the store's state then: {d}"
+            self.out.problem(Problem::new(
+                ProblemKind::ListState,
+                format!("list at resourceVersion {rv} differs from the store's state then: {d}"),
             ));
         }
         Ok((state, rv))
     }
 
-    async fn open(&mut self, version: &str) -> Result<Events, String> {
+    async fn open(&mut self, version: &str) -> Result<Events, Problem> {
         self.out.requests += 1;
         self.out.connections += 1;
         let wp = self.params();
@@ -294,11 +291,11 @@ impl Watch {
             .api
             .watch(&wp, version)
             .await
-            .map_err(|e| format!("watch from {version:?} failed: {e}"))?;
+            .map_err(|e| Problem::new(ProblemKind::Request, format!("watch from {version:?} failed: {e}")))?;
         Ok(stream.boxed())
     }
 
-    async fn first_open(&mut self) -> Result<Events, String> {
+    async fn first_open(&mut self) -> Result<Events, Problem> {
         match self.spec.start {
             Start::AfterList => {
                 let (state, rv) = self.list().await?;
@@ -314,7 +311,7 @@ impl Watch {
                     .truth
                     .reach(after)
                     .await
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| Problem::new(ProblemKind::Request, e.to_string()))?;
                 let opening = Opening::new(&self.spec.scope, &self.ctx.truth.read(), before, after);
                 self.check = Check::Opening(Box::new(opening));
                 Ok(stream)
@@ -331,14 +328,14 @@ impl Watch {
             Some(Ok(WatchEvent::Deleted(o))) => (Change::Deleted, o),
             Some(Ok(WatchEvent::Bookmark(_))) => return true,
             Some(Ok(WatchEvent::Error(s))) => {
-                self.out.problem(format!(
-                    "ERROR event: {} {} {}",
-                    s.code, s.reason, s.message
+                self.out.problem(Problem::new(
+                    ProblemKind::Request,
+                    format!("ERROR event: {} {} {}", s.code, s.reason, s.message),
                 ));
                 return false;
             }
             Some(Err(e)) => {
-                self.out.problem(format!("watch stream error: {e}"));
+                self.out.problem(Problem::new(ProblemKind::Request, format!("watch stream error: {e}")));
                 return false;
             }
         };
@@ -355,7 +352,7 @@ impl Watch {
             _ => self.held.insert(ev.key.clone(), ev.rv),
         };
         if let Err(e) = self.ctx.truth.reach(ev.rv).await {
-            self.out.problem(format!("{ev}: {e}"));
+            self.out.problem(Problem::new(ProblemKind::Spurious, format!("{ev}: {e}")));
             self.check = Check::Broken;
             return true;
         }
@@ -380,8 +377,9 @@ impl Watch {
                 match self.check.owed(&self.ctx.truth, t) {
                     None => return Some(stream),
                     Some(owed) if Instant::now() >= deadline => {
-                        self.out.problem(format!(
-                            "lost event: {owed} never arrived within {DRAIN_TIMEOUT:?} of the load's end"
+                        self.out.problem(Problem::new(
+                            ProblemKind::Lost,
+                            format!("{owed} never arrived within {DRAIN_TIMEOUT:?} of the load's end"),
                         ));
                         return None;
                     }
@@ -433,8 +431,9 @@ impl Watch {
             return;
         }
         if let Some(d) = diff(&self.held, &state) {
-            self.out.problem(format!(
-                "final state rebuilt from the events differs from a list at resourceVersion {rv}: {d}"
+            self.out.problem(Problem::new(
+                ProblemKind::FinalState,
+                format!("rebuilt from the events vs a list at resourceVersion {rv}: {d}"),
             ));
         }
     }
