@@ -8,6 +8,7 @@
 //! events must equal a list taken after the load.
 
 pub mod kubectl;
+pub mod problem;
 pub mod rss;
 pub mod selector;
 pub mod truth;
@@ -22,6 +23,7 @@ use kube::api::{Api, PostParams};
 use kwok::{Cluster, ClusterConfig};
 
 use kubectl::{KubectlEnv, LoopOutcome};
+use problem::Tally;
 use rss::RssFigures;
 use selector::LabelSelector;
 use truth::{Kind, Scope};
@@ -151,8 +153,7 @@ pub struct Report {
     pub loadavg: String,
     pub kubectl_failures: Vec<String>,
     pub unexpected_statuses: Vec<String>,
-    pub watch_problems: Vec<String>,
-    pub watch_problem_count: usize,
+    pub watch_problems: Tally,
     pub watches_with_problems: usize,
     pub truth_problems: Vec<String>,
 }
@@ -194,12 +195,11 @@ impl Report {
         cap(&self.kubectl_failures, "kubectl failed", &mut p);
         cap(&self.unexpected_statuses, "unexpected HTTP status", &mut p);
         cap(&self.truth_problems, "ground truth", &mut p);
-        cap(&self.watch_problems, "watch", &mut p);
-        if self.watch_problem_count > self.watch_problems.len() {
-            p.push(format!(
-                "watch: {} problems in all",
-                self.watch_problem_count
-            ));
+        for (kind, n, examples) in self.watch_problems.entries() {
+            p.push(format!("watch: {kind}: {n} in all, e.g."));
+            for e in examples {
+                p.push(format!("    {e}"));
+            }
         }
         if self.rss.flat() == Some(false) {
             p.push(format!(
