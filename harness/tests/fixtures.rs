@@ -1,0 +1,124 @@
+//! One named test per lab × submission × step (`cargo test -p proctor --test fixtures -- --list`):
+//! every submission under `tests/fixtures/submissions/<lab>/<case>/` and
+//! `scenarios/<lab>/submissions/<case>/` is graded once with `proctor grade --format json`, and
+//! each step's test checks that step lost points exactly when the case's `expect.yaml` says so
+//! (`score: full`, or `failing_steps: [..]`).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// A submission with what it must score.
+struct Case {
+    lab: String,
+    name: String,
+    dir: PathBuf,
+    failing: BTreeSet<u64>,
+}
+
+fn expectation(dir: &Path) -> Option<BTreeSet<u64>> {
+    let text = std::fs::read_to_string(dir.join("expect.yaml")).ok()?;
+    let v: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
+    if v.get("score").and_then(|s| s.as_str()) == Some("full") {
+        return Some(BTreeSet::new());
+    }
+    let steps = v.get("failing_steps")?.as_sequence()?;
+    Some(steps.iter().filter_map(|s| s.as_u64()).collect())
+}
+
+fn cases() -> Vec<Case> {
+    let root = repo();
+    let mut out = Vec::new();
+    for lab in ["gpudrv", "gpuops"] {
+        for (origin, base) in [
+            ("fixture", root.join("tests/fixtures/submissions").join(lab)),
+            ("bundled", root.join("scenarios").join(lab).join("submissions")),
+        ] {
+            let Ok(entries) = std::fs::read_dir(&base) else { continue };
+            let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+            dirs.sort();
+            for dir in dirs {
+                let Some(failing) = expectation(&dir) else { continue };
+                let case = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                out.push(Case { lab: lab.to_string(), name: format!("{origin}-{case}"), dir, failing });
+            }
+        }
+    }
+    out
+}
+
+/// Step number → (score, max score), from Gradescope JSON `tests[].number = "<step>.<k>"`.
+type StepScores = HashMap<u64, (f64, f64)>;
+
+fn grade(case: &Case) -> Result<StepScores, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .args(["grade", &case.lab, "--format", "json", "--color", "never", "--scenarios"])
+        .arg(repo().join("scenarios"))
+        .arg("--submission")
+        .arg(&case.dir)
+        .output()
+        .map_err(|e| format!("running proctor: {e}"))?;
+    // 0 = all passed, 1 = a check failed; 2 would mean proctor itself could not run.
+    if !matches!(out.status.code(), Some(0) | Some(1)) {
+        return Err(format!(
+            "proctor grade exited {:?}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let json: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("results.json does not parse: {e}\n{}", String::from_utf8_lossy(&out.stdout)))?;
+    let mut steps = StepScores::new();
+    for t in json["tests"].as_array().into_iter().flatten() {
+        let step = t["number"]
+            .as_str()
+            .and_then(|n| n.split('.').next())
+            .and_then(|s| s.parse::<u64>().ok())
+            .ok_or_else(|| format!("test without a step number: {t}"))?;
+        let e = steps.entry(step).or_insert((0.0, 0.0));
+        e.0 += t["score"].as_f64().unwrap_or(0.0);
+        e.1 += t["max_score"].as_f64().unwrap_or(0.0);
+    }
+    Ok(steps)
+}
+
+type Graded = Arc<OnceLock<Result<StepScores, String>>>;
+
+fn main() {
+    let args = Arguments::from_args();
+    let cache: Arc<Mutex<HashMap<String, Graded>>> = Arc::default();
+    let mut trials = Vec::new();
+    for case in cases().into_iter().map(Arc::new) {
+        for step in 1..=8u64 {
+            let case = case.clone();
+            let cache = cache.clone();
+            let name = format!("{}::{}::step{step}", case.lab, case.name);
+            trials.push(Trial::test(name, move || {
+                let key = format!("{}/{}", case.lab, case.name);
+                let slot = cache.lock().map_err(|_| Failed::from("cache poisoned"))?.entry(key).or_default().clone();
+                let graded = slot.get_or_init(|| grade(&case));
+                let steps = graded.as_ref().map_err(|e| Failed::from(e.as_str()))?;
+                let (score, max) = steps.get(&step).copied().unwrap_or((0.0, 0.0));
+                let lost = score < max;
+                let should_lose = case.failing.contains(&step);
+                match (lost, should_lose) {
+                    (true, true) | (false, false) => Ok(()),
+                    (true, false) => Err(format!("step {step} lost points ({score}/{max}) but expect.yaml says it passes").into()),
+                    (false, true) => Err(format!("step {step} scored {score}/{max} but expect.yaml says it must lose points").into()),
+                }
+            }));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
