@@ -14,6 +14,7 @@ soak:
 
 # Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, controllers at scale, grading.
 bench:
+    cargo build --release -p proctor
     cargo run --release -p proctor-tests --bin bench
 
 # Fuzz the request decoders, selectors and patch engines (needs `cargo install cargo-fuzz` and nightly).

@@ -24,12 +24,7 @@ fn run(cfg: LoadConfig) {
         .expect("the load run could not be set up");
     println!("{report}");
     let problems = report.problems();
-    assert!(
-        problems.is_empty(),
-        "{} problem(s) under load:\n{}\n\n{report}",
-        problems.len(),
-        problems.join("\n")
-    );
+    assert!(problems.is_empty(), "under load:\n{}", problems.join("\n"));
 }
 
 /// 10 kubectl loops + 40 watches for 8 s: the CI-sized run.

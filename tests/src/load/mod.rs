@@ -73,12 +73,15 @@ impl LoadConfig {
     }
 }
 
+/// Resource, namespace, label selector, start, `timeoutSeconds` of one kind of watch.
+type Template = (Kind, Option<String>, &'static str, Start, Option<u32>);
+
 /// The watch mix, cycled through: every resource, with and without label selectors (some that
 /// objects keep entering and leaving), cluster-wide and namespaced, from resourceVersion 0 and
 /// from a list, some resumed from their last resourceVersion every few seconds.
 fn watch_specs(cfg: &LoadConfig) -> anyhow::Result<Vec<WatchSpec>> {
     let ns = || Some(kubectl::NAMESPACE.to_string());
-    let table: [(Kind, Option<String>, &str, Start, Option<u32>); 10] = [
+    let table: [Template; 10] = [
         (Kind::Nodes, None, "", Start::Snapshot, None),
         (
             Kind::Nodes,
@@ -259,7 +262,7 @@ impl std::fmt::Display for Report {
         writeln!(
             f,
             "  watches: {} events received and checked, {} connections (incl. resumes), {} with problems ({} problems)",
-            self.watch_events, self.watch_connections, self.watches_with_problems, self.watch_problem_count
+            self.watch_events, self.watch_connections, self.watches_with_problems, self.watch_problems.total()
         )?;
         writeln!(
             f,
@@ -348,7 +351,7 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<Report> {
             .map_err(|_| anyhow::anyhow!("the watches did not open within 60 s"))?;
     }
 
-    let load_start = sampler.now();
+    let load_start = sampler.mark();
     let rev_start = cluster.api().store().revision();
     let started = tokio::time::Instant::now();
     let until = started + cfg.duration;
@@ -367,7 +370,7 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<Report> {
         outcomes.push(l.await?);
     }
     let load_time = started.elapsed();
-    let load_end = sampler.now();
+    let load_end = sampler.mark();
     let rev_end = cluster.api().store().revision();
     let loadavg = std::fs::read_to_string("/proc/loadavg")
         .unwrap_or_default()
@@ -415,13 +418,10 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<Report> {
         report.watch_requests += w.requests;
         report.watch_connections += w.connections;
         report.watch_events += w.events;
-        report.watch_problem_count += w.problem_count;
-        if w.problem_count > 0 {
+        if !w.problems.is_empty() {
             report.watches_with_problems += 1;
         }
-        for p in w.problems {
-            report.watch_problems.push(format!("{}: {p}", w.spec));
-        }
+        report.watch_problems.merge(w.problems, &w.spec);
     }
     Ok(report)
 }

@@ -52,7 +52,10 @@ pub struct Problem {
 
 impl Problem {
     pub fn new(kind: ProblemKind, detail: impl Into<String>) -> Self {
-        Self { kind, detail: detail.into() }
+        Self {
+            kind,
+            detail: detail.into(),
+        }
     }
 }
 
@@ -75,18 +78,29 @@ impl Tally {
         let (n, examples) = self.kinds.entry(p.kind).or_default();
         *n += 1;
         if examples.len() < Self::EXAMPLES {
-            examples.push(if context.is_empty() { p.detail } else { format!("{context}: {}", p.detail) });
+            examples.push(if context.is_empty() {
+                p.detail
+            } else {
+                format!("{context}: {}", p.detail)
+            });
         }
     }
 
+    /// Add another tally's counts; its first example of each kind joins this one's examples
+    /// unless one from the same context is already there, so the examples come from different
+    /// watches.
     pub fn merge(&mut self, other: Tally, context: &str) {
         for (kind, (n, examples)) in other.kinds {
             let (total, mine) = self.kinds.entry(kind).or_default();
             *total += n;
-            for e in examples {
-                if mine.len() < Self::EXAMPLES {
-                    mine.push(format!("{context}: {e}"));
-                }
+            let prefix = format!("{context}: ");
+            let fresh = !mine.iter().any(|e| e.starts_with(&prefix));
+            if let Some(e) = examples
+                .into_iter()
+                .next()
+                .filter(|_| fresh && mine.len() < Self::EXAMPLES)
+            {
+                mine.push(format!("{prefix}{e}"));
             }
         }
     }
@@ -115,12 +129,29 @@ mod tests {
         for i in 0..5 {
             a.add(Problem::new(ProblemKind::Lost, format!("#{i}")), "");
         }
+        let mut b = Tally::default();
+        b.add(Problem::new(ProblemKind::Lost, "#9"), "");
+        let mut c = Tally::default();
+        c.add(Problem::new(ProblemKind::Lost, "#7"), "");
         let mut all = Tally::default();
         all.merge(a, "w1");
+        all.merge(b, "w1");
+        all.merge(c, "w3");
         all.add(Problem::new(ProblemKind::Spurious, "x"), "w2");
-        let e: Vec<_> = all.entries().map(|(k, n, ex)| (k, n, ex.to_vec())).collect();
-        assert_eq!(e[0], (ProblemKind::Lost, 5, vec!["w1: #0".into(), "w1: #1".into(), "w1: #2".into()]));
+        let e: Vec<_> = all
+            .entries()
+            .map(|(k, n, ex)| (k, n, ex.to_vec()))
+            .collect();
+        // One example per watch, so the examples show different watches.
+        assert_eq!(
+            e[0],
+            (
+                ProblemKind::Lost,
+                7,
+                vec!["w1: #0".to_string(), "w3: #7".to_string()]
+            )
+        );
         assert_eq!(e[1], (ProblemKind::Spurious, 1, vec!["w2: x".into()]));
-        assert_eq!(all.total(), 6);
+        assert_eq!(all.total(), 8);
     }
 }

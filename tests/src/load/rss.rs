@@ -58,9 +58,15 @@ impl Sampler {
         }
     }
 
-    /// Time since the sampler started, to mark the load window.
-    pub fn now(&self) -> Duration {
-        self.origin.elapsed()
+    /// Take a sample now (a load window's edge) and return its time.
+    pub fn mark(&self) -> Duration {
+        let t = self.origin.elapsed();
+        if let Some(kib) = rss_kib() {
+            let mut samples = self.samples.lock().unwrap_or_else(|e| e.into_inner());
+            samples.push((t, kib));
+            samples.sort_by_key(|(t, _)| *t);
+        }
+        t
     }
 
     pub fn stop(mut self) -> Vec<(Duration, u64)> {
@@ -102,7 +108,7 @@ impl RssFigures {
         let at = |t: Duration| {
             samples
                 .iter()
-                .min_by_key(|(s, _)| if *s > t { *s - t } else { t - *s })
+                .min_by_key(|(s, _)| s.abs_diff(t))
                 .map_or(0, |(_, k)| *k)
         };
         let window: Vec<u64> = samples

@@ -120,7 +120,7 @@ impl TruthLog {
         self.writes.is_empty()
     }
 
-    fn push(&mut self, rv: u64, write: Write) -> Result<(), String> {
+    pub(super) fn push(&mut self, rv: u64, write: Write) -> Result<(), String> {
         if self.writes.is_empty() {
             self.first_rv = rv;
         } else if rv != self.head() + 1 {

@@ -97,7 +97,10 @@ impl Verifier {
         if ev.rv < self.cursor {
             return vec![Problem::new(
                 ProblemKind::OutOfOrder,
-                format!("{ev} after resourceVersion {} was delivered", self.cursor - 1),
+                format!(
+                    "{ev} after resourceVersion {} was delivered",
+                    self.cursor - 1
+                ),
             )];
         }
         let mut problems = Vec::new();
@@ -117,7 +120,10 @@ impl Verifier {
             }
         }
         self.cursor = ev.rv + 1;
-        match log.get(ev.rv).map(|w| self.scope.translate(&mut self.state, ev.rv, w)) {
+        match log
+            .get(ev.rv)
+            .map(|w| self.scope.translate(&mut self.state, ev.rv, w))
+        {
             None => problems.push(Problem::new(
                 ProblemKind::Spurious,
                 format!("{ev}: not in the ground-truth log"),
@@ -173,7 +179,7 @@ pub struct Opening {
     /// initial state.
     after: u64,
     alive: Vec<Candidate>,
-    /// Why the most successful candidate failed, once all have.
+    /// Why the most successful candidate failed, once all have (with its progress).
     last_failure: Option<(usize, Problem, Option<Verifier>)>,
 }
 
@@ -203,7 +209,11 @@ impl Opening {
     }
 
     fn kill(&mut self, matched: usize, why: Problem, then: Option<Verifier>) {
-        if self.last_failure.as_ref().is_none_or(|(m, _, _)| matched >= *m) {
+        if self
+            .last_failure
+            .as_ref()
+            .is_none_or(|(m, _, _)| matched >= *m)
+        {
             self.last_failure = Some((matched, why, then));
         }
     }
@@ -211,7 +221,11 @@ impl Opening {
     /// Account for one received event; `Err` once no candidate explains the stream, with the
     /// failure of the candidate that explained the most, and its verifier (already past the
     /// failure) when it had delivered its initial state.
-    pub fn feed(&mut self, log: &TruthLog, ev: &Received) -> Result<(), (Problem, Option<Verifier>)> {
+    pub fn feed(
+        &mut self,
+        log: &TruthLog,
+        ev: &Received,
+    ) -> Result<(), (Problem, Option<Verifier>)> {
         let mut survivors = Vec::with_capacity(self.alive.len());
         for mut c in std::mem::take(&mut self.alive) {
             let start = |detail: String| Problem::new(ProblemKind::NoConsistentStart, detail);
@@ -236,7 +250,10 @@ impl Opening {
                     None => Ok(()),
                     Some(p) => Err(Problem::new(
                         p.kind,
-                        format!("after the initial state at resourceVersion {}: {}", c.at, p.detail),
+                        format!(
+                            "after the initial state at resourceVersion {}: {}",
+                            c.at, p.detail
+                        ),
                     )),
                 }
             };
@@ -247,14 +264,21 @@ impl Opening {
                 }
                 Err(why) => {
                     let then = past_start.then(|| c.then.clone());
-                    self.kill(c.matched, why, then)
+                    // A candidate that got past its initial state explained more than one that
+                    // did not, at equal counts.
+                    self.kill(2 * c.matched + usize::from(past_start), why, then)
                 }
             }
         }
         self.alive = survivors;
         if self.alive.is_empty() {
             return Err(self.last_failure.take().map_or_else(
-                || (Problem::new(ProblemKind::NoConsistentStart, "no candidate"), None),
+                || {
+                    (
+                        Problem::new(ProblemKind::NoConsistentStart, "no candidate"),
+                        None,
+                    )
+                },
                 |(_, p, then)| (p, then),
             ));
         }
@@ -300,4 +324,161 @@ pub fn labels_of(object: &Value) -> BTreeMap<String, String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::selector::LabelSelector;
+    use crate::load::truth::{Kind, Write};
+    use kwok::store::{EventKind, Object};
+    use serde_json::json;
+
+    /// A log of ConfigMap writes in `default`: (kind, name, color label) from resourceVersion 2.
+    fn log(writes: &[(EventKind, &str, &str)]) -> TruthLog {
+        let mut log = TruthLog::default();
+        for (i, (kind, name, color)) in writes.iter().enumerate() {
+            let rv = i as u64 + 2;
+            let object = Object::new(json!({"metadata": {
+                "name": name, "namespace": "default", "uid": format!("uid-{name}"),
+                "resourceVersion": rv.to_string(), "labels": {"color": color}}}));
+            let w = Write {
+                kind: *kind,
+                resource: Some(Kind::ConfigMaps),
+                object: Some(object),
+            };
+            log.push(rv, w).unwrap();
+        }
+        log
+    }
+
+    fn scope(selector: &str) -> Scope {
+        Scope {
+            kind: Kind::ConfigMaps,
+            namespace: None,
+            selector: LabelSelector::parse(selector).unwrap(),
+        }
+    }
+
+    fn ev(change: Change, name: &str, rv: u64, color: &str) -> Received {
+        Received {
+            change,
+            key: ("default".into(), name.into()),
+            rv,
+            uid: format!("uid-{name}"),
+            labels: [("color".to_string(), color.to_string())].into(),
+        }
+    }
+
+    fn kinds(p: &[Problem]) -> Vec<ProblemKind> {
+        p.iter().map(|p| p.kind).collect()
+    }
+
+    use Change::{Added, Deleted, Modified};
+    use EventKind as E;
+
+    #[test]
+    fn an_exact_stream_passes_and_a_skipped_write_is_a_lost_event() {
+        let log = log(&[
+            (E::Added, "a", "red"),
+            (E::Modified, "a", "red"),
+            (E::Modified, "a", "red"),
+        ]);
+        let s = scope("");
+        let mut v = Verifier::new(s.clone(), s.state_at(&log, 2), 2);
+        assert!(v.feed(&log, &ev(Modified, "a", 3, "red")).is_empty());
+        assert!(v.feed(&log, &ev(Modified, "a", 4, "red")).is_empty());
+        assert_eq!(v.outstanding(&log, 4), None);
+
+        let mut v = Verifier::new(s.clone(), s.state_at(&log, 2), 2);
+        assert_eq!(
+            v.outstanding(&log, 4).as_deref(),
+            Some("MODIFIED default/a at resourceVersion 3")
+        );
+        assert_eq!(
+            kinds(&v.feed(&log, &ev(Modified, "a", 4, "red"))),
+            [ProblemKind::Lost]
+        );
+        assert_eq!(
+            kinds(&v.feed(&log, &ev(Modified, "a", 3, "red"))),
+            [ProblemKind::OutOfOrder]
+        );
+    }
+
+    #[test]
+    fn a_selector_turns_entering_and_leaving_into_added_and_deleted() {
+        let log = log(&[
+            (E::Added, "a", "blue"),
+            (E::Modified, "a", "red"),
+            (E::Modified, "a", "blue"),
+            (E::Modified, "a", "green"),
+        ]);
+        let s = scope("color=red");
+        let mut v = Verifier::new(s.clone(), s.state_at(&log, 2), 2);
+        assert!(v.feed(&log, &ev(Added, "a", 3, "red")).is_empty());
+        assert!(v.feed(&log, &ev(Deleted, "a", 4, "blue")).is_empty());
+        assert_eq!(
+            v.outstanding(&log, 5),
+            None,
+            "blue to green is not this watch's business"
+        );
+
+        let mut v = Verifier::new(s.clone(), s.state_at(&log, 2), 2);
+        assert_eq!(
+            kinds(&v.feed(&log, &ev(Modified, "a", 3, "red"))),
+            [ProblemKind::WrongType]
+        );
+        let mut v = Verifier::new(s.clone(), s.state_at(&log, 4), 4);
+        assert_eq!(
+            kinds(&v.feed(&log, &ev(Deleted, "a", 5, "green"))),
+            [ProblemKind::Spurious]
+        );
+        let mut v = Verifier::new(s.clone(), s.state_at(&log, 2), 2);
+        assert_eq!(
+            kinds(&v.feed(&log, &ev(Added, "a", 3, "blue"))),
+            [ProblemKind::WrongContent]
+        );
+    }
+
+    #[test]
+    fn an_initial_state_may_come_in_any_order_at_any_version_of_its_window() {
+        let log = log(&[
+            (E::Added, "a", "red"),
+            (E::Added, "b", "red"),
+            (E::Modified, "a", "red"),
+        ]);
+        let s = scope("");
+        // The server listed at 3 (a@2, b@3) and sends b first.
+        let mut o = Opening::new(&s, &log, 2, 3);
+        for e in [
+            ev(Added, "b", 3, "red"),
+            ev(Added, "a", 2, "red"),
+            ev(Modified, "a", 4, "red"),
+        ] {
+            o.feed(&log, &e).unwrap();
+        }
+        assert!(o.window_passed(4));
+        assert_eq!(o.settled().map(|v| v.resume_rv()), Some(4));
+    }
+
+    #[test]
+    fn a_write_between_the_initial_state_and_the_live_events_is_lost() {
+        let log = log(&[
+            (E::Added, "a", "red"),
+            (E::Added, "b", "red"),
+            (E::Modified, "a", "red"),
+        ]);
+        let s = scope("");
+        // Listed at 2 (only a), then b's creation at 3 was never sent.
+        let mut o = Opening::new(&s, &log, 2, 3);
+        o.feed(&log, &ev(Added, "a", 2, "red")).unwrap();
+        let (p, then) = o.feed(&log, &ev(Modified, "a", 4, "red")).unwrap_err();
+        assert_eq!(p.kind, ProblemKind::Lost);
+        assert!(
+            p.detail.contains("ADDED default/b at resourceVersion 3"),
+            "{}",
+            p.detail
+        );
+        assert_eq!(then.map(|v| v.resume_rv()), Some(4));
+    }
 }

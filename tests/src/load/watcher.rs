@@ -145,10 +145,16 @@ impl Check {
                 }
                 None => Err(Problem::new(
                     ProblemKind::IncompleteStart,
-                    format!("the watch ended before its initial state was delivered: {}", o.owed()),
+                    format!(
+                        "the watch ended before its initial state was delivered: {}",
+                        o.owed()
+                    ),
                 )),
             },
-            Check::Broken => Err(Problem::new(ProblemKind::Request, "the stream was already inconsistent")),
+            Check::Broken => Err(Problem::new(
+                ProblemKind::Request,
+                "the stream was already inconsistent",
+            )),
         }
     }
 }
@@ -164,7 +170,10 @@ fn received(change: Change, obj: &DynamicObject) -> Result<Received, Problem> {
         .ok_or_else(|| {
             Problem::new(
                 ProblemKind::WrongContent,
-                format!("{change} event without a numeric resourceVersion: {:?}", obj.metadata.name),
+                format!(
+                    "{change} event without a numeric resourceVersion: {:?}",
+                    obj.metadata.name
+                ),
             )
         })?;
     let labels = obj
@@ -266,13 +275,22 @@ impl Watch {
             .resource_version
             .as_deref()
             .and_then(|s| s.parse::<u64>().ok())
-            .ok_or("list without a numeric resourceVersion")?;
+            .ok_or_else(|| {
+                Problem::new(
+                    ProblemKind::Request,
+                    "list without a numeric resourceVersion",
+                )
+            })?;
         let state: ScopeState = list
             .items
             .iter()
             .map(|o| (key_of(o), object_rv(o)))
             .collect();
-        self.ctx.truth.reach(rv).await.map_err(|e| Problem::new(ProblemKind::ListState, e.to_string()))?;
+        self.ctx
+            .truth
+            .reach(rv)
+            .await
+            .map_err(|e| Problem::new(ProblemKind::ListState, e.to_string()))?;
         let want = self.spec.scope.state_at(&self.ctx.truth.read(), rv);
         if let Some(d) = diff(&state, &want) {
             self.out.problem(Problem::new(
@@ -287,11 +305,12 @@ impl Watch {
         self.out.requests += 1;
         self.out.connections += 1;
         let wp = self.params();
-        let stream = self
-            .api
-            .watch(&wp, version)
-            .await
-            .map_err(|e| Problem::new(ProblemKind::Request, format!("watch from {version:?} failed: {e}")))?;
+        let stream = self.api.watch(&wp, version).await.map_err(|e| {
+            Problem::new(
+                ProblemKind::Request,
+                format!("watch from {version:?} failed: {e}"),
+            )
+        })?;
         Ok(stream.boxed())
     }
 
@@ -335,7 +354,10 @@ impl Watch {
                 return false;
             }
             Some(Err(e)) => {
-                self.out.problem(Problem::new(ProblemKind::Request, format!("watch stream error: {e}")));
+                self.out.problem(Problem::new(
+                    ProblemKind::Request,
+                    format!("watch stream error: {e}"),
+                ));
                 return false;
             }
         };
@@ -352,7 +374,8 @@ impl Watch {
             _ => self.held.insert(ev.key.clone(), ev.rv),
         };
         if let Err(e) = self.ctx.truth.reach(ev.rv).await {
-            self.out.problem(Problem::new(ProblemKind::Spurious, format!("{ev}: {e}")));
+            self.out
+                .problem(Problem::new(ProblemKind::Spurious, format!("{ev}: {e}")));
             self.check = Check::Broken;
             return true;
         }
@@ -379,7 +402,9 @@ impl Watch {
                     Some(owed) if Instant::now() >= deadline => {
                         self.out.problem(Problem::new(
                             ProblemKind::Lost,
-                            format!("{owed} never arrived within {DRAIN_TIMEOUT:?} of the load's end"),
+                            format!(
+                                "{owed} never arrived within {DRAIN_TIMEOUT:?} of the load's end"
+                            ),
                         ));
                         return None;
                     }
