@@ -1,6 +1,7 @@
 //! One named test per lab × submission × step (`cargo test -p proctor --test fixtures -- --list`):
-//! every submission under `tests/fixtures/submissions/<lab>/<case>/` and
-//! `scenarios/<lab>/submissions/<case>/` is graded once with `proctor grade --format json`, and
+//! every submission under `tests/fixtures/submissions/<lab>/<case>/` is graded once with
+//! `proctor grade --format json` (the bundled `scenarios/<lab>/submissions/` are graded by the
+//! `proctor demo` test in grade_labs.rs), and
 //! each step's test checks that step lost points exactly when the case's `expect.yaml` says so
 //! (`score: full`, or `failing_steps: [..]`).
 
@@ -41,10 +42,7 @@ fn cases() -> Vec<Case> {
     let root = repo();
     let mut out = Vec::new();
     for lab in ["gpudrv", "gpuops"] {
-        for (origin, base) in [
-            ("fixture", root.join("tests/fixtures/submissions").join(lab)),
-            ("bundled", root.join("scenarios").join(lab).join("submissions")),
-        ] {
+        for (origin, base) in [("fixture", root.join("tests/fixtures/submissions").join(lab))] {
             let Ok(entries) = std::fs::read_dir(&base) else { continue };
             let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
             dirs.sort();
