@@ -17,9 +17,9 @@ bench:
     cargo build --release -p proctor
     cargo run --release -p proctor-tests --bin bench
 
-# Fuzz the request decoders, selectors and patch engines (needs `cargo install cargo-fuzz` and nightly).
+# Fuzz the request decoders, selectors, patch engines and router (needs `cargo install cargo-fuzz` and a nightly toolchain).
 fuzz target="decode" seconds="60":
-    cargo fuzz run {{target}} -- -max_total_time={{seconds}}
+    cd fuzz && cargo +nightly fuzz run {{target}} -- -max_total_time={{seconds}}
 
 # Formatting and lints as CI would want them.
 lint:

@@ -33,7 +33,10 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => common::assert_status(&e),
         Ok(patched) => {
             if matches!(patch_type, PatchType::Merge | PatchType::Strategic) {
-                assert!(patched.is_object(), "{patch_type:?} patch made a non-object");
+                assert!(
+                    patched.is_object(),
+                    "{patch_type:?} patch made a non-object"
+                );
             }
         }
     }

@@ -3,12 +3,15 @@
 //!
 //! Every property asserts that no input panics and that a rejection is a well-formed Status
 //! (HTTP code 400..=599 with a message), plus invariants that hold for the real server:
-//! decoding is idempotent, selectors print as text that parses back to the same selector, and
-//! the empty patch of every patch type changes nothing.
+//! decoding is idempotent and the three `fieldValidation` levels agree; a protobuf body decodes
+//! to JSON the endpoint's JSON decoder takes; selectors print as text that parses back to the
+//! same selector; the empty patch of every type changes nothing and a merge patch applied twice
+//! is applied once; a trailing slash or a percent escape does not change what a path names.
 //!
-//! `PROPTEST_CASES=<n>` overrides every property's case count; the ignored `soak_*` tests run
-//! each property with 20 times its default (`cargo test -p kwok --test fuzz_props -- --ignored`).
-//! Known failures found by these properties are kept, ignored, at the end of this file.
+//! `PROPTEST_CASES=<n>` overrides every property's case count (the soak tests' too). The ignored
+//! `soak_*` tests run each property at 20 times its default:
+//! `cargo test -p kwok --test fuzz_props -- --ignored soak_`. Known failures found by these
+//! properties are kept, ignored, at the end of this file.
 
 #[path = "fuzz_props/json_text.rs"]
 mod json_text;

@@ -7,7 +7,8 @@
 //! cargo test -p proctor-tests --release --test load -- --ignored --nocapture   # full run (`just soak`)
 //! ```
 //!
-//! `PROCTOR_LOAD_LOOPS`, `PROCTOR_LOAD_WATCHES` and `PROCTOR_LOAD_SECONDS` resize either run.
+//! `PROCTOR_LOAD_LOOPS`, `PROCTOR_LOAD_WATCHES` and `PROCTOR_LOAD_SECONDS` resize either run;
+//! `PROCTOR_LOAD_WATCH_HISTORY` sets the server's watch history (in writes).
 
 use std::time::Duration;
 

@@ -11,20 +11,25 @@ use crate::registry::{self, ResourceDef};
 
 /// Remembers which event each (object, reason, message, source) was recorded as, so a repeat
 /// bumps `count` on that event instead of scanning the namespace (client-go's EventCorrelator).
+/// (involved object uid, reason, message, source component).
+type EventKey = (String, String, String, String);
+/// (namespace, name) of the recorded event.
+type EventAt = (String, String);
+
 #[derive(Default)]
 pub struct Correlator {
-    seen: Mutex<HashMap<(String, String, String, String), (String, String)>>,
+    seen: Mutex<HashMap<EventKey, EventAt>>,
 }
 
 /// Past this many remembered events the cache starts over (client-go's LRU holds 4096).
 const CORRELATOR_CAP: usize = 4096;
 
 impl Correlator {
-    fn lookup(&self, key: &(String, String, String, String)) -> Option<(String, String)> {
+    fn lookup(&self, key: &EventKey) -> Option<EventAt> {
         self.seen.lock().ok()?.get(key).cloned()
     }
 
-    fn remember(&self, key: (String, String, String, String), at: (String, String)) {
+    fn remember(&self, key: EventKey, at: EventAt) {
         if let Ok(mut m) = self.seen.lock() {
             if m.len() >= CORRELATOR_CAP {
                 m.clear();

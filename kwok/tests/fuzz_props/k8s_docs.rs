@@ -48,13 +48,14 @@ fn from_pools(n: Noise, good: &'static [&'static str], bad: &'static [&'static s
 /// An object with each listed field present at random, plus, with the noise's odds, unknown or
 /// repeated fields.
 fn obj(n: Noise, fields: Vec<(&'static str, Gen)>) -> Gen {
+    let names: Vec<&'static str> = fields.iter().map(|(k, _)| *k).collect();
     let present: Vec<BoxedStrategy<Option<(JStr, J)>>> = fields
         .into_iter()
         .map(|(k, g)| prop::option::weighted(0.6, g.prop_map(move |v| (JStr::text(k), v))).boxed())
         .collect();
     let extra = n.either(
         Just(Vec::new()),
-        prop::collection::vec((jstr(), any_json()), 1..3),
+        prop::collection::vec((extra_key(names), any_json()), 1..3),
     );
     noisy(
         n,
@@ -62,6 +63,14 @@ fn obj(n: Noise, fields: Vec<(&'static str, Gen)>) -> Gen {
             J::Obj(present.into_iter().flatten().chain(extra).collect())
         }),
     )
+}
+
+/// The key of an extra field: a repeat of one of the object's own fields, or an unknown one.
+fn extra_key(names: Vec<&'static str>) -> BoxedStrategy<JStr> {
+    if names.is_empty() {
+        return jstr().boxed();
+    }
+    prop_oneof![prop::sample::select(names).prop_map(JStr::text), jstr(),].boxed()
 }
 
 fn list(n: Noise, item: Gen, max: usize) -> Gen {
@@ -713,12 +722,14 @@ pub fn document(n: Noise, res: &'static ResourceDef) -> Gen {
         prop::option::weighted(0.9, kind.prop_map(|v| (JStr::text("kind"), v))).boxed(),
         prop::option::weighted(0.8, metadata(n).prop_map(|v| (JStr::text("metadata"), v))).boxed(),
     ];
+    let mut names = vec!["apiVersion", "kind", "metadata"];
     for (k, g) in body_fields(n, res) {
+        names.push(k);
         fields.push(prop::option::weighted(0.7, g.prop_map(move |v| (JStr::text(k), v))).boxed());
     }
     let extra = n.either(
         Just(Vec::new()),
-        prop::collection::vec((jstr(), any_json()), 1..3),
+        prop::collection::vec((extra_key(names), any_json()), 1..3),
     );
     (fields, extra)
         .prop_map(|(fields, extra)| J::Obj(fields.into_iter().flatten().chain(extra).collect()))

@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::problem::Tally;
+
 /// The namespace the loops create their objects in.
 pub const NAMESPACE: &str = "load";
 /// Fake nodes the loops label and annotate (`lab-node-0..`).
@@ -104,6 +106,8 @@ fn stderr_without_info(stderr: &str) -> String {
 
 /// One step: kubectl arguments plus a manifest to write first.
 struct Step {
+    /// The kind of step (`label node`, `apply pod`), to group failures by.
+    what: String,
     args: Vec<String>,
     manifest: Option<(String, String)>,
 }
@@ -117,6 +121,7 @@ fn step(lp: usize, cycle: usize, at: usize) -> Step {
         "cold"
     };
     let plain = |args: &[&str]| Step {
+        what: args[..2].join(" "),
         args: args.iter().map(|s| s.to_string()).collect(),
         manifest: None,
     };
@@ -160,6 +165,7 @@ fn step(lp: usize, cycle: usize, at: usize) -> Step {
                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: load-apply-{lp}\n  namespace: {NAMESPACE}\n  labels:\n    load/tier: {tier}\n    load/loop: \"{lp}\"\ndata:\n  cycle: \"{cycle}\"\n"
             );
             Step {
+                what: "apply configmap".into(),
                 args: vec!["apply".into(), "-f".into(), file.clone()],
                 manifest: Some((file, manifest)),
             }
@@ -188,6 +194,7 @@ fn step(lp: usize, cycle: usize, at: usize) -> Step {
                 "apiVersion: v1\nkind: Pod\nmetadata:\n  name: load-pod-{lp}-{cycle}\n  namespace: {NAMESPACE}\n  labels:\n    load/loop: \"{lp}\"\nspec:\n  containers:\n  - name: pause\n    image: registry.k8s.io/pause:3.10\n"
             );
             Step {
+                what: "apply pod".into(),
                 args: vec!["apply".into(), "-f".into(), file.clone()],
                 manifest: Some((file, manifest)),
             }
@@ -207,10 +214,12 @@ fn step(lp: usize, cycle: usize, at: usize) -> Step {
 #[derive(Debug, Default)]
 pub struct LoopOutcome {
     pub latencies: Vec<Duration>,
-    pub failures: Vec<String>,
+    /// By kind of step.
+    pub failures: Tally<String>,
     pub requests: u64,
     pub by_status: BTreeMap<u16, u64>,
-    pub unexpected: Vec<String>,
+    /// By kind of step, verb and status.
+    pub unexpected: Tally<String>,
 }
 
 /// Run kubectl steps back to back until `until` or `max_invocations`, whichever comes first.
@@ -229,8 +238,10 @@ pub async fn run_loop(
         let shown = format!("kubectl {}", st.args.join(" "));
         if let Some((file, content)) = &st.manifest {
             if let Err(e) = tokio::fs::write(env.dir.join(file), content).await {
-                out.failures
-                    .push(format!("{shown}: writing the manifest: {e}"));
+                out.failures.note(
+                    st.what.clone(),
+                    format!("{shown}: writing the manifest: {e}"),
+                );
                 continue;
             }
         }
@@ -239,12 +250,15 @@ pub async fn run_loop(
         out.latencies.push(started.elapsed());
         let output = match result {
             Err(_) => {
-                out.failures
-                    .push(format!("{shown}: no exit within {INVOCATION_TIMEOUT:?}"));
+                out.failures.note(
+                    st.what.clone(),
+                    format!("{shown}: no exit within {INVOCATION_TIMEOUT:?}"),
+                );
                 continue;
             }
             Ok(Err(e)) => {
-                out.failures.push(format!("{shown}: could not run: {e}"));
+                out.failures
+                    .note(st.what.clone(), format!("{shown}: could not run: {e}"));
                 continue;
             }
             Ok(Ok(o)) => o,
@@ -254,19 +268,24 @@ pub async fn run_loop(
             out.requests += 1;
             *out.by_status.entry(r.status).or_default() += 1;
             if !expected_status(&r) {
-                out.unexpected
-                    .push(format!("{shown}: {} {} -> {}", r.verb, r.url, r.status));
+                out.unexpected.note(
+                    format!("{}: {} answered {}", st.what, r.verb, r.status),
+                    format!("{shown}: {} {}", r.verb, r.url),
+                );
             }
         }
         if !output.status.success() {
-            out.failures.push(format!(
-                "{shown}: exit {}: {}",
-                output
-                    .status
-                    .code()
-                    .map_or("by signal".into(), |c| c.to_string()),
-                stderr_without_info(&stderr).trim()
-            ));
+            out.failures.note(
+                st.what.clone(),
+                format!(
+                    "{shown}: exit {}: {}",
+                    output
+                        .status
+                        .code()
+                        .map_or("by signal".into(), |c| c.to_string()),
+                    stderr_without_info(&stderr).trim()
+                ),
+            );
         }
     }
     out

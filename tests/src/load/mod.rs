@@ -35,6 +35,8 @@ pub struct LoadConfig {
     pub kubectl_loops: usize,
     pub watches: usize,
     pub duration: Duration,
+    /// The cluster's watch history (`ClusterConfig::watch_history`); its default when `None`.
+    pub watch_history: Option<usize>,
 }
 
 impl LoadConfig {
@@ -43,11 +45,13 @@ impl LoadConfig {
             kubectl_loops,
             watches,
             duration,
+            watch_history: None,
         }
     }
 
-    /// The same, with `PROCTOR_LOAD_LOOPS`, `PROCTOR_LOAD_WATCHES` and `PROCTOR_LOAD_SECONDS`
-    /// overriding each figure when set.
+    /// The same, with `PROCTOR_LOAD_LOOPS`, `PROCTOR_LOAD_WATCHES`, `PROCTOR_LOAD_SECONDS` and
+    /// `PROCTOR_LOAD_WATCH_HISTORY` (the server's watch history, in writes) overriding each figure
+    /// when set.
     pub fn with_env_overrides(mut self) -> Self {
         let num = |k: &str| {
             std::env::var(k)
@@ -62,6 +66,9 @@ impl LoadConfig {
         }
         if let Some(n) = num("PROCTOR_LOAD_SECONDS") {
             self.duration = Duration::from_secs(n);
+        }
+        if let Some(n) = num("PROCTOR_LOAD_WATCH_HISTORY") {
+            self.watch_history = Some(n as usize);
         }
         self
     }
@@ -149,13 +156,18 @@ pub struct Report {
     pub kubectl_status: std::collections::BTreeMap<u16, u64>,
     pub watch_requests: u64,
     pub watch_connections: u64,
+    pub watch_relists: u64,
+    pub watch_history: Option<usize>,
     pub watch_events: u64,
     pub store_writes: u64,
     pub truth_writes: usize,
+    /// Objects stored when the load ended, by resource plural (the nonzero ones).
+    pub objects_at_end: Vec<(&'static str, usize)>,
     pub rss: RssFigures,
-    pub loadavg: String,
-    pub kubectl_failures: Vec<String>,
-    pub unexpected_statuses: Vec<String>,
+    /// `/proc/loadavg` when the load started and when it ended.
+    pub loadavg: (String, String),
+    pub kubectl_failures: Tally<String>,
+    pub unexpected_statuses: Tally<String>,
     pub watch_problems: Tally,
     pub watches_with_problems: usize,
     pub truth_problems: Vec<String>,
@@ -195,15 +207,10 @@ impl Report {
                 out.push(format!("{what}: ... and {} more", v.len() - 20));
             }
         };
-        cap(&self.kubectl_failures, "kubectl failed", &mut p);
-        cap(&self.unexpected_statuses, "unexpected HTTP status", &mut p);
+        p.extend(self.kubectl_failures.lines("kubectl failed"));
+        p.extend(self.unexpected_statuses.lines("unexpected HTTP status"));
         cap(&self.truth_problems, "ground truth", &mut p);
-        for (kind, n, examples) in self.watch_problems.entries() {
-            p.push(format!("watch: {kind}: {n} in all, e.g."));
-            for e in examples {
-                p.push(format!("    {e}"));
-            }
-        }
+        p.extend(self.watch_problems.lines("watch"));
         if self.rss.flat() == Some(false) {
             p.push(format!(
                 "memory not flat: last-quarter mean RSS {} exceeds the second quarter's {} by more than {:.0}%",
@@ -221,17 +228,20 @@ impl std::fmt::Display for Report {
         let n = self.invocations as u64;
         writeln!(
             f,
-            "load: {} kubectl loops + {} watches for {:?} (load took {:.1} s)",
+            "load: {} kubectl loops + {} watches for {:?} (load took {:.1} s){}",
             self.loops,
             self.watches,
             self.planned,
-            self.load_time.as_secs_f64()
+            self.load_time.as_secs_f64(),
+            self.watch_history
+                .map(|h| format!(", watch history {h} writes"))
+                .unwrap_or_default()
         )?;
         writeln!(
             f,
             "  kubectl invocations: {n} ({:.1}/s), failed: {}",
             self.per_second(n),
-            self.kubectl_failures.len()
+            self.kubectl_failures.total()
         )?;
         writeln!(
             f,
@@ -261,15 +271,16 @@ impl std::fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "  watches: {} events received and checked, {} connections (incl. resumes), {} with problems ({} problems)",
-            self.watch_events, self.watch_connections, self.watches_with_problems, self.watch_problems.total()
+            "  watches: {} events received and checked, {} connections (incl. resumes), {} relists after 410, {} with problems ({} problems)",
+            self.watch_events, self.watch_connections, self.watch_relists, self.watches_with_problems, self.watch_problems.total()
         )?;
         writeln!(
             f,
-            "  store: {} writes during the load ({:.1}/s), {} recorded by the ground-truth tap",
+            "  store: {} writes during the load ({:.1}/s), {} recorded by the ground-truth tap; objects at load end: {}",
             self.store_writes,
             self.per_second(self.store_writes),
-            self.truth_writes
+            self.truth_writes,
+            self.objects_at_end.iter().map(|(r, n)| format!("{n} {r}")).collect::<Vec<_>>().join(", ")
         )?;
         writeln!(
             f,
@@ -289,8 +300,19 @@ impl std::fmt::Display for Report {
                 None => "too few samples to judge",
             }
         )?;
-        write!(f, "  loadavg at load end: {}", self.loadavg)
+        write!(
+            f,
+            "  loadavg: {} at load start, {} at load end",
+            self.loadavg.0, self.loadavg.1
+        )
     }
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }
 
 async fn kube_client(cluster: &Cluster) -> anyhow::Result<kube::Client> {
@@ -302,9 +324,11 @@ async fn kube_client(cluster: &Cluster) -> anyhow::Result<kube::Client> {
 /// Run the load. Must run on a multi-threaded runtime.
 pub async fn run(cfg: LoadConfig) -> anyhow::Result<Report> {
     let sampler = rss::Sampler::start(Duration::from_secs(1));
-    let cluster =
-        Cluster::start(ClusterConfig::default().with_fake_nodes("lab-node-", kubectl::NODES))
-            .await?;
+    let mut config = ClusterConfig::default().with_fake_nodes("lab-node-", kubectl::NODES);
+    if let Some(h) = cfg.watch_history {
+        config.watch_history = h;
+    }
+    let cluster = Cluster::start(config).await?;
     let tap = truth::Tap::start(cluster.api().store())?;
     let dir = tempfile::tempdir()?;
     let kubeconfig = dir.path().join("kubeconfig");
@@ -352,6 +376,7 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<Report> {
     }
 
     let load_start = sampler.mark();
+    let loadavg_start = loadavg();
     let rev_start = cluster.api().store().revision();
     let started = tokio::time::Instant::now();
     let until = started + cfg.duration;
@@ -372,10 +397,12 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<Report> {
     let load_time = started.elapsed();
     let load_end = sampler.mark();
     let rev_end = cluster.api().store().revision();
-    let loadavg = std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .trim()
-        .to_string();
+    let loadavg_end = loadavg();
+    let objects_at_end: Vec<_> = kwok::registry::RESOURCES
+        .iter()
+        .map(|r| (r.plural, cluster.api().store().count(r)))
+        .filter(|(_, n)| *n > 0)
+        .collect();
 
     // Let the controllers finish reacting, then every watch must deliver up to the final write.
     cluster.settle().await;
@@ -395,11 +422,13 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<Report> {
         loops: cfg.kubectl_loops,
         watches: cfg.watches,
         planned: cfg.duration,
+        watch_history: cfg.watch_history,
         load_time,
         store_writes: rev_end - rev_start,
         truth_writes,
+        objects_at_end,
         rss: RssFigures::from_samples(&samples, (load_start, load_end)),
-        loadavg,
+        loadavg: (loadavg_start, loadavg_end),
         truth_problems,
         ..Default::default()
     };
@@ -410,13 +439,14 @@ pub async fn run(cfg: LoadConfig) -> anyhow::Result<Report> {
         for (s, c) in o.by_status {
             *report.kubectl_status.entry(s).or_default() += c;
         }
-        report.kubectl_failures.extend(o.failures);
-        report.unexpected_statuses.extend(o.unexpected);
+        report.kubectl_failures.merge(o.failures, "");
+        report.unexpected_statuses.merge(o.unexpected, "");
     }
     report.latencies.sort();
     for w in watch_outcomes {
         report.watch_requests += w.requests;
         report.watch_connections += w.connections;
+        report.watch_relists += w.relists;
         report.watch_events += w.events;
         if !w.problems.is_empty() {
             report.watches_with_problems += 1;

@@ -65,34 +65,44 @@ impl std::fmt::Display for Problem {
     }
 }
 
-/// Problems counted by kind, with the first few examples of each kept verbatim.
-#[derive(Debug, Default)]
-pub struct Tally {
-    kinds: BTreeMap<ProblemKind, (usize, Vec<String>)>,
+/// Problems counted by kind (a [`ProblemKind`], or any other grouping key), with the first few
+/// examples of each kept verbatim.
+#[derive(Debug)]
+pub struct Tally<K: Ord = ProblemKind> {
+    kinds: BTreeMap<K, (usize, Vec<String>)>,
 }
 
-impl Tally {
+impl<K: Ord> Default for Tally<K> {
+    fn default() -> Self {
+        Self {
+            kinds: BTreeMap::new(),
+        }
+    }
+}
+
+impl<K: Ord> Tally<K> {
     pub const EXAMPLES: usize = 3;
 
-    pub fn add(&mut self, p: Problem, context: &str) {
-        let (n, examples) = self.kinds.entry(p.kind).or_default();
+    pub fn note(&mut self, key: K, detail: impl Into<String>) {
+        let (n, examples) = self.kinds.entry(key).or_default();
         *n += 1;
         if examples.len() < Self::EXAMPLES {
-            examples.push(if context.is_empty() {
-                p.detail
-            } else {
-                format!("{context}: {}", p.detail)
-            });
+            examples.push(detail.into());
         }
     }
 
-    /// Add another tally's counts; its first example of each kind joins this one's examples
-    /// unless one from the same context is already there, so the examples come from different
-    /// watches.
-    pub fn merge(&mut self, other: Tally, context: &str) {
+    /// Add another tally's counts. With a context (which watch), only its first example of each
+    /// kind joins, and only if none from the same context is there yet, so the examples come
+    /// from different watches.
+    pub fn merge(&mut self, other: Tally<K>, context: &str) {
         for (kind, (n, examples)) in other.kinds {
             let (total, mine) = self.kinds.entry(kind).or_default();
             *total += n;
+            if context.is_empty() {
+                let room = Self::EXAMPLES.saturating_sub(mine.len());
+                mine.extend(examples.into_iter().take(room));
+                continue;
+            }
             let prefix = format!("{context}: ");
             let fresh = !mine.iter().any(|e| e.starts_with(&prefix));
             if let Some(e) = examples
@@ -113,9 +123,22 @@ impl Tally {
         self.kinds.is_empty()
     }
 
-    /// `(kind, count, examples)`, in kind order.
-    pub fn entries(&self) -> impl Iterator<Item = (ProblemKind, usize, &[String])> {
-        self.kinds.iter().map(|(k, (n, e))| (*k, *n, e.as_slice()))
+    /// `(kind, count, examples)`, in key order.
+    pub fn entries(&self) -> impl Iterator<Item = (&K, usize, &[String])> {
+        self.kinds.iter().map(|(k, (n, e))| (k, *n, e.as_slice()))
+    }
+
+    /// Report lines: `<what>: <kind>: <n> in all, e.g.` and the examples indented.
+    pub fn lines(&self, what: &str) -> Vec<String>
+    where
+        K: std::fmt::Display,
+    {
+        let mut out = Vec::new();
+        for (kind, n, examples) in self.entries() {
+            out.push(format!("{what}: {kind}: {n} in all, e.g."));
+            out.extend(examples.iter().map(|e| format!("    {e}")));
+        }
+        out
     }
 }
 
@@ -127,20 +150,22 @@ mod tests {
     fn counts_every_problem_and_keeps_a_few_examples() {
         let mut a = Tally::default();
         for i in 0..5 {
-            a.add(Problem::new(ProblemKind::Lost, format!("#{i}")), "");
+            a.note(ProblemKind::Lost, format!("#{i}"));
         }
         let mut b = Tally::default();
-        b.add(Problem::new(ProblemKind::Lost, "#9"), "");
+        b.note(ProblemKind::Lost, "#9");
         let mut c = Tally::default();
-        c.add(Problem::new(ProblemKind::Lost, "#7"), "");
+        c.note(ProblemKind::Lost, "#7");
         let mut all = Tally::default();
         all.merge(a, "w1");
         all.merge(b, "w1");
         all.merge(c, "w3");
-        all.add(Problem::new(ProblemKind::Spurious, "x"), "w2");
+        let mut d = Tally::default();
+        d.note(ProblemKind::Spurious, "x");
+        all.merge(d, "w2");
         let e: Vec<_> = all
             .entries()
-            .map(|(k, n, ex)| (k, n, ex.to_vec()))
+            .map(|(k, n, ex)| (*k, n, ex.to_vec()))
             .collect();
         // One example per watch, so the examples show different watches.
         assert_eq!(

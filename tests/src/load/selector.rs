@@ -6,7 +6,7 @@
 //! object without the label: staging/src/k8s.io/apimachinery/pkg/labels/selector.go,
 //! `Requirement.Matches`).
 
-use serde_json::Value;
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Requirement {
@@ -66,10 +66,9 @@ impl LabelSelector {
         self.requirements.is_empty()
     }
 
-    /// Does an object (its JSON) carry matching labels?
-    pub fn matches(&self, object: &Value) -> bool {
-        let labels = &object["metadata"]["labels"];
-        let get = |k: &str| labels.get(k).and_then(Value::as_str);
+    /// Do these labels match?
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        let get = |k: &str| labels.get(k).map(String::as_str);
         self.requirements.iter().all(|r| match r {
             Requirement::Equals(k, v) => get(k) == Some(v.as_str()),
             Requirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
@@ -82,17 +81,19 @@ impl LabelSelector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn obj(labels: Value) -> Value {
-        json!({"metadata": {"name": "x", "labels": labels}})
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
     fn equality_inequality_and_existence() {
-        let red = obj(json!({"load/color": "red"}));
-        let blue = obj(json!({"load/color": "blue"}));
-        let bare = json!({"metadata": {"name": "x"}});
+        let red = labels(&[("load/color", "red")]);
+        let blue = labels(&[("load/color", "blue")]);
+        let bare = labels(&[]);
         let eq = LabelSelector::parse("load/color=red").unwrap();
         assert!(eq.matches(&red) && !eq.matches(&blue) && !eq.matches(&bare));
         let ne = LabelSelector::parse("load/color!=red").unwrap();

@@ -8,12 +8,13 @@
 //! cache_watcher.go, `convertToWatchEvent`): an object that starts matching is ADDED, one that
 //! stops matching is DELETED, a change while matching is MODIFIED, anything else is not sent.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use kwok::registry::ResourceDef;
-use kwok::store::{EventKind, Store, Stored};
+use kwok::store::{EventKind, Store};
+use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::selector::LabelSelector;
@@ -76,12 +77,47 @@ impl std::fmt::Display for Change {
     }
 }
 
-/// One committed write. The object is kept only for the watched kinds.
+/// What the checks need of a stored object. Kept instead of the object itself: the log lives
+/// as long as the run, and holding every version would make the process's memory grow with the
+/// write count whatever the server does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectRecord {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub labels: BTreeMap<String, String>,
+}
+
+impl ObjectRecord {
+    pub fn of(value: &Value) -> Self {
+        let meta = &value["metadata"];
+        let text = |k: &str| meta[k].as_str().unwrap_or("").to_string();
+        Self {
+            namespace: text("namespace"),
+            name: text("name"),
+            uid: text("uid"),
+            labels: meta["labels"]
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    pub fn key(&self) -> Key {
+        (self.namespace.clone(), self.name.clone())
+    }
+}
+
+/// One committed write. The object is recorded only for the watched kinds.
 #[derive(Debug, Clone)]
 pub struct Write {
     pub kind: EventKind,
     pub resource: Option<Kind>,
-    pub object: Option<Stored>,
+    pub object: Option<ObjectRecord>,
 }
 
 /// Every write since the cluster started, indexed by resourceVersion.
@@ -191,14 +227,16 @@ impl Scope {
             return None;
         }
         let object = write.object.as_ref()?;
-        if let Some(ns) = &self.namespace {
-            if object.namespace() != ns {
-                return None;
-            }
+        if self
+            .namespace
+            .as_ref()
+            .is_some_and(|ns| *ns != object.namespace)
+        {
+            return None;
         }
-        let key = (object.namespace().to_string(), object.name().to_string());
+        let key = object.key();
         let was = state.contains_key(&key);
-        let now = self.selector.matches(&object.value);
+        let now = self.selector.matches(&object.labels);
         let change = match (write.kind, was, now) {
             (EventKind::Deleted, true, _) | (_, true, false) => {
                 state.remove(&key);
@@ -264,7 +302,7 @@ impl Tap {
                 let write = Write {
                     kind: ev.kind,
                     resource,
-                    object: resource.map(|_| ev.object.clone()),
+                    object: resource.map(|_| ObjectRecord::of(&ev.object.value)),
                 };
                 let mut log = log.write().unwrap_or_else(|e| e.into_inner());
                 if let Err(p) = log.push(ev.rv, write) {

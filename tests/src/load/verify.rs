@@ -13,8 +13,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use super::problem::{Problem, ProblemKind};
 use super::truth::{show_key, Change, Key, Scope, ScopeState, TruthLog};
 
@@ -48,17 +46,16 @@ fn same_content(log: &TruthLog, ev: &Received) -> Result<(), Problem> {
             format!("{ev}: the store committed no object of this kind at that version"),
         ));
     };
-    let uid = object.value["metadata"]["uid"].as_str().unwrap_or("");
-    let labels = labels_of(&object.value);
-    let key = (object.namespace().to_string(), object.name().to_string());
-    if key != ev.key || uid != ev.uid || labels != ev.labels {
+    if object.key() != ev.key || object.uid != ev.uid || object.labels != ev.labels {
         return Err(Problem::new(
             ProblemKind::WrongContent,
             format!(
-                "{ev}: delivered object (uid {}, labels {:?}) differs from the stored one ({}, uid {uid}, labels {labels:?})",
+                "{ev}: delivered object (uid {}, labels {:?}) differs from the stored one ({}, uid {}, labels {:?})",
                 ev.uid,
                 ev.labels,
-                show_key(&key)
+                show_key(&object.key()),
+                object.uid,
+                object.labels
             ),
         ));
     }
@@ -314,24 +311,12 @@ impl Opening {
     }
 }
 
-/// Labels of an object as a sorted map.
-pub fn labels_of(object: &Value) -> BTreeMap<String, String> {
-    object["metadata"]["labels"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::load::selector::LabelSelector;
-    use crate::load::truth::{Kind, Write};
-    use kwok::store::{EventKind, Object};
+    use crate::load::truth::{Kind, ObjectRecord, Write};
+    use kwok::store::EventKind;
     use serde_json::json;
 
     /// A log of ConfigMap writes in `default`: (kind, name, color label) from resourceVersion 2.
@@ -339,7 +324,7 @@ mod tests {
         let mut log = TruthLog::default();
         for (i, (kind, name, color)) in writes.iter().enumerate() {
             let rv = i as u64 + 2;
-            let object = Object::new(json!({"metadata": {
+            let object = ObjectRecord::of(&json!({"metadata": {
                 "name": name, "namespace": "default", "uid": format!("uid-{name}"),
                 "resourceVersion": rv.to_string(), "labels": {"color": color}}}));
             let w = Write {

@@ -66,13 +66,15 @@ pub struct WatchOutcome {
     pub spec: String,
     pub events: u64,
     pub connections: u64,
+    /// Lists after 410 Expired.
+    pub relists: u64,
     pub requests: u64,
     pub problems: Tally,
 }
 
 impl WatchOutcome {
     fn problem(&mut self, p: Problem) {
-        self.problems.add(p, "");
+        self.problems.note(p.kind, p.detail);
     }
 }
 
@@ -240,6 +242,17 @@ struct Watch {
     check: Check,
     /// The objects as the client rebuilt them from its events.
     held: ScopeState,
+    /// The resourceVersion the current stream was opened from.
+    resumed_from: u64,
+}
+
+/// What to do after one item of the stream.
+enum Next {
+    Continue,
+    /// The server ended the stream (or it broke): resume from the last delivered version.
+    Reopen,
+    /// 410 Expired: relist.
+    Expired,
 }
 
 impl Watch {
@@ -318,6 +331,7 @@ impl Watch {
         match self.spec.start {
             Start::AfterList => {
                 let (state, rv) = self.list().await?;
+                self.resumed_from = rv;
                 self.held = state.clone();
                 self.check = Check::Following(Verifier::new(self.spec.scope.clone(), state, rv));
                 self.open(&rv.to_string()).await
@@ -339,26 +353,27 @@ impl Watch {
     }
 
     /// Take one item of the stream; `Ok(false)` when the stream ended and must be reopened.
-    async fn take(&mut self, item: Option<kube::Result<WatchEvent<DynamicObject>>>) -> bool {
+    async fn take(&mut self, item: Option<kube::Result<WatchEvent<DynamicObject>>>) -> Next {
         let (change, obj) = match item {
-            None => return false,
+            None => return Next::Reopen,
             Some(Ok(WatchEvent::Added(o))) => (Change::Added, o),
             Some(Ok(WatchEvent::Modified(o))) => (Change::Modified, o),
             Some(Ok(WatchEvent::Deleted(o))) => (Change::Deleted, o),
-            Some(Ok(WatchEvent::Bookmark(_))) => return true,
+            Some(Ok(WatchEvent::Bookmark(_))) => return Next::Continue,
+            Some(Ok(WatchEvent::Error(s))) if s.code == 410 => return Next::Expired,
             Some(Ok(WatchEvent::Error(s))) => {
                 self.out.problem(Problem::new(
                     ProblemKind::Request,
                     format!("ERROR event: {} {} {}", s.code, s.reason, s.message),
                 ));
-                return false;
+                return Next::Reopen;
             }
             Some(Err(e)) => {
                 self.out.problem(Problem::new(
                     ProblemKind::Request,
                     format!("watch stream error: {e}"),
                 ));
-                return false;
+                return Next::Reopen;
             }
         };
         self.out.events += 1;
@@ -366,7 +381,7 @@ impl Watch {
             Ok(ev) => ev,
             Err(p) => {
                 self.out.problem(p);
-                return true;
+                return Next::Continue;
             }
         };
         match change {
@@ -377,12 +392,45 @@ impl Watch {
             self.out
                 .problem(Problem::new(ProblemKind::Spurious, format!("{ev}: {e}")));
             self.check = Check::Broken;
-            return true;
+            return Next::Continue;
         }
         for p in self.check.feed(&self.ctx.truth, &ev) {
             self.out.problem(p);
         }
-        true
+        Next::Continue
+    }
+
+    /// Resume where the check stands; `Err(None)` when the stream is past checking.
+    async fn reopen(&mut self) -> Result<Events, Option<Problem>> {
+        let rv = match self.check.resume_rv() {
+            Ok(rv) => rv,
+            Err(_) if matches!(self.check, Check::Broken) => return Err(None),
+            Err(p) => return Err(Some(p)),
+        };
+        self.resumed_from = rv;
+        self.open(&rv.to_string()).await.map_err(Some)
+    }
+
+    /// After 410 Expired, start over from a list, as an informer does. The 410 itself is only
+    /// right when the version is older than the store's history (which only moves forward, so
+    /// checking after the fact cannot wrong the server).
+    async fn relist(&mut self) -> Result<Events, Option<Problem>> {
+        let oldest = self.ctx.store.oldest_revision();
+        if self.resumed_from >= oldest {
+            self.out.problem(Problem::new(
+                ProblemKind::Request,
+                format!(
+                    "410 Expired for resourceVersion {} although the store's history reaches back to {oldest}",
+                    self.resumed_from
+                ),
+            ));
+        }
+        self.out.relists += 1;
+        let (state, rv) = self.list().await.map_err(Some)?;
+        self.held = state.clone();
+        self.check = Check::Following(Verifier::new(self.spec.scope.clone(), state, rv));
+        self.resumed_from = rv;
+        self.open(&rv.to_string()).await.map_err(Some)
     }
 
     /// Read (reconnecting as needed) until everything up to the target revision is delivered:
@@ -414,22 +462,19 @@ impl Watch {
             let mut finish = self.ctx.finish.clone();
             tokio::select! {
                 item = stream.next() => {
-                    if !self.take(item).await {
-                        let rv = match self.check.resume_rv() {
-                            Ok(rv) => rv,
-                            Err(p) => {
-                                if !matches!(self.check, Check::Broken) {
-                                    self.out.problem(p);
-                                }
-                                return None;
-                            }
-                        };
-                        match self.open(&rv.to_string()).await {
-                            Ok(s) => stream = s,
-                            Err(p) => {
+                    let reopened = match self.take(item).await {
+                        Next::Continue => None,
+                        Next::Reopen => Some(self.reopen().await),
+                        Next::Expired => Some(self.relist().await),
+                    };
+                    match reopened {
+                        None => {}
+                        Some(Ok(s)) => stream = s,
+                        Some(Err(p)) => {
+                            if let Some(p) = p {
                                 self.out.problem(p);
-                                return None;
                             }
+                            return None;
                         }
                     }
                 }
@@ -481,6 +526,7 @@ pub async fn run(spec: WatchSpec, ctx: WatchContext) -> WatchOutcome {
         api,
         check: Check::Broken,
         held: HashMap::new(),
+        resumed_from: 0,
     };
     tokio::time::sleep(w.spec.delay).await;
     let stream = match w.first_open().await {
