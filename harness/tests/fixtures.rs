@@ -43,13 +43,28 @@ fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for lab in ["gpudrv", "gpuops"] {
         for (origin, base) in [("fixture", root.join("tests/fixtures/submissions").join(lab))] {
-            let Ok(entries) = std::fs::read_dir(&base) else { continue };
-            let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+            let Ok(entries) = std::fs::read_dir(&base) else {
+                continue;
+            };
+            let mut dirs: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect();
             dirs.sort();
             for dir in dirs {
-                let Some(failing) = expectation(&dir) else { continue };
-                let case = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                out.push(Case { lab: lab.to_string(), name: format!("{origin}-{case}"), dir, failing });
+                let Some(failing) = expectation(&dir) else {
+                    continue;
+                };
+                let case = dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                out.push(Case {
+                    lab: lab.to_string(),
+                    name: format!("{origin}-{case}"),
+                    dir,
+                    failing,
+                });
             }
         }
     }
@@ -61,7 +76,15 @@ type StepScores = HashMap<u64, (f64, f64)>;
 
 fn grade(case: &Case) -> Result<StepScores, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_proctor"))
-        .args(["grade", &case.lab, "--format", "json", "--color", "never", "--scenarios"])
+        .args([
+            "grade",
+            &case.lab,
+            "--format",
+            "json",
+            "--color",
+            "never",
+            "--scenarios",
+        ])
         .arg(repo().join("scenarios"))
         .arg("--submission")
         .arg(&case.dir)
@@ -75,8 +98,12 @@ fn grade(case: &Case) -> Result<StepScores, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    let json: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("results.json does not parse: {e}\n{}", String::from_utf8_lossy(&out.stdout)))?;
+    let json: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "results.json does not parse: {e}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })?;
     let mut steps = StepScores::new();
     for t in json["tests"].as_array().into_iter().flatten() {
         let step = t["number"]
@@ -104,7 +131,12 @@ fn main() {
             let name = format!("{}::{}::step{step}", case.lab, case.name);
             trials.push(Trial::test(name, move || {
                 let key = format!("{}/{}", case.lab, case.name);
-                let slot = cache.lock().map_err(|_| Failed::from("cache poisoned"))?.entry(key).or_default().clone();
+                let slot = cache
+                    .lock()
+                    .map_err(|_| Failed::from("cache poisoned"))?
+                    .entry(key)
+                    .or_default()
+                    .clone();
                 let graded = slot.get_or_init(|| grade(&case));
                 let steps = graded.as_ref().map_err(|e| Failed::from(e.as_str()))?;
                 let (score, max) = steps.get(&step).copied().unwrap_or((0.0, 0.0));
@@ -112,8 +144,14 @@ fn main() {
                 let should_lose = case.failing.contains(&step);
                 match (lost, should_lose) {
                     (true, true) | (false, false) => Ok(()),
-                    (true, false) => Err(format!("step {step} lost points ({score}/{max}) but expect.yaml says it passes").into()),
-                    (false, true) => Err(format!("step {step} scored {score}/{max} but expect.yaml says it must lose points").into()),
+                    (true, false) => Err(format!(
+                        "step {step} lost points ({score}/{max}) but expect.yaml says it passes"
+                    )
+                    .into()),
+                    (false, true) => Err(format!(
+                        "step {step} scored {score}/{max} but expect.yaml says it must lose points"
+                    )
+                    .into()),
                 }
             }));
         }

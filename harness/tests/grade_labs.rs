@@ -105,18 +105,44 @@ fn a_learner_self_checks_gpuops_on_proctor_up() {
     BufReader::new(up.stdout.take().expect("stdout"))
         .read_line(&mut line)
         .expect("export line");
-    assert_eq!(line.trim_end(), format!("export KUBECONFIG={}", kubeconfig.display()));
+    assert_eq!(
+        line.trim_end(),
+        format!("export KUBECONFIG={}", kubeconfig.display())
+    );
     let kc = kubeconfig.to_str().expect("utf-8 path");
     let dir = lab_dir.to_str().expect("utf-8 path");
 
-    let before = proctor(&["check", "gpuops", "--step", "1", "--kubeconfig", kc, "--dir", dir]);
+    let before = proctor(&[
+        "check",
+        "gpuops",
+        "--step",
+        "1",
+        "--kubeconfig",
+        kc,
+        "--dir",
+        dir,
+    ]);
     assert_eq!(before.status.code(), Some(1), "step 1 is not done yet");
 
     let solved = proctor(&["solve", "gpuops", "--dir", dir, "--kubeconfig", kc]);
-    assert_eq!(solved.status.code(), Some(0), "{}", String::from_utf8_lossy(&solved.stderr));
+    assert_eq!(
+        solved.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&solved.stderr)
+    );
     for step in 1..=8 {
         let s = step.to_string();
-        let out = proctor(&["check", "gpuops", "--step", &s, "--kubeconfig", kc, "--dir", dir]);
+        let out = proctor(&[
+            "check",
+            "gpuops",
+            "--step",
+            &s,
+            "--kubeconfig",
+            kc,
+            "--dir",
+            dir,
+        ]);
         assert_eq!(
             out.status.code(),
             Some(0),

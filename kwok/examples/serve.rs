@@ -4,7 +4,9 @@
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "kubeconfig".into());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "kubeconfig".into());
     let config = kwok::ClusterConfig::default().with_fake_nodes("lab-node-", 3);
     let cluster = kwok::Cluster::start(config).await?;
     cluster.write_kubeconfig(std::path::Path::new(&path))?;

@@ -107,7 +107,8 @@ impl Cluster {
     pub async fn start(config: ClusterConfig) -> anyhow::Result<Cluster> {
         let store = Arc::new(Store::with_history(config.watch_history));
         let api = Api::new(store);
-        api.bootstrap().map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
+        api.bootstrap()
+            .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
         for node in &config.nodes {
             api.create(&registry::NODES, "", node.clone(), &WriteOptions::default())
                 .map_err(|e| anyhow::anyhow!("creating node: {e}"))?;

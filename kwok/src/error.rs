@@ -288,7 +288,12 @@ impl ApiError {
         Self::new(
             403,
             "Forbidden",
-            format!("{} {} is forbidden: {}", res.group_resource(), go_quote(name), why),
+            format!(
+                "{} {} is forbidden: {}",
+                res.group_resource(),
+                go_quote(name),
+                why
+            ),
         )
         .with_details(details(name, res))
     }
@@ -297,7 +302,10 @@ impl ApiError {
         Self::new(
             405,
             "MethodNotAllowed",
-            format!("{verb} is not supported on resources of kind {:?}", res.group_resource()),
+            format!(
+                "{verb} is not supported on resources of kind {:?}",
+                res.group_resource()
+            ),
         )
         .with_details(json!({"kind": res.plural, "group": res.group}))
     }
@@ -397,6 +405,9 @@ mod tests {
     #[test]
     fn aggregate_brackets_several() {
         assert_eq!(aggregate(vec!["a".into()]), "a");
-        assert_eq!(aggregate(vec!["a".into(), "b".into(), "a".into()]), "[a, b]");
+        assert_eq!(
+            aggregate(vec!["a".into(), "b".into(), "a".into()]),
+            "[a, b]"
+        );
     }
 }

@@ -144,13 +144,13 @@ pub static NAMESPACES: ResourceDef = res!("", "v1", "Namespace", "namespaces", "
 pub static NODES: ResourceDef = res!("", "v1", "Node", "nodes", "node", false,
     short: ["no"], cat: [], verbs: FULL_VERBS, sub: [status("Node")]);
 pub static PODS: ResourceDef = res!("", "v1", "Pod", "pods", "pod", true,
-    short: ["po"], cat: ["all"], verbs: FULL_VERBS,
-    sub: [
-        status("Pod"),
-        SubresourceDef { name: "binding", kind: "Binding", group: "", version: "", verbs: &["create"] },
-        SubresourceDef { name: "eviction", kind: "Eviction", group: "policy", version: "v1", verbs: &["create"] },
-        SubresourceDef { name: "log", kind: "Pod", group: "", version: "", verbs: &["get"] }
-    ]);
+short: ["po"], cat: ["all"], verbs: FULL_VERBS,
+sub: [
+    status("Pod"),
+    SubresourceDef { name: "binding", kind: "Binding", group: "", version: "", verbs: &["create"] },
+    SubresourceDef { name: "eviction", kind: "Eviction", group: "policy", version: "v1", verbs: &["create"] },
+    SubresourceDef { name: "log", kind: "Pod", group: "", version: "", verbs: &["get"] }
+]);
 pub static BINDINGS: ResourceDef = res!("", "v1", "Binding", "bindings", "binding", true,
     short: [], cat: [], verbs: &["create"], sub: []);
 pub static EVENTS: ResourceDef = res!("", "v1", "Event", "events", "event", true,

@@ -102,7 +102,12 @@ struct Inner {
 }
 
 /// One difference found while restoring a snapshot.
-type Change = (EventKind, &'static ResourceDef, Option<Value>, (String, String));
+type Change = (
+    EventKind,
+    &'static ResourceDef,
+    Option<Value>,
+    (String, String),
+);
 
 /// Whole-cluster state at one moment, for the harness to rewind to.
 #[derive(Clone)]
@@ -141,7 +146,10 @@ fn stamp(value: &mut Value, rv: u64) {
 
 fn key_of(value: &Value) -> (String, String) {
     (
-        value["metadata"]["namespace"].as_str().unwrap_or("").to_string(),
+        value["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
         value["metadata"]["name"].as_str().unwrap_or("").to_string(),
     )
 }
@@ -215,7 +223,14 @@ impl Store {
             .map_or(0, |(_, t)| t.len())
     }
 
-    fn commit(&self, inner: &mut Inner, kind: EventKind, res: &'static ResourceDef, object: Stored, rv: u64) {
+    fn commit(
+        &self,
+        inner: &mut Inner,
+        kind: EventKind,
+        res: &'static ResourceDef,
+        object: Stored,
+        rv: u64,
+    ) {
         let event = Event {
             kind,
             res,
@@ -231,7 +246,11 @@ impl Store {
     }
 
     /// Insert a new object; fails if the key exists.
-    pub fn create(&self, res: &'static ResourceDef, mut value: Value) -> Result<Stored, StoreError> {
+    pub fn create(
+        &self,
+        res: &'static ResourceDef,
+        mut value: Value,
+    ) -> Result<Stored, StoreError> {
         let key = key_of(&value);
         let mut inner = self.write();
         let rv = inner.rv + 1;
@@ -347,7 +366,10 @@ impl Store {
     /// The oldest revision a watch can still resume from.
     pub fn oldest_revision(&self) -> u64 {
         let inner = self.read();
-        inner.history.front().map_or(inner.rv, |e| e.rv.saturating_sub(1))
+        inner
+            .history
+            .front()
+            .map_or(inner.rv, |e| e.rv.saturating_sub(1))
     }
 
     pub fn snapshot(&self) -> Snapshot {
@@ -396,7 +418,9 @@ impl Store {
                 .1;
             let obj = match (kind, value) {
                 (EventKind::Deleted, _) | (_, None) => {
-                    let Some(old) = table.remove(&key) else { continue };
+                    let Some(old) = table.remove(&key) else {
+                        continue;
+                    };
                     let mut v = old.value.clone();
                     stamp(&mut v, rv);
                     Object::new(v)
@@ -435,17 +459,24 @@ mod tests {
         assert_eq!(names, vec![("a", "y"), ("a", "z"), ("b", "x")]);
         let (in_a, _) = s.list(&PODS, Some("a"));
         assert_eq!(in_a.len(), 2);
-        assert_eq!(s.create(&PODS, pod("a", "y")).unwrap_err(), StoreError::AlreadyExists);
+        assert_eq!(
+            s.create(&PODS, pod("a", "y")).unwrap_err(),
+            StoreError::AlreadyExists
+        );
     }
 
     #[test]
     fn compare_and_swap_refuses_stale_versions() {
         let s = Store::new();
-        let o = s.create(&NODES, json!({"metadata": {"name": "n"}})).unwrap();
+        let o = s
+            .create(&NODES, json!({"metadata": {"name": "n"}}))
+            .unwrap();
         let rv = o.resource_version();
-        s.update(&NODES, json!({"metadata": {"name": "n"}}), Some(rv)).unwrap();
+        s.update(&NODES, json!({"metadata": {"name": "n"}}), Some(rv))
+            .unwrap();
         assert_eq!(
-            s.update(&NODES, json!({"metadata": {"name": "n"}}), Some(rv)).unwrap_err(),
+            s.update(&NODES, json!({"metadata": {"name": "n"}}), Some(rv))
+                .unwrap_err(),
             StoreError::Conflict
         );
     }
@@ -453,9 +484,12 @@ mod tests {
     #[test]
     fn watch_resumes_from_a_version_and_restore_emits_changes() {
         let s = Store::new();
-        let o = s.create(&NODES, json!({"metadata": {"name": "a"}})).unwrap();
+        let o = s
+            .create(&NODES, json!({"metadata": {"name": "a"}}))
+            .unwrap();
         let snap = s.snapshot();
-        s.create(&NODES, json!({"metadata": {"name": "b"}})).unwrap();
+        s.create(&NODES, json!({"metadata": {"name": "b"}}))
+            .unwrap();
         let (missed, _rx) = s.watch_from(o.resource_version());
         assert_eq!(missed.unwrap().len(), 1);
         let mut rx = s.subscribe();

@@ -13,8 +13,13 @@ pub struct ServingCert {
 }
 
 pub fn self_signed() -> anyhow::Result<ServingCert> {
-    let names = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
-    let certified = rcgen::generate_simple_self_signed(names).context("generating a certificate")?;
+    let names = vec![
+        "localhost".to_string(),
+        "127.0.0.1".to_string(),
+        "::1".to_string(),
+    ];
+    let certified =
+        rcgen::generate_simple_self_signed(names).context("generating a certificate")?;
     let cert_der = certified.cert.der().clone();
     let key_der = rustls::pki_types::PrivateKeyDer::Pkcs8(
         rustls::pki_types::PrivatePkcs8KeyDer::from(certified.signing_key.serialize_der()),

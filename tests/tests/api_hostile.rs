@@ -10,20 +10,31 @@ async fn start() -> (Cluster, kube::Client) {
         .await
         .expect("cluster");
     let kc = kube::config::Kubeconfig::from_yaml(&cluster.kubeconfig_yaml()).expect("kubeconfig");
-    let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await.expect("config");
+    let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+        .await
+        .expect("config");
     let client = kube::Client::try_from(cfg).expect("client");
     cluster.settle().await;
     (cluster, client)
 }
 
-async fn send(client: &kube::Client, method: &str, path: &str, ct: &str, body: Vec<u8>) -> (u16, Value) {
+async fn send(
+    client: &kube::Client,
+    method: &str,
+    path: &str,
+    ct: &str,
+    body: Vec<u8>,
+) -> (u16, Value) {
     let req = Request::builder()
         .method(method)
         .uri(path)
         .header("Content-Type", ct)
         .body(body)
         .expect("request");
-    let resp = client.send(req.map(kube::client::Body::from)).await.expect("response");
+    let resp = client
+        .send(req.map(kube::client::Body::from))
+        .await
+        .expect("response");
     let code = resp.status().as_u16();
     let bytes = http_body_util::BodyExt::collect(resp.into_body())
         .await
@@ -70,10 +81,18 @@ async fn hostile_requests_get_a_status_and_change_nothing() {
         let (code, status) = send(&client, method, path, ct, body).await;
         assert_eq!(code, want, "{method} {path}: {status}");
         assert_eq!(status["kind"], "Status", "{method} {path}: {status}");
-        assert_eq!(status["code"].as_u64(), Some(u64::from(want)), "{method} {path}");
+        assert_eq!(
+            status["code"].as_u64(),
+            Some(u64::from(want)),
+            "{method} {path}"
+        );
         assert_eq!(status["status"], "Failure");
     }
-    assert_eq!(cluster.api().store().revision(), before, "a refused request changed state");
+    assert_eq!(
+        cluster.api().store().revision(),
+        before,
+        "a refused request changed state"
+    );
     // Still serving.
     let (code, v) = send(&client, "GET", "/version", "application/json", vec![]).await;
     assert_eq!(code, 200);
@@ -84,13 +103,16 @@ async fn hostile_requests_get_a_status_and_change_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_without_the_token_are_unauthorized() {
     let (cluster, _) = start().await;
-    let mut kc = kube::config::Kubeconfig::from_yaml(&cluster.kubeconfig_yaml()).expect("kubeconfig");
+    let mut kc =
+        kube::config::Kubeconfig::from_yaml(&cluster.kubeconfig_yaml()).expect("kubeconfig");
     for u in &mut kc.auth_infos {
         if let Some(a) = u.auth_info.as_mut() {
             a.token = None;
         }
     }
-    let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default()).await.expect("config");
+    let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+        .await
+        .expect("config");
     let anon = kube::Client::try_from(cfg).expect("client");
     let (code, status) = send(&anon, "GET", "/api/v1/nodes", "application/json", vec![]).await;
     assert_eq!(code, 401);

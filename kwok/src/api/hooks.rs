@@ -80,7 +80,9 @@ pub type Predicate = Box<dyn Fn(&Value) -> bool + Send + Sync>;
 
 pub fn parse_label_selector(s: &str) -> ApiResult<Predicate> {
     let sel = crate::selectors::label_selector_param(s)?;
-    Ok(Box::new(move |obj: &Value| sel.matches(super::meta::labels(obj))))
+    Ok(Box::new(move |obj: &Value| {
+        sel.matches(super::meta::labels(obj))
+    }))
 }
 
 pub fn parse_field_selector(res: &'static ResourceDef, s: &str) -> ApiResult<Predicate> {

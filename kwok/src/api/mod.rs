@@ -42,7 +42,8 @@ pub struct WatchStart {
 }
 
 /// Namespaces every cluster starts with.
-pub const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-node-lease", "kube-public", "kube-system"];
+pub const SYSTEM_NAMESPACES: &[&str] =
+    &["default", "kube-node-lease", "kube-public", "kube-system"];
 
 #[derive(Clone)]
 pub struct Api {
@@ -124,7 +125,8 @@ impl Api {
                     return false;
                 }
             }
-            labels.as_ref().is_none_or(|f| f(&o.value)) && fields.as_ref().is_none_or(|f| f(&o.value))
+            labels.as_ref().is_none_or(|f| f(&o.value))
+                && fields.as_ref().is_none_or(|f| f(&o.value))
         });
         let limit = opts.limit.filter(|l| *l > 0);
         for o in iter.by_ref() {
@@ -161,11 +163,15 @@ impl Api {
         let rv = opts.resource_version.as_deref().unwrap_or("");
         if rv.is_empty() || rv == "0" {
             let (rx_start, receiver) = {
-                let list = self.list(res, ns, &ListOptions {
-                    label_selector: opts.label_selector.clone(),
-                    field_selector: opts.field_selector.clone(),
-                    ..Default::default()
-                })?;
+                let list = self.list(
+                    res,
+                    ns,
+                    &ListOptions {
+                        label_selector: opts.label_selector.clone(),
+                        field_selector: opts.field_selector.clone(),
+                        ..Default::default()
+                    },
+                )?;
                 // Events after the list's revision come from the live receiver.
                 let (_, rx) = self.store.watch_from(list.resource_version);
                 (list, rx)
@@ -185,9 +191,9 @@ impl Api {
             start.initial.sort_by_key(|e| e.rv);
             return Ok(start);
         }
-        let since: u64 = rv.parse().map_err(|_| {
-            ApiError::bad_request(format!("invalid resource version: {rv}"))
-        })?;
+        let since: u64 = rv
+            .parse()
+            .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv}")))?;
         let (missed, receiver) = self.store.watch_from(since);
         let Some(missed) = missed else {
             return Err(ApiError::gone(format!(
@@ -235,7 +241,9 @@ impl Api {
         opts: &WriteOptions,
     ) -> ApiResult<Stored> {
         if !obj.is_object() {
-            return Err(ApiError::bad_request("the body of the request was not an object"));
+            return Err(ApiError::bad_request(
+                "the body of the request was not an object",
+            ));
         }
         {
             let body_ns = meta::namespace(&obj).to_string();
@@ -253,13 +261,18 @@ impl Api {
         }
         self.admit_namespace(res, ns)?;
         hooks::default(res, &mut obj);
-        let generate = meta::name(&obj).is_empty()
-            && !meta::str_field(&obj, "generateName").is_empty();
+        let generate =
+            meta::name(&obj).is_empty() && !meta::str_field(&obj, "generateName").is_empty();
         {
             let m = meta::meta_mut(&mut obj);
             m.insert("uid".into(), json!(meta::new_uid()));
             m.insert("creationTimestamp".into(), json!(meta::now()));
-            for k in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+            for k in [
+                "resourceVersion",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "selfLink",
+            ] {
                 m.remove(k);
             }
         }
@@ -302,7 +315,9 @@ impl Api {
         opts: &WriteOptions,
     ) -> ApiResult<Stored> {
         if !obj.is_object() {
-            return Err(ApiError::bad_request("the body of the request was not an object"));
+            return Err(ApiError::bad_request(
+                "the body of the request was not an object",
+            ));
         }
         let body_name = meta::name(&obj).to_string();
         if !body_name.is_empty() && body_name != name {
@@ -326,10 +341,7 @@ impl Api {
         }
         let precondition = match meta::resource_version(&obj) {
             "" => None,
-            rv => Some(
-                rv.parse::<u64>()
-                    .map_err(|_| ApiError::stale(res, name))?,
-            ),
+            rv => Some(rv.parse::<u64>().map_err(|_| ApiError::stale(res, name))?),
         };
         if precondition.is_some_and(|rv| rv != old.resource_version()) {
             return Err(ApiError::stale(res, name));
@@ -359,7 +371,10 @@ impl Api {
         if !errs.is_empty() {
             return Err(ApiError::invalid(res, &name, &errs));
         }
-        meta::meta_mut(&mut obj).insert("resourceVersion".into(), json!(old.resource_version().to_string()));
+        meta::meta_mut(&mut obj).insert(
+            "resourceVersion".into(),
+            json!(old.resource_version().to_string()),
+        );
         if obj == old.value {
             // A no-op write keeps its resourceVersion and sends no watch event (GuaranteedUpdate).
             return Ok(old.clone());
@@ -368,7 +383,10 @@ impl Api {
             return Ok(crate::store::Object::new(obj));
         }
         // Removing the last finalizer from an object being deleted completes the deletion.
-        if meta::is_deleting(&obj) && meta::finalizers(&obj).is_empty() && !self.waits_for_kubelet(res, &obj) {
+        if meta::is_deleting(&obj)
+            && meta::finalizers(&obj).is_empty()
+            && !self.waits_for_kubelet(res, &obj)
+        {
             return self
                 .store
                 .delete(res, old.namespace(), &name, Some(old.resource_version()))
@@ -382,7 +400,10 @@ impl Api {
     /// A terminating pod on a node stays until the kubelet confirms with a zero-grace delete.
     fn waits_for_kubelet(&self, res: &'static ResourceDef, obj: &Value) -> bool {
         std::ptr::eq(res, &registry::PODS)
-            && obj["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0) > 0
+            && obj["metadata"]["deletionGracePeriodSeconds"]
+                .as_i64()
+                .unwrap_or(0)
+                > 0
     }
 
     /// PATCH an object or its status.
@@ -398,7 +419,10 @@ impl Api {
         opts: &WriteOptions,
     ) -> ApiResult<Stored> {
         // Server-side apply creates what does not exist yet.
-        if kind == PatchKind::Apply && subresource.is_none() && self.store.get(res, ns, name).is_none() {
+        if kind == PatchKind::Apply
+            && subresource.is_none()
+            && self.store.get(res, ns, name).is_none()
+        {
             let mut created = hooks::patch(res, &json!({}), kind, body)?;
             let pname = meta::name(&created).to_string();
             if pname != name {
@@ -409,7 +433,8 @@ impl Api {
             if res.namespaced {
                 meta::meta_mut(&mut created).insert("namespace".into(), json!(ns));
             }
-            let encoded = serde_json::to_vec(&created).map_err(|e| ApiError::internal(e.to_string()))?;
+            let encoded =
+                serde_json::to_vec(&created).map_err(|e| ApiError::internal(e.to_string()))?;
             let (decoded, _) = hooks::decode(res, &encoded, opts.field_validation)?;
             return self.create(res, ns, decoded, opts);
         }
@@ -430,7 +455,8 @@ impl Api {
             if res.namespaced {
                 meta::meta_mut(&mut patched).insert("namespace".into(), json!(ns));
             }
-            let (decoded, _) = hooks::decode_patched(res, &patched, kind, body, opts.field_validation)?;
+            let (decoded, _) =
+                hooks::decode_patched(res, &patched, kind, body, opts.field_validation)?;
             match self.write_update(res, &old, decoded, subresource, opts) {
                 Err(e) if e.code == 409 && e.reason == "Conflict" => continue,
                 other => return other,
@@ -486,7 +512,9 @@ impl Api {
         // Graceful pod deletion (pod strategy CheckGracefulDelete).
         if std::ptr::eq(res, &registry::PODS) {
             let phase = obj["status"]["phase"].as_str().unwrap_or("");
-            let bound = obj["spec"]["nodeName"].as_str().is_some_and(|n| !n.is_empty());
+            let bound = obj["spec"]["nodeName"]
+                .as_str()
+                .is_some_and(|n| !n.is_empty());
             let mut grace = opts
                 .grace_period_seconds
                 .or_else(|| obj["spec"]["terminationGracePeriodSeconds"].as_i64())
@@ -501,11 +529,17 @@ impl Api {
             if grace > 0 {
                 if current.is_some_and(|c| c <= grace) {
                     // Already terminating with a shorter grace period: nothing changes.
-                    return Ok(Deleted { object: old, gone: false });
+                    return Ok(Deleted {
+                        object: old,
+                        gone: false,
+                    });
                 }
                 let at = chrono::Utc::now() + chrono::Duration::seconds(grace);
                 let m = meta::meta_mut(&mut obj);
-                m.insert("deletionTimestamp".into(), json!(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()));
+                m.insert(
+                    "deletionTimestamp".into(),
+                    json!(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()),
+                );
                 m.insert("deletionGracePeriodSeconds".into(), json!(grace));
                 return self.finish_soft_delete(res, &old, obj, opts);
             }
@@ -533,13 +567,19 @@ impl Api {
             return self.finish_soft_delete(res, &old, obj, opts);
         }
         if opts.dry_run {
-            return Ok(Deleted { object: old, gone: true });
+            return Ok(Deleted {
+                object: old,
+                gone: true,
+            });
         }
         let gone = self
             .store
             .delete(res, ns, name, Some(old.resource_version()))
             .map_err(|e| store_err(e, res, name))?;
-        Ok(Deleted { object: gone, gone: true })
+        Ok(Deleted {
+            object: gone,
+            gone: true,
+        })
     }
 
     fn finish_soft_delete(
@@ -550,16 +590,25 @@ impl Api {
         opts: &DeleteOptions,
     ) -> ApiResult<Deleted> {
         if obj == old.value {
-            return Ok(Deleted { object: old.clone(), gone: false });
+            return Ok(Deleted {
+                object: old.clone(),
+                gone: false,
+            });
         }
         if opts.dry_run {
-            return Ok(Deleted { object: crate::store::Object::new(obj), gone: false });
+            return Ok(Deleted {
+                object: crate::store::Object::new(obj),
+                gone: false,
+            });
         }
         let o = self
             .store
             .update(res, obj, Some(old.resource_version()))
             .map_err(|e| store_err(e, res, old.name()))?;
-        Ok(Deleted { object: o, gone: false })
+        Ok(Deleted {
+            object: o,
+            gone: false,
+        })
     }
 
     /// Does any object name this one as its owner? (Decides whether orphan/foreground finalizers
@@ -567,13 +616,16 @@ impl Api {
     fn has_dependents(&self, owner: &Stored) -> bool {
         let uid = meta::uid(&owner.value);
         let scope = Some(owner.namespace()).filter(|ns| !ns.is_empty());
-        registry::RESOURCES.iter().filter(|r| r.namespaced).any(|r| {
-            self.store.list(r, scope).0.iter().any(|o| {
-                o.value["metadata"]["ownerReferences"]
-                    .as_array()
-                    .is_some_and(|refs| refs.iter().any(|r| r["uid"].as_str() == Some(uid)))
+        registry::RESOURCES
+            .iter()
+            .filter(|r| r.namespaced)
+            .any(|r| {
+                self.store.list(r, scope).0.iter().any(|o| {
+                    o.value["metadata"]["ownerReferences"]
+                        .as_array()
+                        .is_some_and(|refs| refs.iter().any(|r| r["uid"].as_str() == Some(uid)))
+                })
             })
-        })
     }
 
     /// DELETE a collection.
@@ -601,7 +653,9 @@ impl Api {
 /// the node lifecycle controller sees it Ready.
 fn admit_new_node(node: &mut Value) {
     let taint = json!({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"});
-    let Some(obj) = node.as_object_mut() else { return };
+    let Some(obj) = node.as_object_mut() else {
+        return;
+    };
     let spec = obj.entry("spec").or_insert_with(|| json!({}));
     if !spec.is_object() {
         return;
@@ -610,7 +664,10 @@ fn admit_new_node(node: &mut Value) {
         .as_object_mut()
         .map(|s| s.entry("taints").or_insert_with(|| json!([])));
     if let Some(list) = taints.and_then(Value::as_array_mut) {
-        if !list.iter().any(|t| t["key"] == taint["key"] && t["effect"] == taint["effect"]) {
+        if !list
+            .iter()
+            .any(|t| t["key"] == taint["key"] && t["effect"] == taint["effect"])
+        {
             list.push(taint);
         }
     }
@@ -635,7 +692,9 @@ fn encode_continue(rv: u64, ns: &str, name: &str) -> String {
 
 fn decode_continue(token: &str) -> ApiResult<(String, String)> {
     use base64::Engine;
-    let bad = || ApiError::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    let bad = || {
+        ApiError::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+    };
     let raw = base64::engine::general_purpose::URL_SAFE
         .decode(token)
         .map_err(|_| bad())?;

@@ -22,13 +22,17 @@ fn initial_status(res: &ResourceDef, obj: &Value) -> Option<Value> {
     if std::ptr::eq(res, &registry::PODS) {
         Some(json!({"phase": "Pending", "qosClass": qos_class(obj)}))
     } else if std::ptr::eq(res, &registry::DAEMONSETS) {
-        Some(json!({"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}))
+        Some(
+            json!({"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}),
+        )
     } else if std::ptr::eq(res, &registry::REPLICASETS) {
         Some(json!({"replicas": 0}))
     } else if std::ptr::eq(res, &registry::DEPLOYMENTS) {
         Some(json!({}))
     } else if std::ptr::eq(res, &registry::PODDISRUPTIONBUDGETS) {
-        Some(json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}))
+        Some(
+            json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}),
+        )
     } else if std::ptr::eq(res, &registry::NAMESPACES) {
         Some(json!({"phase": "Active"}))
     } else {

@@ -9,7 +9,13 @@ use crate::registry::{self, ResourceDef};
 use crate::selectors::LabelSelector;
 
 /// `POST pods/<name>/binding` (`pkg/registry/core/pod/storage/storage.go` BindingREST).
-pub fn bind(api: &Api, ns: &str, name: &str, binding: &Value, opts: &WriteOptions) -> ApiResult<()> {
+pub fn bind(
+    api: &Api,
+    ns: &str,
+    name: &str,
+    binding: &Value,
+    opts: &WriteOptions,
+) -> ApiResult<()> {
     let body_name = binding["metadata"]["name"].as_str().unwrap_or("");
     if !body_name.is_empty() && body_name != name {
         return Err(ApiError::bad_request(
@@ -39,12 +45,18 @@ pub fn bind(api: &Api, ns: &str, name: &str, binding: &Value, opts: &WriteOption
         return Err(ApiError::conflict(
             &registry::PODS,
             name,
-            &format!("pod {name} is already assigned to node {}", go_quote(current)),
+            &format!(
+                "pod {name} is already assigned to node {}",
+                go_quote(current)
+            ),
         ));
     }
     let mut updated = pod.value.clone();
     updated["spec"]["nodeName"] = json!(node);
-    set_condition(&mut updated, json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": meta::now()}));
+    set_condition(
+        &mut updated,
+        json!({"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": meta::now()}),
+    );
     if opts.dry_run {
         return Ok(());
     }
@@ -78,9 +90,10 @@ pub fn set_condition(pod: &mut Value, cond: Value) {
 }
 
 fn is_ready(pod: &Value) -> bool {
-    pod["status"]["conditions"]
-        .as_array()
-        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"))
+    pod["status"]["conditions"].as_array().is_some_and(|cs| {
+        cs.iter()
+            .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    })
 }
 
 /// `POST pods/<name>/eviction` (`pkg/registry/core/pod/storage/eviction.go`).
@@ -96,7 +109,9 @@ pub fn evict(api: &Api, ns: &str, name: &str, eviction: &Value) -> ApiResult<()>
         delete.grace_period_seconds = opts["gracePeriodSeconds"].as_i64();
         delete.dry_run = opts["dryRun"].as_array().is_some_and(|d| !d.is_empty());
         delete.precondition_uid = opts["preconditions"]["uid"].as_str().map(String::from);
-        delete.precondition_rv = opts["preconditions"]["resourceVersion"].as_str().map(String::from);
+        delete.precondition_rv = opts["preconditions"]["resourceVersion"]
+            .as_str()
+            .map(String::from);
     }
     for _ in 0..8 {
         let pod = api.get(&registry::PODS, ns, name)?;
@@ -134,7 +149,8 @@ pub fn evict(api: &Api, ns: &str, name: &str, eviction: &Value) -> ApiResult<()>
         let current = status["currentHealthy"].as_i64().unwrap_or(0);
         let desired = status["desiredHealthy"].as_i64().unwrap_or(0);
         if !is_ready(&pod.value) {
-            let always = pdb.value["spec"]["unhealthyPodEvictionPolicy"].as_str() == Some("AlwaysAllow");
+            let always =
+                pdb.value["spec"]["unhealthyPodEvictionPolicy"].as_str() == Some("AlwaysAllow");
             if always || (current >= desired && desired > 0) {
                 add_disruption_target(api, ns, name, &delete)?;
                 api.delete(&registry::PODS, ns, name, &delete)?;
@@ -181,7 +197,11 @@ pub fn evict(api: &Api, ns: &str, name: &str, eviction: &Value) -> ApiResult<()>
         if allowed - 1 == 0 {
             set_pdb_condition(&mut updated, "False", "InsufficientPods");
         }
-        match api.store().update(&registry::PODDISRUPTIONBUDGETS, updated, Some(pdb.resource_version())) {
+        match api.store().update(
+            &registry::PODDISRUPTIONBUDGETS,
+            updated,
+            Some(pdb.resource_version()),
+        ) {
             Ok(_) => {}
             // The budget changed under us: look again (the apiserver retries the same way).
             Err(_) => continue,
@@ -190,7 +210,9 @@ pub fn evict(api: &Api, ns: &str, name: &str, eviction: &Value) -> ApiResult<()>
         api.delete(&registry::PODS, ns, name, &delete)?;
         return Ok(());
     }
-    Err(too_many("Cannot evict pod as it would violate the pod's disruption budget.".into()))
+    Err(too_many(
+        "Cannot evict pod as it would violate the pod's disruption budget.".into(),
+    ))
 }
 
 fn too_many(message: String) -> ApiError {
@@ -223,8 +245,13 @@ fn add_disruption_target(api: &Api, ns: &str, name: &str, delete: &DeleteOptions
     }
     let pod = api.get(&registry::PODS, ns, name)?;
     let mut updated = pod.value.clone();
-    set_condition(&mut updated, json!({"type": "DisruptionTarget", "status": "True", "lastProbeTime": null, "lastTransitionTime": meta::now(), "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}));
-    let _ = api.store().update(&registry::PODS, updated, Some(pod.resource_version()));
+    set_condition(
+        &mut updated,
+        json!({"type": "DisruptionTarget", "status": "True", "lastProbeTime": null, "lastTransitionTime": meta::now(), "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}),
+    );
+    let _ = api
+        .store()
+        .update(&registry::PODS, updated, Some(pod.resource_version()));
     Ok(())
 }
 
@@ -275,7 +302,10 @@ pub fn set_scale(
     let obj = api.get(res, ns, name)?;
     let mut updated = obj.value.clone();
     updated["spec"]["replicas"] = json!(replicas);
-    let rv = scale["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
+    let rv = scale["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     if !rv.is_empty() {
         updated["metadata"]["resourceVersion"] = json!(rv);
     }
@@ -288,7 +318,9 @@ pub fn finalize_namespace(api: &Api, name: &str, body: &Value) -> ApiResult<crat
     let ns = api.get(&registry::NAMESPACES, "", name)?;
     let mut updated = ns.value.clone();
     updated["spec"]["finalizers"] = body["spec"]["finalizers"].clone();
-    let empty = updated["spec"]["finalizers"].as_array().is_none_or(|a| a.is_empty());
+    let empty = updated["spec"]["finalizers"]
+        .as_array()
+        .is_none_or(|a| a.is_empty());
     if empty && meta::is_deleting(&updated) && meta::finalizers(&updated).is_empty() {
         return api
             .store()

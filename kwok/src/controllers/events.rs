@@ -69,7 +69,9 @@ pub fn record(
         let mut v = e.value.clone();
         v["count"] = json!(v["count"].as_i64().unwrap_or(1) + 1);
         v["lastTimestamp"] = json!(now);
-        let _ = api.store().update(&registry::EVENTS, v, Some(e.resource_version()));
+        let _ = api
+            .store()
+            .update(&registry::EVENTS, v, Some(e.resource_version()));
         return;
     }
     let name = format!(

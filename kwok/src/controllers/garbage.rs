@@ -32,7 +32,10 @@ struct OwnerFacts {
 
 impl OwnerFacts {
     fn deleting_with(&self, finalizer: &str) -> bool {
-        meta::is_deleting(&self.obj.value) && meta::finalizers(&self.obj.value).iter().any(|f| f == finalizer)
+        meta::is_deleting(&self.obj.value)
+            && meta::finalizers(&self.obj.value)
+                .iter()
+                .any(|f| f == finalizer)
     }
 }
 
@@ -73,7 +76,8 @@ impl Controller for GarbageCollector {
             let mut orphaned_by: Vec<&Value> = Vec::new();
             for r in refs(&dep.value) {
                 let uid = r["uid"].as_str().unwrap_or("");
-                let Some(owner) = by_uid.get(uid).filter(|o| points_at(r, o, dep.namespace())) else {
+                let Some(owner) = by_uid.get(uid).filter(|o| points_at(r, o, dep.namespace()))
+                else {
                     continue;
                 };
                 if owner.deleting_with("orphan") {
@@ -131,7 +135,12 @@ impl Controller for GarbageCollector {
             }
             let o = &owner.obj;
             if rest.is_empty() {
-                let _ = store.delete(owner.res, o.namespace(), o.name(), Some(o.resource_version()));
+                let _ = store.delete(
+                    owner.res,
+                    o.namespace(),
+                    o.name(),
+                    Some(o.resource_version()),
+                );
             } else {
                 let mut v = o.value.clone();
                 v["metadata"]["finalizers"] = json!(rest);
@@ -165,7 +174,9 @@ mod tests {
     use crate::{Cluster, ClusterConfig};
 
     async fn cluster() -> Cluster {
-        Cluster::start(ClusterConfig::default().with_fake_nodes("n", 1)).await.unwrap()
+        Cluster::start(ClusterConfig::default().with_fake_nodes("n", 1))
+            .await
+            .unwrap()
     }
 
     fn cm(name: &str, owner: Option<&Stored>) -> Value {
@@ -186,17 +197,38 @@ mod tests {
             (Propagation::Foreground, false),
             (Propagation::Orphan, true),
         ] {
-            let owner = api.create(&registry::CONFIGMAPS, "default", cm("owner", None), &w).unwrap();
-            api.create(&registry::CONFIGMAPS, "default", cm("dep", Some(&owner)), &w).unwrap();
-            let opts = DeleteOptions { propagation: Some(policy), ..Default::default() };
-            api.delete(&registry::CONFIGMAPS, "default", "owner", &opts).unwrap();
+            let owner = api
+                .create(&registry::CONFIGMAPS, "default", cm("owner", None), &w)
+                .unwrap();
+            api.create(
+                &registry::CONFIGMAPS,
+                "default",
+                cm("dep", Some(&owner)),
+                &w,
+            )
+            .unwrap();
+            let opts = DeleteOptions {
+                propagation: Some(policy),
+                ..Default::default()
+            };
+            api.delete(&registry::CONFIGMAPS, "default", "owner", &opts)
+                .unwrap();
             c.settle().await;
-            assert!(api.store().get(&registry::CONFIGMAPS, "default", "owner").is_none(), "{policy:?}: owner gone");
+            assert!(
+                api.store()
+                    .get(&registry::CONFIGMAPS, "default", "owner")
+                    .is_none(),
+                "{policy:?}: owner gone"
+            );
             let dep = api.store().get(&registry::CONFIGMAPS, "default", "dep");
             assert_eq!(dep.is_some(), dependent_survives, "{policy:?}");
             if let Some(d) = dep {
-                assert!(d.value["metadata"].get("ownerReferences").is_none(), "orphaned dependents lose the reference");
-                api.delete(&registry::CONFIGMAPS, "default", "dep", &Default::default()).unwrap();
+                assert!(
+                    d.value["metadata"].get("ownerReferences").is_none(),
+                    "orphaned dependents lose the reference"
+                );
+                api.delete(&registry::CONFIGMAPS, "default", "dep", &Default::default())
+                    .unwrap();
             }
         }
         c.shutdown().await;
@@ -208,9 +240,13 @@ mod tests {
         let api = c.api();
         let mut v = cm("dep", None);
         v["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost", "uid": "00000000-0000-4000-8000-000000000000"}]);
-        api.create(&registry::CONFIGMAPS, "default", v, &Default::default()).unwrap();
+        api.create(&registry::CONFIGMAPS, "default", v, &Default::default())
+            .unwrap();
         c.settle().await;
-        assert!(api.store().get(&registry::CONFIGMAPS, "default", "dep").is_none());
+        assert!(api
+            .store()
+            .get(&registry::CONFIGMAPS, "default", "dep")
+            .is_none());
         c.shutdown().await;
     }
 }

@@ -56,19 +56,47 @@ fn condition<'a>(obj: &'a Value, type_: &str) -> Option<&'a Value> {
 fn node_conditions(node: &Value, now: &str) -> Value {
     let created = node["metadata"]["creationTimestamp"].clone();
     let ready = meta::annotation(node, NODE_READY).is_none_or(|v| !v.eq_ignore_ascii_case("false"));
-    let c = |t: &str, s: &str, r: &str, m: &str| {
-        json!({"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": now, "lastTransitionTime": created})
-    };
+    let c = |t: &str, s: &str, r: &str, m: &str| json!({"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": now, "lastTransitionTime": created});
     json!([
         if ready {
-            c("Ready", "True", "KubeletReady", "kubelet is posting ready status")
+            c(
+                "Ready",
+                "True",
+                "KubeletReady",
+                "kubelet is posting ready status",
+            )
         } else {
-            c("Ready", "False", "KubeletNotReady", "container runtime network not ready: NetworkReady=false")
+            c(
+                "Ready",
+                "False",
+                "KubeletNotReady",
+                "container runtime network not ready: NetworkReady=false",
+            )
         },
-        c("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-        c("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-        c("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-        c("NetworkUnavailable", "False", "RouteCreated", "RouteController created a route"),
+        c(
+            "MemoryPressure",
+            "False",
+            "KubeletHasSufficientMemory",
+            "kubelet has sufficient memory available"
+        ),
+        c(
+            "DiskPressure",
+            "False",
+            "KubeletHasNoDiskPressure",
+            "kubelet has no disk pressure"
+        ),
+        c(
+            "PIDPressure",
+            "False",
+            "KubeletHasSufficientPID",
+            "kubelet has sufficient PID available"
+        ),
+        c(
+            "NetworkUnavailable",
+            "False",
+            "RouteCreated",
+            "RouteController created a route"
+        ),
     ])
 }
 
@@ -134,7 +162,10 @@ fn glob_match(pattern: &str, text: &str) -> bool {
 fn fault_for<'a>(pod: &'a Value, node: &'a Value, image: &str) -> Option<&'a str> {
     let (fault, images) = match meta::annotation(pod, FAULT) {
         Some(f) => (f, meta::annotation(pod, FAULT_IMAGES)),
-        None => (meta::annotation(node, FAULT)?, meta::annotation(node, FAULT_IMAGES)),
+        None => (
+            meta::annotation(node, FAULT)?,
+            meta::annotation(node, FAULT_IMAGES),
+        ),
     };
     match images {
         Some(globs) if !globs.trim().is_empty() => globs
@@ -146,7 +177,13 @@ fn fault_for<'a>(pod: &'a Value, node: &'a Value, image: &str) -> Option<&'a str
 }
 
 fn ipv4(n: u32) -> String {
-    format!("{}.{}.{}.{}", n >> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255)
+    format!(
+        "{}.{}.{}.{}",
+        n >> 24,
+        (n >> 16) & 255,
+        (n >> 8) & 255,
+        n & 255
+    )
 }
 
 impl FakeKubelet {
@@ -225,7 +262,10 @@ impl FakeKubelet {
             self.allocate_ip(meta::uid(pod))
         };
         let ready = unready.is_empty();
-        let mut conds: Vec<Value> = p["status"]["conditions"].as_array().cloned().unwrap_or_default();
+        let mut conds: Vec<Value> = p["status"]["conditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         let mut set = |t: &str, ok: bool, reason: Option<&str>, msg: Option<String>| {
             let mut c = json!({"type": t, "status": if ok {"True"} else {"False"}, "lastProbeTime": null, "lastTransitionTime": now});
             if let Some(r) = reason {
@@ -241,18 +281,42 @@ impl FakeKubelet {
         };
         let why = format!("containers with unready status: [{}]", unready.join(" "));
         set("Initialized", true, None, None);
-        set("Ready", ready, (!ready).then_some("ContainersNotReady"), (!ready).then(|| why.clone()));
-        set("ContainersReady", ready, (!ready).then_some("ContainersNotReady"), (!ready).then(|| why.clone()));
+        set(
+            "Ready",
+            ready,
+            (!ready).then_some("ContainersNotReady"),
+            (!ready).then(|| why.clone()),
+        );
+        set(
+            "ContainersReady",
+            ready,
+            (!ready).then_some("ContainersNotReady"),
+            (!ready).then(|| why.clone()),
+        );
         for g in spec["readinessGates"].as_array().into_iter().flatten() {
             if let Some(t) = g["conditionType"].as_str() {
                 set(t, true, None, None);
             }
         }
         // Conditions in the order the kubelet reports them.
-        let order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
-        conds.sort_by_key(|c| order.iter().position(|o| c["type"] == *o).unwrap_or(order.len()));
+        let order = [
+            "PodReadyToStartContainers",
+            "Initialized",
+            "Ready",
+            "ContainersReady",
+            "PodScheduled",
+        ];
+        conds.sort_by_key(|c| {
+            order
+                .iter()
+                .position(|o| c["type"] == *o)
+                .unwrap_or(order.len())
+        });
         let mut s = p["status"].as_object().cloned().unwrap_or_default();
-        s.insert("phase".into(), json!(if pending { "Pending" } else { "Running" }));
+        s.insert(
+            "phase".into(),
+            json!(if pending { "Pending" } else { "Running" }),
+        );
         s.insert("conditions".into(), json!(conds));
         s.insert("containerStatuses".into(), json!(statuses));
         if !init_statuses.is_empty() {
@@ -269,7 +333,10 @@ impl FakeKubelet {
 
     fn renew_lease(&mut self, api: &Api, node: &Stored) -> Option<Duration> {
         let name = node.name().to_string();
-        let due = self.leases.get(&name).is_none_or(|t| t.elapsed() >= LEASE_RENEW);
+        let due = self
+            .leases
+            .get(&name)
+            .is_none_or(|t| t.elapsed() >= LEASE_RENEW);
         if !due {
             return Some(LEASE_RENEW.saturating_sub(self.leases[&name].elapsed()));
         }
@@ -283,12 +350,19 @@ impl FakeKubelet {
         });
         match api.store().get(&registry::LEASES, "kube-node-lease", &name) {
             None => {
-                let _ = api.create(&registry::LEASES, "kube-node-lease", lease, &WriteOptions::default());
+                let _ = api.create(
+                    &registry::LEASES,
+                    "kube-node-lease",
+                    lease,
+                    &WriteOptions::default(),
+                );
             }
             Some(old) => {
                 let mut v = old.value.clone();
                 v["spec"]["renewTime"] = json!(now);
-                let _ = api.store().update(&registry::LEASES, v, Some(old.resource_version()));
+                let _ = api
+                    .store()
+                    .update(&registry::LEASES, v, Some(old.resource_version()));
             }
         }
         Some(LEASE_RENEW)
@@ -310,7 +384,14 @@ impl FakeKubelet {
             let is_ready = ready.is_some_and(|c| c["status"] == "True");
             let node = if is_ready != want_ready || ready.is_none() {
                 let updated = initialized_node(&node.value);
-                match api.update(&registry::NODES, "", node.name(), updated, Some("status"), &WriteOptions::default()) {
+                match api.update(
+                    &registry::NODES,
+                    "",
+                    node.name(),
+                    updated,
+                    Some("status"),
+                    &WriteOptions::default(),
+                ) {
                     Ok(n) => n,
                     Err(e) => {
                         tracing::debug!(error = %e, "node status");
@@ -370,7 +451,14 @@ impl FakeKubelet {
             return;
         }
         let updated = self.running_pod(&pod.value, &node.value);
-        if let Err(e) = api.update(&registry::PODS, pod.namespace(), pod.name(), updated, Some("status"), &WriteOptions::default()) {
+        if let Err(e) = api.update(
+            &registry::PODS,
+            pod.namespace(),
+            pod.name(),
+            updated,
+            Some("status"),
+            &WriteOptions::default(),
+        ) {
             tracing::debug!(error = %e, pod = pod.name(), "pod status");
         }
     }
@@ -388,9 +476,13 @@ impl Controller for FakeKubelet {
     fn observe(&mut self, ev: &Event) {
         if std::ptr::eq(ev.res, &registry::NODES) {
             self.full = true;
-        } else if std::ptr::eq(ev.res, &registry::PODS) && ev.kind != crate::store::EventKind::Deleted {
-            self.dirty
-                .insert((ev.object.namespace().to_string(), ev.object.name().to_string()));
+        } else if std::ptr::eq(ev.res, &registry::PODS)
+            && ev.kind != crate::store::EventKind::Deleted
+        {
+            self.dirty.insert((
+                ev.object.namespace().to_string(),
+                ev.object.name().to_string(),
+            ));
         } else if std::ptr::eq(ev.res, &registry::PODS) {
             self.ips.remove(meta::uid(&ev.object.value));
         }
@@ -410,7 +502,10 @@ impl Controller for FakeKubelet {
             // New or changed nodes get their lease now.
             self.lease_due = None;
             let (pods, _) = api.store().list(&registry::PODS, None);
-            let live: BTreeSet<String> = pods.iter().map(|p| meta::uid(&p.value).to_string()).collect();
+            let live: BTreeSet<String> = pods
+                .iter()
+                .map(|p| meta::uid(&p.value).to_string())
+                .collect();
             self.ips.retain(|uid, _| live.contains(uid));
             for pod in &pods {
                 self.sync_pod(api, pod);
@@ -438,8 +533,14 @@ mod tests {
 
     #[test]
     fn globs_match_image_names() {
-        assert!(glob_match("nvcr.io/nvidia/driver*", "nvcr.io/nvidia/driver:550"));
-        assert!(!glob_match("nvcr.io/nvidia/driver*", "nvcr.io/nvidia/k8s/dcgm"));
+        assert!(glob_match(
+            "nvcr.io/nvidia/driver*",
+            "nvcr.io/nvidia/driver:550"
+        ));
+        assert!(!glob_match(
+            "nvcr.io/nvidia/driver*",
+            "nvcr.io/nvidia/k8s/dcgm"
+        ));
         assert!(glob_match("*dcgm*", "nvcr.io/nvidia/k8s/dcgm-exporter:3"));
     }
 

@@ -6,8 +6,8 @@
 //! and answered by one reconcile of the whole state, so a controller can never act on a stale
 //! event, and a thousand label flips cost one pass, not a thousand.
 
-pub mod deployment;
 pub mod daemonset;
+pub mod deployment;
 pub mod disruption;
 pub mod events;
 pub mod garbage;

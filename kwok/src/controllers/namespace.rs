@@ -51,9 +51,16 @@ impl Controller for NamespaceController {
             let mut v = ns.value.clone();
             v["spec"]["finalizers"] = json!([]);
             if meta::finalizers(&v).is_empty() {
-                let _ = api.store().delete(&registry::NAMESPACES, "", &name, Some(ns.resource_version()));
+                let _ = api.store().delete(
+                    &registry::NAMESPACES,
+                    "",
+                    &name,
+                    Some(ns.resource_version()),
+                );
             } else {
-                let _ = api.store().update(&registry::NAMESPACES, v, Some(ns.resource_version()));
+                let _ = api
+                    .store()
+                    .update(&registry::NAMESPACES, v, Some(ns.resource_version()));
             }
         }
         again

@@ -56,7 +56,10 @@ fn managed_key(key: &str) -> bool {
 
 /// The taints a node should carry, keeping every taint this controller does not manage.
 pub fn desired_taints(node: &Value) -> Vec<Value> {
-    let current: Vec<Value> = node["spec"]["taints"].as_array().cloned().unwrap_or_default();
+    let current: Vec<Value> = node["spec"]["taints"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let no_schedule = wanted_no_schedule(node);
     let no_execute = wanted_no_execute(node);
     let mut out: Vec<Value> = current
@@ -75,13 +78,19 @@ pub fn desired_taints(node: &Value) -> Vec<Value> {
         .cloned()
         .collect();
     for key in no_schedule {
-        if !out.iter().any(|t| t["key"] == key && t["effect"] == "NoSchedule") {
+        if !out
+            .iter()
+            .any(|t| t["key"] == key && t["effect"] == "NoSchedule")
+        {
             // SwapNodeControllerTaint stamps every taint it adds with timeAdded.
             out.push(json!({"key": key, "effect": "NoSchedule", "timeAdded": meta::now()}));
         }
     }
     if let Some(key) = no_execute {
-        if !out.iter().any(|t| t["key"] == key && t["effect"] == "NoExecute") {
+        if !out
+            .iter()
+            .any(|t| t["key"] == key && t["effect"] == "NoExecute")
+        {
             out.push(json!({"key": key, "effect": "NoExecute", "timeAdded": meta::now()}));
         }
     }
@@ -100,7 +109,10 @@ impl Controller for NodeLifecycle {
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
         for node in api.store().list(&registry::NODES, None).0 {
             let want = desired_taints(&node.value);
-            let have: Vec<Value> = node.value["spec"]["taints"].as_array().cloned().unwrap_or_default();
+            let have: Vec<Value> = node.value["spec"]["taints"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             if want == have {
                 continue;
             }
@@ -112,7 +124,14 @@ impl Controller for NodeLifecycle {
             } else {
                 updated["spec"]["taints"] = json!(want);
             }
-            if let Err(e) = api.update(&registry::NODES, "", node.name(), updated, None, &WriteOptions::default()) {
+            if let Err(e) = api.update(
+                &registry::NODES,
+                "",
+                node.name(),
+                updated,
+                None,
+                &WriteOptions::default(),
+            ) {
                 tracing::debug!(error = %e, node = node.name(), "tainting");
             }
         }
@@ -134,7 +153,10 @@ mod tests {
         assert_eq!(t[1]["effect"], "NoSchedule");
         assert!(t[1]["timeAdded"].is_string());
         let uncordoned = json!({"spec": {"taints": t}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
-        assert_eq!(desired_taints(&uncordoned), vec![json!({"key": "gpu", "value": "x", "effect": "NoSchedule"})]);
+        assert_eq!(
+            desired_taints(&uncordoned),
+            vec![json!({"key": "gpu", "value": "x", "effect": "NoSchedule"})]
+        );
     }
 
     #[test]
@@ -144,7 +166,10 @@ mod tests {
         assert!(desired_taints(&node).is_empty());
         let not_ready = json!({"status": {"conditions": [{"type": "Ready", "status": "False"}]}});
         let t = desired_taints(&not_ready);
-        assert_eq!((t[0]["key"].as_str(), t[0]["effect"].as_str()), (Some(NOT_READY), Some("NoSchedule")));
+        assert_eq!(
+            (t[0]["key"].as_str(), t[0]["effect"].as_str()),
+            (Some(NOT_READY), Some("NoSchedule"))
+        );
         assert_eq!(t[1]["effect"], "NoExecute");
     }
 }

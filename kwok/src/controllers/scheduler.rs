@@ -30,9 +30,16 @@ pub struct SchedulerLoop {
 fn is_pending(pod: &Value) -> bool {
     pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty)
         && !meta::is_deleting(pod)
-        && pod["spec"]["schedulerName"].as_str().is_none_or(|s| s == SCHEDULER_NAME)
-        && pod["spec"]["schedulingGates"].as_array().is_none_or(|g| g.is_empty())
-        && !matches!(pod["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
+        && pod["spec"]["schedulerName"]
+            .as_str()
+            .is_none_or(|s| s == SCHEDULER_NAME)
+        && pod["spec"]["schedulingGates"]
+            .as_array()
+            .is_none_or(|g| g.is_empty())
+        && !matches!(
+            pod["status"]["phase"].as_str(),
+            Some("Succeeded" | "Failed")
+        )
 }
 
 impl Controller for SchedulerLoop {
@@ -66,7 +73,13 @@ impl Controller for SchedulerLoop {
             .enumerate()
             .map(|(i, n)| (n.metadata.name.as_deref().unwrap_or(""), i))
             .collect();
-        let mut infos: Vec<NodeInfo<'_>> = nodes.iter().map(|n| NodeInfo { node: n, pods: Vec::new() }).collect();
+        let mut infos: Vec<NodeInfo<'_>> = nodes
+            .iter()
+            .map(|n| NodeInfo {
+                node: n,
+                pods: Vec::new(),
+            })
+            .collect();
         let mut pending: Vec<usize> = Vec::new();
         for (i, (stored, typed)) in pods.iter().enumerate() {
             let node = stored.value["spec"]["nodeName"].as_str().unwrap_or("");
@@ -76,7 +89,10 @@ impl Controller for SchedulerLoop {
                 }
                 continue;
             }
-            if matches!(stored.value["status"]["phase"].as_str(), Some("Succeeded" | "Failed")) {
+            if matches!(
+                stored.value["status"]["phase"].as_str(),
+                Some("Succeeded" | "Failed")
+            ) {
                 continue;
             }
             if let Some(&n) = index.get(node) {
@@ -87,11 +103,20 @@ impl Controller for SchedulerLoop {
         pending.sort_by(|&a, &b| {
             let pa = scheduler::pod_priority(&pods[a].1);
             let pb = scheduler::pod_priority(&pods[b].1);
-            pb.cmp(&pa).then_with(|| {
-                let ta = pods[a].0.value["metadata"]["creationTimestamp"].as_str().unwrap_or("");
-                let tb = pods[b].0.value["metadata"]["creationTimestamp"].as_str().unwrap_or("");
-                ta.cmp(tb)
-            }).then_with(|| (pods[a].0.namespace(), pods[a].0.name()).cmp(&(pods[b].0.namespace(), pods[b].0.name())))
+            pb.cmp(&pa)
+                .then_with(|| {
+                    let ta = pods[a].0.value["metadata"]["creationTimestamp"]
+                        .as_str()
+                        .unwrap_or("");
+                    let tb = pods[b].0.value["metadata"]["creationTimestamp"]
+                        .as_str()
+                        .unwrap_or("");
+                    ta.cmp(tb)
+                })
+                .then_with(|| {
+                    (pods[a].0.namespace(), pods[a].0.name())
+                        .cmp(&(pods[b].0.namespace(), pods[b].0.name()))
+                })
         });
         let cx = SchedulingContext {
             namespace_labels: namespace_labels(api),
@@ -117,7 +142,12 @@ impl Controller for SchedulerLoop {
                                 &stored.value,
                                 "Normal",
                                 "Scheduled",
-                                &format!("Successfully assigned {}/{} to {}", stored.namespace(), stored.name(), node),
+                                &format!(
+                                    "Successfully assigned {}/{} to {}",
+                                    stored.namespace(),
+                                    stored.name(),
+                                    node
+                                ),
                                 SCHEDULER_NAME,
                             );
                             if let Some(&n) = index.get(node.as_str()) {
@@ -141,12 +171,22 @@ impl Controller for SchedulerLoop {
                         continue;
                     }
                     let mut updated = stored.value.clone();
-                    set_condition(&mut updated, json!({
-                        "type": "PodScheduled", "status": "False", "lastProbeTime": null,
-                        "lastTransitionTime": meta::now(), "reason": fit.reason(), "message": message,
-                    }));
+                    set_condition(
+                        &mut updated,
+                        json!({
+                            "type": "PodScheduled", "status": "False", "lastProbeTime": null,
+                            "lastTransitionTime": meta::now(), "reason": fit.reason(), "message": message,
+                        }),
+                    );
                     if api
-                        .update(&registry::PODS, stored.namespace(), stored.name(), updated, Some("status"), &WriteOptions::default())
+                        .update(
+                            &registry::PODS,
+                            stored.namespace(),
+                            stored.name(),
+                            updated,
+                            Some("status"),
+                            &WriteOptions::default(),
+                        )
                         .is_ok()
                     {
                         events::record(
@@ -186,19 +226,33 @@ fn preempt(api: &Api, preemptor: &Stored, plan: &scheduler::PreemptionPlan) {
             continue;
         }
         let mut marked = victim.value.clone();
-        set_condition(&mut marked, json!({
-            "type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
-            "lastTransitionTime": meta::now(), "reason": "PreemptionByScheduler",
-            "message": format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
-        }));
-        let _ = api.update(&registry::PODS, &v.namespace, &v.name, marked, Some("status"), &WriteOptions::default());
+        set_condition(
+            &mut marked,
+            json!({
+                "type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
+                "lastTransitionTime": meta::now(), "reason": "PreemptionByScheduler",
+                "message": format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
+            }),
+        );
+        let _ = api.update(
+            &registry::PODS,
+            &v.namespace,
+            &v.name,
+            marked,
+            Some("status"),
+            &WriteOptions::default(),
+        );
         events::record(
             api,
             &registry::PODS,
             &victim.value,
             "Normal",
             "Preempted",
-            &format!("Preempted by pod {} on node {}", meta::uid(&preemptor.value), plan.node_name),
+            &format!(
+                "Preempted by pod {} on node {}",
+                meta::uid(&preemptor.value),
+                plan.node_name
+            ),
             SCHEDULER_NAME,
         );
         let _ = api.delete(&registry::PODS, &v.namespace, &v.name, &Default::default());

@@ -77,10 +77,24 @@ mod tests {
 
     #[test]
     fn hashes_use_the_safe_alphabet_and_follow_the_template() {
-        let a = template_hash(&serde_json::json!({"spec": {"containers": [{"image": "a"}]}}), None);
-        let b = template_hash(&serde_json::json!({"spec": {"containers": [{"image": "b"}]}}), None);
+        let a = template_hash(
+            &serde_json::json!({"spec": {"containers": [{"image": "a"}]}}),
+            None,
+        );
+        let b = template_hash(
+            &serde_json::json!({"spec": {"containers": [{"image": "b"}]}}),
+            None,
+        );
         assert_ne!(a, b);
-        assert!(a.bytes().all(|c| b"bcdfghjklmnpqrstvwxz2456789".contains(&c)));
-        assert_eq!(a, template_hash(&serde_json::json!({"spec": {"containers": [{"image": "a"}]}}), None));
+        assert!(a
+            .bytes()
+            .all(|c| b"bcdfghjklmnpqrstvwxz2456789".contains(&c)));
+        assert_eq!(
+            a,
+            template_hash(
+                &serde_json::json!({"spec": {"containers": [{"image": "a"}]}}),
+                None
+            )
+        );
     }
 }

@@ -72,7 +72,9 @@ fn entry(res: &ResourceDef) -> Value {
 /// `/api/v1`, `/apis/<g>/<v>`; `None` for a group version that is not served.
 pub fn resource_list(group: &str, version: &str) -> Option<Value> {
     let served = (group.is_empty() && version == "v1")
-        || registry::GROUPS.iter().any(|(g, v)| *g == group && *v == version);
+        || registry::GROUPS
+            .iter()
+            .any(|(g, v)| *g == group && *v == version);
     if !served {
         return None;
     }
@@ -99,7 +101,9 @@ pub fn resource_list(group: &str, version: &str) -> Option<Value> {
     } else {
         format!("{group}/{version}")
     };
-    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
+    Some(
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
+    )
 }
 
 #[cfg(test)]
@@ -120,7 +124,11 @@ mod tests {
         assert_eq!(ev["group"], "policy");
         assert_eq!(ev["version"], "v1");
         let pdb = resource_list("policy", "v1").unwrap();
-        assert!(pdb["resources"].as_array().unwrap().iter().any(|r| r["shortNames"] == json!(["pdb"])));
+        assert!(pdb["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["shortNames"] == json!(["pdb"])));
         assert!(resource_list("batch", "v1").is_none());
     }
 }

@@ -55,8 +55,10 @@ pub fn handle(server: &Server, parts: &Parts, body: &[u8]) -> Response {
 
 fn ok_text(s: &'static str) -> Response {
     let mut r = Response::new(axum::body::Body::from(s));
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
     r
 }
 
@@ -117,7 +119,14 @@ fn resource(
         ("GET", None) if watching => {
             require_verb(res, "watch")?;
             let opts = query.list_options()?;
-            super::watch::start(api, res, path.namespace.as_deref(), &opts, format, server.shutdown.clone())
+            super::watch::start(
+                api,
+                res,
+                path.namespace.as_deref(),
+                &opts,
+                format,
+                server.shutdown.clone(),
+            )
         }
         ("GET", None) => {
             require_verb(res, "list")?;
@@ -133,7 +142,14 @@ fn resource(
                 Some(f) if !f.is_empty() => format!("{f},{sel}"),
                 _ => sel,
             });
-            super::watch::start(api, res, path.namespace.as_deref(), &opts, format, server.shutdown.clone())
+            super::watch::start(
+                api,
+                res,
+                path.namespace.as_deref(),
+                &opts,
+                format,
+                server.shutdown.clone(),
+            )
         }
         ("GET", Some(n)) => {
             require_verb(res, "get")?;
@@ -146,7 +162,10 @@ fn resource(
             let json = json_body(parts, body)?;
             let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
             let created = api.create(res, ns, obj, &opts)?;
-            Ok(with_warnings(respond::object(StatusCode::CREATED, res, &created, format), &warnings))
+            Ok(with_warnings(
+                respond::object(StatusCode::CREATED, res, &created, format),
+                &warnings,
+            ))
         }
         ("PUT", Some(n)) => {
             require_verb(res, "update")?;
@@ -154,7 +173,10 @@ fn resource(
             let json = json_body(parts, body)?;
             let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
             let updated = api.update(res, ns, n, obj, None, &opts)?;
-            Ok(with_warnings(respond::object(StatusCode::OK, res, &updated, format), &warnings))
+            Ok(with_warnings(
+                respond::object(StatusCode::OK, res, &updated, format),
+                &warnings,
+            ))
         }
         ("PATCH", Some(n)) => {
             require_verb(res, "patch")?;
@@ -168,7 +190,11 @@ fn resource(
             let opts = query.delete_options(body)?;
             let deleted = api.delete(res, ns, n, &opts)?;
             // Like the apiserver: 202 while finalizers or a grace period hold the object, 200 once gone.
-            let code = if deleted.gone { StatusCode::OK } else { StatusCode::ACCEPTED };
+            let code = if deleted.gone {
+                StatusCode::OK
+            } else {
+                StatusCode::ACCEPTED
+            };
             Ok(respond::object(code, res, &deleted.object, format))
         }
         ("DELETE", None) => {
@@ -197,7 +223,8 @@ fn require_verb(res: &crate::registry::ResourceDef, verb: &str) -> ApiResult<()>
 }
 
 fn patch_kind(parts: &Parts) -> ApiResult<PatchKind> {
-    PatchKind::from_content_type(content_type(parts)).ok_or_else(crate::patch::unsupported_patch_type)
+    PatchKind::from_content_type(content_type(parts))
+        .ok_or_else(crate::patch::unsupported_patch_type)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -222,7 +249,12 @@ fn subresource(
     };
     let opts: WriteOptions = query.write_options(options_kind)?;
     match (sub, method) {
-        ("status", "GET") => Ok(respond::object(StatusCode::OK, res, &api.get(res, ns, name)?, format)),
+        ("status", "GET") => Ok(respond::object(
+            StatusCode::OK,
+            res,
+            &api.get(res, ns, name)?,
+            format,
+        )),
         ("status", "PUT") => {
             let json = json_body(parts, body)?;
             let (obj, _) = hooks::decode(res, &json, opts.field_validation)?;
@@ -236,26 +268,29 @@ fn subresource(
         }
         ("finalize", "PUT") => {
             let json = json_body(parts, body)?;
-            let v: Value = serde_json::from_slice(&json)
-                .map_err(|e| ApiError::bad_request(e.to_string()))?;
+            let v: Value =
+                serde_json::from_slice(&json).map_err(|e| ApiError::bad_request(e.to_string()))?;
             let o = subresources::finalize_namespace(api, name, &v)?;
             Ok(respond::object(StatusCode::OK, res, &o, format))
         }
         ("binding", "POST") => {
             let json = json_body(parts, body)?;
-            let v: Value = serde_json::from_slice(&json)
-                .map_err(|e| ApiError::bad_request(e.to_string()))?;
+            let v: Value =
+                serde_json::from_slice(&json).map_err(|e| ApiError::bad_request(e.to_string()))?;
             subresources::bind(api, ns, name, &v, &opts)?;
             Ok(respond::success(201, None))
         }
         ("eviction", "POST") => {
             let json = json_body(parts, body)?;
-            let v: Value = serde_json::from_slice(&json)
-                .map_err(|e| ApiError::bad_request(e.to_string()))?;
+            let v: Value =
+                serde_json::from_slice(&json).map_err(|e| ApiError::bad_request(e.to_string()))?;
             subresources::evict(api, ns, name, &v)?;
             Ok(respond::success(201, None))
         }
-        ("scale", "GET") => Ok(respond::value(StatusCode::OK, &subresources::get_scale(api, res, ns, name)?)),
+        ("scale", "GET") => Ok(respond::value(
+            StatusCode::OK,
+            &subresources::get_scale(api, res, ns, name)?,
+        )),
         ("scale", "PUT") | ("scale", "PATCH") => {
             let current = subresources::get_scale(api, res, ns, name)?;
             let desired = if method == "PUT" {

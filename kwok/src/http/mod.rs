@@ -58,13 +58,19 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         Ok(r) => r,
         Err(_) => {
             tracing::error!(uri = %parts.uri, "handler panicked");
-            respond::error(&ApiError::internal("the server encountered an unexpected condition"))
+            respond::error(&ApiError::internal(
+                "the server encountered an unexpected condition",
+            ))
         }
     }
 }
 
 fn authorized(server: &Server, req: &Request<Body>) -> bool {
-    let Some(v) = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) else {
+    let Some(v) = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    else {
         return false;
     };
     match v.strip_prefix("Bearer ") {

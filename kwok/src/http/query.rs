@@ -30,7 +30,9 @@ impl Query {
         let limit = match self.get("limit") {
             None | Some("") => None,
             Some(l) => Some(l.parse::<i64>().map_err(|_| {
-                ApiError::bad_request(format!("limit: Invalid value: {l:?}: must be a valid integer"))
+                ApiError::bad_request(format!(
+                    "limit: Invalid value: {l:?}: must be a valid integer"
+                ))
             })?),
         };
         Ok(ListOptions {
@@ -83,7 +85,13 @@ impl Query {
             let v = crate::decode::decode_delete_options(body)?;
             let errs = crate::validation::validate_delete_options(&v);
             if !errs.is_empty() {
-                return Err(ApiError::invalid_kind("DeleteOptions.meta.k8s.io", "DeleteOptions", "meta.k8s.io", "", &errs));
+                return Err(ApiError::invalid_kind(
+                    "DeleteOptions.meta.k8s.io",
+                    "DeleteOptions",
+                    "meta.k8s.io",
+                    "",
+                    &errs,
+                ));
             }
             if let Some(g) = v.get("gracePeriodSeconds").and_then(|g| g.as_i64()) {
                 opts.grace_period_seconds = Some(g);
@@ -101,7 +109,10 @@ impl Query {
                     .and_then(|u| u.as_str())
                     .map(String::from);
             }
-            if v.get("dryRun").and_then(|d| d.as_array()).is_some_and(|d| !d.is_empty()) {
+            if v.get("dryRun")
+                .and_then(|d| d.as_array())
+                .is_some_and(|d| !d.is_empty())
+            {
                 opts.dry_run = true;
             }
         }

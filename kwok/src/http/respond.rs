@@ -41,7 +41,9 @@ pub fn negotiate(headers: &HeaderMap, include: Option<&str>) -> Result<Format, A
         match media {
             "application/json" | "application/*" | "*/*" => {
                 if param("as") == Some("Table") {
-                    if param("g") == Some("meta.k8s.io") && matches!(param("v"), Some("v1") | Some("v1beta1")) {
+                    if param("g") == Some("meta.k8s.io")
+                        && matches!(param("v"), Some("v1") | Some("v1beta1"))
+                    {
                         return Ok(Format::Table(IncludeObject::from_query(include)?));
                     }
                     continue;
@@ -62,8 +64,10 @@ pub fn negotiate(headers: &HeaderMap, include: Option<&str>) -> Result<Format, A
 pub fn json_response(code: StatusCode, body: Bytes) -> Response {
     let mut r = Response::new(Body::from(body));
     *r.status_mut() = code;
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     r
 }
 
@@ -80,8 +84,10 @@ fn yaml(code: StatusCode, v: &Value) -> Response {
     let text = serde_yaml::to_string(v).unwrap_or_default();
     let mut r = Response::new(Body::from(text));
     *r.status_mut() = code;
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/yaml"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/yaml"),
+    );
     r
 }
 
@@ -91,8 +97,14 @@ pub fn object(code: StatusCode, res: &ResourceDef, obj: &Stored, format: Format)
         Format::Json => json_response(code, obj.json()),
         Format::Yaml => yaml(code, &obj.value),
         Format::Table(inc) => {
-            let rv = obj.value["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
-            value(code, &super::table::table(res, &[&obj.value], inc, &rv, None, None))
+            let rv = obj.value["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            value(
+                code,
+                &super::table::table(res, &[&obj.value], inc, &rv, None, None),
+            )
         }
     }
 }
@@ -105,7 +117,14 @@ pub fn list(res: &ResourceDef, list: &ObjectList, format: Format) -> Response {
             let objs: Vec<&Value> = list.items.iter().map(|o| &o.value).collect();
             value(
                 StatusCode::OK,
-                &super::table::table(res, &objs, inc, &rv, list.continue_token.as_deref(), list.remaining),
+                &super::table::table(
+                    res,
+                    &objs,
+                    inc,
+                    &rv,
+                    list.continue_token.as_deref(),
+                    list.remaining,
+                ),
             )
         }
         Format::Yaml => {

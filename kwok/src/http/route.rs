@@ -33,7 +33,9 @@ fn decode_segment(s: &str) -> Option<String> {
     // Reject malformed escapes (`%zz`, a trailing `%`) instead of passing them through.
     let b = s.as_bytes();
     for (i, c) in b.iter().enumerate() {
-        if *c == b'%' && !(i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit()) {
+        if *c == b'%'
+            && !(i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit())
+        {
             return None;
         }
     }
@@ -92,7 +94,9 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Target {
     };
     let (namespace, rest): (Option<String>, &[&str]) = match rest {
         // /namespaces/<ns>/<resource>... ; /namespaces/<name> alone addresses the namespace itself.
-        ["namespaces", ns, r, tail @ ..] if !r.is_empty() && (!tail.is_empty() || !is_ns_sub(r)) => {
+        ["namespaces", ns, r, tail @ ..]
+            if !r.is_empty() && (!tail.is_empty() || !is_ns_sub(r)) =>
+        {
             (Some(ns.to_string()), &rest[2..])
         }
         _ => (None, rest),
@@ -143,15 +147,21 @@ mod tests {
         assert_eq!(p.name.as_deref(), Some("web-1"));
         assert_eq!(p.subresource.as_deref(), Some("eviction"));
 
-        let Target::Resource(p) = parse("/api/v1/namespaces/gpu-drv") else { panic!() };
+        let Target::Resource(p) = parse("/api/v1/namespaces/gpu-drv") else {
+            panic!()
+        };
         assert_eq!(p.res.plural, "namespaces");
         assert_eq!(p.name.as_deref(), Some("gpu-drv"));
 
-        let Target::Resource(p) = parse("/api/v1/namespaces/x/status") else { panic!() };
+        let Target::Resource(p) = parse("/api/v1/namespaces/x/status") else {
+            panic!()
+        };
         assert_eq!(p.res.plural, "namespaces");
         assert_eq!(p.subresource.as_deref(), Some("status"));
 
-        let Target::Resource(p) = parse("/apis/apps/v1/daemonsets") else { panic!() };
+        let Target::Resource(p) = parse("/apis/apps/v1/daemonsets") else {
+            panic!()
+        };
         assert!(p.namespace.is_none() && p.name.is_none());
 
         assert_eq!(parse("/api/v1/namespaces/x/nodes"), Target::Unknown);

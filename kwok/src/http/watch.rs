@@ -54,7 +54,10 @@ impl State {
                 return None;
             }
         }
-        let key = (ev.object.namespace().to_string(), ev.object.name().to_string());
+        let key = (
+            ev.object.namespace().to_string(),
+            ev.object.name().to_string(),
+        );
         let now = self.matches(&ev.object.value);
         let was = self.seen.contains(&key);
         let kind = match (ev.kind, was, now) {
@@ -132,14 +135,25 @@ pub fn start(
     };
     // A resumed watch assumes the client already holds the objects matching at that version.
     let mut seen = HashSet::new();
-    let resumed = !matches!(opts.resource_version.as_deref(), None | Some("") | Some("0"));
+    let resumed = !matches!(
+        opts.resource_version.as_deref(),
+        None | Some("") | Some("0")
+    );
     if resumed {
-        if let Ok(list) = api.list(res, ns, &ListOptions {
-            label_selector: opts.label_selector.clone(),
-            field_selector: opts.field_selector.clone(),
-            ..Default::default()
-        }) {
-            let since: u64 = opts.resource_version.as_deref().and_then(|r| r.parse().ok()).unwrap_or(0);
+        if let Ok(list) = api.list(
+            res,
+            ns,
+            &ListOptions {
+                label_selector: opts.label_selector.clone(),
+                field_selector: opts.field_selector.clone(),
+                ..Default::default()
+            },
+        ) {
+            let since: u64 = opts
+                .resource_version
+                .as_deref()
+                .and_then(|r| r.parse().ok())
+                .unwrap_or(0);
             for o in list.items {
                 if o.resource_version() <= since {
                     seen.insert((o.namespace().to_string(), o.name().to_string()));
@@ -147,7 +161,10 @@ pub fn start(
             }
             for e in &begin.initial {
                 if e.kind != EventKind::Added {
-                    seen.insert((e.object.namespace().to_string(), e.object.name().to_string()));
+                    seen.insert((
+                        e.object.namespace().to_string(),
+                        e.object.name().to_string(),
+                    ));
                 }
             }
         }
@@ -200,10 +217,14 @@ pub fn start(
     });
     let mut r = Response::new(Body::from_stream(stream.boxed()));
     *r.status_mut() = StatusCode::OK;
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    r.headers_mut()
-        .insert(header::TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r.headers_mut().insert(
+        header::TRANSFER_ENCODING,
+        HeaderValue::from_static("chunked"),
+    );
     Ok(r)
 }
 
@@ -211,7 +232,9 @@ pub fn start(
 fn gone_stream(e: &ApiError) -> Response {
     let line = json!({"type": "ERROR", "object": e.to_status()}).to_string() + "\n";
     let mut r = Response::new(Body::from(line));
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     r
 }

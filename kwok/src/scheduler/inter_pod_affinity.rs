@@ -40,7 +40,10 @@ fn has_required_anti_affinity(pod: &Pod) -> bool {
         .as_ref()
         .and_then(|s| s.affinity.as_ref())
         .and_then(|a| a.pod_anti_affinity.as_ref())
-        .and_then(|a| a.required_during_scheduling_ignored_during_execution.as_ref())
+        .and_then(|a| {
+            a.required_during_scheduling_ignored_during_execution
+                .as_ref()
+        })
         .is_some_and(|t| !t.is_empty())
 }
 

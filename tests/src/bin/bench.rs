@@ -22,7 +22,12 @@ fn cpu_time() -> Duration {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the command.
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
@@ -62,7 +67,11 @@ fn kubectl_ratio(kubeconfig: &std::path::Path) -> (Duration, Duration) {
             .env("KUBECONFIG", kubeconfig)
             .output()
             .expect("kubectl");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         t.elapsed()
     };
     // Warm the discovery cache first, as a learner's second command would be.
@@ -92,7 +101,11 @@ async fn list_and_watch() -> (Duration, Duration, f64) {
     let watcher = {
         let pods = pods.clone();
         tokio::spawn(async move {
-            let mut s = pods.watch(&WatchParams::default(), "0").await.expect("watch").boxed();
+            let mut s = pods
+                .watch(&WatchParams::default(), "0")
+                .await
+                .expect("watch")
+                .boxed();
             let mut n = 0usize;
             let t = Instant::now();
             while let Some(ev) = s.next().await {
@@ -110,7 +123,8 @@ async fn list_and_watch() -> (Duration, Duration, f64) {
     let api = cluster.api();
     for i in 0..10_000 {
         let v = serde_json::to_value(mk(i)).expect("json");
-        api.create(&kwok::registry::PODS, "default", v, &Default::default()).expect("create");
+        api.create(&kwok::registry::PODS, "default", v, &Default::default())
+            .expect("create");
     }
     let _create = t.elapsed();
     let (n, watch_elapsed) = watcher.await.expect("watcher");
@@ -127,7 +141,10 @@ async fn list_and_watch() -> (Duration, Duration, f64) {
     let mut node_samples = Vec::new();
     for _ in 0..7 {
         let t = Instant::now();
-        nodes.list(&ListParams::default()).await.expect("list nodes");
+        nodes
+            .list(&ListParams::default())
+            .await
+            .expect("list nodes");
         node_samples.push(t.elapsed());
     }
     cluster.shutdown().await;
@@ -138,16 +155,38 @@ async fn daemonsets_at_scale() -> ((Duration, Duration), (Duration, Duration)) {
     let mut config = ClusterConfig::default();
     for i in 0..1000 {
         let mut labels = std::collections::BTreeMap::new();
-        for op in ["driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm-exporter"] {
+        for op in [
+            "driver",
+            "container-toolkit",
+            "device-plugin",
+            "gpu-feature-discovery",
+            "dcgm-exporter",
+        ] {
             labels.insert(format!("nvidia.com/gpu.deploy.{op}"), "true".to_string());
         }
-        config.nodes.push(kwok::cluster::fake_node(&format!("gpu-{i:04}"), &labels, &Default::default()));
+        config.nodes.push(kwok::cluster::fake_node(
+            &format!("gpu-{i:04}"),
+            &labels,
+            &Default::default(),
+        ));
     }
     let cluster = Cluster::start(config).await.expect("start");
     cluster.settle().await;
     let api = cluster.api();
-    api.create(&kwok::registry::NAMESPACES, "", json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu-operator"}}), &Default::default()).expect("ns");
-    let ops = ["driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm-exporter"];
+    api.create(
+        &kwok::registry::NAMESPACES,
+        "",
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu-operator"}}),
+        &Default::default(),
+    )
+    .expect("ns");
+    let ops = [
+        "driver",
+        "container-toolkit",
+        "device-plugin",
+        "gpu-feature-discovery",
+        "dcgm-exporter",
+    ];
     let t = Instant::now();
     let cpu = cpu_time();
     for op in ops {
@@ -157,15 +196,35 @@ async fn daemonsets_at_scale() -> ((Duration, Duration), (Duration, Duration)) {
                 "template": {"metadata": {"labels": {"app": op}},
                     "spec": {"nodeSelector": {format!("nvidia.com/gpu.deploy.{op}"): "true"},
                         "containers": [{"name": op, "image": "nvcr.io/nvidia/x:1"}]}}}});
-        api.create(&kwok::registry::DAEMONSETS, "gpu-operator", ds, &Default::default()).expect("ds");
+        api.create(
+            &kwok::registry::DAEMONSETS,
+            "gpu-operator",
+            ds,
+            &Default::default(),
+        )
+        .expect("ds");
     }
     // Settled: the expected number of Running daemon pods, and every DaemonSet's status agreeing
     // with them at its current generation.
     let settled = |want_pods: usize| {
-        let (pods, _) = api.store().list(&kwok::registry::PODS, Some("gpu-operator"));
-        let running = pods.iter().filter(|p| p.value["status"]["phase"] == "Running").count();
-        let (dss, _) = api.store().list(&kwok::registry::DAEMONSETS, Some("gpu-operator"));
-        let desired: u64 = dss.iter().map(|d| d.value["status"]["desiredNumberScheduled"].as_u64().unwrap_or(0)).sum();
+        let (pods, _) = api
+            .store()
+            .list(&kwok::registry::PODS, Some("gpu-operator"));
+        let running = pods
+            .iter()
+            .filter(|p| p.value["status"]["phase"] == "Running")
+            .count();
+        let (dss, _) = api
+            .store()
+            .list(&kwok::registry::DAEMONSETS, Some("gpu-operator"));
+        let desired: u64 = dss
+            .iter()
+            .map(|d| {
+                d.value["status"]["desiredNumberScheduled"]
+                    .as_u64()
+                    .unwrap_or(0)
+            })
+            .sum();
         running == want_pods
             && pods.len() == want_pods
             && desired == want_pods as u64
@@ -178,20 +237,33 @@ async fn daemonsets_at_scale() -> ((Duration, Duration), (Duration, Duration)) {
     };
     while !settled(5000) {
         tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(t.elapsed() < Duration::from_secs(120), "daemon pods never settled");
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "daemon pods never settled"
+        );
     }
     let up = (t.elapsed(), cpu_time() - cpu);
     let t = Instant::now();
     let cpu = cpu_time();
     for i in 0..1000 {
         let name = format!("gpu-{i:04}");
-        api.patch(&kwok::registry::NODES, "", &name, kwok::api::PatchKind::Merge,
-            br#"{"metadata":{"labels":{"nvidia.com/gpu.deploy.dcgm-exporter":"false"}}}"#, None, &Default::default())
-            .expect("label flip");
+        api.patch(
+            &kwok::registry::NODES,
+            "",
+            &name,
+            kwok::api::PatchKind::Merge,
+            br#"{"metadata":{"labels":{"nvidia.com/gpu.deploy.dcgm-exporter":"false"}}}"#,
+            None,
+            &Default::default(),
+        )
+        .expect("label flip");
     }
     while !settled(4000) {
         tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(t.elapsed() < Duration::from_secs(120), "daemon pods never went away");
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "daemon pods never went away"
+        );
     }
     let down = (t.elapsed(), cpu_time() - cpu);
     cluster.shutdown().await;
@@ -201,7 +273,14 @@ async fn daemonsets_at_scale() -> ((Duration, Duration), (Duration, Duration)) {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("machine: {} cores, load average {}", std::thread::available_parallelism().map_or(0, |n| n.get()), load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
+    println!(
+        "machine: {} cores, load average {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
 
     // BENCH_ONLY=controllers runs just the controller figures (for profiling).
     let only_controllers = std::env::var("BENCH_ONLY").is_ok_and(|v| v == "controllers");
@@ -209,7 +288,9 @@ async fn main() {
         api_figures().await;
     }
     if !only_controllers {
-        tokio::task::spawn_blocking(grading_figures).await.expect("grading figures");
+        tokio::task::spawn_blocking(grading_figures)
+            .await
+            .expect("grading figures");
     }
     let (up, down) = daemonsets_at_scale().await;
     println!(
@@ -224,23 +305,41 @@ async fn main() {
 
 async fn api_figures() {
     let start = start_to_first_request().await;
-    println!("cluster start → first successful request (median of 15): {}   target < 50 ms", ms(start));
+    println!(
+        "cluster start → first successful request (median of 15): {}   target < 50 ms",
+        ms(start)
+    );
 
-    let cluster = Cluster::start(ClusterConfig::default().with_fake_nodes("lab-node-", 3)).await.expect("start");
+    let cluster = Cluster::start(ClusterConfig::default().with_fake_nodes("lab-node-", 3))
+        .await
+        .expect("start");
     let dir = tempfile::tempdir().expect("tmp");
     let kc = dir.path().join("kubeconfig");
     cluster.write_kubeconfig(&kc).expect("kubeconfig");
-    let (get, floor) = tokio::task::spawn_blocking(move || kubectl_ratio(&kc)).await.expect("kubectl");
+    let (get, floor) = tokio::task::spawn_blocking(move || kubectl_ratio(&kc))
+        .await
+        .expect("kubectl");
     println!(
         "kubectl get nodes -o json: {} vs kubectl version --client {} → ratio {:.2}   target < 1.3",
-        ms(get), ms(floor), get.as_secs_f64() / floor.as_secs_f64()
+        ms(get),
+        ms(floor),
+        get.as_secs_f64() / floor.as_secs_f64()
     );
     cluster.shutdown().await;
 
     let (list10k, list_nodes, watch_rate) = list_and_watch().await;
-    println!("list 10,000 pods over HTTPS (median of 7): {}   target < 200 ms", ms(list10k));
-    println!("list 1,000 nodes over HTTPS (median of 7): {}", ms(list_nodes));
-    println!("watch throughput while creating 10,000 pods: {:.0} events/s", watch_rate);
+    println!(
+        "list 10,000 pods over HTTPS (median of 7): {}   target < 200 ms",
+        ms(list10k)
+    );
+    println!(
+        "list 1,000 nodes over HTTPS (median of 7): {}",
+        ms(list_nodes)
+    );
+    println!(
+        "watch throughput while creating 10,000 pods: {:.0} events/s",
+        watch_rate
+    );
 }
 
 /// Grading figures: one full submission per lab, then 20 at once. kubectl process starts are
@@ -250,25 +349,51 @@ fn grading_figures() {
     let exe = std::env::current_exe().expect("bench path");
     let proctor = exe.with_file_name("proctor");
     if !proctor.is_file() {
-        println!("grading: skipped ({} not built; `cargo build --release -p proctor` first)", proctor.display());
+        println!(
+            "grading: skipped ({} not built; `cargo build --release -p proctor` first)",
+            proctor.display()
+        );
         return;
     }
     let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let shim_dir = tempfile::tempdir().expect("tmp");
     let counter = shim_dir.path().join("count");
-    let real = Command::new("sh").args(["-c", "command -v kubectl"]).output().expect("which kubectl");
+    let real = Command::new("sh")
+        .args(["-c", "command -v kubectl"])
+        .output()
+        .expect("which kubectl");
     let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
     let shim = shim_dir.path().join("kubectl");
-    std::fs::write(&shim, format!("#!/bin/sh\necho >> {}\nexec {} \"$@\"\n", counter.display(), real)).expect("shim");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\necho >> {}\nexec {} \"$@\"\n",
+            counter.display(),
+            real
+        ),
+    )
+    .expect("shim");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
-    let path = format!("{}:{}", shim_dir.path().display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        shim_dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let grade = move |lab: &str| {
         Command::new(&proctor)
-            .args(["grade", lab, "--format", "json", "--color", "never", "--scenarios"])
+            .args([
+                "grade",
+                lab,
+                "--format",
+                "json",
+                "--color",
+                "never",
+                "--scenarios",
+            ])
             .arg(repo.join("scenarios"))
             .arg("--submission")
             .arg(repo.join("scenarios").join(lab).join("submissions/perfect"))
@@ -280,7 +405,10 @@ fn grading_figures() {
         let mut v = Vec::new();
         for _ in 0..10 {
             let t = Instant::now();
-            Command::new(&real).args(["version", "--client"]).output().expect("kubectl");
+            Command::new(&real)
+                .args(["version", "--client"])
+                .output()
+                .expect("kubectl");
             v.push(t.elapsed());
         }
         median(v)
@@ -290,7 +418,9 @@ fn grading_figures() {
         let t = Instant::now();
         let out = grade(lab);
         let took = t.elapsed();
-        let starts = std::fs::read_to_string(&counter).map(|c| c.lines().count()).unwrap_or(0);
+        let starts = std::fs::read_to_string(&counter)
+            .map(|c| c.lines().count())
+            .unwrap_or(0);
         let ok = out.status.code() == Some(0);
         println!(
             "grade {lab} (perfect submission, {}): {}; {starts} kubectl starts × {} floor = {}",
@@ -308,11 +438,18 @@ fn grading_figures() {
             std::thread::spawn(move || grade(lab).status.code())
         })
         .collect();
-    let codes: Vec<Option<i32>> = handles.into_iter().map(|h| h.join().unwrap_or(None)).collect();
+    let codes: Vec<Option<i32>> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or(None))
+        .collect();
     let all_ok = codes.iter().all(|c| *c == Some(0));
     println!(
         "grade 20 submissions in parallel (10 per lab): {} wall, {}",
         ms(t.elapsed()),
-        if all_ok { "all full marks" } else { "NOT all full marks" }
+        if all_ok {
+            "all full marks"
+        } else {
+            "NOT all full marks"
+        }
     );
 }
