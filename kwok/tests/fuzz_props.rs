@@ -835,15 +835,6 @@ fn run_patch_deep_nesting(factor: u32) {
     );
 }
 
-fn has_float(v: &Value) -> bool {
-    match v {
-        Value::Number(n) => n.is_f64(),
-        Value::Array(items) => items.iter().any(has_float),
-        Value::Object(m) => m.values().any(has_float),
-        _ => false,
-    }
-}
-
 /// The empty patch of each type, and JSON patches that undo themselves, leave the object as it was.
 fn empty_patches_hold(res: Res, original: &Value) -> Outcome {
     // RFC 6902: adding a member the object lacks and removing it again, or testing a member
@@ -868,10 +859,7 @@ fn empty_patches_hold(res: Res, original: &Value) -> Outcome {
     ];
     if original.get("kind").is_some() {
         cases.push((PatchType::Json, copy_remove.as_bytes()));
-        // Known failure, kept below (`known_json_patch_test_misreads_floats`).
-        if !has_float(&original["kind"]) {
-            cases.push((PatchType::Json, test_kind.as_bytes()));
-        }
+        cases.push((PatchType::Json, test_kind.as_bytes()));
     }
     for (patch_type, body) in cases {
         let body_text = String::from_utf8_lossy(body);
@@ -1089,10 +1077,9 @@ fn known_decode_rejects_times_late_in_year_9999() {
 /// exactly (strconv.ParseFloat), so json-patch v4 compares equal values. Found by
 /// `empty_patches_are_identity` (soak): the patch engines parse bodies with serde_json's default
 /// float parser, which is not correctly rounded (3.835280530919749e261 reads one ULP off), so the
-/// test fails with the generic 422. serde_json's `float_roundtrip` feature parses exactly.
+/// test failed with the generic 422; serde_json's `float_roundtrip` feature (enabled) parses exactly.
 #[test]
-#[ignore = "known failure: patch bodies parse some floats one ULP off, so `test` ops fail"]
-fn known_json_patch_test_misreads_floats() {
+fn json_patch_test_reads_floats_exactly() {
     let original = json!({"kind": "Pod", "spec": {"x": 3.835280530919749e261}});
     let body = br#"[{"op":"test","path":"/spec/x","value":3.835280530919749e261}]"#;
     let patched = patch::apply(&kwok::registry::PODS, &original, PatchType::Json, body)

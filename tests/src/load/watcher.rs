@@ -352,7 +352,7 @@ impl Watch {
         }
     }
 
-    /// Take one item of the stream; `Ok(false)` when the stream ended and must be reopened.
+    /// Take one item of the stream: check an event, or say how to go on.
     async fn take(&mut self, item: Option<kube::Result<WatchEvent<DynamicObject>>>) -> Next {
         let (change, obj) = match item {
             None => return Next::Reopen,
