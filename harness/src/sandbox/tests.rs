@@ -169,7 +169,7 @@ fn infinite_loop_times_out_and_nothing_is_left() {
         spec.limits.timeout = Duration::from_millis(700);
         let o = run_with(&spec, &d);
         assert_eq!(o.exit, ExitStatus::TimedOut, "{}", show(&o));
-        assert!(o.duration < Duration::from_secs(5), "{}", show(&o));
+        assert!(o.duration < Duration::from_secs(120), "{}", show(&o));
         assert!(
             o.problems
                 .iter()
@@ -192,10 +192,12 @@ fn background_leftovers_are_killed_when_the_script_exits() {
             &format!("#!/bin/bash\nsleep {plain} &\nsetsid sleep {detached} &\nnohup sleep {plain} >/dev/null 2>&1 &\necho started\n"),
         );
         let start = Instant::now();
+        // The bound only proves the run did not wait for its 1000 s sleeps; it is generous because
+        // CI machines are shared.
         let o = run_with(&lab.spec("bg.sh", &[]), &d);
         assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
         assert_eq!(text(&o.stdout), "started\n");
-        assert!(start.elapsed() < Duration::from_secs(5), "{}", show(&o));
+        assert!(start.elapsed() < Duration::from_secs(120), "{}", show(&o));
         assert_eq!(processes_with(&plain), Vec::<i32>::new(), "{}", show(&o));
         assert_eq!(processes_with(&detached), Vec::<i32>::new(), "{}", show(&o));
     }
@@ -220,7 +222,7 @@ fn output_flood_is_cut_quickly() {
                 o.problems
             );
             assert!(
-                o.duration < Duration::from_secs(5),
+                o.duration < Duration::from_secs(120),
                 "[{}] took {:?}",
                 o.isolation,
                 o.duration
