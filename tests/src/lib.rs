@@ -1,11 +1,13 @@
 //! Shared helpers for the integration suites: an embedded cluster per test, and real `kubectl`
 //! pointed at it.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::io::Write;
 
 use kwok::{Cluster, ClusterConfig};
+
+pub mod lab_walk;
 
 pub mod load;
 
@@ -44,14 +46,22 @@ impl Run {
     /// Panics with both streams unless kubectl exited 0.
     #[track_caller]
     pub fn ok(self) -> Self {
-        assert_eq!(self.code, 0, "kubectl failed:\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "kubectl failed:\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
         self
     }
 
     /// Panics unless kubectl failed.
     #[track_caller]
     pub fn fails(self) -> Self {
-        assert_ne!(self.code, 0, "kubectl unexpectedly succeeded:\nstdout: {}", self.stdout);
+        assert_ne!(
+            self.code, 0,
+            "kubectl unexpectedly succeeded:\nstdout: {}",
+            self.stdout
+        );
         self
     }
 }
@@ -69,7 +79,11 @@ impl TestCluster {
     pub fn with_nodes(names: &[&str]) -> Self {
         let mut config = ClusterConfig::default();
         for n in names {
-            config.nodes.push(kwok::cluster::fake_node(n, &Default::default(), &Default::default()));
+            config.nodes.push(kwok::cluster::fake_node(
+                n,
+                &Default::default(),
+                &Default::default(),
+            ));
         }
         Self::start(config)
     }
@@ -85,11 +99,20 @@ impl TestCluster {
             .enable_all()
             .build()
             .expect("tokio runtime");
-        let cluster = rt.block_on(Cluster::start(config)).expect("embedded cluster starts");
+        let cluster = rt
+            .block_on(Cluster::start(config))
+            .expect("embedded cluster starts");
         let dir = tempfile::tempdir().expect("temp dir");
         let kubeconfig = dir.path().join("kubeconfig");
-        cluster.write_kubeconfig(&kubeconfig).expect("kubeconfig written");
-        let tc = Self { cluster: Some(cluster), rt, dir, kubeconfig };
+        cluster
+            .write_kubeconfig(&kubeconfig)
+            .expect("kubeconfig written");
+        let tc = Self {
+            cluster: Some(cluster),
+            rt,
+            dir,
+            kubeconfig,
+        };
         tc.settle();
         tc
     }
@@ -126,7 +149,11 @@ impl TestCluster {
     /// Run kubectl with these arguments, after letting the controllers settle.
     pub fn kubectl(&self, args: &[&str]) -> Run {
         self.settle();
-        let out = self.command(args).stdin(Stdio::null()).output().expect("kubectl runs");
+        let out = self
+            .command(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("kubectl runs");
         Run::from(out)
     }
 

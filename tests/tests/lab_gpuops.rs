@@ -10,17 +10,15 @@
 //! `apiserver pkg/endpoints/handlers` and `k/k pkg/apis/apps/validation`, drain output from
 //! `kubectl pkg/drain`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
-use proctor_tests::{kubectl_bin, Run, TestCluster};
+use proctor_tests::lab_walk::{
+    self, cells, eventually, eventually_shaped, get, script, sorted_lines,
+};
+use proctor_tests::TestCluster;
 
 const NS: &str = "gpu-operator";
-
-/// How long an asynchronous state (DaemonSet controller, scheduler, fake kubelet) may take to
-/// show. The lab's own reference steps poll for up to 90 s; the embedded cluster needs far less.
-const PATIENCE: Duration = Duration::from_secs(30);
 
 /// The operands in the lab table's order: (roster name, deploy label, DaemonSet, reference file).
 const OPERANDS: [(&str, &str, &str, &str); 5] = [
@@ -67,103 +65,12 @@ const DCGM: &str = "nvidia-dcgm-exporter";
 
 /// A file of the lab's reference solution.
 fn reference(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios/gpuops/reference")
-        .join(rel);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reference file {}: {e}", p.display()))
+    lab_walk::reference("gpuops", rel)
 }
 
 /// Copy a reference file into the lab directory (the kubectl working directory).
 fn install(c: &TestCluster, from: &str, to: &str) -> PathBuf {
-    c.file(to, &reference(from))
-}
-
-/// Run a lab script with bash the way the learner does: `kubectl` on PATH, the cluster's
-/// kubeconfig, the lab directory as working directory.
-fn script(c: &TestCluster, path: &Path, args: &[&str]) -> Run {
-    c.settle();
-    let bin = c.dir().join("bin");
-    let link = bin.join("kubectl");
-    if !link.exists() {
-        std::fs::create_dir_all(&bin).expect("bin dir");
-        let real = std::fs::canonicalize(kubectl_bin()).unwrap_or_else(|_| kubectl_bin());
-        std::os::unix::fs::symlink(real, &link).expect("kubectl link");
-    }
-    let path_env = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = Command::new("bash")
-        .arg(path)
-        .args(args)
-        .env("KUBECONFIG", c.kubeconfig())
-        .env("KUBECACHEDIR", c.dir().join("cache"))
-        .env("HOME", c.dir())
-        .env("PATH", path_env)
-        .current_dir(c.dir())
-        .stdin(Stdio::null())
-        .output()
-        .expect("bash runs");
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
-}
-
-/// stdout of a kubectl run that must succeed.
-#[track_caller]
-fn get(c: &TestCluster, args: &[&str]) -> String {
-    c.kubectl(args).ok().stdout
-}
-
-/// Re-run `kubectl args` until its stdout, passed through `shape`, equals `want`. Fails with
-/// the last output once PATIENCE is over.
-#[track_caller]
-fn eventually_shaped(c: &TestCluster, args: &[&str], shape: impl Fn(&str) -> String, want: &str) {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let r = c.kubectl(args);
-        let got = shape(&r.stdout);
-        if r.code == 0 && got == want {
-            return;
-        }
-        if Instant::now() >= deadline {
-            assert_eq!(
-                got,
-                want,
-                "`kubectl {}` never printed the expected output (exit {}, stderr: {})",
-                args.join(" "),
-                r.code,
-                r.stderr
-            );
-            panic!(
-                "`kubectl {}` exited {}: {}",
-                args.join(" "),
-                r.code,
-                r.stderr
-            );
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
-#[track_caller]
-fn eventually(c: &TestCluster, args: &[&str], want: &str) {
-    eventually_shaped(c, args, |s| s.to_string(), want)
-}
-
-/// The lines of `s`, sorted and joined with `\n` (no trailing newline).
-fn sorted_lines(s: &str) -> String {
-    let mut v: Vec<&str> = s.lines().filter(|l| !l.is_empty()).collect();
-    v.sort_unstable();
-    v.join("\n")
-}
-
-/// The cells of a table row.
-fn cells(row: &str) -> Vec<String> {
-    row.split_whitespace().map(str::to_string).collect()
+    lab_walk::install(c, "gpuops", from, to)
 }
 
 const DS_COUNTS: &str = "jsonpath={.status.desiredNumberScheduled} {.status.currentNumberScheduled} {.status.numberReady}";
