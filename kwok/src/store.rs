@@ -14,8 +14,9 @@ use tokio::sync::broadcast;
 
 use crate::registry::ResourceDef;
 
-/// How many writes a watch may lag behind and still resume (etcd keeps a similar window).
-const HISTORY: usize = 100_000;
+/// How many writes a watch may lag behind and still resume. Each entry keeps an object version
+/// alive, so the window is bounded like the apiserver's watch cache rather than etcd's history.
+const HISTORY: usize = 10_000;
 
 /// One stored object: its JSON value plus a lazily cached encoding.
 #[derive(Debug)]
@@ -80,6 +81,9 @@ pub struct Event {
     pub kind: EventKind,
     pub res: &'static ResourceDef,
     pub object: Stored,
+    /// The object before this change (None for ADDED): filtered watches decide from it whether
+    /// the watcher saw the object before, as the apiserver's watch cache does.
+    pub prev: Option<Stored>,
     pub rv: u64,
 }
 
@@ -162,7 +166,9 @@ impl Store {
     /// A store whose watch history keeps `cap` writes (older resume points get 410 Gone).
     pub fn with_history(cap: usize) -> Self {
         let cap = cap.max(1);
-        let (events, _) = broadcast::channel(HISTORY);
+        // The live channel holds as many events as the history: a subscriber further behind
+        // than that resyncs (controllers) or is closed and relists (watches), as with a real server.
+        let (events, _) = broadcast::channel(cap.max(1024));
         Self {
             history_cap: cap,
             inner: RwLock::new(Inner {
@@ -223,18 +229,21 @@ impl Store {
             .map_or(0, |(_, t)| t.len())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn commit(
         &self,
         inner: &mut Inner,
         kind: EventKind,
         res: &'static ResourceDef,
         object: Stored,
+        prev: Option<Stored>,
         rv: u64,
     ) {
         let event = Event {
             kind,
             res,
             object,
+            prev,
             rv,
         };
         if inner.history.len() >= self.history_cap {
@@ -267,7 +276,7 @@ impl Store {
         let obj = Object::new(value);
         table.insert(key, obj.clone());
         inner.rv = rv;
-        self.commit(&mut inner, EventKind::Added, res, obj.clone(), rv);
+        self.commit(&mut inner, EventKind::Added, res, obj.clone(), None, rv);
         Ok(obj)
     }
 
@@ -296,9 +305,9 @@ impl Store {
         }
         stamp(&mut value, rv);
         let obj = Object::new(value);
-        table.insert(key, obj.clone());
+        let prev = table.insert(key, obj.clone());
         inner.rv = rv;
-        self.commit(&mut inner, EventKind::Modified, res, obj.clone(), rv);
+        self.commit(&mut inner, EventKind::Modified, res, obj.clone(), prev, rv);
         Ok(obj)
     }
 
@@ -335,7 +344,14 @@ impl Store {
         stamp(&mut value, rv);
         let obj = Object::new(value);
         inner.rv = rv;
-        self.commit(&mut inner, EventKind::Deleted, res, obj.clone(), rv);
+        self.commit(
+            &mut inner,
+            EventKind::Deleted,
+            res,
+            obj.clone(),
+            Some(old),
+            rv,
+        );
         Ok(obj)
     }
 
@@ -416,23 +432,23 @@ impl Store {
                 .entry(table_key(res))
                 .or_insert_with(|| (res, Table::new()))
                 .1;
-            let obj = match (kind, value) {
+            let (obj, prev) = match (kind, value) {
                 (EventKind::Deleted, _) | (_, None) => {
                     let Some(old) = table.remove(&key) else {
                         continue;
                     };
                     let mut v = old.value.clone();
                     stamp(&mut v, rv);
-                    Object::new(v)
+                    (Object::new(v), Some(old))
                 }
                 (_, Some(mut v)) => {
                     stamp(&mut v, rv);
                     let obj = Object::new(v);
-                    table.insert(key, obj.clone());
-                    obj
+                    let prev = table.insert(key, obj.clone());
+                    (obj, prev)
                 }
             };
-            self.commit(&mut inner, kind, res, obj, rv);
+            self.commit(&mut inner, kind, res, obj, prev, rv);
         }
     }
 }

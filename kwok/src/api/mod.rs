@@ -162,21 +162,19 @@ impl Api {
     ) -> ApiResult<WatchStart> {
         let rv = opts.resource_version.as_deref().unwrap_or("");
         if rv.is_empty() || rv == "0" {
-            let (rx_start, receiver) = {
-                let list = self.list(
-                    res,
-                    ns,
-                    &ListOptions {
-                        label_selector: opts.label_selector.clone(),
-                        field_selector: opts.field_selector.clone(),
-                        ..Default::default()
-                    },
-                )?;
-                // Events after the list's revision come from the live receiver.
-                let (_, rx) = self.store.watch_from(list.resource_version);
-                (list, rx)
-            };
-            let initial = rx_start
+            let list = self.list(
+                res,
+                ns,
+                &ListOptions {
+                    label_selector: opts.label_selector.clone(),
+                    field_selector: opts.field_selector.clone(),
+                    ..Default::default()
+                },
+            )?;
+            // Writes between the list and the subscription come back as missed events, so none is
+            // lost.
+            let (missed, receiver) = self.store.watch_from(list.resource_version);
+            let mut initial: Vec<Event> = list
                 .items
                 .into_iter()
                 .map(|o| Event {
@@ -184,12 +182,16 @@ impl Api {
                     res,
                     rv: o.resource_version(),
                     object: o,
+                    prev: None,
                 })
                 .collect();
-            let mut start = WatchStart { initial, receiver };
-            // Drop events the list already covered.
-            start.initial.sort_by_key(|e| e.rv);
-            return Ok(start);
+            initial.extend(
+                missed
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|e| std::ptr::eq(e.res, res)),
+            );
+            return Ok(WatchStart { initial, receiver });
         }
         let since: u64 = rv
             .parse()

@@ -189,13 +189,14 @@ fn resource(
             require_verb(res, "delete")?;
             let opts = query.delete_options(body)?;
             let deleted = api.delete(res, ns, n, &opts)?;
-            // Like the apiserver: 202 while finalizers or a grace period hold the object, 200 once gone.
-            let code = if deleted.gone {
-                StatusCode::OK
-            } else {
-                StatusCode::ACCEPTED
-            };
-            Ok(respond::object(code, res, &deleted.object, format))
+            // The apiserver answers 200 whether the object is gone or only marked for deletion
+            // (202 needs orphanDependents=false, which kubectl never sends: handlers/delete.go).
+            Ok(respond::object(
+                StatusCode::OK,
+                res,
+                &deleted.object,
+                format,
+            ))
         }
         ("DELETE", None) => {
             require_verb(res, "deletecollection")?;

@@ -1,10 +1,10 @@
 //! Streaming watch responses: newline-delimited `{"type": ..., "object": ...}` events.
 //!
 //! Selector semantics follow the watch cache: an object that starts matching is reported as
-//! ADDED, one that stops matching as DELETED, so a filtered watch stays consistent with a
-//! filtered list.
+//! ADDED, one that stops matching as DELETED (judged from the object before and after each
+//! change), so a filtered watch stays consistent with a filtered list.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -31,7 +31,6 @@ struct State {
     fields: Option<Pred>,
     pending: VecDeque<Event>,
     rx: tokio::sync::broadcast::Receiver<Event>,
-    seen: HashSet<(String, String)>,
     format: Format,
     first: bool,
     deadline: Option<tokio::time::Instant>,
@@ -44,8 +43,9 @@ impl State {
         self.labels.as_ref().is_none_or(|f| f(v)) && self.fields.as_ref().is_none_or(|f| f(v))
     }
 
-    /// Translate a store event into what this watcher sees, if anything.
-    fn translate(&mut self, ev: Event) -> Option<(EventKind, Event)> {
+    /// Translate a store event into what this watcher sees, if anything: the watch cache's rule,
+    /// deciding from the object before and after the change (`cacher/cache_watcher.go`).
+    fn translate(&self, ev: Event) -> Option<(EventKind, Event)> {
         if !std::ptr::eq(ev.res, self.res) {
             return None;
         }
@@ -54,28 +54,17 @@ impl State {
                 return None;
             }
         }
-        let key = (
-            ev.object.namespace().to_string(),
-            ev.object.name().to_string(),
-        );
         let now = self.matches(&ev.object.value);
-        let was = self.seen.contains(&key);
+        let was = ev.prev.as_ref().is_some_and(|p| self.matches(&p.value));
         let kind = match (ev.kind, was, now) {
-            (EventKind::Deleted, true, _) => {
-                self.seen.remove(&key);
-                EventKind::Deleted
-            }
-            (EventKind::Deleted, false, _) => return None,
-            (_, false, true) => {
-                self.seen.insert(key);
-                EventKind::Added
-            }
-            (_, true, true) => EventKind::Modified,
-            (_, true, false) => {
-                self.seen.remove(&key);
-                EventKind::Deleted
-            }
-            (_, false, false) => return None,
+            (EventKind::Added, _, true) => EventKind::Added,
+            (EventKind::Added, _, false) => return None,
+            (EventKind::Deleted, _, true) => EventKind::Deleted,
+            (EventKind::Deleted, _, false) => return None,
+            (EventKind::Modified, true, true) => EventKind::Modified,
+            (EventKind::Modified, false, true) => EventKind::Added,
+            (EventKind::Modified, true, false) => EventKind::Deleted,
+            (EventKind::Modified, false, false) => return None,
         };
         Some((kind, ev))
     }
@@ -133,42 +122,6 @@ pub fn start(
         Err(e) if e.code == 410 => return Ok(gone_stream(&e)),
         Err(e) => return Err(e),
     };
-    // A resumed watch assumes the client already holds the objects matching at that version.
-    let mut seen = HashSet::new();
-    let resumed = !matches!(
-        opts.resource_version.as_deref(),
-        None | Some("") | Some("0")
-    );
-    if resumed {
-        if let Ok(list) = api.list(
-            res,
-            ns,
-            &ListOptions {
-                label_selector: opts.label_selector.clone(),
-                field_selector: opts.field_selector.clone(),
-                ..Default::default()
-            },
-        ) {
-            let since: u64 = opts
-                .resource_version
-                .as_deref()
-                .and_then(|r| r.parse().ok())
-                .unwrap_or(0);
-            for o in list.items {
-                if o.resource_version() <= since {
-                    seen.insert((o.namespace().to_string(), o.name().to_string()));
-                }
-            }
-            for e in &begin.initial {
-                if e.kind != EventKind::Added {
-                    seen.insert((
-                        e.object.namespace().to_string(),
-                        e.object.name().to_string(),
-                    ));
-                }
-            }
-        }
-    }
     let state = State {
         res,
         ns: ns.map(String::from),
@@ -176,7 +129,6 @@ pub fn start(
         fields,
         pending: begin.initial.into(),
         rx: begin.receiver,
-        seen,
         format,
         first: true,
         deadline: opts
