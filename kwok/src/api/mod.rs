@@ -28,13 +28,6 @@ pub struct ObjectList {
     pub remaining: Option<usize>,
 }
 
-/// The outcome of a delete: the object as last seen, and whether it is gone (false when it only
-/// got a deletionTimestamp: graceful pod deletion, finalizers).
-pub struct Deleted {
-    pub object: Stored,
-    pub gone: bool,
-}
-
 /// What a watch starts with.
 pub struct WatchStart {
     pub initial: Vec<Event>,
@@ -467,14 +460,15 @@ impl Api {
         Err(ApiError::stale(res, name))
     }
 
-    /// DELETE one object.
+    /// DELETE one object. Returns the object as last seen: gone, or marked for deletion (graceful
+    /// pod deletion, finalizers) — the HTTP answer is the same either way.
     pub fn delete(
         &self,
         res: &'static ResourceDef,
         ns: &str,
         name: &str,
         opts: &DeleteOptions,
-    ) -> ApiResult<Deleted> {
+    ) -> ApiResult<Stored> {
         let old = self.get(res, ns, name)?;
         if let Some(uid) = &opts.precondition_uid {
             if uid != meta::uid(&old.value) {
@@ -531,10 +525,7 @@ impl Api {
             if grace > 0 {
                 if current.is_some_and(|c| c <= grace) {
                     // Already terminating with a shorter grace period: nothing changes.
-                    return Ok(Deleted {
-                        object: old,
-                        gone: false,
-                    });
+                    return Ok(old);
                 }
                 let at = chrono::Utc::now() + chrono::Duration::seconds(grace);
                 let m = meta::meta_mut(&mut obj);
@@ -569,19 +560,13 @@ impl Api {
             return self.finish_soft_delete(res, &old, obj, opts);
         }
         if opts.dry_run {
-            return Ok(Deleted {
-                object: old,
-                gone: true,
-            });
+            return Ok(old);
         }
         let gone = self
             .store
             .delete(res, ns, name, Some(old.resource_version()))
             .map_err(|e| store_err(e, res, name))?;
-        Ok(Deleted {
-            object: gone,
-            gone: true,
-        })
+        Ok(gone)
     }
 
     fn finish_soft_delete(
@@ -590,27 +575,18 @@ impl Api {
         old: &Stored,
         obj: Value,
         opts: &DeleteOptions,
-    ) -> ApiResult<Deleted> {
+    ) -> ApiResult<Stored> {
         if obj == old.value {
-            return Ok(Deleted {
-                object: old.clone(),
-                gone: false,
-            });
+            return Ok(old.clone());
         }
         if opts.dry_run {
-            return Ok(Deleted {
-                object: crate::store::Object::new(obj),
-                gone: false,
-            });
+            return Ok(crate::store::Object::new(obj));
         }
         let o = self
             .store
             .update(res, obj, Some(old.resource_version()))
             .map_err(|e| store_err(e, res, old.name()))?;
-        Ok(Deleted {
-            object: o,
-            gone: false,
-        })
+        Ok(o)
     }
 
     /// Does any object name this one as its owner? (Decides whether orphan/foreground finalizers
@@ -642,7 +618,7 @@ impl Api {
         let mut out = Vec::new();
         for o in items {
             match self.delete(res, o.namespace(), o.name(), opts) {
-                Ok(d) => out.push(d.object),
+                Ok(d) => out.push(d),
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
             }

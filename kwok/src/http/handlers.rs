@@ -191,12 +191,7 @@ fn resource(
             let deleted = api.delete(res, ns, n, &opts)?;
             // The apiserver answers 200 whether the object is gone or only marked for deletion
             // (202 needs orphanDependents=false, which kubectl never sends: handlers/delete.go).
-            Ok(respond::object(
-                StatusCode::OK,
-                res,
-                &deleted.object,
-                format,
-            ))
+            Ok(respond::object(StatusCode::OK, res, &deleted, format))
         }
         ("DELETE", None) => {
             require_verb(res, "deletecollection")?;
