@@ -111,5 +111,12 @@ pub struct RunOutcome {
 /// Runs `spec` to completion (blocking) in the best isolation available. Never panics; every
 /// failure is described in the outcome.
 pub fn run(spec: &RunSpec) -> RunOutcome {
-    launch::run_with(spec, detect::detected())
+    let outcome = launch::run_with(spec, detect::detected());
+    tracing::debug!(
+        program = %spec.program.display(),
+        args = ?spec.args,
+        took = ?outcome.duration,
+        "script run"
+    );
+    outcome
 }

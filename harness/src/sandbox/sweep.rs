@@ -45,13 +45,19 @@ fn pids() -> Vec<i32> {
         .unwrap_or_default()
 }
 
-/// Field 6 of `/proc/<pid>/stat`. The command name (field 2) may hold spaces and parentheses, so
-/// fields are counted from the last `)`.
+/// Field 6 of `/proc/<pid>/stat`, for a process that is still alive. The command name (field 2)
+/// may hold spaces and parentheses, so fields are counted from the last `)`. Zombies are skipped:
+/// they cannot be killed, and the run's own leader stays one (unreaped, so its ids cannot be
+/// reused) while the sweep runs.
 fn session_of(pid: i32) -> Option<i32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after.split_whitespace();
     // state ppid pgrp session
-    after.split_whitespace().nth(3)?.parse().ok()
+    if matches!(fields.next()?, "Z" | "X") {
+        return None;
+    }
+    fields.nth(2)?.parse().ok()
 }
 
 fn environ_has(pid: i32, needle: &[u8]) -> bool {
@@ -62,4 +68,34 @@ fn environ_has(pid: i32, needle: &[u8]) -> bool {
     environ
         .split(|&b| b == 0)
         .any(|entry| needle.strip_suffix(b"\0") == Some(entry))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The run's leader is left unreaped while the sweep runs; counting it as a leftover made
+    /// every sweep spin through all its rounds.
+    #[test]
+    fn zombies_are_not_leftovers() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        let pid = child.id() as i32;
+        assert!(session_of(pid).is_some(), "a live process has a session");
+        kill(Pid::from_raw(pid), Signal::SIGKILL).expect("kill");
+        // Wait for the exit without reaping, as the supervisor does.
+        nix::sys::wait::waitid(
+            nix::sys::wait::Id::Pid(Pid::from_raw(pid)),
+            nix::sys::wait::WaitPidFlag::WEXITED | nix::sys::wait::WaitPidFlag::WNOWAIT,
+        )
+        .expect("waitid");
+        assert_eq!(
+            session_of(pid),
+            None,
+            "an exited, unreaped process is skipped"
+        );
+        let _ = child.wait();
+    }
 }

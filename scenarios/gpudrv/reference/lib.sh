@@ -3,7 +3,7 @@
 # Sourcing this file also turns on strict mode, so a reference step stops at its first failure.
 set -euo pipefail
 
-# wait_until SECONDS COMMAND...: run COMMAND once a second until it succeeds; fail after SECONDS.
+# wait_until SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds; fail after SECONDS.
 wait_until() {
   local deadline=$(( $(date +%s) + $1 ))
   shift
@@ -12,7 +12,7 @@ wait_until() {
       echo "timed out waiting for: $*" >&2
       return 1
     fi
-    sleep 1
+    sleep 0.2
   done
 }
 
