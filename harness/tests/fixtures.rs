@@ -74,8 +74,11 @@ fn cases() -> Vec<Case> {
 /// Step number → (score, max score), from Gradescope JSON `tests[].number = "<step>.<k>"`.
 type StepScores = HashMap<u64, (f64, f64)>;
 
-fn grade(case: &Case) -> Result<StepScores, String> {
+/// `reference_cache` is this test run's own cache of reference runs: the first grade of each lab
+/// runs the reference, the others reuse it, as a grader's would.
+fn grade(case: &Case, reference_cache: &Path) -> Result<StepScores, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_proctor"))
+        .env("PROCTOR_CACHE", reference_cache)
         .args([
             "grade",
             &case.lab,
@@ -122,12 +125,21 @@ type Graded = Arc<OnceLock<Result<StepScores, String>>>;
 
 fn main() {
     let args = Arguments::from_args();
+    let reference_cache = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(error) => {
+            eprintln!("cannot create a temporary cache dir: {error}");
+            std::process::exit(2);
+        }
+    };
+    let cache_path = Arc::new(reference_cache.path().to_path_buf());
     let cache: Arc<Mutex<HashMap<String, Graded>>> = Arc::default();
     let mut trials = Vec::new();
     for case in cases().into_iter().map(Arc::new) {
         for step in 1..=8u64 {
             let case = case.clone();
             let cache = cache.clone();
+            let cache_path = cache_path.clone();
             let name = format!("{}::{}::step{step}", case.lab, case.name);
             trials.push(Trial::test(name, move || {
                 let key = format!("{}/{}", case.lab, case.name);
@@ -137,7 +149,7 @@ fn main() {
                     .entry(key)
                     .or_default()
                     .clone();
-                let graded = slot.get_or_init(|| grade(&case));
+                let graded = slot.get_or_init(|| grade(&case, &cache_path));
                 let steps = graded.as_ref().map_err(|e| Failed::from(e.as_str()))?;
                 let (score, max) = steps.get(&step).copied().unwrap_or((0.0, 0.0));
                 let lost = score < max;
@@ -156,5 +168,7 @@ fn main() {
             }));
         }
     }
-    libtest_mimic::run(&args, trials).exit();
+    let conclusion = libtest_mimic::run(&args, trials);
+    drop(reference_cache);
+    conclusion.exit();
 }

@@ -5,6 +5,7 @@
 //! `kubectl` talks to it through a generated kubeconfig.
 
 pub mod api;
+pub mod clock_shift;
 pub mod cluster;
 pub mod controllers;
 pub mod decode;
@@ -15,6 +16,7 @@ pub mod patch;
 pub mod printers;
 pub mod protobuf;
 pub mod registry;
+pub mod saved_snapshot;
 pub mod scheduler;
 pub mod selectors;
 pub mod store;

@@ -119,6 +119,42 @@ pub struct Snapshot {
     tables: Tables,
 }
 
+impl Snapshot {
+    /// Every object, by resource, in no particular order.
+    pub fn objects(&self) -> impl Iterator<Item = (&'static ResourceDef, &Value)> + '_ {
+        self.tables
+            .by_resource
+            .values()
+            .flat_map(|(res, table)| table.values().map(move |obj| (*res, &obj.value)))
+    }
+
+    /// A snapshot holding exactly `objects` (keyed by their namespace and name, as stored).
+    pub fn from_objects(
+        objects: impl IntoIterator<Item = (&'static ResourceDef, Value)>,
+    ) -> Snapshot {
+        let mut tables = Tables::default();
+        for (res, value) in objects {
+            let key = key_of(&value);
+            tables
+                .by_resource
+                .entry(table_key(res))
+                .or_insert_with(|| (res, Table::new()))
+                .1
+                .insert(key, Object::new(value));
+        }
+        Snapshot { tables }
+    }
+
+    /// How many objects the snapshot holds.
+    pub fn len(&self) -> usize {
+        self.tables.by_resource.values().map(|(_, t)| t.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Why a write was refused by the store itself.
 #[derive(Debug, PartialEq, Eq)]
 pub enum StoreError {

@@ -120,6 +120,11 @@ pub struct GradeArgs {
     /// Grade on this cluster instead of a private embedded one (its state is restored after).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
+    /// Run the reference solution even when a cached run of it exists (cached runs are keyed by
+    /// the scenario's files, kubectl, jq and this build; location: $PROCTOR_CACHE, else
+    /// ~/.cache/proctor).
+    #[arg(long)]
+    pub no_cache: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -164,6 +169,11 @@ pub struct DemoArgs {
     /// submissions, e.g. tests/fixtures/submissions.
     #[arg(long, value_name = "DIR")]
     pub cases: Option<PathBuf>,
+    /// Run the reference solution even when a cached run of it exists (cached runs are keyed by
+    /// the scenario's files, kubectl, jq and this build; location: $PROCTOR_CACHE, else
+    /// ~/.cache/proctor).
+    #[arg(long)]
+    pub no_cache: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -4,7 +4,8 @@
 use super::common::{emit, private_cluster, Globals, Verdict};
 use crate::cli::DemoArgs;
 use crate::report::{model::points, style::Stream, Style};
-use crate::runner::{grade, run_reference};
+use crate::runner::grade;
+use crate::runner::shadow::grading_reference;
 use crate::scenario::lab::submissions_in;
 use crate::scenario::lookup::list_labs;
 
@@ -42,7 +43,8 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
         }
         let target = private_cluster(&lab).await?;
         let work = async {
-            let reference = run_reference(&lab, &target, progress.as_mut()).await?;
+            let reference =
+                grading_reference(&lab, &target, !args.no_cache, progress.as_mut()).await?;
             for case in &cases {
                 progress.phase(&format!("{}: grading submission {}", lab.name(), case.name));
                 let report = grade(&lab, &target, &reference, &case.dir, progress.as_mut()).await?;

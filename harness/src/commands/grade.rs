@@ -6,7 +6,8 @@ use super::common::{emit, private_cluster, Globals, Verdict};
 use super::guard::guarded;
 use crate::cli::GradeArgs;
 use crate::cluster::Target;
-use crate::runner::{grade, prepare_cluster, run_reference};
+use crate::runner::shadow::grading_reference;
+use crate::runner::{grade, prepare_cluster};
 
 pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict> {
     let lab = globals.lab(&args.lab)?;
@@ -26,7 +27,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
         if external {
             prepare_cluster(&lab, &target).await?;
         }
-        let reference = run_reference(&lab, &target, progress.as_mut()).await?;
+        let reference = grading_reference(&lab, &target, !args.no_cache, progress.as_mut()).await?;
         grade(
             &lab,
             &target,

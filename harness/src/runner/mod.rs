@@ -6,6 +6,7 @@ pub mod exec;
 pub mod grade;
 pub mod hints;
 pub mod reference;
+pub mod reference_cache;
 pub mod self_check;
 pub mod selftest;
 pub mod shadow;

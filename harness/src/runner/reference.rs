@@ -24,6 +24,8 @@ pub struct ReferenceRun {
     pub states: Vec<ReferenceState>,
     /// The sandbox isolation the reference shells ran with.
     pub isolation: &'static str,
+    /// When the last state was taken (a cached run's clock is moved forward from it).
+    pub finished_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// Just the reference lab dirs R_0..R_N (what check mode needs), possibly from a cache.
@@ -44,6 +46,20 @@ impl ReferenceDirs {
 }
 
 impl ReferenceRun {
+    /// A run read back from elsewhere (the cache); its dirs live under `root`.
+    pub fn from_parts(
+        root: tempfile::TempDir,
+        states: Vec<ReferenceState>,
+        isolation: &'static str,
+    ) -> ReferenceRun {
+        ReferenceRun {
+            _root: root,
+            states,
+            isolation,
+            finished_at: chrono::Utc::now(),
+        }
+    }
+
     /// The dirs of this run, borrowing nothing (selftest uses the run itself as the shadow).
     pub fn dirs(&self) -> ReferenceDirs {
         ReferenceDirs {
@@ -183,6 +199,7 @@ pub async fn run_reference(
         _root: root,
         states,
         isolation,
+        finished_at: chrono::Utc::now(),
     })
 }
 
