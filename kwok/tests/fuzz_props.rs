@@ -10,8 +10,8 @@
 //!
 //! `PROPTEST_CASES=<n>` overrides every property's case count (the soak tests' too). The ignored
 //! `soak_*` tests run each property at 20 times its default:
-//! `cargo test -p kwok --test fuzz_props -- --ignored soak_`. Known failures found by these
-//! properties are kept, ignored, at the end of this file.
+//! `cargo test -p kwok --test fuzz_props -- --ignored soak_`. Failures found by these
+//! properties are kept as regression cases at the end of this file.
 
 #[path = "fuzz_props/json_text.rs"]
 mod json_text;
@@ -1012,19 +1012,15 @@ fn soak_patches() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Known failures found by the properties above, kept as reproducible cases.
-
-//
-// Each asserts what kube-apiserver does; they fail until the module they name is fixed, and
-// `just soak` (which runs ignored tests) reports them meanwhile.
+// Failures found by the properties above, kept as regression cases (each asserts what
+// kube-apiserver does).
 
 /// kube-apiserver parses every `resource.Quantity` while decoding protobuf (`Quantity.Unmarshal`
 /// in apimachinery `pkg/api/resource/quantity_proto.go` calls `ParseQuantity`), so an empty or
 /// malformed quantity fails the protobuf decode itself with `ErrFormatWrong`. Found by
-/// `protobuf_envelopes`: `protobuf::decode` returns the text unchecked (`special::quantity`).
+/// `protobuf_envelopes` when `protobuf::decode` returned the text unchecked (`special::quantity`).
 #[test]
-#[ignore = "known failure: protobuf::decode accepts a Quantity whose text ParseQuantity rejects"]
-fn known_protobuf_accepts_unparsable_quantity() {
+fn protobuf_rejects_unparsable_quantity() {
     use proto_text::F;
     // Pod{spec: PodSpec{containers: [Container{name: "c", resources: {limits: {"cpu": Quantity{""}}}}]}}
     let limit = F::Msg(
@@ -1056,12 +1052,11 @@ fn known_protobuf_accepts_unparsable_quantity() {
 
 /// `metav1.Time` and `metav1.MicroTime` take any RFC 3339 time Go's `time.Parse` reads, up to
 /// 9999-12-31T23:59:59Z. Found by `protobuf_envelopes` (a protobuf Lease with a renewTime late in
-/// year 9999): the JSON decoder rejects every time after 9999-12-30T22:00:00Z with a message of
-/// the Rust time library (the k8s-openapi `Time` it checks against wraps `jiff::Timestamp`, whose
-/// range ends there).
+/// year 9999), when the JSON decoder rejected every time after 9999-12-30T22:00:00Z with a message
+/// of the Rust time library (the k8s-openapi `Time` it checks against wraps `jiff::Timestamp`,
+/// whose range ends there).
 #[test]
-#[ignore = "known failure: decode rejects valid times after 9999-12-30T22:00:00Z"]
-fn known_decode_rejects_times_late_in_year_9999() {
+fn decode_accepts_times_late_in_year_9999() {
     let pod = br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","creationTimestamp":"9999-12-31T23:59:59Z"}}"#;
     let (obj, _) = decode::decode_body(&kwok::registry::PODS, pod, FieldValidation::Strict)
         .expect("a year-9999 creationTimestamp decodes");

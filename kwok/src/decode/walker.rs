@@ -208,6 +208,7 @@ const BYTE_STRING: &str = "a base64-encoded string";
 const INT_OR_STRING: &str = "IntOrString";
 /// A stand-in value for required time fields k8s-openapi cannot default (Go leaves them zero).
 const EPOCH: &str = "1970-01-01T00:00:00Z";
+const EPOCH_MICRO: &str = "1970-01-01T00:00:00.000000Z";
 
 /// Required fields without a default in k8s-openapi, which Go accepts missing.
 fn required_without_default(owner: &str) -> &'static [&'static str] {
@@ -380,17 +381,18 @@ impl<'a> Node<'a> {
             Val::Str(s) => {
                 let normalized =
                     gotime::parse_and_normalize(s, micro).map_err(|m| self.walk.fail(m))?;
-                self.walk
-                    .emit(Shape::Scalar, Value::String(normalized.clone()));
-                visitor.visit_newtype_struct(StringDeserializer::<WalkError>::new(normalized))
+                self.walk.emit(Shape::Scalar, Value::String(normalized));
+                // Only the emitted JSON is kept; the typed value is thrown away. Its time type
+                // stops at 9999-12-30T22:00Z, Go's at the end of year 9999, so it gets a stand-in.
+                visitor.visit_newtype_struct(StrDeserializer::<WalkError>::new(if micro {
+                    EPOCH_MICRO
+                } else {
+                    EPOCH
+                }))
             }
             Val::Null => {
                 self.walk.emit(Shape::Scalar, Value::Null);
-                let stand_in = if micro {
-                    "1970-01-01T00:00:00.000000Z"
-                } else {
-                    EPOCH
-                };
+                let stand_in = if micro { EPOCH_MICRO } else { EPOCH };
                 visitor.visit_newtype_struct(StrDeserializer::<WalkError>::new(stand_in))
             }
             other => Err(self.type_error(other.go_kind(), "string")),

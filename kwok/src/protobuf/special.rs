@@ -9,7 +9,8 @@ use super::error::DecodeError;
 use super::wire::{Payload, Reader};
 
 /// `resource.Quantity` (`apimachinery/pkg/api/resource/generated.proto`: `string string = 1`).
-/// The client marshals its canonical text both to JSON and to protobuf, so the text is the JSON.
+/// `Quantity.Unmarshal` (`quantity_proto.go`) runs `ParseQuantity` on the text, so a malformed
+/// one fails the decode with the parser's error, and the server writes the canonical form back.
 /// An empty message is the zero quantity, which encoding/json writes as "0".
 pub(crate) fn quantity(bytes: &[u8]) -> Result<Value, DecodeError> {
     let mut text = None;
@@ -19,7 +20,12 @@ pub(crate) fn quantity(bytes: &[u8]) -> Result<Value, DecodeError> {
             text = Some(string(payload, "string")?);
         }
     }
-    Ok(Value::String(text.unwrap_or_else(|| "0".to_string())))
+    match text {
+        None => Ok(Value::String("0".to_string())),
+        Some(text) => crate::decode::quantity::canonicalize(&text)
+            .map(Value::String)
+            .map_err(DecodeError::new),
+    }
 }
 
 /// `intstr.IntOrString` (`apimachinery/pkg/util/intstr/generated.proto`: `int64 type = 1`,
