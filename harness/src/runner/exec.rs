@@ -100,7 +100,11 @@ pub fn succeeded(outcome: &RunOutcome) -> bool {
     matches!(outcome.exit, ExitStatus::Code(0))
 }
 
-/// Stdout and stderr of a shell, trimmed, for log and error messages.
+/// How much of a shell's output an error message quotes: its end, where the failure usually is.
+const TRANSCRIPT_LINES: usize = 20;
+const TRANSCRIPT_LINE_CHARS: usize = 200;
+
+/// Stdout and stderr of a shell, trimmed to their last lines, for log and error messages.
 pub fn transcript(outcome: &RunOutcome) -> String {
     let mut text = String::from_utf8_lossy(&outcome.stdout)
         .trim_end()
@@ -112,5 +116,47 @@ pub fn transcript(outcome: &RunOutcome) -> String {
         }
         text.push_str(stderr.trim_end());
     }
-    text
+    tail(&text)
+}
+
+/// The last [`TRANSCRIPT_LINES`] lines of `text`, each cut at [`TRANSCRIPT_LINE_CHARS`].
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let skipped = lines.len().saturating_sub(TRANSCRIPT_LINES);
+    let mut out = String::new();
+    if skipped > 0 {
+        out.push_str(&format!("[… {skipped} earlier lines]\n"));
+    }
+    for (i, line) in lines[skipped..].iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match line.char_indices().nth(TRANSCRIPT_LINE_CHARS) {
+            Some((cut, _)) => {
+                out.push_str(&line[..cut]);
+                out.push_str(" […]");
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail;
+
+    #[test]
+    fn transcripts_keep_the_end_and_cut_long_lines() {
+        let many: String = (1..=30).map(|n| format!("line {n}\n")).collect();
+        let kept = tail(&many);
+        assert!(
+            kept.starts_with("[… 10 earlier lines]\nline 11\n"),
+            "{kept}"
+        );
+        assert!(kept.ends_with("line 30"), "{kept}");
+        let long = "x".repeat(5000);
+        assert_eq!(tail(&long), format!("{} […]", "x".repeat(200)));
+        assert_eq!(tail("short"), "short");
+    }
 }

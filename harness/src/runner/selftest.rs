@@ -22,17 +22,33 @@ pub struct SelftestLine {
     pub detail: String,
 }
 
+/// Lines of a failing check's explanation and diff shown by selftest; the rest are
+/// counted, so a runaway diff cannot bury the summary.
+const DETAIL_LINES: usize = 24;
+
 fn failing_checks(report: &Report) -> String {
     report
         .checks()
         .filter(|check| !check.passed)
         .map(|check| {
-            format!(
+            let mut lines = check.message.lines();
+            let mut text = format!(
                 "{} {}: {}",
                 check.number(),
                 check.title,
-                check.message.lines().next().unwrap_or("")
-            )
+                lines.next().unwrap_or("")
+            );
+            let rest: Vec<&str> = lines
+                .chain(check.diff.iter().flat_map(|d| d.lines()))
+                .collect();
+            for line in rest.iter().take(DETAIL_LINES) {
+                text.push_str("\n  ");
+                text.push_str(line);
+            }
+            if rest.len() > DETAIL_LINES {
+                text.push_str(&format!("\n  … {} more lines", rest.len() - DETAIL_LINES));
+            }
+            text
         })
         .collect::<Vec<_>>()
         .join("\n")
