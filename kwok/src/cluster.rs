@@ -41,7 +41,7 @@ impl Default for ClusterConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             token: None,
             controllers: true,
-            watch_history: 10_000,
+            watch_history: crate::store::HISTORY,
         }
     }
 }

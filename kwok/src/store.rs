@@ -15,8 +15,10 @@ use tokio::sync::broadcast;
 use crate::registry::ResourceDef;
 
 /// How many writes a watch may lag behind and still resume. Each entry keeps an object version
-/// alive, so the window is bounded like the apiserver's watch cache rather than etcd's history.
-const HISTORY: usize = 10_000;
+/// and its predecessor alive (about 16 KiB a write under the load test), so the window is bounded
+/// like the apiserver's watch cache rather than etcd's history: a client further behind gets 410
+/// Gone and relists, as client-go's reflector does.
+pub const HISTORY: usize = 2_000;
 
 /// One stored object: its JSON value plus a lazily cached encoding.
 #[derive(Debug)]

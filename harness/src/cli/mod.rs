@@ -18,7 +18,8 @@ Examples:
   proctor selftest gpudrv                       prove the scenario tells done from not done
 
 Exit status: 0 all checks passed, 1 a check failed, 2 proctor itself could not run
-(bad scenario, cluster would not start).
+(bad scenario, cluster would not start), 130 interrupted (Ctrl-C / SIGTERM; an external
+cluster is restored first).
 
 Scenarios are looked up in: LAB as a path; --scenarios/$PROCTOR_SCENARIOS; scenarios/ in the
 current directory or an ancestor; scenarios/ next to the binary or an ancestor of it.";

@@ -3,7 +3,7 @@
 //! vanished or changed. Objects owned by a controller (ownerReferences) are left to their
 //! controllers: deleting their owner cascades, and a restored owner recreates them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -11,20 +11,34 @@ use serde_json::Value;
 
 use super::kubectl::Kubectl;
 
-/// Cluster-scoped kinds, in the order they are recreated (namespaces before what lives in them).
-const CLUSTER_RESOURCES: &[&str] = &["namespaces", "nodes"];
+/// A kind the labs touch: its resource name as `kubectl` takes it, and its kind.
+struct Kind {
+    resource: &'static str,
+    kind: &'static str,
+}
 
-/// Namespaced kinds the labs create, in recreate order (owners before what they own).
-const NAMESPACED_RESOURCES: &[&str] = &[
-    "configmaps",
-    "services",
-    "poddisruptionbudgets.policy",
-    "daemonsets.apps",
-    "deployments.apps",
-    "statefulsets.apps",
-    "replicasets.apps",
-    "jobs.batch",
-    "pods",
+impl Kind {
+    const fn new(resource: &'static str, kind: &'static str) -> Kind {
+        Kind { resource, kind }
+    }
+}
+
+/// The kinds snapshotted, in recreate order: namespaces before what lives in them, what pods
+/// refer to (config, secrets, service accounts) before pods, owners before what they own.
+const KINDS: &[Kind] = &[
+    Kind::new("namespaces", "Namespace"),
+    Kind::new("nodes", "Node"),
+    Kind::new("configmaps", "ConfigMap"),
+    Kind::new("secrets", "Secret"),
+    Kind::new("serviceaccounts", "ServiceAccount"),
+    Kind::new("services", "Service"),
+    Kind::new("poddisruptionbudgets.policy", "PodDisruptionBudget"),
+    Kind::new("daemonsets.apps", "DaemonSet"),
+    Kind::new("deployments.apps", "Deployment"),
+    Kind::new("statefulsets.apps", "StatefulSet"),
+    Kind::new("replicasets.apps", "ReplicaSet"),
+    Kind::new("jobs.batch", "Job"),
+    Kind::new("pods", "Pod"),
 ];
 
 /// Namespaces the control plane owns; their content is never touched.
@@ -52,46 +66,113 @@ fn owned(object: &Value) -> bool {
         .is_some_and(|owners| !owners.is_empty())
 }
 
-/// Objects created by the control plane itself in every namespace.
+/// Being deleted (a namespace emptying itself, an object held by a finalizer): on its way out,
+/// so not the object a snapshot holds any more.
+fn terminating(object: &Value) -> bool {
+    object
+        .pointer("/metadata/deletionTimestamp")
+        .is_some_and(|stamp| !stamp.is_null())
+}
+
+/// Objects created by the control plane itself in every namespace: the root CA ConfigMap
+/// (pkg/controller/certificates/rootcacertpublisher), the `default` ServiceAccount
+/// (pkg/controller/serviceaccount/serviceaccounts_controller.go), the tokens the token controller
+/// fills in for a ServiceAccount (pkg/controller/serviceaccount/tokens_controller.go), the
+/// `kubernetes` Service and the built-in namespaces.
 fn automatic(resource: &str, object: &Value) -> bool {
     let name = text(object, "/metadata/name");
     let namespace = text(object, "/metadata/namespace");
     (resource == "configmaps" && name == "kube-root-ca.crt")
+        || (resource == "serviceaccounts" && name == "default")
+        || (resource == "secrets"
+            && text(object, "/type") == "kubernetes.io/service-account-token"
+            && object
+                .pointer("/metadata/annotations/kubernetes.io~1service-account.uid")
+                .is_some())
         || (resource == "services" && name == "kubernetes" && namespace == "default")
         || (resource == "namespaces" && (SYSTEM_NAMESPACES.contains(&name) || name == "default"))
 }
 
-pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
-    let mut set = ObjectSet::default();
-    for resource in CLUSTER_RESOURCES.iter().chain(NAMESPACED_RESOURCES) {
-        let namespaced = NAMESPACED_RESOURCES.contains(resource);
-        let mut args = vec!["get", resource];
-        if namespaced {
-            args.push("--all-namespaces");
-        }
-        let list = match kubectl.json(&args).await {
-            Ok(list) => list,
-            // A cluster without the kind has nothing of it to restore.
-            Err(error) if error.to_string().contains("doesn't have a resource type") => continue,
-            Err(error) => return Err(error).with_context(|| format!("listing {resource}")),
-        };
-        for item in list
-            .get("items")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+/// The kinds of [`KINDS`] the cluster serves (`kubectl api-resources`); all of them when that
+/// cannot be told. A cluster with a broken aggregated API prints what it could and exits 1.
+async fn served(kubectl: &Kubectl) -> Vec<&'static Kind> {
+    let names: Vec<String> = match kubectl.run(&["api-resources", "-o", "name"], None).await {
+        Ok(output) => output
+            .stdout
+            .lines()
+            .map(|line| line.trim().to_string())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    if names.is_empty() {
+        return KINDS.iter().collect();
+    }
+    KINDS
+        .iter()
+        .filter(|kind| names.iter().any(|name| name == kind.resource))
+        .collect()
+}
+
+/// Lists the objects of `kinds`: with one `kubectl get` when it can, kind by kind when a kind
+/// turns out not to be served.
+async fn list(kubectl: &Kubectl, kinds: &[&Kind]) -> anyhow::Result<Vec<Value>> {
+    let all = kinds
+        .iter()
+        .map(|kind| kind.resource)
+        .collect::<Vec<_>>()
+        .join(",");
+    let not_served =
+        |error: &anyhow::Error| error.to_string().contains("doesn't have a resource type");
+    match kubectl
+        .json(&["get", all.as_str(), "--all-namespaces"])
+        .await
+    {
+        Ok(list) => return Ok(items(list)),
+        Err(error) if kinds.len() > 1 && not_served(&error) => {}
+        Err(error) => return Err(error).context("listing the cluster's objects"),
+    }
+    let mut found = Vec::new();
+    for kind in kinds {
+        match kubectl
+            .json(&["get", kind.resource, "--all-namespaces"])
+            .await
         {
-            let namespace = text(item, "/metadata/namespace").to_string();
-            if SYSTEM_NAMESPACES.contains(&namespace.as_str()) || automatic(resource, item) {
-                continue;
-            }
-            let key = (
-                resource.to_string(),
-                namespace,
-                text(item, "/metadata/name").to_string(),
-            );
-            set.objects.insert(key, item.clone());
+            Ok(list) => found.extend(items(list)),
+            // A cluster without the kind has nothing of it to restore.
+            Err(error) if not_served(&error) => {}
+            Err(error) => return Err(error).with_context(|| format!("listing {}", kind.resource)),
         }
+    }
+    Ok(found)
+}
+
+fn items(list: Value) -> Vec<Value> {
+    match list {
+        Value::Object(mut fields) => match fields.remove("items") {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
+    let kinds = served(kubectl).await;
+    let mut set = ObjectSet::default();
+    for item in list(kubectl, &kinds).await? {
+        let Some(kind) = KINDS.iter().find(|kind| kind.kind == text(&item, "/kind")) else {
+            continue;
+        };
+        let namespace = text(&item, "/metadata/namespace").to_string();
+        if SYSTEM_NAMESPACES.contains(&namespace.as_str()) || automatic(kind.resource, &item) {
+            continue;
+        }
+        let key = (
+            kind.resource.to_string(),
+            namespace,
+            text(&item, "/metadata/name").to_string(),
+        );
+        set.objects.insert(key, item);
     }
     Ok(set)
 }
@@ -103,6 +184,7 @@ fn comparable(object: &Value) -> Value {
         "annotations": object.pointer("/metadata/annotations"),
         "spec": object.get("spec"),
         "data": object.get("data"),
+        "binaryData": object.get("binaryData"),
     })
 }
 
@@ -141,67 +223,153 @@ fn kubectl_name(key: &ObjectKey) -> Vec<String> {
     args
 }
 
+async fn delete(kubectl: &Kubectl, key: &ObjectKey) {
+    let mut args = vec!["delete".to_string()];
+    args.extend(kubectl_name(key));
+    args.extend(["--ignore-not-found".to_string(), "--wait=false".to_string()]);
+    if key.0 == "pods" {
+        args.extend(["--grace-period=0".to_string(), "--force".to_string()]);
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let Err(error) = kubectl.ok(&refs, None).await {
+        tracing::warn!("restore: {error:#}");
+    }
+}
+
+/// Pods bound to a node that is going away: nothing would ever run or remove them (their
+/// controllers recreate them on the nodes that stay).
+async fn delete_pods_on(kubectl: &Kubectl, node: &str) {
+    let selector = format!("spec.nodeName={node}");
+    if let Err(error) = kubectl
+        .ok(
+            &[
+                "delete",
+                "pods",
+                "--all-namespaces",
+                "--field-selector",
+                &selector,
+                "--grace-period=0",
+                "--force",
+                "--ignore-not-found",
+                "--wait=false",
+            ],
+            None,
+        )
+        .await
+    {
+        tracing::warn!("restore: {error:#}");
+    }
+}
+
+/// What a restore does, worked out from the target and the current state.
+#[derive(Debug, Default, PartialEq)]
+struct Plan {
+    /// Objects to delete, and whether pods bound to them go too (nodes that are not coming back).
+    delete: Vec<(ObjectKey, bool)>,
+    /// Objects to wait for until they are gone: the deleted ones, the ones already on their way
+    /// out, and the contents of namespaces that go.
+    wait: Vec<ObjectKey>,
+    /// Objects to put back, in recreate order: (key, how).
+    put_back: Vec<(ObjectKey, PutBack)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PutBack {
+    /// It is gone (or going): create it.
+    Create,
+    /// It is there with other labels, annotations, spec or data: replace it.
+    Replace,
+    /// A pod whose spec changed (immutable): delete it and create it again.
+    Recreate,
+}
+
+fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
+    // The object the target holds, still there and staying.
+    let stays = |key: &ObjectKey, now: &Value| {
+        !terminating(now)
+            && target
+                .objects
+                .get(key)
+                .is_some_and(|old| text(old, "/metadata/uid") == text(now, "/metadata/uid"))
+    };
+    // Namespaces that go (new ones, terminating ones, or a namespace deleted and made again):
+    // everything in them goes with them.
+    let leaving_namespaces: BTreeSet<&str> = current
+        .objects
+        .iter()
+        .filter(|(key, now)| key.0 == "namespaces" && !stays(key, now))
+        .map(|(key, _)| key.2.as_str())
+        .collect();
+    let in_leaving_namespace = |key: &ObjectKey| leaving_namespaces.contains(key.1.as_str());
+
+    let mut plan = Plan::default();
+    // 1. What appeared goes (top-level objects only; their dependents cascade).
+    for (key, now) in &current.objects {
+        // What lives in a namespace that goes is gone once the namespace is.
+        if stays(key, now) || owned(now) || in_leaving_namespace(key) {
+            continue;
+        }
+        if !terminating(now) {
+            let with_pods = key.0 == "nodes" && !target.objects.contains_key(key);
+            plan.delete.push((key.clone(), with_pods));
+        }
+        plan.wait.push(key.clone());
+    }
+    // 2. What vanished comes back, what changed is replaced: namespaces first, owners before
+    //    what they own (the key order of the set would put configmaps before namespaces).
+    for kind in KINDS {
+        for (key, old) in target
+            .objects
+            .iter()
+            .filter(|(key, _)| key.0 == kind.resource)
+        {
+            if owned(old) {
+                continue;
+            }
+            let now = current
+                .objects
+                .get(key)
+                .filter(|now| stays(key, now) && !in_leaving_namespace(key));
+            let how = match now {
+                Some(now) if comparable(now) == comparable(old) => continue,
+                Some(_) if key.0 == "pods" => PutBack::Recreate,
+                Some(_) => PutBack::Replace,
+                None => PutBack::Create,
+            };
+            plan.put_back.push((key.clone(), how));
+        }
+    }
+    plan
+}
+
+/// Brings the cluster back to `target`: deletes what appeared (and waits for what is on its
+/// way out), then recreates what is missing and replaces what changed.
 pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<()> {
     let current = snapshot(kubectl).await?;
-    // 1. Delete what appeared (top-level objects only; their dependents cascade).
-    let deleted_namespaces: Vec<&str> = current
-        .objects
-        .keys()
-        .filter(|key| key.0 == "namespaces" && !target.objects.contains_key(*key))
-        .map(|key| key.2.as_str())
-        .collect();
-    let mut waiting = Vec::new();
-    for (key, object) in &current.objects {
-        let same = target.objects.get(key).is_some_and(|old| {
-            text(old, "/metadata/uid") == text(object, "/metadata/uid") || owned(object)
-        });
-        if same || owned(object) || deleted_namespaces.contains(&key.1.as_str()) {
-            continue;
+    let plan = plan(target, &current);
+    for (key, with_pods) in &plan.delete {
+        delete(kubectl, key).await;
+        if *with_pods {
+            delete_pods_on(kubectl, &key.2).await;
         }
-        let mut args = vec!["delete".to_string()];
-        args.extend(kubectl_name(key));
-        args.extend(["--ignore-not-found".to_string(), "--wait=false".to_string()]);
-        if key.0 == "pods" {
-            args.extend(["--grace-period=0".to_string(), "--force".to_string()]);
-        }
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        if let Err(error) = kubectl.ok(&refs, None).await {
-            tracing::warn!("restore: {error:#}");
-        }
-        waiting.push(key.clone());
     }
-    wait_gone(kubectl, &waiting).await;
-    // 2. Recreate what vanished, replace what changed.
-    for (key, object) in &target.objects {
-        if owned(object) {
+    wait_gone(kubectl, &plan.wait).await;
+    for (key, how) in &plan.put_back {
+        let Some(object) = target.objects.get(key) else {
             continue;
-        }
+        };
         let body = sanitized(&key.0, object);
-        match current.objects.get(key) {
-            Some(now)
-                if text(now, "/metadata/uid") == text(object, "/metadata/uid")
-                    && comparable(now) == comparable(object) => {}
-            Some(now)
-                if text(now, "/metadata/uid") == text(object, "/metadata/uid")
-                    && key.0 != "pods" =>
-            {
+        match how {
+            PutBack::Create => create_with_retry(kubectl, &body).await,
+            PutBack::Replace => {
                 let bytes = serde_json::to_vec(&body)?;
                 if let Err(error) = kubectl.ok(&["replace", "-f", "-"], Some(&bytes)).await {
                     tracing::warn!("restore: {error:#}");
                 }
             }
-            _ => {
-                if key.0 == "pods" && current.objects.contains_key(key) {
-                    let mut args = vec!["delete".to_string()];
-                    args.extend(kubectl_name(key));
-                    args.extend([
-                        "--grace-period=0".to_string(),
-                        "--force".to_string(),
-                        "--ignore-not-found".to_string(),
-                    ]);
-                    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-                    let _ = kubectl.run(&refs, None).await;
-                }
+            PutBack::Recreate => {
+                delete(kubectl, key).await;
+                wait_gone(kubectl, std::slice::from_ref(key)).await;
                 create_with_retry(kubectl, &body).await;
             }
         }
@@ -277,5 +445,133 @@ mod tests {
         let c = json!({"metadata": {"labels": {"a": "2"}}, "spec": {"x": 1}});
         assert_eq!(comparable(&a), comparable(&b));
         assert_ne!(comparable(&a), comparable(&c));
+    }
+
+    fn object(kind: &str, namespace: &str, name: &str, uid: &str) -> Value {
+        let mut metadata = json!({"name": name, "uid": uid});
+        if !namespace.is_empty() {
+            metadata["namespace"] = json!(namespace);
+        }
+        json!({"kind": kind, "metadata": metadata, "spec": {}})
+    }
+
+    fn set(objects: &[(&str, Value)]) -> ObjectSet {
+        let mut set = ObjectSet::default();
+        for (resource, object) in objects {
+            let key = (
+                resource.to_string(),
+                text(object, "/metadata/namespace").to_string(),
+                text(object, "/metadata/name").to_string(),
+            );
+            set.objects.insert(key, object.clone());
+        }
+        set
+    }
+
+    fn key(resource: &str, namespace: &str, name: &str) -> ObjectKey {
+        (resource.into(), namespace.into(), name.into())
+    }
+
+    #[test]
+    fn a_vanished_namespace_comes_back_before_what_lives_in_it() {
+        let target = set(&[
+            ("configmaps", object("ConfigMap", "legacy", "old", "c1")),
+            ("namespaces", object("Namespace", "", "legacy", "n1")),
+            ("secrets", object("Secret", "legacy", "token", "s1")),
+        ]);
+        let plan = plan(&target, &ObjectSet::default());
+        assert_eq!(
+            plan.put_back,
+            vec![
+                (key("namespaces", "", "legacy"), PutBack::Create),
+                (key("configmaps", "legacy", "old"), PutBack::Create),
+                (key("secrets", "legacy", "token"), PutBack::Create),
+            ]
+        );
+        assert!(plan.delete.is_empty() && plan.wait.is_empty());
+    }
+
+    #[test]
+    fn a_terminating_namespace_is_waited_for_and_made_again() {
+        let target = set(&[
+            ("namespaces", object("Namespace", "", "legacy", "n1")),
+            ("configmaps", object("ConfigMap", "legacy", "old", "c1")),
+        ]);
+        let mut going = object("Namespace", "", "legacy", "n1");
+        going["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+        let current = set(&[
+            ("namespaces", going),
+            ("configmaps", object("ConfigMap", "legacy", "old", "c1")),
+        ]);
+        let plan = plan(&target, &current);
+        assert!(plan.delete.is_empty(), "{plan:?}");
+        // The namespace is gone only once its content is.
+        assert_eq!(plan.wait, vec![key("namespaces", "", "legacy")]);
+        assert_eq!(
+            plan.put_back,
+            vec![
+                (key("namespaces", "", "legacy"), PutBack::Create),
+                (key("configmaps", "legacy", "old"), PutBack::Create),
+            ]
+        );
+    }
+
+    #[test]
+    fn what_appeared_goes_and_what_changed_is_replaced() {
+        let mut labelled = object("Node", "", "lab-node-1", "u1");
+        labelled["metadata"]["labels"] = json!({"owner": "ops"});
+        let target = set(&[
+            ("nodes", labelled),
+            ("namespaces", object("Namespace", "", "team", "t1")),
+        ]);
+        let mut relabelled = object("Node", "", "lab-node-1", "u1");
+        relabelled["metadata"]["labels"] = json!({"owner": "lab"});
+        let mut pod = object("Pod", "team", "api-1", "p1");
+        pod["metadata"]["ownerReferences"] = json!([{"kind": "ReplicaSet", "name": "api"}]);
+        let current = set(&[
+            ("nodes", relabelled),
+            ("nodes", object("Node", "", "spare-node-x2k4p", "u9")),
+            ("namespaces", object("Namespace", "", "team", "t1")),
+            ("namespaces", object("Namespace", "", "halt-lab", "h1")),
+            (
+                "configmaps",
+                object("ConfigMap", "halt-lab", "settings", "c2"),
+            ),
+            ("secrets", object("Secret", "team", "token", "s2")),
+            ("pods", pod),
+        ]);
+        let plan = plan(&target, &current);
+        // The new namespace's content goes with it; owned pods are left to their controllers.
+        assert_eq!(
+            plan.delete,
+            vec![
+                (key("namespaces", "", "halt-lab"), false),
+                (key("nodes", "", "spare-node-x2k4p"), true),
+                (key("secrets", "team", "token"), false),
+            ]
+        );
+        assert_eq!(
+            plan.put_back,
+            vec![(key("nodes", "", "lab-node-1"), PutBack::Replace)]
+        );
+    }
+
+    #[test]
+    fn the_control_planes_own_objects_are_not_state() {
+        let token = json!({"kind": "Secret", "type": "kubernetes.io/service-account-token",
+            "metadata": {"name": "robot-token-x2k4p", "annotations": {"kubernetes.io/service-account.uid": "u"}}});
+        assert!(automatic("secrets", &token));
+        assert!(automatic(
+            "serviceaccounts",
+            &object("ServiceAccount", "team", "default", "u")
+        ));
+        assert!(!automatic(
+            "serviceaccounts",
+            &object("ServiceAccount", "team", "robot", "u")
+        ));
+        assert!(!automatic(
+            "secrets",
+            &object("Secret", "default", "token", "u")
+        ));
     }
 }

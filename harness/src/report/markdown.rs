@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::model::{points, Report};
+use super::visible::visible;
 
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
@@ -54,12 +55,13 @@ pub fn render(report: &Report) -> String {
                 check.number(),
                 cell(&check.title)
             );
-            let _ = writeln!(md, "{}\n", check.message);
+            // Messages, diffs and hints quote the learner's output: shown, never obeyed.
+            let _ = writeln!(md, "{}\n", visible(&check.message));
             if let Some(diff) = check.diff.as_deref().filter(|diff| !diff.trim().is_empty()) {
-                let _ = writeln!(md, "```diff\n{}\n```\n", diff.trim_end());
+                let _ = writeln!(md, "```diff\n{}\n```\n", visible(diff.trim_end()));
             }
             for hint in &check.hints {
-                let _ = writeln!(md, "> **Hint:** {hint}\n");
+                let _ = writeln!(md, "> **Hint:** {}\n", visible(hint));
             }
             md.push_str("</details>\n\n");
         }

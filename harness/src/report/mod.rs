@@ -7,6 +7,7 @@ pub mod model;
 pub mod progress;
 pub mod style;
 pub mod text;
+pub mod visible;
 
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::model::{points, Report};
 use super::style::Style;
+use super::visible::visible;
 use crate::scenario::Mode;
 
 pub fn render(report: &Report, style: Style) -> String {
@@ -50,16 +51,21 @@ pub fn render(report: &Report, style: Style) -> String {
             if check.passed {
                 continue;
             }
+            // Messages, diffs and hints quote the learner's output: shown, never obeyed.
             for line in check.message.lines() {
-                let _ = writeln!(out, "      {line}");
+                let _ = writeln!(out, "      {}", visible(line));
             }
             if let Some(diff) = &check.diff {
                 for line in diff.lines() {
-                    let _ = writeln!(out, "      {}", style.diff_line(line));
+                    let _ = writeln!(out, "      {}", style.diff_line(&visible(line)));
                 }
             }
             for hint in &check.hints {
-                let _ = writeln!(out, "      {}", style.hint(&format!("hint: {hint}")));
+                let _ = writeln!(
+                    out,
+                    "      {}",
+                    style.hint(&format!("hint: {}", visible(hint)))
+                );
             }
         }
     }

@@ -25,15 +25,7 @@ use crate::scenario::Lab;
 const COMPLETE_MARKER: &str = "complete";
 const SAVED_AT: &str = "saved-at";
 
-pub fn cache_root() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("PROCTOR_CACHE").filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(dir).join("proctor"));
-    }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache").join("proctor"))
-}
+pub use crate::cache_dir::cache_root;
 
 /// The cache entry of `lab` (which may not exist yet).
 pub fn entry_for(lab: &Lab) -> Option<PathBuf> {

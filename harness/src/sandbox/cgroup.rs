@@ -152,10 +152,7 @@ impl RunCgroup {
         let mut problems = Vec::new();
         if let Some(dir) = &self.pids {
             if counter(&dir.join("pids.events"), "max") > 0 {
-                problems.push(format!(
-                    "the script hit the limit of {} processes (a fork was refused)",
-                    limits.processes
-                ));
+                problems.push(super::limit::processes_exceeded(limits.processes));
             }
         }
         if let Some(dir) = &self.memory {
@@ -165,10 +162,7 @@ impl RunCgroup {
                 counter(&dir.join("memory.oom_control"), "oom_kill")
             };
             if kills > 0 {
-                problems.push(format!(
-                    "the script used more than {} of memory and was killed",
-                    super::launch::human_bytes(limits.memory_bytes)
-                ));
+                problems.push(super::limit::memory_killed(limits.memory_bytes));
             }
         }
         problems

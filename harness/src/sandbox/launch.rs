@@ -5,7 +5,9 @@ use super::cgroup::RunCgroup;
 use super::detect::{Detected, Isolation};
 use super::supervise::{supervise, Ended};
 use super::view::View;
-use super::{bwrap, env, mountns, preflight, sweep, view, ExitStatus, Limits, RunOutcome, RunSpec};
+use super::{
+    bwrap, env, limit, mountns, preflight, sweep, view, ExitStatus, Limits, RunOutcome, RunSpec,
+};
 use nix::sys::resource::{setrlimit, Resource};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -13,7 +15,7 @@ use std::ffi::{CString, OsString};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The shell the lab's learner types commands into. The script is run from it as `./name args`
 /// (so a missing exec bit or a CRLF shebang fails exactly as it does in the lab), as a child rather
@@ -22,6 +24,19 @@ const WRAPPER: &str = r#""$@"; exit $?"#;
 
 pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     let start = Instant::now();
+    // bwrap and the mount namespace resolve the run dir after changing to `/`: a relative one
+    // (`proctor solve --dir out`) must be made absolute first.
+    let absolute;
+    let spec = match std::path::absolute(&spec.run_dir) {
+        Ok(run_dir) if run_dir != spec.run_dir => {
+            absolute = RunSpec {
+                run_dir,
+                ..spec.clone()
+            };
+            &absolute
+        }
+        _ => spec,
+    };
     let isolation = detected.isolation;
     let mut problems = Vec::new();
     let fail = |problems: Vec<String>, message: String| RunOutcome {
@@ -113,6 +128,7 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
 
     let cgroup = RunCgroup::create(&spec.limits);
     let mut child_setup = ChildSetup::new(&spec.limits, cgroup.as_ref());
+    let rlimits = (child_setup.address_space, child_setup.processes);
     // SAFETY: the closure only issues raw syscalls on data prepared before the fork (see
     // `ChildSetup::apply` and `mountns::Setup::apply`).
     unsafe {
@@ -156,6 +172,13 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     if let Some(cgroup) = &cgroup {
         problems.extend(cgroup.problems(&spec.limits));
     }
+    // Without a cgroup the rlimits refuse instead of kill: only what the script printed tells.
+    if rlimits.0.is_some() && limit::says_memory_was_refused(&captured.stderr) {
+        problems.push(limit::memory_refused(spec.limits.memory_bytes));
+    }
+    if rlimits.1.is_some() && limit::says_fork_was_refused(&captured.stderr) {
+        problems.push(limit::processes_exceeded(spec.limits.processes));
+    }
     let exit = match captured.ended {
         Ended::Exited(status) => {
             use std::os::unix::process::ExitStatusExt;
@@ -166,17 +189,11 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
             }
         }
         Ended::TimedOut => {
-            problems.push(format!(
-                "the script did not finish within {} and was stopped",
-                human_duration(spec.limits.timeout)
-            ));
+            problems.push(limit::timed_out(spec.limits.timeout));
             ExitStatus::TimedOut
         }
         Ended::OutputLimit => {
-            problems.push(format!(
-                "the script wrote more than {} of output and was stopped",
-                human_bytes(spec.limits.output_bytes as u64)
-            ));
+            problems.push(limit::output_exceeded(spec.limits.output_bytes));
             ExitStatus::OutputLimit
         }
     };
@@ -300,23 +317,4 @@ fn tasks_of_current_user() -> u64 {
         }
     }
     total
-}
-
-pub(crate) fn human_bytes(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
-    for (unit, size) in UNITS {
-        // The units are powers of two: a multiple has no bits below the unit's.
-        if bytes >= size && bytes & (size - 1) == 0 {
-            return format!("{} {unit}", bytes / size);
-        }
-    }
-    format!("{bytes} bytes")
-}
-
-pub(crate) fn human_duration(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
-    }
 }

@@ -26,8 +26,10 @@ mod cgroup;
 mod detect;
 mod env;
 mod launch;
+mod limit;
 mod mountns;
 mod preflight;
+mod private;
 mod supervise;
 mod sweep;
 mod view;
@@ -39,6 +41,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use detect::isolation_available;
+pub use limit::is_limit_problem;
+pub use private::keep_private;
 
 /// What to run and where.
 #[derive(Debug, Clone)]

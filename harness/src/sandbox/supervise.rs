@@ -102,6 +102,8 @@ pub(crate) fn supervise(
             }
             Ok(Event::OverLimit) => {
                 ended = Some(Ended::OutputLimit);
+                // The reader that went over stops reading: it is done, like one at its end.
+                eofs += 1;
                 break;
             }
             Ok(Event::Eof) => eofs += 1,
@@ -120,8 +122,7 @@ pub(crate) fn supervise(
         while let Ok(event) = rx.recv_timeout(Duration::from_millis(200)) {
             match event {
                 Event::Exited => break,
-                Event::Eof => eofs += 1,
-                Event::OverLimit => {}
+                Event::Eof | Event::OverLimit => eofs += 1,
             }
         }
     }

@@ -233,10 +233,46 @@ fn output_flood_is_cut_quickly() {
                 1024 * 1024,
                 "keeps exactly the first MiB"
             );
-            assert!(o
-                .problems
-                .iter()
-                .any(|p| p == "the script wrote more than 1 MiB of output and was stopped"));
+            // Only the limit: the reader that went over is not mistaken for a background
+            // process holding the pipe open (which cost two grace periods per flood).
+            assert_eq!(
+                o.problems,
+                vec!["the script wrote more than 1 MiB of output and was stopped".to_string()],
+                "[{}]",
+                o.isolation
+            );
+        }
+    }
+}
+
+#[test]
+fn relative_run_dir_is_resolved_before_the_sandbox_changes_dir() {
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script("rel.sh", "#!/bin/bash\necho relative ok\n");
+        let cwd = std::env::current_dir().expect("cwd");
+        let relative = pathdiff(lab.path(), &cwd);
+        let mut spec = lab.spec("rel.sh", &[]);
+        spec.run_dir = relative;
+        let o = run_with(&spec, &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "relative ok\n", "{}", show(&o));
+    }
+}
+
+/// `path` relative to `base` (both absolute), with as many `..` as needed.
+fn pathdiff(path: &Path, base: &Path) -> PathBuf {
+    let mut relative = PathBuf::new();
+    let mut rest = base;
+    loop {
+        if let Ok(below) = path.strip_prefix(rest) {
+            relative.push(below);
+            return relative;
+        }
+        relative.push("..");
+        match rest.parent() {
+            Some(parent) => rest = parent,
+            None => return path.to_path_buf(),
         }
     }
 }
@@ -703,5 +739,49 @@ fn files_a_kubeconfig_refers_to_stay_visible() {
         spec.env = vec![("KUBECONFIG".into(), kubeconfig.display().to_string())];
         let o = run_with(&spec, &d);
         assert_eq!(text(&o.stdout), "CA\nKEY\n", "{}", show(&o));
+    }
+}
+
+#[test]
+fn registered_private_dirs_and_host_secrets_are_hidden_unless_named() {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let Some(private) = home.filter(|h| h.is_dir()).and_then(|h| {
+        tempfile::Builder::new()
+            .prefix(".sbx-private-")
+            .tempdir_in(h)
+            .ok()
+    }) else {
+        eprintln!("SKIP private dirs: no writable $HOME outside the temp dirs");
+        return;
+    };
+    let secret = private.path().join("reference/answer.txt");
+    std::fs::create_dir_all(secret.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&secret, "the answer\n").expect("write");
+    super::keep_private(private.path());
+    let shadow_readable = std::fs::read("/etc/shadow").is_ok_and(|b| !b.is_empty());
+    for d in isolated() {
+        let lab = Lab::new();
+        let o = run_with(
+            &lab.shell(&format!(
+                "cat '{}'; head -c 100 /etc/shadow; exit 0",
+                secret.display()
+            )),
+            &d,
+        );
+        assert_eq!(text(&o.stdout), "", "{}", show(&o));
+        assert!(
+            text(&o.stderr).contains("No such file or directory"),
+            "{}",
+            show(&o)
+        );
+        if !shadow_readable {
+            eprintln!("SKIP /etc/shadow: not readable here anyway");
+        }
+        // A run that names the dir (a reference shell's $SCENARIO_DIR) reads it.
+        let mut spec = lab.shell("cat \"$SCENARIO_DIR/reference/answer.txt\"");
+        spec.env
+            .push(("SCENARIO_DIR".into(), private.path().display().to_string()));
+        let o = run_with(&spec, &d);
+        assert_eq!(text(&o.stdout), "the answer\n", "{}", show(&o));
     }
 }

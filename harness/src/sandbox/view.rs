@@ -3,7 +3,8 @@
 //! - everything read-only;
 //! - *masked* (replaced by an empty private tmpfs): the temp dirs (`/tmp`, `/var/tmp`, `$TMPDIR`),
 //!   the grader's repository (found from the executable and the cwd: a dir holding `Cargo.toml` and
-//!   `scenarios/`), and any dir listed in `PROCTOR_PRIVATE_PATHS` (colon-separated);
+//!   `scenarios/`), the loaded labs' dirs and the reference cache (see `private`), and any dir
+//!   listed in `PROCTOR_PRIVATE_PATHS` (colon-separated);
 //! - *exposed* again, read-only at the same path: absolute paths named in the run's environment that
 //!   lie under a mask (the kubeconfig of an embedded cluster in `/tmp`, `$SCENARIO_DIR`);
 //! - the run dir bound read-write at `map_at`. When `map_at` does not exist on the host, its deepest
@@ -58,8 +59,18 @@ pub(crate) fn plan(run_dir: &Path, map_at: &Path, named: &[PathBuf]) -> Result<V
         ));
     }
     let map_at = lexically_normal(map_at);
-    let masks = masks(&map_at);
-    let exposes = exposes(named, &masks, &map_at);
+    let mut masks = masks(&map_at);
+    let mut exposes = exposes(named, &masks, &map_at);
+    // A path the run names that is itself a mask (a reference shell's `$SCENARIO_DIR`, a private
+    // dir) simply stays as the host has it, read-only: hiding it and binding it back would, in a
+    // mount namespace, bind the mask along with it (binds are recursive).
+    let exact = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    masks.retain(|mask| !exposes.iter().any(|e| exact(&e.path) == mask.path));
+    exposes.retain(|e| {
+        masks
+            .iter()
+            .any(|mask| e.path.starts_with(&mask.path) || exact(&e.path).starts_with(&mask.path))
+    });
     let expand = expansion(&map_at, &masks)?;
     Ok(View {
         run_dir: run_dir.to_path_buf(),
@@ -83,6 +94,7 @@ fn masks(map_at: &Path) -> Vec<Entry> {
     if let Ok(cwd) = std::env::current_dir() {
         candidates.extend(repository_root(&cwd));
     }
+    candidates.extend(super::private::private_paths());
     if let Some(extra) = std::env::var_os("PROCTOR_PRIVATE_PATHS") {
         candidates.extend(std::env::split_paths(&extra).filter(|p| p.is_absolute()));
     }

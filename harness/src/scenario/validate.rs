@@ -201,6 +201,13 @@ fn validate_limits(scenario: &Scenario, problems: &mut Problems) {
             "must be greater than zero".to_string(),
         );
     }
+    if limits.memory.0 == 0 {
+        problems.add(
+            "limits.memory",
+            None,
+            "must be greater than zero".to_string(),
+        );
+    }
 }
 
 fn validate_check(

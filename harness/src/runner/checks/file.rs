@@ -5,6 +5,7 @@ use std::path::Path;
 
 use graders::text::{compare, normalise, Compare, Normaliser};
 
+use super::confine::{locate, outside, LabFile};
 use super::outcome::Outcome;
 use crate::runner::workdir::read_lab_file;
 use crate::scenario::check::{FileCheck, FileCompare, NormaliseRule};
@@ -22,6 +23,11 @@ pub fn normaliser(rule: NormaliseRule) -> Normaliser {
 
 /// `learner_dir`'s file vs `reference_dir`'s file (or the literal).
 pub fn check_file(spec: &FileCheck, learner_dir: &Path, reference_dir: &Path) -> Outcome {
+    match locate(learner_dir, &spec.path) {
+        LabFile::Inside(_) => {}
+        LabFile::Missing => return Outcome::missing(&spec.path),
+        LabFile::Outside { link } => return outside(&spec.path, &link),
+    }
     let Some(actual) = read_lab_file(learner_dir, &spec.path) else {
         return Outcome::missing(&spec.path);
     };

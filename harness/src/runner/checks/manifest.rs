@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::confine::{locate, outside, LabFile};
 use super::outcome::Outcome;
 use crate::cluster::Kubectl;
 use crate::scenario::check::{ManifestCheck, ManifestObject};
@@ -153,6 +154,11 @@ pub async fn check_manifest(
     lab_dir: &Path,
     replay_note: Option<&str>,
 ) -> Outcome {
+    match locate(lab_dir, &spec.path) {
+        LabFile::Inside(_) => {}
+        LabFile::Missing => return Outcome::missing(&spec.path),
+        LabFile::Outside { link } => return outside(&spec.path, &link),
+    }
     let Some(bytes) = crate::runner::workdir::read_lab_file(lab_dir, &spec.path) else {
         return Outcome::missing(&spec.path);
     };

@@ -1,5 +1,6 @@
 //! Evaluating the four kinds of checks.
 
+pub mod confine;
 pub mod file;
 pub mod manifest;
 pub mod object;

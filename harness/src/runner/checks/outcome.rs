@@ -1,5 +1,11 @@
 //! What evaluating one check found, before points and hints are attached.
 
+/// Lines of a diff kept in a report; a runaway script's 1 MiB of output is not worth more.
+const DIFF_LINES: usize = 200;
+
+/// Characters kept of one diff line.
+const DIFF_LINE_CHARS: usize = 500;
+
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub passed: bool,
@@ -32,9 +38,10 @@ impl Outcome {
         Outcome::fail(format!("missing file {}", path.display()))
     }
 
+    /// Attaches `diff`, shortened to what a reader can use (see [`shorten_diff`]).
     pub fn with_diff(mut self, diff: String) -> Outcome {
         if !diff.trim().is_empty() {
-            self.diff = Some(diff);
+            self.diff = Some(shorten_diff(&diff));
         }
         self
     }
@@ -42,5 +49,61 @@ impl Outcome {
     pub fn with_actual(mut self, actual: String) -> Outcome {
         self.actual = actual;
         self
+    }
+}
+
+/// Keeps the first [`DIFF_LINES`] lines of `diff`, each cut at [`DIFF_LINE_CHARS`] characters, and
+/// says how much was left out.
+pub fn shorten_diff(diff: &str) -> String {
+    let total = diff.lines().count();
+    let mut out = String::with_capacity(diff.len().min(64 * 1024));
+    for line in diff.lines().take(DIFF_LINES) {
+        let mut chars = line.char_indices();
+        match chars.nth(DIFF_LINE_CHARS) {
+            Some((cut, _)) => {
+                let left = line[cut..].chars().count();
+                out.push_str(&line[..cut]);
+                out.push_str(&format!(" ... ({left} more characters)"));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    if total > DIFF_LINES {
+        out.push_str(&format!("... ({} more diff lines)\n", total - DIFF_LINES));
+    }
+    if !diff.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_diffs_are_kept_as_they_are() {
+        for diff in ["--- expected\n+++ actual\n@@ -1 +1 @@\n-a\n+b\n", "-a\n+b"] {
+            assert_eq!(shorten_diff(diff), diff);
+        }
+    }
+
+    #[test]
+    fn long_diffs_are_cut_and_say_so() {
+        let flood: String = (0..1000).map(|i| format!("+line {i}\n")).collect();
+        let short = shorten_diff(&flood);
+        assert_eq!(short.lines().count(), DIFF_LINES + 1);
+        assert!(short.starts_with("+line 0\n+line 1\n"), "{short}");
+        assert!(
+            short.ends_with("+line 199\n... (800 more diff lines)\n"),
+            "{short}"
+        );
+        let wide = format!("+{}\n", "é".repeat(2000));
+        let short = shorten_diff(&wide);
+        assert_eq!(
+            short,
+            format!("+{} ... (1501 more characters)\n", "é".repeat(499))
+        );
     }
 }

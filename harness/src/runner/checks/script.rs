@@ -2,6 +2,13 @@
 //! state, from two run dirs (R_n with the learner's script overlaid, and R_n itself), with the
 //! same arguments, once per selected node, with perturbation nodes injected; their stdout
 //! and/or exit codes must agree.
+//!
+//! A learner's script may change the cluster (delete the nodes, the lab's namespace, label half
+//! the nodes): on the embedded cluster every run starts from the same saved state, and the check
+//! leaves the cluster as it found it, so neither the reference run of the same pair, nor the next
+//! node's runs, nor the next check see what the learner's run did. (On an external cluster a
+//! snapshot is a full listing through kubectl, too slow to take per run; there the step's own
+//! restore is what isolates steps.)
 
 use std::fmt::Write;
 use std::path::Path;
@@ -9,11 +16,12 @@ use std::path::Path;
 use graders::text::{compare, normalise, Compare, Normaliser};
 use indexmap::IndexMap;
 
+use super::confine::{locate, outside, LabFile};
 use super::outcome::Outcome;
-use crate::cluster::Target;
+use crate::cluster::{Snapshot, Target};
 use crate::runner::exec::{describe_exit, Exec};
-use crate::runner::workdir::{copy_file, copy_missing, lab_file, scratch_copy};
-use crate::sandbox::RunOutcome;
+use crate::runner::workdir::{copy_file, copy_missing, scratch_copy};
+use crate::sandbox::{is_limit_problem, RunOutcome};
 use crate::scenario::check::{ScriptCheck, ScriptCompare};
 use crate::scenario::Perturbation;
 
@@ -73,12 +81,16 @@ struct Run {
 /// The learner's run dir is R_n with the learner's script overlaid, plus the learner's files that
 /// R_n does not have (helpers the script sources); data files stay the reference's, so both
 /// scripts see the same state.
+///
+/// With a `start` state, the cluster is put back to it after each run: both runs of the pair see
+/// the same cluster, whatever the other did.
 async fn run_pair(
     env: &ScriptEnv<'_>,
     spec: &ScriptCheck,
     learner: (&Path, &Path),
     reference_dir: &Path,
     args: &[String],
+    start: Option<&Snapshot>,
 ) -> anyhow::Result<(RunOutcome, RunOutcome)> {
     let (learner_root, learner_script) = learner;
     let learner_dir = scratch_copy(reference_dir)?;
@@ -86,11 +98,36 @@ async fn run_pair(
     copy_missing(learner_root, learner_dir.path())?;
     let reference_copy = scratch_copy(reference_dir)?;
     let learner = env.exec.script(learner_dir.path(), &spec.path, args).await;
+    rewind(env.target, start).await?;
     let reference = env
         .exec
         .script(reference_copy.path(), &spec.path, args)
         .await;
+    rewind(env.target, start).await?;
     Ok((learner, reference))
+}
+
+/// Puts the cluster back to `state`, when there is one.
+async fn rewind(target: &Target, state: Option<&Snapshot>) -> anyhow::Result<()> {
+    match state {
+        Some(state) => target
+            .restore(state)
+            .await
+            .map_err(|error| error.context("restoring the cluster after a script run")),
+        None => Ok(()),
+    }
+}
+
+/// The cluster's state now, on the embedded cluster (where saving and restoring are cheap).
+async fn saved_state(target: &Target) -> anyhow::Result<Option<Snapshot>> {
+    if !target.is_embedded() {
+        return Ok(None);
+    }
+    target
+        .snapshot()
+        .await
+        .map(Some)
+        .map_err(|error| error.context("saving the cluster state"))
 }
 
 fn compare_runs(
@@ -136,6 +173,19 @@ fn compare_runs(
     }
     let mut notes = Vec::new();
     if !differences.is_empty() {
+        // A limit the run ran into is the reason it failed: said first, in the message.
+        notes.extend(
+            learner
+                .problems
+                .iter()
+                .filter(|problem| is_limit_problem(problem))
+                .cloned(),
+        );
+        for problem in reference.problems.iter().filter(|p| is_limit_problem(p)) {
+            notes.push(format!(
+                "the reference run hit a limit as well (a scenario problem, not yours): {problem}"
+            ));
+        }
         // What the learner's script complained about is usually the quickest explanation.
         let stderr = printable(&learner.stderr);
         let lines: Vec<&str> = stderr
@@ -169,8 +219,14 @@ pub async fn check_script(
     learner_dir: &Path,
     reference_dir: &Path,
 ) -> Outcome {
-    let Some(learner_script) = lab_file(learner_dir, &spec.path) else {
-        return Outcome::missing(&spec.path);
+    let learner_script = match locate(learner_dir, &spec.path) {
+        LabFile::Inside(path) => path,
+        LabFile::Missing => return Outcome::missing(&spec.path),
+        LabFile::Outside { link } => return outside(&spec.path, &link),
+    };
+    let before = match saved_state(env.target).await {
+        Ok(state) => state,
+        Err(error) => return Outcome::fail(format!("{error:#}")),
     };
     let mut injected = Injected { nodes: Vec::new() };
     for key in &spec.inject {
@@ -190,16 +246,27 @@ pub async fn check_script(
     if !injected.nodes.is_empty() {
         env.target.settle().await;
     }
-    let outcome = run_all(
-        env,
-        spec,
-        (learner_dir, &learner_script),
-        reference_dir,
-        &injected,
-    )
-    .await;
+    let outcome = match saved_state(env.target).await {
+        Ok(start) => {
+            run_all(
+                env,
+                spec,
+                (learner_dir, &learner_script),
+                reference_dir,
+                &injected,
+                start.as_ref(),
+            )
+            .await
+        }
+        Err(error) => Outcome::fail(format!("{error:#}")),
+    };
+    // The next check starts where this one did (the injected nodes go with the restore).
+    let rewound = rewind(env.target, before.as_ref()).await;
     env.target.remove_nodes(&injected.names()).await;
-    outcome
+    match rewound {
+        Ok(()) => outcome,
+        Err(error) => Outcome::fail(format!("{error:#}")),
+    }
 }
 
 async fn run_all(
@@ -208,6 +275,7 @@ async fn run_all(
     learner: (&Path, &Path),
     reference_dir: &Path,
     injected: &Injected,
+    start: Option<&Snapshot>,
 ) -> Outcome {
     let per_node = spec.nodes.is_some() || spec.args.iter().any(|arg| arg.contains("{node}"));
     let nodes: Vec<Option<String>> = if per_node {
@@ -218,11 +286,22 @@ async fn run_all(
             .node_names(selection.selector.as_deref())
             .await
         {
-            Ok(names) => names
-                .into_iter()
-                .filter(|name| selection.include_injected || !injected.names().contains(name))
-                .map(Some)
-                .collect(),
+            Ok(mut names) => {
+                // Injected names carry a random suffix: order by what the report shows (then by
+                // injection order), so runs, diffs and hints come out the same every grading.
+                let injected_names = injected.names();
+                names.sort_by_key(|name| {
+                    (
+                        injected.stable(name),
+                        injected_names.iter().position(|n| n == name),
+                    )
+                });
+                names
+                    .into_iter()
+                    .filter(|name| selection.include_injected || !injected_names.contains(name))
+                    .map(Some)
+                    .collect()
+            }
             Err(error) => return Outcome::fail(format!("could not list nodes: {error:#}")),
         }
     } else {
@@ -243,13 +322,17 @@ async fn run_all(
             .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ");
-        let (learner, reference) = match run_pair(env, spec, learner, reference_dir, &args).await {
+        let pair = run_pair(env, spec, learner, reference_dir, &args, start).await;
+        let (learner, reference) = match pair {
             Ok(pair) => pair,
             Err(error) => {
-                return Outcome::fail(format!("could not prepare the run directories: {error:#}"))
+                let message = format!("could not run {invocation}: {error:#}");
+                return Outcome::fail(injected.stable(&message));
             }
         };
-        for problem in &learner.problems {
+        // Limits are named in the message (see `compare_runs`); the script's own mistakes
+        // (CRLF, exec bit) become hints.
+        for problem in learner.problems.iter().filter(|p| !is_limit_problem(p)) {
             if !problems.contains(problem) {
                 problems.push(problem.clone());
             }

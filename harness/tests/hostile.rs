@@ -1,0 +1,529 @@
+//! Hostile submissions graded end to end through the binary: scripts that loop, flood their
+//! output, fork without end, eat memory, sleep past the timeout, leave processes behind, send
+//! `kill -9 -1`, delete the cluster's nodes or the lab's namespace, read the reference solution,
+//! write into the grader's files, print binary, or point symbolic links out of the submission.
+//!
+//! Every grade must end as an ordinary report (exit 1, valid JSON, no panic) in which exactly the
+//! misbehaving checks lost their points, each with its reason in the learner's words, while every
+//! other check, including the ones after a vandal in the same step, is graded as if nothing had
+//! happened; afterwards nothing of the run is still running, and the scenario dir, the submission
+//! and the grader's other files are byte for byte what they were.
+//!
+//! The default run uses small limits (5 s, 64 KiB, 64 processes) so that it stays short; the
+//! `#[ignore]`d soak test (`just soak`) does the same with the default limits and full-size abuse.
+
+mod hostile_lab;
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use hostile_lab::{
+    assert_failing_exactly, assert_same_tree, cgroup_limits, isolation, output, processes_left,
+    skip, tree, Files, Graded, Lab, SMALL_LIMITS,
+};
+
+/// Grades `files` as submission `case` and checks what must hold whatever the submission did:
+/// the scenario dir and the submission unchanged, the cache's and the host's sentinel files
+/// unchanged, the hostile marker written nowhere, the secret shown nowhere, no process left.
+fn grade_guarded(lab: &Lab, case: &str, files: &Files, format: &str) -> Graded {
+    let submission = lab.submission(case, files);
+    let scenario_before = tree(&lab.scenario_dir());
+    let submission_before = tree(&submission);
+    let cache_sentinel = fs::read(lab.cache_sentinel()).expect("cache sentinel");
+    let outside_sentinel = fs::read(lab.outside_sentinel()).expect("outside sentinel");
+
+    let graded = lab.grade(&submission, format);
+
+    assert_same_tree(
+        "the scenario dir",
+        &scenario_before,
+        &tree(&lab.scenario_dir()),
+    );
+    assert_same_tree("the submission", &submission_before, &tree(&submission));
+    assert_eq!(
+        fs::read(lab.cache_sentinel()).ok(),
+        Some(cache_sentinel),
+        "a file in the reference cache changed"
+    );
+    assert_eq!(
+        fs::read(lab.outside_sentinel()).ok(),
+        Some(outside_sentinel),
+        "a file of the host changed"
+    );
+    assert_eq!(
+        lab.files_containing(&lab.pwned),
+        Vec::<std::path::PathBuf>::new(),
+        "a script wrote into the grader's files"
+    );
+    assert_eq!(
+        processes_left(&lab.sentinel),
+        Vec::<String>::new(),
+        "processes of the run are still running"
+    );
+    assert!(
+        !graded.text().contains(&lab.secret) && !graded.stderr.contains(&lab.secret),
+        "the reference's secret reached the report:\n{}\n{}",
+        graded.text(),
+        graded.stderr
+    );
+    graded
+}
+
+/// `text` split in two shell words that bash joins again, so that the script's own source does
+/// not hold `text` (the tests look for it in every file afterwards).
+fn split_word(text: &str) -> String {
+    let middle = text.len() / 2;
+    format!("\"{}\"\"{}\"", &text[..middle], &text[middle..])
+}
+
+#[test]
+fn correct_submission_gets_full_marks() {
+    let lab = Lab::new(SMALL_LIMITS);
+    let graded = grade_guarded(&lab, "correct", &Files::correct(), "json");
+    assert_eq!(graded.code, Some(0), "{}\n{}", graded.text(), graded.stderr);
+    assert_failing_exactly(&graded.json(), &[]);
+}
+
+#[test]
+fn runaway_scripts_are_stopped_at_the_scenarios_limits() {
+    let lab = Lab::new(SMALL_LIMITS);
+    let sentinel = &lab.sentinel;
+    let files = Files::correct()
+        // An endless loop, with a helper in the background.
+        .script(
+            "nodes.sh",
+            &format!("#!/bin/bash\nsleep {sentinel} &\nwhile :; do :; done\n"),
+        )
+        // 10 MB of output against a 64 KiB limit.
+        .script(
+            "ns.sh",
+            "#!/bin/bash\nyes hostile-flood | head -c 10000000\n",
+        )
+        // Memory without end (`tail` keeps the current line, and /dev/zero has no newline).
+        .script("summary.sh", "#!/bin/bash\ntail /dev/zero\necho survived\n");
+    let graded = grade_guarded(&lab, "runaway", &files, "json");
+    graded.assert_graded_with_failures();
+    let json = graded.json();
+    assert_failing_exactly(&json, &["1.1", "3.1", "5.1"]);
+
+    let looped = output(&json, "1.1");
+    assert!(
+        looped.contains("./nodes.sh: stdout differs; timed out, expected exit 0"),
+        "{looped}"
+    );
+    assert!(
+        looped.contains("the script did not finish within 5s and was stopped"),
+        "{looped}"
+    );
+
+    let flood = output(&json, "3.1");
+    assert!(
+        flood.contains("./ns.sh: stdout differs; stopped: output limit exceeded, expected exit 0"),
+        "{flood}"
+    );
+    assert!(
+        flood.contains("the script wrote more than 64 KiB of output and was stopped"),
+        "{flood}"
+    );
+    // The flood is not mistaken for a background process holding the output open.
+    assert!(!flood.contains("background process"), "{flood}");
+    // The report shows a bounded part of it.
+    assert!(flood.contains("more diff lines)"), "{flood}");
+    assert!(flood.len() < 16 * 1024, "{} bytes of output", flood.len());
+
+    let hog = output(&json, "5.1");
+    let memory = if cgroup_limits("memory") {
+        "the script used more than 768 MiB of memory and was killed"
+    } else {
+        "the script tried to use more than 768 MiB of memory (an allocation was refused)"
+    };
+    assert!(hog.contains(memory), "{hog}");
+}
+
+#[test]
+fn lingering_processes_are_stopped_and_change_nothing() {
+    let lab = Lab::new(SMALL_LIMITS);
+    let sentinel = &lab.sentinel;
+    let files = Files::correct()
+        // Leaves processes behind, in and out of its session, one of them holding the output
+        // open and one that would delete the nodes and the namespace a second later.
+        .script(
+            "gold.sh",
+            &format!(
+                "#!/bin/bash\nsetsid nohup sleep {sentinel} >/dev/null 2>&1 &\nsleep {sentinel} &\n(sleep 1; kubectl delete nodes --all; kubectl delete namespace hostile) >/dev/null 2>&1 &\ndisown -a\nexit 0\n"
+            ),
+        )
+        // 200 processes against a limit of 64, then waits for them.
+        .script(
+            "echo.sh",
+            &format!("#!/bin/bash\nfor i in $(seq 200); do sleep {sentinel} & done\nwait\n"),
+        );
+    let graded = grade_guarded(&lab, "lingering", &files, "json");
+    graded.assert_graded_with_failures();
+    let json = graded.json();
+    // Steps 3 and 5 come after the would-be vandal and are untouched by it.
+    assert_failing_exactly(&json, &["2.3", "4.1"]);
+
+    let left = output(&json, "2.3");
+    assert!(
+        left.contains(
+            "gold.sh differs from the reference on 1 of 1 run(s):\n  ./gold.sh: stdout differs"
+        ),
+        "{left}"
+    );
+    assert!(left.contains("-node/lab-node-0"), "{left}");
+    assert!(!left.contains("background process"), "{left}");
+
+    let flood = output(&json, "4.1");
+    assert!(
+        flood.contains("the script did not finish within 5s and was stopped"),
+        "{flood}"
+    );
+    if cgroup_limits("pids") {
+        assert!(
+            flood.contains("the script hit the limit of 64 processes (a fork was refused)"),
+            "{flood}"
+        );
+    } else {
+        eprintln!(
+            "SKIP the processes limit message: no pids cgroup here (root ignores RLIMIT_NPROC)"
+        );
+    }
+    // Nothing waited for the sleeps: one 5 s timeout and the reference run.
+    assert!(graded.took < Duration::from_secs(120), "{:?}", graded.took);
+}
+
+#[test]
+fn vandal_scripts_do_not_leak_into_other_runs_checks_or_steps() {
+    let lab = Lab::new(SMALL_LIMITS);
+    let files = Files::correct()
+        // Deletes every node, then lists them.
+        .script(
+            "nodes.sh",
+            "#!/bin/bash\nkubectl delete nodes --all --wait=false >/dev/null 2>&1\nkubectl get nodes -o name | sort\n",
+        )
+        // Labels half the nodes, then answers for its node.
+        .script(
+            "tier.sh",
+            "#!/bin/bash\nkubectl label node lab-node-2 lab-node-3 tier=gold --overwrite >/dev/null 2>&1\nkubectl get node \"$1\" -o jsonpath='{.metadata.labels.tier}'\necho\n",
+        )
+        // Deletes the lab's namespace and what is in it, then lists the settings.
+        .script(
+            "ns.sh",
+            "#!/bin/bash\nkubectl delete configmaps -n hostile --all >/dev/null 2>&1\nkubectl delete namespace hostile --wait=false >/dev/null 2>&1\nkubectl get configmaps -n hostile -l app=hostile -o jsonpath='{range .items[*]}{.metadata.name}={.data.value}{\"\\n\"}{end}'\n",
+        );
+    let graded = grade_guarded(&lab, "vandal", &files, "json");
+    graded.assert_graded_with_failures();
+    let json = graded.json();
+    // 1.3 (after the node deleter, same step), 2.3 (after the labeller), steps 4 and 5 (which
+    // count nodes, gold nodes and settings) see the untouched cluster.
+    assert_failing_exactly(&json, &["1.1", "2.1", "3.1"]);
+
+    // The reference run of the same pair saw every node.
+    let nodes = output(&json, "1.1");
+    assert!(
+        nodes.contains("-node/lab-node-0\n-node/lab-node-1\n-node/lab-node-2\n-node/lab-node-3"),
+        "{nodes}"
+    );
+    // Each node's pair starts from the saved state: only the two relabelled nodes differ, and
+    // the reference runs did not see the learner's labels.
+    let tiers = output(&json, "2.1");
+    assert!(
+        tiers.starts_with(
+            "tier.sh differs from the reference on 2 of 5 run(s):\n  ./tier.sh lab-node-2: stdout differs\n  ./tier.sh lab-node-3: stdout differs"
+        ),
+        "{tiers}"
+    );
+    assert!(tiers.contains("-bronze\n+gold"), "{tiers}");
+    assert!(tiers.contains("-silver\n+gold"), "{tiers}");
+    let settings = output(&json, "3.1");
+    assert!(settings.contains("-alpha=one\n-beta=two"), "{settings}");
+}
+
+#[test]
+fn escaping_scripts_and_links_reach_nothing_of_the_grader() {
+    let lab = Lab::new(SMALL_LIMITS);
+    let case = "escape";
+    let scenario = lab.scenario_dir();
+    let cache = lab.cache();
+    let submission = lab.submission_dir(case);
+    let mut files = Files::correct()
+        // The reference solution's own script, and a file of the host nobody may read.
+        .link("summary.sh", &scenario.join("reference/summary.sh"))
+        .link("out/summary.txt", Path::new("/etc/shadow"));
+    if isolation().is_some() {
+        let targets = [
+            scenario.join("scenario.yaml"),
+            scenario.join("reference/nodes.sh"),
+            scenario.join("new-file"),
+            lab.cache_sentinel(),
+            cache.join("new-file"),
+            lab.outside_sentinel(),
+            submission.join("nodes.sh"),
+            submission.join("new-file"),
+        ];
+        let writes: String = targets
+            .iter()
+            .map(|t| {
+                format!(
+                    "echo \"$mark\" > '{}' 2>/dev/null && echo \"wrote {}\"\n",
+                    t.display(),
+                    t.display()
+                )
+            })
+            .collect();
+        let root = lab.root().display();
+        let script = format!(
+            "#!/bin/bash\n\
+             mark={mark}\n\
+             for f in '{scenario}/reference/secret.txt' '{scenario}/scenario.yaml' {cache}/*/.reference-only {cache}/*/state-*/.reference-only /tmp/proctor-*/*/.reference-only /tmp/proctor-*/state-*/.reference-only; do\n\
+               echo \"read $f: $(head -c 400 \"$f\" 2>&1 | tr '\\n' ' ')\"\n\
+             done\n\
+             head -c 400 /etc/shadow\n\
+             timeout 2 find '{root}' /tmp /var/tmp \"$HOME/.cache\" -maxdepth 6 \\( -name .reference-only -o -name secret.txt -o -name scenario.yaml \\) -exec cat {{}} + 2>/dev/null\n\
+             {writes}\
+             rm -rf '{scenario}/reference' 2>/dev/null\n\
+             kubectl get nodes -o name | sort\n",
+            mark = split_word(&lab.pwned),
+            scenario = scenario.display(),
+            cache = cache.display(),
+        );
+        files = files.script("nodes.sh", &script);
+    } else {
+        skip("reading and writing the grader's files");
+    }
+    let graded = grade_guarded(&lab, case, &files, "json");
+    graded.assert_graded_with_failures();
+    let json = graded.json();
+    if isolation().is_some() {
+        assert_failing_exactly(&json, &["1.1", "5.1", "5.2"]);
+        let escape = output(&json, "1.1");
+        assert!(
+            escape.contains(&format!(
+                "+read {}/reference/secret.txt: head: cannot open",
+                scenario.display()
+            )),
+            "{escape}"
+        );
+        // Writes into a hidden place land in the sandbox's private tmpfs (the host's files are
+        // compared in `grade_guarded`); everything else is read-only.
+        assert!(
+            !escape.contains(&format!("+wrote {}", lab.outside_sentinel().display())),
+            "{escape}"
+        );
+        assert!(
+            !escape.contains(&format!("+wrote {}", submission.display())),
+            "{escape}"
+        );
+        // What a successful grade would have printed is still compared.
+        assert!(escape.contains(" node/lab-node-0\n"), "{escape}");
+    } else {
+        assert_failing_exactly(&json, &["5.1", "5.2"]);
+    }
+    assert_eq!(
+        output(&json, "5.1"),
+        format!(
+            "summary.sh is a symbolic link to {}, outside your lab directory: it was not read; submit the file itself",
+            scenario.join("reference/summary.sh").display()
+        )
+    );
+    let shadow = output(&json, "5.2");
+    assert_eq!(
+        shadow,
+        "out/summary.txt is a symbolic link to /etc/shadow, outside your lab directory: it was not read; submit the file itself"
+    );
+    if let Ok(text) = fs::read_to_string("/etc/shadow") {
+        for line in text.lines().filter(|line| line.len() > 8) {
+            assert!(
+                !graded.text().contains(line),
+                "a line of /etc/shadow reached the report"
+            );
+        }
+    }
+}
+
+#[test]
+fn signals_sleepers_and_binary_output_fail_cleanly() {
+    let lab = Lab::new(SMALL_LIMITS);
+    let sentinel = &lab.sentinel;
+    // A process of the host that `kill -9 -1` must not reach.
+    let host_sentinel = format!("876543.{}", rand::random::<u32>());
+    let mut host = std::process::Command::new("sleep")
+        .arg(&host_sentinel)
+        .spawn()
+        .expect("host sentinel");
+    let mut files = Files::correct()
+        // Kills its own process group (the sandbox's), then would go on.
+        .script("ns.sh", "#!/bin/bash\nkill -9 0\necho still here\n")
+        // Not UTF-8, a NUL, terminal escapes (clear screen, set title), a carriage return,
+        // random bytes, on both streams.
+        .script(
+            "echo.sh",
+            "#!/bin/bash\nprintf '\\xff\\xfe\\x00binary\\x1b[2J\\x1b]0;pwned\\x07\\r\\n'\nprintf '\\x80\\x81 on stderr \\x1b[31m\\n' >&2\nhead -c 2000 /dev/urandom\nexit 3\n",
+        )
+        // Sleeps past the timeout.
+        .script("summary.sh", &format!("#!/bin/bash\nsleep {sentinel}\n"));
+    if isolation().is_some() {
+        // Everything it can see, then every process it can signal; then would go on.
+        files = files.script(
+            "tier.sh",
+            "#!/bin/bash\npkill -9 kubectl\npkill -9 -f proctor\nkill -9 -1\necho still here\n",
+        );
+    } else {
+        skip("kill -9 -1 (it would reach every process of this machine)");
+    }
+    let graded = grade_guarded(&lab, "signals", &files, "json");
+    graded.assert_graded_with_failures();
+    let json = graded.json();
+    let mut failing = vec!["3.1", "4.1", "5.1"];
+    if isolation().is_some() {
+        failing.push("2.1");
+        let all = output(&json, "2.1");
+        assert!(
+            all.starts_with("tier.sh differs from the reference on 5 of 5 run(s):"),
+            "{all}"
+        );
+    }
+    assert_failing_exactly(&json, &failing);
+    let group = output(&json, "3.1");
+    assert!(
+        group.contains("./ns.sh: stdout differs; killed by signal 9, expected exit 0"),
+        "{group}"
+    );
+    let binary = output(&json, "4.1");
+    assert!(
+        binary.contains("./echo.sh: stdout differs; exit 3, expected exit 0"),
+        "{binary}"
+    );
+    assert!(binary.contains('\u{fffd}'), "{binary}");
+    let sleeper = output(&json, "5.1");
+    assert!(
+        sleeper.contains("the script did not finish within 5s and was stopped"),
+        "{sleeper}"
+    );
+    assert!(
+        matches!(host.try_wait(), Ok(None)),
+        "a process of the host was killed"
+    );
+
+    // The text report shows the limit and the learner's control characters, without obeying
+    // them (the reference run comes from the cache this time).
+    let text = grade_guarded(&lab, "signals", &files, "text");
+    text.assert_graded_with_failures();
+    let report = text.text();
+    assert!(
+        report.contains("the script did not finish within 5s and was stopped"),
+        "{report}"
+    );
+    assert!(report.contains("binary^[[2J^[]0;pwned^G"), "{report}");
+    for control in ['\u{1b}', '\r', '\0', '\u{7}'] {
+        assert!(
+            !report.contains(control),
+            "{control:?} reached the terminal: {report}"
+        );
+    }
+    let _ = host.kill();
+    let _ = host.wait();
+}
+
+#[test]
+fn limits_are_validated() {
+    let lab = Lab::new("limits:\n  timeout: 0s\n  output: 0\n  processes: 0\n  memory: 0\n");
+    let submission = lab.submission("any", &Files::correct());
+    let graded = lab.grade(&submission, "json");
+    assert_eq!(graded.code, Some(2), "{}", graded.stderr);
+    for field in [
+        "limits.timeout",
+        "limits.output",
+        "limits.processes",
+        "limits.memory",
+    ] {
+        assert!(
+            graded
+                .stderr
+                .contains(&format!("{field}: must be greater than zero")),
+            "{field}: {}",
+            graded.stderr
+        );
+    }
+    let unknown = Lab::new("limits:\n  timeout: 3s\n  cpu: 1\n");
+    let graded = unknown.grade(&submission, "json");
+    assert_eq!(graded.code, Some(2), "{}", graded.stderr);
+    assert!(
+        graded.stderr.contains(
+            "limits.cpu: unknown field `cpu`, expected one of `timeout`, `output`, `processes`, `memory`"
+        ),
+        "{}",
+        graded.stderr
+    );
+}
+
+/// Full-size abuse against the default limits (30 s, 1 MiB, 256 processes, 1 GiB): a minute of
+/// sleep, 100 MB of output, a real fork bomb (when a pids cgroup can hold it), a memory hog.
+#[test]
+#[ignore = "soak: about a minute; run by `just soak`"]
+fn soak_full_size_abuse_against_the_default_limits() {
+    let lab = Lab::new("");
+    let sleeper = format!("60.{}", rand::random::<u32>());
+    let bomb = format!("bomb-{:08x}", rand::random::<u32>());
+    let pids = cgroup_limits("pids");
+    let fork = if pids {
+        // `exec -a` names every process of the bomb, so that leftovers can be found.
+        format!("#!/bin/bash\nexec -a {bomb} /bin/bash -c 'b() {{ b | b & }}; b; sleep 20'\n")
+    } else {
+        skip_bomb();
+        format!("#!/bin/bash\nfor i in $(seq 1000); do exec -a {bomb} sleep 600 & done\nwait\n")
+    };
+    let files = Files::correct()
+        .script("nodes.sh", &format!("#!/bin/bash\nsleep {sleeper}\n"))
+        .script(
+            "ns.sh",
+            "#!/bin/bash\nhead -c 100000000 /dev/zero | tr '\\0' y\n",
+        )
+        .script("echo.sh", &fork)
+        .script("summary.sh", "#!/bin/bash\ntail /dev/zero\n");
+    let graded = grade_guarded(&lab, "soak", &files, "json");
+    graded.assert_graded_with_failures();
+    let json = graded.json();
+    assert_failing_exactly(&json, &["1.1", "3.1", "4.1", "5.1"]);
+    assert!(
+        output(&json, "1.1").contains("the script did not finish within 30s and was stopped"),
+        "{}",
+        output(&json, "1.1")
+    );
+    let flood = output(&json, "3.1");
+    assert!(
+        flood.contains("the script wrote more than 1 MiB of output and was stopped"),
+        "{flood}"
+    );
+    assert!(flood.len() < 16 * 1024, "{} bytes", flood.len());
+    if pids {
+        assert!(
+            output(&json, "4.1")
+                .contains("the script hit the limit of 256 processes (a fork was refused)"),
+            "{}",
+            output(&json, "4.1")
+        );
+    }
+    let memory = if cgroup_limits("memory") {
+        "the script used more than 1 GiB of memory and was killed"
+    } else {
+        "the script tried to use more than 1 GiB of memory (an allocation was refused)"
+    };
+    assert!(
+        output(&json, "5.1").contains(memory),
+        "{}",
+        output(&json, "5.1")
+    );
+    assert_eq!(processes_left(&sleeper), Vec::<String>::new());
+    assert_eq!(processes_left(&bomb), Vec::<String>::new());
+    let ok = std::process::Command::new("true")
+        .status()
+        .is_ok_and(|status| status.success());
+    assert!(ok, "the machine can no longer start processes");
+}
+
+fn skip_bomb() {
+    eprintln!("SKIP the real fork bomb: no pids cgroup here and root ignores RLIMIT_NPROC; 1000 sleeps instead");
+}
