@@ -1,6 +1,8 @@
 //! Cluster targets: the embedded kwok cluster or an external one, snapshots, node injection.
 
 pub mod external;
+#[cfg(feature = "embedded")]
+pub mod in_process;
 pub mod kubectl;
 pub mod names;
 pub mod nodes;

@@ -1,6 +1,7 @@
 //! The cluster a run works on: the embedded kwok cluster the harness starts, or an external
-//! cluster given by a kubeconfig. Both are driven through `kubectl`; they differ in how state is
-//! saved and restored.
+//! cluster given by a kubeconfig. Checks look at both through `kubectl`; they differ in how state
+//! is saved and restored, and on the embedded cluster the harness's own bookkeeping (injected
+//! nodes, node lists) goes through the API in process.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -161,9 +162,18 @@ impl Target {
         Ok(())
     }
 
+    /// Node names (sorted), those matching the label `selector` when there is one.
+    pub async fn node_names(&self, selector: Option<&str>) -> anyhow::Result<Vec<String>> {
+        match &self.backend {
+            #[cfg(feature = "embedded")]
+            Backend::Embedded(cluster) => super::in_process::node_names(cluster.api(), selector),
+            Backend::External => self.kubectl.node_names(selector).await,
+        }
+    }
+
     /// Creates nodes that do not exist yet (the lab's starting nodes on an external cluster).
     pub async fn ensure_nodes(&self, nodes: &[NodeTemplate]) -> anyhow::Result<()> {
-        let existing = self.kubectl.node_names(None).await?;
+        let existing = self.node_names(None).await?;
         for node in nodes {
             if !existing.contains(&node.name) {
                 self.kubectl
@@ -179,10 +189,12 @@ impl Target {
     pub async fn inject(&self, perturbation: &Perturbation) -> anyhow::Result<String> {
         let name = generated_name(&perturbation.name_prefix);
         let node = NodeTemplate::from_perturbation(name.clone(), perturbation).to_object();
-        self.kubectl
-            .create(&node)
-            .await
-            .with_context(|| format!("injecting node {name}"))?;
+        match &self.backend {
+            #[cfg(feature = "embedded")]
+            Backend::Embedded(cluster) => super::in_process::create_node(cluster.api(), node),
+            Backend::External => self.kubectl.create(&node).await,
+        }
+        .with_context(|| format!("injecting node {name}"))?;
         if let Ok(mut injected) = self.injected.lock() {
             injected.push(name.clone());
         }
@@ -205,6 +217,13 @@ impl Target {
             injected.retain(|name| !names.contains(name));
         }
         for name in names {
+            #[cfg(feature = "embedded")]
+            if let Backend::Embedded(cluster) = &self.backend {
+                if let Err(error) = super::in_process::delete_node_and_pods(cluster.api(), name) {
+                    tracing::warn!("removing injected node: {error:#}");
+                }
+                continue;
+            }
             if let Err(error) = self
                 .kubectl
                 .ok(

@@ -280,12 +280,7 @@ async fn run_all(
     let per_node = spec.nodes.is_some() || spec.args.iter().any(|arg| arg.contains("{node}"));
     let nodes: Vec<Option<String>> = if per_node {
         let selection = spec.nodes.clone().unwrap_or_default();
-        match env
-            .target
-            .kubectl()
-            .node_names(selection.selector.as_deref())
-            .await
-        {
+        match env.target.node_names(selection.selector.as_deref()).await {
             Ok(mut names) => {
                 // Injected names carry a random suffix: order by what the report shows (then by
                 // injection order), so runs, diffs and hints come out the same every grading.
