@@ -214,8 +214,9 @@ impl Cluster {
         self.api.store().snapshot()
     }
 
-    pub fn restore(&self, snap: &Snapshot) {
-        self.api.store().restore(snap);
+    /// Rewinds the store to `snap`; returns how many objects changed.
+    pub fn restore(&self, snap: &Snapshot) -> usize {
+        self.api.store().restore(snap)
     }
 
     /// Wait until the controllers have reacted to everything written so far: no write for a

@@ -433,8 +433,9 @@ impl Store {
     }
 
     /// Rewind to a snapshot. Every difference is written as a new revision and reported to
-    /// watchers, so controllers and clients see an ordinary stream of changes.
-    pub fn restore(&self, snap: &Snapshot) {
+    /// watchers, so controllers and clients see an ordinary stream of changes. Returns how many
+    /// objects changed (0: the store already held the snapshot's state).
+    pub fn restore(&self, snap: &Snapshot) -> usize {
         let mut inner = self.write();
         let current = inner.tables.clone();
         let mut changes: Vec<Change> = Vec::new();
@@ -461,6 +462,7 @@ impl Store {
                 }
             }
         }
+        let changed = changes.len();
         for (kind, res, value, key) in changes {
             let rv = inner.rv + 1;
             inner.rv = rv;
@@ -488,6 +490,7 @@ impl Store {
             };
             self.commit(&mut inner, kind, res, obj, prev, rv);
         }
+        changed
     }
 }
 
