@@ -238,7 +238,7 @@ async fn delete(kubectl: &Kubectl, key: &ObjectKey) {
 
 /// Pods bound to a node that is going away: nothing would ever run or remove them (their
 /// controllers recreate them on the nodes that stay).
-async fn delete_pods_on(kubectl: &Kubectl, node: &str) {
+pub(crate) async fn delete_pods_on(kubectl: &Kubectl, node: &str) {
     let selector = format!("spec.nodeName={node}");
     if let Err(error) = kubectl
         .ok(

@@ -240,24 +240,7 @@ impl Target {
             {
                 tracing::warn!("removing injected node: {error:#}");
             }
-            let selector = format!("spec.nodeName={name}");
-            let _ = self
-                .kubectl
-                .run(
-                    &[
-                        "delete",
-                        "pods",
-                        "--all-namespaces",
-                        "--field-selector",
-                        &selector,
-                        "--grace-period=0",
-                        "--force",
-                        "--ignore-not-found",
-                        "--wait=false",
-                    ],
-                    None,
-                )
-                .await;
+            external::delete_pods_on(&self.kubectl, name).await;
         }
         if !names.is_empty() {
             self.settle().await;
