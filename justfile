@@ -8,7 +8,7 @@ demo:
 test:
     cargo test --workspace
 
-# Long-running checks (load, determinism at scale, hostile submissions at full size).
+# Long-running checks (load for 3 min, determinism 50× on the real labs, hostile submissions at full size, interrupted external grading): about an hour.
 soak:
     cargo test --workspace --release -- --ignored
 
