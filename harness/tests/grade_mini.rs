@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use assert_cmd::cargo::cargo_bin_cmd;
-use common::{lab, submission, SETTINGS, TIER_SH};
+use common::{lab, report_json, submission, SETTINGS, TIER_SH};
 use serde_json::Value;
 
 fn grade_json(root: &Path, submission: &Path) -> (i32, Value) {
@@ -28,14 +28,7 @@ fn grade_json(root: &Path, submission: &Path) -> (i32, Value) {
         .arg(submission)
         .output()
         .expect("runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let json = serde_json::from_str(&stdout).unwrap_or_else(|error| {
-        panic!(
-            "invalid JSON ({error}): {stdout}\nstderr: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.code().unwrap_or(-1), json)
+    (output.status.code().unwrap_or(-1), report_json(&output))
 }
 
 fn test_named<'a>(json: &'a Value, number: &str) -> &'a Value {

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use assert_cmd::cargo::cargo_bin_cmd;
-use common::{lab, submission, SETTINGS, TIER_SH};
+use common::{lab, report_json, submission, SETTINGS, TIER_SH};
 use serde_json::Value;
 
 struct Graded {
@@ -28,13 +28,7 @@ fn grade(root: &Path, cache: &Path, sub: &Path, extra: &[&str]) -> Graded {
         .env("PROCTOR_CACHE", cache)
         .output()
         .expect("runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let json = serde_json::from_str(&stdout).unwrap_or_else(|error| {
-        panic!(
-            "invalid JSON ({error}): {stdout}\nstderr: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let json = report_json(&output);
     Graded {
         code: output.status.code().unwrap_or(-1),
         json,

@@ -24,19 +24,7 @@ pub fn to_json(snapshot: &Snapshot) -> Value {
     }
     let resources: Vec<Value> = by_resource
         .into_values()
-        .map(|(res, mut items)| {
-            items.sort_by(|a, b| {
-                let key = |v: &Value| {
-                    (
-                        v["metadata"]["namespace"]
-                            .as_str()
-                            .unwrap_or("")
-                            .to_string(),
-                        v["metadata"]["name"].as_str().unwrap_or("").to_string(),
-                    )
-                };
-                key(a).cmp(&key(b))
-            });
+        .map(|(res, items)| {
             json!({
                 "group": res.group,
                 "version": res.version,

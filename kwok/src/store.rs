@@ -122,7 +122,8 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Every object, by resource, in no particular order.
+    /// Every object, by resource (resources in no particular order, each one's objects in key
+    /// order: namespace, then name).
     pub fn objects(&self) -> impl Iterator<Item = (&'static ResourceDef, &Value)> + '_ {
         self.tables
             .by_resource

@@ -4,6 +4,8 @@
 //! self-checks often and a class is graded submission after submission; the reference is the same
 //! every time.
 
+use std::path::Path;
+
 use super::reference::{run_reference, ReferenceDirs, ReferenceRun};
 use super::reference_cache::{entry_for, load_dirs, load_run, lock_entry, store, EntryLock};
 use crate::cluster::Target;
@@ -11,13 +13,28 @@ use crate::report::Progress;
 use crate::runner::{prepare_cluster, starting_nodes};
 use crate::scenario::Lab;
 
-/// Waits for the lock of `entry` without holding up the embedded cluster's tasks.
-async fn lock(entry: &std::path::Path) -> Option<EntryLock> {
-    let entry = entry.to_path_buf();
-    tokio::task::spawn_blocking(move || lock_entry(&entry))
+/// Looks `entry` up with `load`; when it is not there, waits for the entry's lock (without holding
+/// up the embedded cluster's tasks) and looks again, since whoever held the lock may have just
+/// filled it. A miss returns the lock, to hold while computing and storing the entry.
+async fn find_or_lock<T>(
+    entry: Option<&Path>,
+    load: impl Fn(&Path) -> Option<T>,
+) -> (Option<T>, Option<EntryLock>) {
+    let Some(entry) = entry else {
+        return (None, None);
+    };
+    if let Some(found) = load(entry) {
+        return (Some(found), None);
+    }
+    let owned = entry.to_path_buf();
+    let lock = tokio::task::spawn_blocking(move || lock_entry(&owned))
         .await
         .ok()
-        .flatten()
+        .flatten();
+    match load(entry) {
+        Some(found) => (Some(found), None),
+        None => (None, lock),
+    }
 }
 
 /// R_0..R_N for `lab`, from the cache when possible.
@@ -27,16 +44,9 @@ pub async fn shadow_reference(
 ) -> anyhow::Result<ReferenceDirs> {
     let steps = lab.scenario.steps.len();
     let entry = entry_for(lab);
-    if let Some(found) = entry.as_deref().and_then(|entry| load_dirs(entry, steps)) {
+    let (found, _lock) = find_or_lock(entry.as_deref(), |entry| load_dirs(entry, steps)).await;
+    if let Some(found) = found {
         tracing::info!("using the cached reference of {}", lab.name());
-        return Ok(found);
-    }
-    let _lock = match &entry {
-        Some(entry) => lock(entry).await,
-        None => None,
-    };
-    // Whoever held the lock may have just filled the entry.
-    if let Some(found) = entry.as_deref().and_then(|entry| load_dirs(entry, steps)) {
         return Ok(found);
     }
     progress.phase(&format!(
@@ -77,29 +87,21 @@ pub async fn grading_reference(
     let entry = (use_cache && target.is_embedded())
         .then(|| entry_for(lab))
         .flatten();
-    let cached = |entry: &std::path::Path| match load_run(lab, entry, lab.scenario.steps.len()) {
+    let cached = |entry: &Path| match load_run(lab, entry, lab.scenario.steps.len()) {
         Ok(found) => found,
         Err(error) => {
             tracing::warn!("ignoring the cached reference: {error:#}");
             None
         }
     };
-    let mut _lock = None;
-    if let Some(entry) = &entry {
-        let mut found = cached(entry);
-        if found.is_none() {
-            _lock = lock(entry).await;
-            // Whoever held the lock may have just filled the entry.
-            found = cached(entry);
-        }
-        if let Some(run) = found {
-            progress.phase(&format!(
-                "{}: using the cached reference run ({})",
-                lab.name(),
-                entry.display()
-            ));
-            return Ok(run);
-        }
+    let (found, _lock) = find_or_lock(entry.as_deref(), cached).await;
+    if let (Some(run), Some(entry)) = (found, &entry) {
+        progress.phase(&format!(
+            "{}: using the cached reference run ({})",
+            lab.name(),
+            entry.display()
+        ));
+        return Ok(run);
     }
     let run = run_reference(lab, target, progress).await?;
     if let Some(entry) = &entry {

@@ -169,6 +169,14 @@ impl RunCgroup {
     }
 }
 
+/// Which limits script runs get from a cgroup on this machine: (processes, memory). Answered by
+/// creating (and removing) a run cgroup as a real run would.
+pub fn cgroup_limits() -> (bool, bool) {
+    RunCgroup::create(&Limits::default())
+        .map(|cgroup| (cgroup.limits_processes(), cgroup.limits_memory()))
+        .unwrap_or((false, false))
+}
+
 impl Drop for RunCgroup {
     fn drop(&mut self) {
         self.kill_all();

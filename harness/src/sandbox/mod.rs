@@ -40,6 +40,7 @@ mod tests;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use cgroup::cgroup_limits;
 pub use detect::isolation_available;
 pub use limit::is_limit_problem;
 pub use private::keep_private;

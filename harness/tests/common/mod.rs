@@ -114,3 +114,15 @@ pub fn submission(
     }
     dir
 }
+
+/// The JSON report a `proctor ... --format json` run printed, or a panic showing what it printed
+/// instead.
+pub fn report_json(output: &std::process::Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(&stdout).unwrap_or_else(|error| {
+        panic!(
+            "invalid JSON ({error}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}

@@ -631,55 +631,12 @@ pub fn skip(what: &str) {
     eprintln!("SKIP {what}: the script sandbox has no PID namespace here");
 }
 
-/// Whether script runs here get a cgroup with `controller` (`pids` or `memory`), as the sandbox
-/// creates them: cgroup v2 under `/sys/fs/cgroup/proctor-sandbox`, or v1 under this process's
-/// own cgroup in the controller's hierarchy. Probed by creating (and removing) a child cgroup.
+/// Whether script runs here get a cgroup with `controller` (`pids` or `memory`): the sandbox's
+/// own answer, from creating a run cgroup as a run does.
 pub fn cgroup_limits(controller: &str) -> bool {
-    let (file, parent) = if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
-        let parent = PathBuf::from("/sys/fs/cgroup/proctor-sandbox");
-        let enabled = fs::read_to_string(parent.join("cgroup.subtree_control"))
-            .unwrap_or_default()
-            .split_whitespace()
-            .any(|c| c == controller);
-        if !enabled {
-            return false;
-        }
-        let file = if controller == "pids" {
-            "pids.max"
-        } else {
-            "memory.max"
-        };
-        (file, parent)
-    } else {
-        let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-        let relative = own.lines().find_map(|line| {
-            let mut fields = line.splitn(3, ':');
-            let _id = fields.next()?;
-            let controllers = fields.next()?;
-            let path = fields.next()?;
-            controllers
-                .split(',')
-                .any(|c| c == controller)
-                .then(|| path.trim_start_matches('/').to_string())
-        });
-        let Some(relative) = relative else {
-            return false;
-        };
-        let file = if controller == "pids" {
-            "pids.max"
-        } else {
-            "memory.limit_in_bytes"
-        };
-        (
-            file,
-            Path::new("/sys/fs/cgroup").join(controller).join(relative),
-        )
-    };
-    let probe = parent.join(format!("hostile-probe-{}", token()));
-    if fs::create_dir(&probe).is_err() {
-        return false;
+    let (processes, memory) = proctor::sandbox::cgroup_limits();
+    match controller {
+        "pids" => processes,
+        _ => memory,
     }
-    let usable = probe.join(file).exists();
-    let _ = fs::remove_dir(&probe);
-    usable
 }
