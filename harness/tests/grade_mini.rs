@@ -207,3 +207,34 @@ fn selftest_proves_the_mini_lab() {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }
 }
+
+/// A learner's script and the reference script of the same pair run side by side when neither
+/// writes; a learner's script that writes must not change what the reference saw. The
+/// reference here reads late (after a second), so had it run beside the learner's script
+/// without being run again, it would have read the learner's `tier=gold` and agreed with it.
+#[test]
+fn a_script_that_writes_does_not_change_what_the_reference_saw() {
+    let root = lab();
+    common::write(
+        &root.path().join("mini/reference/tier.sh"),
+        &format!(
+            "#!/bin/bash\nsleep 1\n{}",
+            &TIER_SH["#!/bin/bash\n".len()..]
+        ),
+        0o755,
+    );
+    let writer = "#!/bin/bash\nkubectl label node \"$1\" tier=gold --overwrite >/dev/null\n\
+                  kubectl get node \"$1\" -o jsonpath='{.metadata.labels.tier}'\necho\n";
+    let sub = submission(Some((writer, 0o755)), Some("gold\n"), Some(SETTINGS));
+    let (code, json) = grade_json(root.path(), sub.path());
+    assert_eq!(code, 1, "{json:#}");
+    let output = test_named(&json, "1.3")["output"]
+        .as_str()
+        .expect("output")
+        .to_string();
+    assert!(
+        output.contains("tier.sh differs from the reference on 1 of 2 run(s)"),
+        "{output}"
+    );
+    assert!(output.contains("-silver\n+gold"), "{output}");
+}

@@ -214,8 +214,8 @@ impl Cluster {
         self.api.store().snapshot()
     }
 
-    /// Rewinds the store to `snap`; returns how many objects changed.
-    pub fn restore(&self, snap: &Snapshot) -> usize {
+    /// Rewinds the store to `snap`; returns the objects that had changed.
+    pub fn restore(&self, snap: &Snapshot) -> Vec<crate::store::Rewound> {
         self.api.store().restore(snap)
     }
 

@@ -49,6 +49,8 @@ impl PartialEq for ResourceDef {
     }
 }
 
+impl Eq for ResourceDef {}
+
 impl ResourceDef {
     /// `apps/v1`, or `v1` for the core group.
     pub fn api_version(&self) -> String {
@@ -230,6 +232,29 @@ pub fn in_group_version<'a>(
         .filter(move |r| r.group == group && r.version == version)
 }
 
+/// The resource a kubectl resource argument names (`pods`, `po`, `pod`, `Pod`, `ds.apps`,
+/// `daemonsets.v1.apps`), as kubectl's REST mapper resolves it: plural, singular, short name
+/// or kind, case-insensitive, optionally qualified by `group` or `version.group`; the core group
+/// wins a tie (`events`). Subresources and served-elsewhere resources give `None`.
+pub fn resolve(arg: &str) -> Option<&'static ResourceDef> {
+    let arg = arg.to_ascii_lowercase();
+    let (name, qualifier) = match arg.split_once('.') {
+        Some((name, rest)) => (name, Some(rest)),
+        None => (arg.as_str(), None),
+    };
+    RESOURCES.iter().copied().find(|r| {
+        !std::ptr::eq(*r, &BINDINGS)
+            && (r.plural == name
+                || r.singular == name
+                || r.short_names.contains(&name)
+                || r.kind.eq_ignore_ascii_case(name))
+            && match qualifier {
+                None => true,
+                Some(q) => q == r.group || q == format!("{}.{}", r.version, r.group),
+            }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,5 +267,29 @@ mod tests {
         assert_eq!(PODDISRUPTIONBUDGETS.api_version(), "policy/v1");
         assert!(find("apps", "v1", "daemonsets").is_some());
         assert!(std::ptr::eq(by_kind("", "Pod").unwrap(), &PODS));
+    }
+
+    #[test]
+    fn kubectl_resource_arguments() {
+        let is = |arg: &str, want: &ResourceDef| {
+            assert!(
+                resolve(arg).is_some_and(|r| std::ptr::eq(r, want)),
+                "{arg} → {:?}",
+                resolve(arg).map(ResourceDef::group_resource)
+            )
+        };
+        is("pods", &PODS);
+        is("po", &PODS);
+        is("Pod", &PODS);
+        is("ds", &DAEMONSETS);
+        is("daemonset.apps", &DAEMONSETS);
+        is("daemonsets.v1.apps", &DAEMONSETS);
+        is("pdb", &PODDISRUPTIONBUDGETS);
+        is("events", &EVENTS);
+        is("events.events.k8s.io", &EVENTS_V1);
+        assert!(resolve("daemonsets.v2.apps").is_none());
+        assert!(resolve("pods.apps").is_none());
+        assert!(resolve("bindings").is_none());
+        assert!(resolve("widgets").is_none());
     }
 }

@@ -115,6 +115,14 @@ type Change = (
     (String, String),
 );
 
+/// An object a restore put back: changed back, re-created or deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewound {
+    pub resource: &'static ResourceDef,
+    pub namespace: String,
+    pub name: String,
+}
+
 /// Whole-cluster state at one moment, for the harness to rewind to.
 #[derive(Clone)]
 pub struct Snapshot {
@@ -434,9 +442,9 @@ impl Store {
     }
 
     /// Rewind to a snapshot. Every difference is written as a new revision and reported to
-    /// watchers, so controllers and clients see an ordinary stream of changes. Returns how many
-    /// objects changed (0: the store already held the snapshot's state).
-    pub fn restore(&self, snap: &Snapshot) -> usize {
+    /// watchers, so controllers and clients see an ordinary stream of changes. Returns the
+    /// objects that differed (none: the store already held the snapshot's state).
+    pub fn restore(&self, snap: &Snapshot) -> Vec<Rewound> {
         let mut inner = self.write();
         let current = inner.tables.clone();
         let mut changes: Vec<Change> = Vec::new();
@@ -463,7 +471,14 @@ impl Store {
                 }
             }
         }
-        let changed = changes.len();
+        let rewound = changes
+            .iter()
+            .map(|(_, res, _, (namespace, name))| Rewound {
+                resource: res,
+                namespace: namespace.clone(),
+                name: name.clone(),
+            })
+            .collect();
         for (kind, res, value, key) in changes {
             let rv = inner.rv + 1;
             inner.rv = rv;
@@ -491,7 +506,7 @@ impl Store {
             };
             self.commit(&mut inner, kind, res, obj, prev, rv);
         }
-        changed
+        rewound
     }
 }
 

@@ -1,13 +1,16 @@
 //! The harness's own bookkeeping on the embedded cluster, done through its API in the same
 //! process instead of a kubectl process each: listing the nodes a script check runs on, adding
 //! and removing injected nodes. Writes go through the same decoding, defaulting, validation and
-//! watch stream as a client's. Checks still look through kubectl: what they judge is what the
-//! learner's kubectl shows.
+//! watch stream as a client's. Object checks read here too, for resources the embedded cluster
+//! serves: the objects are the ones `kubectl get -o json` would print (from the same store,
+//! through the same selectors), without a kubectl start per sample.
 
 use anyhow::anyhow;
 use kwok::api::{Api, DeleteOptions, ListOptions, WriteOptions};
 use kwok::registry::{NODES, PODS};
 use serde_json::Value;
+
+use super::object_query::ObjectQuery;
 
 /// Who the cluster records as having written the harness's objects.
 const FIELD_MANAGER: &str = "proctor";
@@ -24,6 +27,42 @@ pub fn node_names(api: &Api, selector: Option<&str>) -> anyhow::Result<Vec<Strin
     let mut names: Vec<String> = list.items.iter().map(|n| n.name().to_string()).collect();
     names.sort();
     Ok(names)
+}
+
+/// The objects `kubectl get <query> -o json` shows (none for a missing named object, as with
+/// `--ignore-not-found`); `None` when the resource is not one the cluster serves, so that
+/// kubectl's own error is what the check reports.
+pub fn objects(api: &Api, query: &ObjectQuery<'_>) -> Option<Result<Vec<Value>, String>> {
+    let res = kwok::registry::resolve(query.resource)?;
+    // kubectl's namespace for a namespaced resource when none is given: the kubeconfig's
+    // context has none, so `default`; cluster-scoped resources ignore it.
+    let namespace = res.namespaced.then(|| query.namespace.unwrap_or("default"));
+    let with_type = |stored: &kwok::store::Stored| {
+        let mut value = stored.value.clone();
+        if let Some(map) = value.as_object_mut() {
+            map.entry("apiVersion")
+                .or_insert_with(|| res.api_version().into());
+            map.entry("kind").or_insert_with(|| res.kind.into());
+        }
+        value
+    };
+    if let Some(name) = query.name {
+        return Some(match api.get(res, namespace.unwrap_or(""), name) {
+            Ok(stored) => Ok(vec![with_type(&stored)]),
+            Err(e) if e.code == 404 => Ok(Vec::new()),
+            Err(e) => Err(format!("getting {}/{name}: {}", res.plural, e.message)),
+        });
+    }
+    let opts = ListOptions {
+        label_selector: query.label_selector.map(str::to_string),
+        field_selector: query.field_selector.map(str::to_string),
+        ..ListOptions::default()
+    };
+    Some(
+        api.list(res, namespace, &opts)
+            .map(|list| list.items.iter().map(with_type).collect())
+            .map_err(|e| format!("listing {}: {}", res.plural, e.message)),
+    )
 }
 
 /// Creates `node` (a Node object).
@@ -109,5 +148,104 @@ mod tests {
             "the bound pod is gone"
         );
         cluster.shutdown().await;
+    }
+
+    fn without_managed_fields(mut objects: Vec<Value>) -> Vec<Value> {
+        // `kubectl get -o json` leaves managedFields out (--show-managed-fields=false).
+        for object in &mut objects {
+            if let Some(meta) = object["metadata"].as_object_mut() {
+                meta.remove("managedFields");
+            }
+        }
+        objects
+    }
+
+    /// What an object check reads in process is what the real kubectl prints for the same
+    /// query: short names, qualified names, selectors, a missing name, the default namespace.
+    #[tokio::test]
+    async fn objects_read_in_process_are_what_kubectl_prints() {
+        if which_kubectl().is_none() {
+            eprintln!("SKIP: kubectl is not on PATH");
+            return;
+        }
+        let cluster = Cluster::start(ClusterConfig::default().with_fake_nodes("lab-node-", 2))
+            .await
+            .expect("cluster");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let kubeconfig = dir.path().join("kubeconfig");
+        cluster.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+        let kubectl = super::super::Kubectl::new(&kubeconfig);
+        let api = cluster.api();
+        create_node(
+            api,
+            json!({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": "gpu-node-a", "labels": {"tier": "gold"}}}),
+        )
+        .expect("node");
+        for (ns, name, node) in [
+            ("default", "p0", "lab-node-0"),
+            ("default", "p1", "gpu-node-a"),
+        ] {
+            api.create(
+                &PODS,
+                ns,
+                json!({"apiVersion": "v1", "kind": "Pod",
+                       "metadata": {"name": name, "namespace": ns, "labels": {"app": "x"}},
+                       "spec": {"nodeName": node, "containers": [{"name": "c", "image": "i"}]}}),
+                &WriteOptions::default(),
+            )
+            .expect("pod");
+        }
+        cluster.settle().await;
+        let query = |resource, name, namespace, label_selector, field_selector| ObjectQuery {
+            resource,
+            name,
+            namespace,
+            label_selector,
+            field_selector,
+        };
+        let queries = [
+            query("nodes", None, None, None, None),
+            query("no", None, None, Some("tier=gold"), None),
+            query("node", Some("lab-node-0"), None, None, None),
+            query("nodes", Some("not-there"), None, None, None),
+            query(
+                "po",
+                None,
+                None,
+                Some("app=x"),
+                Some("spec.nodeName=gpu-node-a"),
+            ),
+            query("pods", None, Some("default"), Some("app in (x,y)"), None),
+            query("Pod", Some("p0"), Some("default"), None, None),
+            query("pods", None, Some("kube-system"), None, None),
+            query("namespaces", None, None, None, None),
+            query(
+                "leases.coordination.k8s.io",
+                None,
+                Some("kube-node-lease"),
+                None,
+                None,
+            ),
+        ];
+        for query in queries {
+            let in_process = objects(api, &query)
+                .unwrap_or_else(|| panic!("{query:?} should resolve in process"))
+                .expect("in process");
+            let printed = kubectl.objects(&query).await.expect("kubectl");
+            assert_eq!(
+                without_managed_fields(in_process),
+                without_managed_fields(printed),
+                "{query:?}"
+            );
+        }
+        cluster.shutdown().await;
+    }
+
+    fn which_kubectl() -> Option<std::path::PathBuf> {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("kubectl"))
+            .find(|candidate| candidate.is_file())
     }
 }

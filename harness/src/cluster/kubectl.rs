@@ -9,6 +9,8 @@ use anyhow::{anyhow, Context};
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
+use super::ObjectQuery;
+
 /// Upper bound for one kubectl call; a hung API server must not hang grading.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -53,7 +55,19 @@ impl Kubectl {
 
     /// Runs kubectl; a non-zero exit is returned, not an error (callers decide what it means).
     pub async fn run(&self, args: &[&str], stdin: Option<&[u8]>) -> anyhow::Result<KubectlOutput> {
+        self.run_with(args, stdin, None).await
+    }
+
+    async fn run_with(
+        &self,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+        cache_dir: Option<&Path>,
+    ) -> anyhow::Result<KubectlOutput> {
         let mut command = tokio::process::Command::new(&self.program);
+        if let Some(dir) = cache_dir {
+            command.env("KUBECACHEDIR", dir);
+        }
         command
             .args(args)
             .env("KUBECONFIG", &self.kubeconfig)
@@ -119,6 +133,43 @@ impl Kubectl {
             .with_context(|| format!("kubectl {} printed invalid JSON", args.join(" ")))
     }
 
+    /// The objects `kubectl get <query> -o json` prints, a list's items unwrapped (none for a
+    /// missing named object: `--ignore-not-found`).
+    pub async fn objects(&self, query: &ObjectQuery<'_>) -> Result<Vec<Value>, String> {
+        let mut args: Vec<&str> = vec!["get", query.resource];
+        if let Some(name) = query.name {
+            args.extend([name, "--ignore-not-found"]);
+        }
+        if let Some(namespace) = query.namespace {
+            args.extend(["-n", namespace]);
+        }
+        if let Some(selector) = query.label_selector {
+            args.extend(["-l", selector]);
+        }
+        if let Some(selector) = query.field_selector {
+            args.extend(["--field-selector", selector]);
+        }
+        let value = self
+            .json(&args)
+            .await
+            .map_err(|error| format!("{error:#}"))?;
+        Ok(match value {
+            Value::Null => Vec::new(),
+            Value::Object(ref map)
+                if map
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|kind| kind.ends_with("List")) =>
+            {
+                map.get("items")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            }
+            other => vec![other],
+        })
+    }
+
     /// Creates or updates objects given as JSON (`kubectl apply -f -`).
     pub async fn apply(&self, object: &Value) -> anyhow::Result<()> {
         let body = serde_json::to_vec(object)?;
@@ -141,6 +192,19 @@ impl Kubectl {
         let mut names: Vec<String> = text.split_whitespace().map(str::to_string).collect();
         names.sort();
         Ok(names)
+    }
+
+    /// Fills `dir` with the server's discovery documents, as kubectl caches them
+    /// (`$KUBECACHEDIR/discovery/<host_port>/...`).
+    pub async fn fill_discovery_cache(&self, dir: &Path) -> anyhow::Result<()> {
+        let output = self
+            .run_with(&["api-resources", "-o", "name"], None, Some(dir))
+            .await?;
+        if output.success {
+            Ok(())
+        } else {
+            Err(anyhow!("kubectl api-resources: {}", output.error_text()))
+        }
     }
 
     /// Polls until the API server answers, for at most `within`.

@@ -34,6 +34,8 @@ pub struct Target {
     _scratch: Option<tempfile::TempDir>,
     /// Nodes injected and not removed yet, so an interrupted run can still remove them.
     injected: std::sync::Mutex<Vec<String>>,
+    /// kubectl's discovery cache for this cluster, filled once, handed to every script run.
+    kube_cache: Option<tempfile::TempDir>,
 }
 
 impl Target {
@@ -78,6 +80,7 @@ impl Target {
         cluster.settle().await;
         Ok(Target {
             backend: Backend::Embedded(Box::new(cluster)),
+            kube_cache: discovery_cache(&kubectl).await,
             kubectl,
             _scratch: None,
             injected: Default::default(),
@@ -106,6 +109,7 @@ impl Target {
         kubectl.wait_ready(Duration::from_secs(10)).await?;
         Ok(Target {
             backend: Backend::External,
+            kube_cache: discovery_cache(&kubectl).await,
             kubectl,
             _scratch: None,
             injected: Default::default(),
@@ -128,6 +132,11 @@ impl Target {
         &self.kubectl
     }
 
+    /// A kubectl cache dir already holding this cluster's discovery documents.
+    pub fn kube_cache_seed(&self) -> Option<&Path> {
+        self.kube_cache.as_ref().map(tempfile::TempDir::path)
+    }
+
     /// Waits until the controllers have reacted to the last writes.
     pub async fn settle(&self) {
         match &self.backend {
@@ -147,25 +156,35 @@ impl Target {
     }
 
     pub async fn restore(&self, snapshot: &Snapshot) -> anyhow::Result<()> {
+        self.restore_noting_changes(snapshot).await.map(drop)
+    }
+
+    /// Restores `snapshot`; says whether anything but the cluster's own heartbeats (see
+    /// [`is_heartbeat`]) had changed since it was taken. Only the embedded cluster can tell: an
+    /// external one always answers `true`.
+    pub async fn restore_noting_changes(&self, snapshot: &Snapshot) -> anyhow::Result<bool> {
         match (&self.backend, snapshot) {
             #[cfg(feature = "embedded")]
             (Backend::Embedded(cluster), Snapshot::Embedded(state)) => {
+                let rewound = cluster.restore(state);
                 // Nothing changed since the snapshot (a script that only read): nothing for
                 // the controllers to react to, so no need to wait for them.
-                if cluster.restore(state) == 0 {
-                    return Ok(());
+                if rewound.is_empty() {
+                    return Ok(false);
                 }
+                self.settle().await;
+                Ok(!rewound.iter().all(is_heartbeat))
             }
             (Backend::External, Snapshot::External(set)) => {
-                external::restore(&self.kubectl, set).await?
+                external::restore(&self.kubectl, set).await?;
+                self.settle().await;
+                Ok(true)
             }
             #[allow(unreachable_patterns)]
             _ => anyhow::bail!(
                 "a snapshot can only be restored on the kind of cluster it was taken from"
             ),
         }
-        self.settle().await;
-        Ok(())
     }
 
     /// Node names (sorted), those matching the label `selector` when there is one.
@@ -175,6 +194,21 @@ impl Target {
             Backend::Embedded(cluster) => super::in_process::node_names(cluster.api(), selector),
             Backend::External => self.kubectl.node_names(selector).await,
         }
+    }
+
+    /// The objects a check's query selects: read in process on the embedded cluster for the
+    /// resources it serves (see `in_process::objects`), through kubectl otherwise.
+    pub async fn objects(
+        &self,
+        query: &super::ObjectQuery<'_>,
+    ) -> Result<Vec<serde_json::Value>, String> {
+        #[cfg(feature = "embedded")]
+        if let Backend::Embedded(cluster) = &self.backend {
+            if let Some(objects) = super::in_process::objects(cluster.api(), query) {
+                return objects;
+            }
+        }
+        self.kubectl.objects(query).await
     }
 
     /// Creates nodes that do not exist yet (the lab's starting nodes on an external cluster).
@@ -252,6 +286,33 @@ impl Target {
             #[cfg(feature = "embedded")]
             Backend::Embedded(cluster) => cluster.shutdown().await,
             Backend::External => {}
+        }
+    }
+}
+
+/// Writes the embedded cluster makes on its own while nothing else happens: the fake kubelets
+/// renew their node leases, the controllers record events. A script run that overlaps one has
+/// not changed what another run reads.
+#[cfg(feature = "embedded")]
+fn is_heartbeat(rewound: &kwok::store::Rewound) -> bool {
+    let resource = rewound.resource;
+    (std::ptr::eq(resource, &kwok::registry::LEASES) && rewound.namespace == "kube-node-lease")
+        || resource.kind == "Event"
+}
+
+/// Discovery costs a script run a dozen requests on its first kubectl call; filled once here,
+/// every run starts with it (see `sandbox::kube_cache`). Without it runs discover for themselves.
+async fn discovery_cache(kubectl: &Kubectl) -> Option<tempfile::TempDir> {
+    let dir = tempfile::Builder::new()
+        .prefix("proctor-kube-cache-")
+        .tempdir()
+        .map_err(|error| tracing::warn!("creating a kubectl cache dir: {error}"))
+        .ok()?;
+    match kubectl.fill_discovery_cache(dir.path()).await {
+        Ok(()) => Some(dir),
+        Err(error) => {
+            tracing::warn!("filling the kubectl discovery cache: {error:#}");
+            None
         }
     }
 }

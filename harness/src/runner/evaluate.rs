@@ -32,7 +32,7 @@ impl Setting<'_> {
         Exec::new(
             &self.lab.scenario.lab_dir,
             self.lab.scenario.limits,
-            self.target.kubeconfig(),
+            self.target,
         )
     }
 }
@@ -52,7 +52,7 @@ pub async fn evaluate(setting: &Setting<'_>, check: &Check) -> Outcome {
         }
         CheckKind::Manifest(spec) => {
             check_manifest(
-                setting.target.kubectl(),
+                setting.target,
                 spec,
                 setting.learner_dir,
                 setting.replay_note,

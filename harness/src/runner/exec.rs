@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::cluster::Target;
 use crate::sandbox::{self, ExitStatus, Limits, RunOutcome, RunSpec};
 use crate::scenario::model::LimitsSpec;
 
@@ -17,14 +18,21 @@ pub struct Exec {
     pub map_at: PathBuf,
     pub limits: LimitsSpec,
     pub env: Vec<(String, String)>,
+    /// The target's filled kubectl cache, handed to every run (see `sandbox::RunSpec`).
+    pub kube_cache_seed: Option<PathBuf>,
 }
 
 impl Exec {
-    pub fn new(map_at: &Path, limits: LimitsSpec, kubeconfig: &Path) -> Exec {
+    /// Runs against `target`: its kubeconfig, and its kubectl cache when it has one.
+    pub fn new(map_at: &Path, limits: LimitsSpec, target: &Target) -> Exec {
         Exec {
             map_at: map_at.to_path_buf(),
             limits,
-            env: vec![("KUBECONFIG".to_string(), kubeconfig.display().to_string())],
+            env: vec![(
+                "KUBECONFIG".to_string(),
+                target.kubeconfig().display().to_string(),
+            )],
+            kube_cache_seed: target.kube_cache_seed().map(Path::to_path_buf),
         }
     }
 
@@ -52,6 +60,7 @@ impl Exec {
             env: self.env.clone(),
             limits: self.limits(SHELL_MIN_TIMEOUT),
             shell: Some(snippet.to_string()),
+            kube_cache_seed: self.kube_cache_seed.clone(),
         };
         run_blocking(spec).await
     }
@@ -66,6 +75,7 @@ impl Exec {
             env: self.env.clone(),
             limits: self.limits(Duration::ZERO),
             shell: None,
+            kube_cache_seed: self.kube_cache_seed.clone(),
         };
         run_blocking(spec).await
     }

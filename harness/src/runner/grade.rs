@@ -109,11 +109,7 @@ async fn replay_submission(
     replay: &str,
 ) -> anyhow::Result<Option<String>> {
     let copy = scratch_copy(submission)?;
-    let exec = Exec::new(
-        &lab.scenario.lab_dir,
-        lab.scenario.limits,
-        target.kubeconfig(),
-    );
+    let exec = Exec::new(&lab.scenario.lab_dir, lab.scenario.limits, target);
     let outcome = exec.shell(copy.path(), replay).await;
     target.settle().await;
     if succeeded(&outcome) {

@@ -6,7 +6,8 @@ use super::detect::{Detected, Isolation};
 use super::supervise::{supervise, Ended};
 use super::view::View;
 use super::{
-    bwrap, env, limit, mountns, preflight, sweep, view, ExitStatus, Limits, RunOutcome, RunSpec,
+    bwrap, env, kube_cache, limit, mountns, preflight, sweep, view, ExitStatus, Limits, RunOutcome,
+    RunSpec,
 };
 use nix::sys::resource::{setrlimit, Resource};
 use nix::sys::signal::{killpg, Signal};
@@ -68,18 +69,8 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
 
     // Without a PID namespace, leftovers are found by session and by this marker.
     let marker = (isolation == Isolation::None).then(new_marker);
-    let cache_dir = match isolation {
-        Isolation::None => tempfile::Builder::new()
-            .prefix("proctor-kube-cache-")
-            .tempdir()
-            .ok(),
-        _ => None,
-    };
-    let kube_cache = cache_dir
-        .as_ref()
-        .map(|d| d.path().to_string_lossy().into_owned())
-        .unwrap_or_else(|| "/tmp/.kube-cache".to_string());
-    let environment = env::build(spec, &kube_cache, marker.as_deref());
+    let kube_cache = kube_cache::for_run(spec.kube_cache_seed.as_deref(), isolation);
+    let environment = env::build(spec, &kube_cache.path, marker.as_deref());
 
     let mut command;
     let mut mount_report = None;
@@ -198,7 +189,7 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         }
     };
     drop(cgroup);
-    drop(cache_dir);
+    drop(kube_cache);
     RunOutcome {
         stdout: captured.stdout,
         stderr: captured.stderr,

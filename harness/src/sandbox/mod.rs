@@ -25,6 +25,7 @@ mod bwrap;
 mod cgroup;
 mod detect;
 mod env;
+mod kube_cache;
 mod launch;
 mod limit;
 mod mountns;
@@ -62,6 +63,8 @@ pub struct RunSpec {
     pub limits: Limits,
     /// Run this bash snippet (cwd = the lab dir) instead of `program`.
     pub shell: Option<String>,
+    /// A kubectl cache already filled for the cluster (see `kube_cache`); never written to.
+    pub kube_cache_seed: Option<PathBuf>,
 }
 
 /// Per-run limits.

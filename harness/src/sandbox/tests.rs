@@ -85,6 +85,7 @@ impl Lab {
             env: vec![("KUBECONFIG".into(), "/root/.kube/config".into())],
             limits: Limits::default(),
             shell: None,
+            kube_cache_seed: None,
         }
     }
 
@@ -783,5 +784,40 @@ fn registered_private_dirs_and_host_secrets_are_hidden_unless_named() {
             .push(("SCENARIO_DIR".into(), private.path().display().to_string()));
         let o = run_with(&spec, &d);
         assert_eq!(text(&o.stdout), "the answer\n", "{}", show(&o));
+    }
+}
+
+/// A run reads the kubectl cache seed it is given, and whatever it writes there, the next run
+/// (the reference's, say) still finds the seed as the grader filled it.
+#[test]
+fn the_kubectl_cache_seed_is_read_and_never_changed() {
+    let seed = tempfile::Builder::new()
+        .prefix("sbx-seed-")
+        .tempdir()
+        .expect("seed dir");
+    let file = seed
+        .path()
+        .join("discovery/127.0.0.1_6443/servergroups.json");
+    std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&file, "filled by the grader\n").expect("write seed");
+    for d in isolations() {
+        let lab = Lab::new();
+        lab.script(
+            "poison.sh",
+            "#!/bin/bash\ncat \"$KUBECACHEDIR/discovery/127.0.0.1_6443/servergroups.json\"\n\
+             echo poisoned > \"$KUBECACHEDIR/discovery/127.0.0.1_6443/servergroups.json\" 2>/dev/null\n\
+             rm -rf \"$KUBECACHEDIR/discovery\" 2>/dev/null\nexit 0\n",
+        );
+        let mut spec = lab.spec("poison.sh", &[]);
+        spec.kube_cache_seed = Some(seed.path().to_path_buf());
+        let o = run_with(&spec, &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "filled by the grader\n", "{}", show(&o));
+        assert_eq!(
+            std::fs::read_to_string(&file).expect("seed still there"),
+            "filled by the grader\n",
+            "[{}] the run changed the seed",
+            d.isolation.name()
+        );
     }
 }

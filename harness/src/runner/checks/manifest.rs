@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::confine::{locate, outside, LabFile};
 use super::outcome::Outcome;
-use crate::cluster::Kubectl;
+use crate::cluster::{ObjectQuery, Target};
 use crate::scenario::check::{ManifestCheck, ManifestObject};
 
 /// Every object in a multi-document YAML text; `kind: List` documents are flattened.
@@ -120,7 +120,7 @@ fn check_shape(expected: &ManifestObject, object: &Value) -> Result<(), String> 
 
 /// The object as the cluster has it, if it exists.
 async fn live(
-    kubectl: &Kubectl,
+    target: &Target,
     expected: &ManifestObject,
     document: &Value,
 ) -> Result<Option<Value>, String> {
@@ -128,28 +128,22 @@ async fn live(
     if let Some((group, version)) = text(document, "/apiVersion").and_then(|v| v.split_once('/')) {
         resource = format!("{resource}.{version}.{group}");
     }
-    let mut args = vec![
-        "get",
-        resource.as_str(),
-        expected.name.as_str(),
-        "--ignore-not-found",
-    ];
     let namespace = expected
         .namespace
         .as_deref()
         .or_else(|| text(document, "/metadata/namespace"));
-    if let Some(namespace) = namespace {
-        args.extend(["-n", namespace]);
-    }
-    match kubectl.json(&args).await {
-        Ok(Value::Null) => Ok(None),
-        Ok(object) => Ok(Some(object)),
-        Err(error) => Err(format!("{error:#}")),
-    }
+    let query = ObjectQuery {
+        resource: &resource,
+        name: Some(&expected.name),
+        namespace,
+        label_selector: None,
+        field_selector: None,
+    };
+    Ok(target.objects(&query).await?.into_iter().next())
 }
 
 pub async fn check_manifest(
-    kubectl: &Kubectl,
+    target: &Target,
     spec: &ManifestCheck,
     lab_dir: &Path,
     replay_note: Option<&str>,
@@ -183,7 +177,7 @@ pub async fn check_manifest(
             .as_deref()
             .map(|ns| format!(" in namespace {ns}"))
             .unwrap_or_default();
-        match live(kubectl, expected, &document).await {
+        match live(target, expected, &document).await {
             Ok(Some(object)) => {
                 if let Err(reason) = check_shape(expected, &object) {
                     return Outcome::fail(format!("in the cluster, {reason}")).with_actual(source);

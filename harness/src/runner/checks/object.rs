@@ -1,5 +1,6 @@
-//! `object` checks: query the cluster with kubectl and partially match the objects, polling
-//! until they match (controllers need a moment) or the timeout passes.
+//! `object` checks: query the cluster (in process on the embedded one, else with kubectl) and
+//! partially match the objects, polling until they match (controllers need a moment) or the
+//! timeout passes.
 
 use std::time::Duration;
 
@@ -7,7 +8,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::outcome::Outcome;
-use crate::cluster::{Kubectl, Target};
+use crate::cluster::{ObjectQuery, Target};
 use crate::scenario::check::ObjectCheck;
 
 /// Time between samples; also the spacing of `stable` samples.
@@ -51,40 +52,16 @@ fn describe(spec: &ObjectCheck) -> String {
     text
 }
 
-async fn fetch(kubectl: &Kubectl, spec: &ObjectCheck) -> Result<Vec<Value>, String> {
+async fn fetch(target: &Target, spec: &ObjectCheck) -> Result<Vec<Value>, String> {
     let resource = resource_arg(&spec.resource, spec.api_version.as_deref());
-    let mut args: Vec<&str> = vec!["get", &resource];
-    if let Some(name) = &spec.name {
-        args.extend([name.as_str(), "--ignore-not-found"]);
-    }
-    if let Some(namespace) = &spec.namespace {
-        args.extend(["-n", namespace]);
-    }
-    if let Some(selector) = &spec.selector {
-        args.extend(["-l", selector]);
-    }
-    if let Some(selector) = &spec.field_selector {
-        args.extend(["--field-selector", selector]);
-    }
-    let value = kubectl
-        .json(&args)
-        .await
-        .map_err(|error| format!("{error:#}"))?;
-    Ok(match value {
-        Value::Null => Vec::new(),
-        Value::Object(ref map)
-            if map
-                .get("kind")
-                .and_then(Value::as_str)
-                .is_some_and(|kind| kind.ends_with("List")) =>
-        {
-            map.get("items")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default()
-        }
-        other => vec![other],
-    })
+    let query = ObjectQuery {
+        resource: &resource,
+        name: spec.name.as_deref(),
+        namespace: spec.namespace.as_deref(),
+        label_selector: spec.selector.as_deref(),
+        field_selector: spec.field_selector.as_deref(),
+    };
+    target.objects(&query).await
 }
 
 fn object_name(object: &Value) -> String {
@@ -139,13 +116,12 @@ pub fn evaluate(spec: &ObjectCheck, objects: &[Value]) -> Result<(), String> {
 }
 
 pub async fn check_object(target: &Target, spec: &ObjectCheck) -> Outcome {
-    let kubectl = target.kubectl();
     let deadline = Instant::now() + spec.timeout.0;
     let needed = spec.stable.unwrap_or(1).max(1);
     let mut streak = 0;
     let mut settled_since: Option<Instant> = None;
     loop {
-        let sample = fetch(kubectl, spec).await;
+        let sample = fetch(target, spec).await;
         let verdict = match &sample {
             Ok(objects) => evaluate(spec, objects),
             Err(error) => Err(error.clone()),

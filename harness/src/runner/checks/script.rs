@@ -83,7 +83,9 @@ struct Run {
 /// scripts see the same state.
 ///
 /// With a `start` state, the cluster is put back to it after each run: both runs of the pair see
-/// the same cluster, whatever the other did.
+/// the same cluster, whatever the other did. Most scripts only read, so the two runs first go side
+/// by side (half the wall time on two cores); if the cluster changed meanwhile, either run may
+/// have seen the other's writes, and the pair runs again one after the other.
 async fn run_pair(
     env: &ScriptEnv<'_>,
     spec: &ScriptCheck,
@@ -92,19 +94,47 @@ async fn run_pair(
     args: &[String],
     start: Option<&Snapshot>,
 ) -> anyhow::Result<(RunOutcome, RunOutcome)> {
-    let (learner_root, learner_script) = learner;
-    let learner_dir = scratch_copy(reference_dir)?;
-    copy_file(learner_script, &learner_dir.path().join(&spec.path))?;
-    copy_missing(learner_root, learner_dir.path())?;
-    let reference_copy = scratch_copy(reference_dir)?;
+    if let Some(start) = start {
+        let (learner_dir, reference_dir) = run_dirs(spec, learner, reference_dir)?;
+        let (learner, reference) = tokio::join!(
+            env.exec.script(learner_dir.path(), &spec.path, args),
+            env.exec.script(reference_dir.path(), &spec.path, args),
+        );
+        let changed = env
+            .target
+            .restore_noting_changes(start)
+            .await
+            .map_err(|error| error.context("restoring the cluster after a script run"))?;
+        if !changed {
+            return Ok((learner, reference));
+        }
+        tracing::debug!(
+            script = %spec.path.display(),
+            "a run changed the cluster: running the pair again, one run at a time"
+        );
+    }
+    let (learner_dir, reference_dir) = run_dirs(spec, learner, reference_dir)?;
     let learner = env.exec.script(learner_dir.path(), &spec.path, args).await;
     rewind(env.target, start).await?;
     let reference = env
         .exec
-        .script(reference_copy.path(), &spec.path, args)
+        .script(reference_dir.path(), &spec.path, args)
         .await;
     rewind(env.target, start).await?;
     Ok((learner, reference))
+}
+
+/// Fresh copies of R_n for one pair: the learner's (script overlaid) and the reference's.
+fn run_dirs(
+    spec: &ScriptCheck,
+    learner: (&Path, &Path),
+    reference_dir: &Path,
+) -> anyhow::Result<(tempfile::TempDir, tempfile::TempDir)> {
+    let (learner_root, learner_script) = learner;
+    let learner_dir = scratch_copy(reference_dir)?;
+    copy_file(learner_script, &learner_dir.path().join(&spec.path))?;
+    copy_missing(learner_root, learner_dir.path())?;
+    Ok((learner_dir, scratch_copy(reference_dir)?))
 }
 
 /// Puts the cluster back to `state`, when there is one.
