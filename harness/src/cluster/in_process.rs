@@ -65,6 +65,22 @@ pub fn objects(api: &Api, query: &ObjectQuery<'_>) -> Option<Result<Vec<Value>, 
     )
 }
 
+/// Every pod's and node's uid and resourceVersion, as `Target::quiet_for` samples an external
+/// cluster through kubectl.
+pub fn state_fingerprint(api: &Api) -> String {
+    let mut fingerprint = String::new();
+    for res in [&PODS, &NODES] {
+        if let Ok(list) = api.list(res, None, &ListOptions::default()) {
+            for object in &list.items {
+                fingerprint.push_str(object.value["metadata"]["uid"].as_str().unwrap_or(""));
+                fingerprint.push_str(&object.resource_version().to_string());
+                fingerprint.push(' ');
+            }
+        }
+    }
+    fingerprint
+}
+
 /// Creates `node` (a Node object).
 pub fn create_node(api: &Api, node: Value) -> anyhow::Result<()> {
     let opts = WriteOptions {

@@ -36,6 +36,8 @@ pub struct Target {
     injected: std::sync::Mutex<Vec<String>>,
     /// kubectl's discovery cache for this cluster, filled once, handed to every script run.
     kube_cache: Option<tempfile::TempDir>,
+    /// The last state fingerprint seen and since when it has not changed (see [`Target::quiet_for`]).
+    quiet: std::sync::Mutex<Option<(String, std::time::Instant)>>,
 }
 
 impl Target {
@@ -84,6 +86,7 @@ impl Target {
             kubectl,
             _scratch: None,
             injected: Default::default(),
+            quiet: Default::default(),
         })
     }
 
@@ -113,6 +116,7 @@ impl Target {
             kubectl,
             _scratch: None,
             injected: Default::default(),
+            quiet: Default::default(),
         })
     }
 
@@ -143,6 +147,33 @@ impl Target {
             #[cfg(feature = "embedded")]
             Backend::Embedded(cluster) => cluster.settle().await,
             Backend::External => settle_external(&self.kubectl).await,
+        }
+    }
+
+    /// How long the cluster's pods and nodes have looked the same, sampled now (on the embedded
+    /// cluster once its controllers are idle). Node leases and events are left out: they change
+    /// every few seconds whatever happens. Shared by every check of a run, so once one failing
+    /// check has waited out a quiet period, the next ones find the cluster still quiet and fail
+    /// at once instead of each waiting its own.
+    pub async fn quiet_for(&self) -> Duration {
+        let fingerprint = match &self.backend {
+            #[cfg(feature = "embedded")]
+            Backend::Embedded(cluster) => {
+                cluster.settle().await;
+                super::in_process::state_fingerprint(cluster.api())
+            }
+            Backend::External => state_fingerprint(&self.kubectl).await,
+        };
+        let now = std::time::Instant::now();
+        let Ok(mut quiet) = self.quiet.lock() else {
+            return Duration::ZERO;
+        };
+        match quiet.as_ref() {
+            Some((last, since)) if *last == fingerprint => now.duration_since(*since),
+            _ => {
+                *quiet = Some((fingerprint, now));
+                Duration::ZERO
+            }
         }
     }
 
@@ -324,14 +355,7 @@ async fn settle_external(kubectl: &Kubectl) {
     let mut last = String::new();
     let mut equal = 0;
     while tokio::time::Instant::now() < deadline {
-        let sample = kubectl
-            .run(
-                &["get", "pods,nodes", "--all-namespaces", "-o", "jsonpath={range .items[*]}{.metadata.uid}{.metadata.resourceVersion}{\" \"}{end}"],
-                None,
-            )
-            .await
-            .map(|output| output.stdout)
-            .unwrap_or_default();
+        let sample = state_fingerprint(kubectl).await;
         if sample == last {
             equal += 1;
             if equal >= 2 {
@@ -342,5 +366,47 @@ async fn settle_external(kubectl: &Kubectl) {
             last = sample;
         }
         tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// Every pod's and node's uid and resourceVersion: changes whenever a controller or kubelet
+/// acts on one of them. Empty when kubectl fails.
+async fn state_fingerprint(kubectl: &Kubectl) -> String {
+    kubectl
+        .run(
+            &[
+                "get",
+                "pods,nodes",
+                "--all-namespaces",
+                "-o",
+                "jsonpath={range .items[*]}{.metadata.uid}{.metadata.resourceVersion}{\" \"}{end}",
+            ],
+            None,
+        )
+        .await
+        .map(|output| output.stdout)
+        .unwrap_or_default()
+}
+
+#[cfg(all(test, feature = "embedded"))]
+mod tests {
+    use super::*;
+
+    /// The quiet time one failing check waited out is what the next check finds, until a pod
+    /// or a node changes; node-lease renewals do not count.
+    #[tokio::test]
+    async fn quiet_time_is_shared_until_pods_or_nodes_change() {
+        let target = Target::embedded(&NodeTemplate::plain(1))
+            .await
+            .expect("cluster");
+        assert_eq!(target.quiet_for().await, Duration::ZERO, "first sample");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let quiet = target.quiet_for().await;
+        assert!(quiet >= Duration::from_millis(300), "{quiet:?}");
+        let perturbation: Perturbation =
+            serde_yaml::from_str("namePrefix: extra-node-").expect("perturbation");
+        target.inject(&perturbation).await.expect("node added");
+        assert_eq!(target.quiet_for().await, Duration::ZERO, "a node was added");
+        target.shutdown().await;
     }
 }

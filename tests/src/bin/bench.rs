@@ -282,7 +282,7 @@ async fn main() {
             .join(" ")
     );
 
-    // BENCH_ONLY=api|grade|controllers runs one section (for profiling).
+    // BENCH_ONLY=api|grade|check|controllers runs one section (for profiling).
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     let runs = |section: &str| only.is_empty() || only == section;
     if runs("api") {
@@ -292,6 +292,11 @@ async fn main() {
         tokio::task::spawn_blocking(grading_figures)
             .await
             .expect("grading figures");
+    }
+    if runs("check") {
+        tokio::task::spawn_blocking(self_check_figures)
+            .await
+            .expect("self-check figures");
     }
     if !runs("controllers") {
         return;
@@ -447,6 +452,70 @@ fn grading_figures() {
         } else {
             "NOT all full marks"
         }
+    );
+}
+
+/// A learner's self-check, as a learner runs it: `proctor up gpuops` in the background, then
+/// `proctor check gpuops` over every step of an empty lab dir (every check fails, so failing
+/// checks' waits for a quiet cluster show) and of a solved one (every check passes).
+fn self_check_figures() {
+    let exe = std::env::current_exe().expect("bench path");
+    let proctor = exe.with_file_name("proctor");
+    if !proctor.is_file() {
+        println!("self-check: skipped ({} not built)", proctor.display());
+        return;
+    }
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let scratch = tempfile::tempdir().expect("tmp");
+    let kubeconfig = scratch.path().join("kubeconfig");
+    let command = |args: &[&str], dir: &std::path::Path| {
+        let mut command = Command::new(&proctor);
+        command
+            .args(args)
+            .arg(dir)
+            .arg("--scenarios")
+            .arg(repo.join("scenarios"))
+            .env("PROCTOR_CACHE", scratch.path().join("cache"))
+            .env("KUBECONFIG", &kubeconfig);
+        command
+    };
+    let mut up = command(&["up", "gpuops", "--kubeconfig"], &kubeconfig)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("proctor up");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !kubeconfig.is_file() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let empty = scratch.path().join("empty");
+    let solved = scratch.path().join("solved");
+    // The first check fills the reference cache; the figures are for the checks after it.
+    let check = |dir: &std::path::Path| {
+        let t = Instant::now();
+        let output = command(
+            &["check", "gpuops", "--quiet", "--color", "never", "--dir"],
+            dir,
+        )
+        .output()
+        .expect("proctor check");
+        (t.elapsed(), output.status.code())
+    };
+    check(&empty);
+    let (fresh, fresh_code) = check(&empty);
+    let solve = command(&["solve", "gpuops", "--dir"], &solved)
+        .output()
+        .expect("proctor solve");
+    let (done, done_code) = check(&solved);
+    let _ = up.kill();
+    let _ = up.wait();
+    println!(
+        "self-check of gpuops on `proctor up`, all steps: untouched lab {} (exit {:?}: every check fails), solved lab {} (exit {:?}{})",
+        ms(fresh),
+        fresh_code,
+        ms(done),
+        done_code,
+        if solve.status.success() { "" } else { ", solve FAILED" }
     );
 }
 

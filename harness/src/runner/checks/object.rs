@@ -118,8 +118,12 @@ pub fn evaluate(spec: &ObjectCheck, objects: &[Value]) -> Result<(), String> {
 pub async fn check_object(target: &Target, spec: &ObjectCheck) -> Outcome {
     let deadline = Instant::now() + spec.timeout.0;
     let needed = spec.stable.unwrap_or(1).max(1);
+    let grace = if target.is_embedded() {
+        SETTLED_GRACE
+    } else {
+        EXTERNAL_SETTLED_GRACE
+    };
     let mut streak = 0;
-    let mut settled_since: Option<Instant> = None;
     loop {
         let sample = fetch(target, spec).await;
         let verdict = match &sample {
@@ -135,24 +139,11 @@ pub async fn check_object(target: &Target, spec: &ObjectCheck) -> Outcome {
             }
             Err(reason) => {
                 streak = 0;
-                let grace = if target.is_embedded() {
-                    SETTLED_GRACE
-                } else {
-                    EXTERNAL_SETTLED_GRACE
-                };
-                let settled_out = settled_since.is_some_and(|since| since.elapsed() >= grace);
-                if Instant::now() >= deadline || settled_out {
+                if Instant::now() >= deadline || target.quiet_for().await >= grace {
                     let actual = sample
                         .map(|objects| serde_json::to_string_pretty(&objects).unwrap_or_default())
                         .unwrap_or_default();
                     return Outcome::fail(reason).with_actual(actual);
-                }
-                let settling = Instant::now();
-                target.settle().await;
-                // A settle that had to wait saw activity: the quiet period starts again.
-                let busy = settling.elapsed() > grace / 2;
-                if busy || settled_since.is_none() {
-                    settled_since = Some(Instant::now());
                 }
             }
         }
