@@ -95,6 +95,7 @@ pub struct UpArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  proctor check gpudrv --step 3")]
 pub struct CheckArgs {
+    /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
     pub lab: String,
     /// Only this step (default: all steps).
     #[arg(long, value_name = "N")]
@@ -114,6 +115,7 @@ pub struct CheckArgs {
     after_help = "Example:\n  proctor grade gpudrv --submission ./alice --format json --output results.json"
 )]
 pub struct GradeArgs {
+    /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
     pub lab: String,
     /// The submitted lab dir (what the learner's /root/<lab> looked like at the end).
     #[arg(long, value_name = "DIR")]
@@ -148,6 +150,7 @@ pub struct OutputArgs {
     after_help = "Example:\n  proctor solve gpudrv --dir /tmp/solved && proctor grade gpudrv --submission /tmp/solved"
 )]
 pub struct SolveArgs {
+    /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
     pub lab: String,
     /// Directory to write the solution into (created if missing).
     #[arg(long, value_name = "DIR")]
@@ -159,6 +162,7 @@ pub struct SolveArgs {
 
 #[derive(Debug, Args)]
 pub struct SelftestArgs {
+    /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
     pub lab: String,
 }
 
