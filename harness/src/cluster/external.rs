@@ -95,7 +95,16 @@ fn automatic(resource: &str, object: &Value) -> bool {
 
 /// The kinds of [`KINDS`] the cluster serves (`kubectl api-resources`); all of them when that
 /// cannot be told. A cluster with a broken aggregated API prints what it could and exits 1.
+/// Asked once per cluster: every snapshot and restore needs it, and built-in kinds do not come
+/// and go.
 async fn served(kubectl: &Kubectl) -> Vec<&'static Kind> {
+    type Served = std::sync::Mutex<BTreeMap<std::path::PathBuf, Vec<&'static Kind>>>;
+    static SERVED: std::sync::OnceLock<Served> = std::sync::OnceLock::new();
+    let memo = SERVED.get_or_init(Default::default);
+    let key = kubectl.kubeconfig().to_path_buf();
+    if let Some(kinds) = memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return kinds;
+    }
     let names: Vec<String> = match kubectl.run(&["api-resources", "-o", "name"], None).await {
         Ok(output) => output
             .stdout
@@ -107,10 +116,14 @@ async fn served(kubectl: &Kubectl) -> Vec<&'static Kind> {
     if names.is_empty() {
         return KINDS.iter().collect();
     }
-    KINDS
+    let kinds: Vec<&'static Kind> = KINDS
         .iter()
         .filter(|kind| names.iter().any(|name| name == kind.resource))
-        .collect()
+        .collect();
+    if let Ok(mut memo) = memo.lock() {
+        memo.insert(key, kinds.clone());
+    }
+    kinds
 }
 
 /// Lists the objects of `kinds`: with one `kubectl get` when it can, kind by kind when a kind
@@ -344,9 +357,10 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
 
 /// Brings the cluster back to `target`: deletes what appeared (and waits for what is on its
 /// way out), then recreates what is missing and replaces what changed.
-pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<()> {
+pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bool> {
     let current = snapshot(kubectl).await?;
     let plan = plan(target, &current);
+    let changed = !(plan.delete.is_empty() && plan.wait.is_empty() && plan.put_back.is_empty());
     for (key, with_pods) in &plan.delete {
         delete(kubectl, key).await;
         if *with_pods {
@@ -374,7 +388,7 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<()
             }
         }
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// Waits (bounded) until deleted objects are gone; a terminating namespace can take a while.

@@ -191,8 +191,8 @@ impl Target {
     }
 
     /// Restores `snapshot`; says whether anything but the cluster's own heartbeats (see
-    /// [`is_heartbeat`]) had changed since it was taken. Only the embedded cluster can tell: an
-    /// external one always answers `true`.
+    /// [`is_heartbeat`]) had changed since it was taken. On an external cluster: whether the
+    /// objects a snapshot holds there (see `external`) had changed.
     pub async fn restore_noting_changes(&self, snapshot: &Snapshot) -> anyhow::Result<bool> {
         match (&self.backend, snapshot) {
             #[cfg(feature = "embedded")]
@@ -207,7 +207,10 @@ impl Target {
                 Ok(!rewound.iter().all(is_heartbeat))
             }
             (Backend::External, Snapshot::External(set)) => {
-                external::restore(&self.kubectl, set).await?;
+                // Put back nothing: nothing for the controllers to react to.
+                if !external::restore(&self.kubectl, set).await? {
+                    return Ok(false);
+                }
                 self.settle().await;
                 Ok(true)
             }
