@@ -12,7 +12,7 @@ test:
 soak:
     cargo test --workspace --release -- --ignored
 
-# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, controllers at scale, grading.
+# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, grading, self-check, controllers at scale (BENCH_ONLY=api|grade|check|controllers for one section).
 bench:
     cargo build --release -p proctor
     cargo run --release -p proctor-tests --bin bench
