@@ -236,13 +236,9 @@ mod tests {
             query("Pod", Some("p0"), Some("default"), None, None),
             query("pods", None, Some("kube-system"), None, None),
             query("namespaces", None, None, None, None),
-            query(
-                "leases.coordination.k8s.io",
-                None,
-                Some("kube-node-lease"),
-                None,
-                None,
-            ),
+            // No node leases: a renewal between the two reads would make them differ.
+            query("daemonsets.v1.apps", None, Some("default"), None, None),
+            query("ns", Some("default"), None, None, None),
         ];
         for query in queries {
             let in_process = objects(api, &query)
