@@ -95,35 +95,15 @@ fn automatic(resource: &str, object: &Value) -> bool {
 
 /// The kinds of [`KINDS`] the cluster serves (`kubectl api-resources`); all of them when that
 /// cannot be told. A cluster with a broken aggregated API prints what it could and exits 1.
-/// Asked once per cluster: every snapshot and restore needs it, and built-in kinds do not come
-/// and go.
+/// Asked once per cluster (see `Kubectl::resource_names`): every snapshot and restore needs it.
 async fn served(kubectl: &Kubectl) -> Vec<&'static Kind> {
-    type Served = std::sync::Mutex<BTreeMap<std::path::PathBuf, Vec<&'static Kind>>>;
-    static SERVED: std::sync::OnceLock<Served> = std::sync::OnceLock::new();
-    let memo = SERVED.get_or_init(Default::default);
-    let key = kubectl.kubeconfig().to_path_buf();
-    if let Some(kinds) = memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
-        return kinds;
-    }
-    let names: Vec<String> = match kubectl.run(&["api-resources", "-o", "name"], None).await {
-        Ok(output) => output
-            .stdout
-            .lines()
-            .map(|line| line.trim().to_string())
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    if names.is_empty() {
+    let Ok(names) = kubectl.resource_names().await else {
         return KINDS.iter().collect();
-    }
-    let kinds: Vec<&'static Kind> = KINDS
+    };
+    KINDS
         .iter()
         .filter(|kind| names.iter().any(|name| name == kind.resource))
-        .collect();
-    if let Ok(mut memo) = memo.lock() {
-        memo.insert(key, kinds.clone());
-    }
-    kinds
+        .collect()
 }
 
 /// Lists the objects of `kinds`: with one `kubectl get` when it can, kind by kind when a kind

@@ -180,7 +180,7 @@ mod tests {
     /// query: short names, qualified names, selectors, a missing name, the default namespace.
     #[tokio::test]
     async fn objects_read_in_process_are_what_kubectl_prints() {
-        if which_kubectl().is_none() {
+        if crate::sandbox::on_path("kubectl").is_none() {
             eprintln!("SKIP: kubectl is not on PATH");
             return;
         }
@@ -252,12 +252,5 @@ mod tests {
             );
         }
         cluster.shutdown().await;
-    }
-
-    fn which_kubectl() -> Option<std::path::PathBuf> {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("kubectl"))
-            .find(|candidate| candidate.is_file())
     }
 }

@@ -18,6 +18,8 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct Kubectl {
     kubeconfig: PathBuf,
     program: PathBuf,
+    /// `kubectl api-resources -o name`, asked once: built-in resources do not come and go.
+    resource_names: std::sync::Arc<tokio::sync::OnceCell<Vec<String>>>,
 }
 
 #[derive(Debug, Clone)]
@@ -46,6 +48,7 @@ impl Kubectl {
             program: std::env::var_os("PROCTOR_KUBECTL")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("kubectl")),
+            resource_names: Default::default(),
         }
     }
 
@@ -195,16 +198,34 @@ impl Kubectl {
     }
 
     /// Fills `dir` with the server's discovery documents, as kubectl caches them
-    /// (`$KUBECACHEDIR/discovery/<host_port>/...`).
+    /// (`$KUBECACHEDIR/discovery/<host_port>/...`); the resource names it printed answer
+    /// [`Kubectl::resource_names`] from then on.
     pub async fn fill_discovery_cache(&self, dir: &Path) -> anyhow::Result<()> {
         let output = self
             .run_with(&["api-resources", "-o", "name"], None, Some(dir))
             .await?;
-        if output.success {
-            Ok(())
-        } else {
-            Err(anyhow!("kubectl api-resources: {}", output.error_text()))
+        if !output.success {
+            return Err(anyhow!("kubectl api-resources: {}", output.error_text()));
         }
+        let _ = self.resource_names.set(names(&output.stdout));
+        Ok(())
+    }
+
+    /// The resources the server serves (`kubectl api-resources -o name`), asked once. A server
+    /// with a broken aggregated API prints what it could and exits 1: what it printed counts.
+    /// Nothing printed is an error, and is asked again next time.
+    pub async fn resource_names(&self) -> anyhow::Result<Vec<String>> {
+        self.resource_names
+            .get_or_try_init(|| async {
+                let output = self.run(&["api-resources", "-o", "name"], None).await?;
+                let names = names(&output.stdout);
+                if names.is_empty() {
+                    return Err(anyhow!("kubectl api-resources: {}", output.error_text()));
+                }
+                Ok(names)
+            })
+            .await
+            .cloned()
     }
 
     /// Polls until the API server answers, for at most `within`.
@@ -225,4 +246,14 @@ impl Kubectl {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+}
+
+/// One resource name per line of `kubectl api-resources -o name`.
+fn names(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(str::to_string)
+        .collect()
 }

@@ -20,6 +20,7 @@ use anyhow::Context;
 use super::reference::{ReferenceDirs, ReferenceRun, ReferenceState};
 use super::workdir::copy_dir;
 use crate::cluster::Snapshot;
+use crate::sandbox::on_path;
 use crate::scenario::Lab;
 
 const COMPLETE_MARKER: &str = "complete";
@@ -102,14 +103,6 @@ pub fn cache_key(lab: &Lab) -> String {
     }
     hash_tree(&lab.dir, &lab.dir, &mut hasher);
     format!("{}-{:016x}", lab.name(), hasher.finish())
-}
-
-/// Where `PATH` finds `tool` (the sandbox puts the same directories first).
-fn on_path(tool: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(tool))
-        .find(|candidate| candidate.is_file())
 }
 
 fn isolation_name(text: &str) -> &'static str {

@@ -50,16 +50,22 @@ fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
     }
 }
 
+/// Where the grader's `PATH` finds `tool`.
+pub fn on_path(tool: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(tool))
+        .find(|candidate| candidate.is_file())
+}
+
 /// The grader's directories holding `kubectl` and `jq`, then the standard directories.
 pub(crate) fn default_path() -> String {
     let mut dirs: Vec<String> = Vec::new();
-    if let Some(path) = std::env::var_os("PATH") {
-        for tool in ["kubectl", "jq"] {
-            let found = std::env::split_paths(&path).find(|d| d.join(tool).is_file());
-            if let Some(dir) = found.and_then(|d| d.to_str().map(str::to_string)) {
-                if !dirs.contains(&dir) {
-                    dirs.push(dir);
-                }
+    for tool in ["kubectl", "jq"] {
+        let found = on_path(tool).and_then(|file| file.parent().map(Path::to_path_buf));
+        if let Some(dir) = found.and_then(|d| d.to_str().map(str::to_string)) {
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
             }
         }
     }

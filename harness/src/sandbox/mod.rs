@@ -43,6 +43,7 @@ use std::time::Duration;
 
 pub use cgroup::cgroup_limits;
 pub use detect::isolation_available;
+pub use env::on_path;
 pub use limit::is_limit_problem;
 pub use private::keep_private;
 

@@ -643,11 +643,7 @@ fn environment_is_clean_and_stdin_is_empty() {
 }
 
 fn which(tool: &str) -> Result<PathBuf, ()> {
-    let path = std::env::var_os("PATH").ok_or(())?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(tool))
-        .find(|p| p.is_file())
-        .ok_or(())
+    super::on_path(tool).ok_or(())
 }
 
 #[test]

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::confine::{locate, outside, LabFile};
+use super::object::resource_arg;
 use super::outcome::Outcome;
 use crate::cluster::{ObjectQuery, Target};
 use crate::scenario::check::{ManifestCheck, ManifestObject};
@@ -124,10 +125,7 @@ async fn live(
     expected: &ManifestObject,
     document: &Value,
 ) -> Result<Option<Value>, String> {
-    let mut resource = expected.kind.to_lowercase();
-    if let Some((group, version)) = text(document, "/apiVersion").and_then(|v| v.split_once('/')) {
-        resource = format!("{resource}.{version}.{group}");
-    }
+    let resource = resource_arg(&expected.kind.to_lowercase(), text(document, "/apiVersion"));
     let namespace = expected
         .namespace
         .as_deref()
