@@ -343,6 +343,44 @@ fn escaping_scripts_and_links_reach_nothing_of_the_grader() {
     }
 }
 
+/// With `HOME` under `/tmp` (a container's throwaway home) the reference cache is
+/// `$HOME/.cache/proctor`, inside a path every run names. A learner's script that looks there, or
+/// in the scenario, finds nothing: it prints what the correct one prints and gets full marks, on
+/// the grading that fills the cache and on the one that reads it.
+#[test]
+fn a_home_under_tmp_does_not_reveal_the_reference_cache() {
+    if isolation().is_none() {
+        skip("hiding the reference cache (no file-system isolation)");
+        return;
+    }
+    let lab = Lab::with_home_in_tmp(SMALL_LIMITS);
+    let peek = format!(
+        "#!/bin/bash\n\
+         shopt -s nullglob\n\
+         for f in \"$HOME\"/.cache/proctor/*/.reference-only \"$HOME\"/.cache/proctor/*/*/.reference-only \\\n\
+                  \"$HOME\"/.cache/proctor/*/*/out/nodes.txt '{}/reference/secret.txt'; do\n\
+           head -c 200 \"$f\"\n\
+         done\n\
+         kubectl get nodes -o name | sort\n",
+        lab.scenario_dir().display()
+    );
+    let files = Files::correct().script("nodes.sh", &peek);
+    for round in ["fills the cache", "reads the cache"] {
+        let graded = grade_guarded(&lab, "peek", &files, "json");
+        assert_eq!(
+            graded.code,
+            Some(0),
+            "the grading that {round}:\n{}\n{}",
+            graded.text(),
+            graded.stderr
+        );
+    }
+    assert!(
+        fs::read_dir(lab.cache()).is_ok_and(|entries| entries.count() > 1),
+        "the grades did not use the cache under HOME"
+    );
+}
+
 #[test]
 fn signals_sleepers_and_binary_output_fail_cleanly() {
     let lab = Lab::new(SMALL_LIMITS);

@@ -29,11 +29,7 @@ pub struct Setting<'a> {
 
 impl Setting<'_> {
     fn exec(&self) -> Exec {
-        Exec::new(
-            &self.lab.scenario.lab_dir,
-            self.lab.scenario.limits,
-            self.target,
-        )
+        Exec::new(self.lab, self.target)
     }
 }
 

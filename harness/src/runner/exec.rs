@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::cluster::Target;
 use crate::sandbox::{self, ExitStatus, Limits, RunOutcome, RunSpec};
 use crate::scenario::model::LimitsSpec;
+use crate::scenario::Lab;
 
 /// Reference shells and replays may wait on the cluster (`kubectl drain --timeout=20s`,
 /// `kubectl wait`), so they get at least this long whatever the per-script limit is.
@@ -20,19 +21,25 @@ pub struct Exec {
     pub env: Vec<(String, String)>,
     /// The target's filled kubectl cache, handed to every run (see `sandbox::RunSpec`).
     pub kube_cache_seed: Option<PathBuf>,
+    /// What no run may read unless it names it (see `sandbox::RunSpec::hidden`).
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Exec {
-    /// Runs against `target`: its kubeconfig, and its kubectl cache when it has one.
-    pub fn new(map_at: &Path, limits: LimitsSpec, target: &Target) -> Exec {
+    /// Runs of `lab`'s scripts against `target`: its kubeconfig, and its kubectl cache when it has
+    /// one. The lab's dir (the reference solution) and the reference cache are hidden.
+    pub fn new(lab: &Lab, target: &Target) -> Exec {
+        let mut hidden = vec![lab.dir.clone()];
+        hidden.extend(crate::cache_dir::cache_root());
         Exec {
-            map_at: map_at.to_path_buf(),
-            limits,
+            map_at: lab.scenario.lab_dir.clone(),
+            limits: lab.scenario.limits,
             env: vec![(
                 "KUBECONFIG".to_string(),
                 target.kubeconfig().display().to_string(),
             )],
             kube_cache_seed: target.kube_cache_seed().map(Path::to_path_buf),
+            hidden,
         }
     }
 
@@ -61,6 +68,7 @@ impl Exec {
             limits: self.limits(SHELL_MIN_TIMEOUT),
             shell: Some(snippet.to_string()),
             kube_cache_seed: self.kube_cache_seed.clone(),
+            hidden: self.hidden.clone(),
         };
         run_blocking(spec).await
     }
@@ -76,6 +84,7 @@ impl Exec {
             limits: self.limits(Duration::ZERO),
             shell: None,
             kube_cache_seed: self.kube_cache_seed.clone(),
+            hidden: self.hidden.clone(),
         };
         run_blocking(spec).await
     }

@@ -109,7 +109,7 @@ async fn replay_submission(
     replay: &str,
 ) -> anyhow::Result<Option<String>> {
     let copy = scratch_copy(submission)?;
-    let exec = Exec::new(&lab.scenario.lab_dir, lab.scenario.limits, target);
+    let exec = Exec::new(lab, target);
     let outcome = exec.shell(copy.path(), replay).await;
     target.settle().await;
     if succeeded(&outcome) {

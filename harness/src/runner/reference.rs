@@ -117,8 +117,7 @@ pub fn copy_starter(lab: &Lab, dir: &Path, overwrite: bool) -> anyhow::Result<()
 }
 
 fn reference_exec(lab: &Lab, target: &Target) -> Exec {
-    Exec::new(&lab.scenario.lab_dir, lab.scenario.limits, target)
-        .with_env("SCENARIO_DIR", &lab.dir.display().to_string())
+    Exec::new(lab, target).with_env("SCENARIO_DIR", &lab.dir.display().to_string())
 }
 
 /// Runs step `index`'s reference shell in `dir`. A shell that cannot run or times out is a

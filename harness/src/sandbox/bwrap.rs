@@ -2,8 +2,9 @@
 //!
 //! bwrap resolves every bind source on the host side, so binding the run dir (usually under `/tmp`)
 //! after `/tmp` has been replaced by a private tmpfs works, and so does re-exposing a kubeconfig.
+//! Operations run in argument order, which is the view's layer order.
 
-use super::view::{ChildKind, View};
+use super::view::{ChildKind, Layer, View};
 use std::ffi::OsString;
 use std::path::Path;
 
@@ -16,8 +17,9 @@ pub(crate) fn args(view: &View) -> Vec<OsString> {
     a.flag("--unshare-pid");
     a.flag("--unshare-ipc");
 
-    match &view.expand {
-        Some(expansion) if expansion.at == Path::new("/") => {
+    let root_expansion = view.expansion().filter(|e| e.at == Path::new("/"));
+    match root_expansion {
+        Some(expansion) => {
             for child in &expansion.children {
                 let name = child.name.to_string_lossy();
                 if name == "proc" || name == "dev" {
@@ -27,29 +29,26 @@ pub(crate) fn args(view: &View) -> Vec<OsString> {
                 a.child(&path, &child.kind);
             }
         }
-        Some(expansion) => {
-            a.pair("--ro-bind", Path::new("/"), Path::new("/"));
-            a.one("--tmpfs", &expansion.at);
-            for child in &expansion.children {
-                a.child(&expansion.at.join(&child.name), &child.kind);
-            }
-        }
         None => a.pair("--ro-bind", Path::new("/"), Path::new("/")),
     }
     a.one("--dev", Path::new("/dev"));
     a.one("--proc", Path::new("/proc"));
-    for mask in &view.masks {
-        if mask.is_dir {
-            a.one("--tmpfs", &mask.path);
-        } else {
-            a.pair("--ro-bind", Path::new("/dev/null"), &mask.path);
+    for layer in &view.layers {
+        match layer {
+            Layer::Mask(mask) if mask.is_dir => a.one("--tmpfs", &mask.path),
+            Layer::Mask(mask) => a.pair("--ro-bind", Path::new("/dev/null"), &mask.path),
+            Layer::Expose(expose) => a.pair("--ro-bind", &expose.path, &expose.path),
+            Layer::Expand(expansion) if expansion.at == Path::new("/") => {}
+            Layer::Expand(expansion) => {
+                a.one("--tmpfs", &expansion.at);
+                for child in &expansion.children {
+                    a.child(&expansion.at.join(&child.name), &child.kind);
+                }
+            }
+            Layer::Lab => a.pair("--bind", &view.run_dir, &view.map_at),
         }
     }
-    a.pair("--bind", &view.run_dir, &view.map_at);
-    for expose in &view.exposes {
-        a.pair("--ro-bind", &expose.path, &expose.path);
-    }
-    if let Some(expansion) = &view.expand {
+    if let Some(expansion) = view.expansion() {
         if expansion.at != Path::new("/") {
             a.one("--remount-ro", &expansion.at);
         }

@@ -201,7 +201,12 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
 }
 
 fn plan(spec: &RunSpec, environment: &[(String, String)]) -> Result<View, String> {
-    view::plan(&spec.run_dir, &spec.map_at, &env::named_paths(environment))
+    view::plan(
+        &spec.run_dir,
+        &spec.map_at,
+        &env::named_paths(environment),
+        &spec.hidden,
+    )
 }
 
 /// `bash -c '"$@"; exit $?' bash ./drv-tag.sh args...`, or for a shell snippet

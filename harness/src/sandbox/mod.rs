@@ -45,7 +45,6 @@ pub use cgroup::cgroup_limits;
 pub use detect::isolation_available;
 pub use env::on_path;
 pub use limit::is_limit_problem;
-pub use private::keep_private;
 
 /// What to run and where.
 #[derive(Debug, Clone)]
@@ -66,6 +65,11 @@ pub struct RunSpec {
     pub shell: Option<String>,
     /// A kubectl cache already filled for the cluster (see `kube_cache`); never written to.
     pub kube_cache_seed: Option<PathBuf>,
+    /// The grader's own paths this run must not see unless `env` names them: the lab's dir (its
+    /// reference solution) and the reference cache. The temp dirs, the repository and the host's
+    /// secrets are hidden from every run; a hidden path stays hidden inside any path the run
+    /// names (`HOME=/tmp/x` does not bring back `/tmp/x/.cache/proctor`).
+    pub hidden: Vec<PathBuf>,
 }
 
 /// Per-run limits.

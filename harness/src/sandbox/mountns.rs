@@ -10,7 +10,7 @@
 //! the namespace's init: when it exits, the kernel kills everything left in the namespace, and
 //! `kill -9 -1` inside reaches only the namespace.
 
-use super::view::{ChildKind, View};
+use super::view::{ChildKind, Expansion, Layer, View};
 use nix::libc;
 use std::ffi::CString;
 use std::io;
@@ -150,11 +150,11 @@ pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
     };
     let run_slot = slot_for(&mut ops, &view.run_dir, false)?;
     let mut expose_slots = Vec::new();
-    for expose in &view.exposes {
+    for expose in view.exposes() {
         expose_slots.push(slot_for(&mut ops, &expose.path, false)?);
     }
     let mut child_slots = Vec::new();
-    if let Some(expansion) = &view.expand {
+    if let Some(expansion) = view.expansion() {
         if expansion.at == Path::new("/") {
             return Err(format!(
                 "{} does not exist and only bubblewrap can create it under /",
@@ -176,76 +176,53 @@ pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
             flags,
         });
     }
-    for mask in &view.masks {
-        let path = cstr(&mask.path)?;
-        ops.push(if mask.is_dir {
-            Op::Tmpfs {
-                path,
-                data: cs("mode=1777"),
+    let mut expose_slots = expose_slots.into_iter();
+    for layer in &view.layers {
+        match layer {
+            Layer::Mask(mask) => {
+                let path = cstr(&mask.path)?;
+                ops.push(if mask.is_dir {
+                    Op::Tmpfs {
+                        path,
+                        data: cs("mode=1777"),
+                    }
+                } else {
+                    Op::BindDevNull { path }
+                });
             }
-        } else {
-            Op::BindDevNull { path }
-        });
-    }
-    if let Some(expansion) = &view.expand {
-        ops.push(Op::Tmpfs {
-            path: cstr(&expansion.at)?,
-            data: cs("mode=0755"),
-        });
-        for (child, slot) in expansion.children.iter().zip(&child_slots) {
-            let path = cstr(&expansion.at.join(&child.name))?;
-            match (&child.kind, slot) {
-                (ChildKind::Symlink(target), _) => ops.push(Op::Symlink {
-                    target: cstr(target)?,
+            Layer::Expose(expose) => {
+                let slot = expose_slots
+                    .next()
+                    .ok_or_else(|| "the view lost an exposed path".to_string())?;
+                if let Some(parent) = expose.path.parent() {
+                    mkdir_all(&mut ops, parent)?;
+                }
+                let path = cstr(&expose.path)?;
+                ops.push(if expose.is_dir {
+                    Op::Mkdir { path: path.clone() }
+                } else {
+                    Op::MkFile { path: path.clone() }
+                });
+                ops.push(Op::BindSlot {
+                    slot,
                     path,
-                }),
-                (ChildKind::Dir, Some(slot)) => {
-                    ops.push(Op::Mkdir { path: path.clone() });
-                    ops.push(Op::BindSlot {
-                        slot: *slot,
-                        path,
-                        readonly: true,
-                        flags: 0,
-                    });
-                }
-                (ChildKind::File, Some(slot)) => {
-                    ops.push(Op::MkFile { path: path.clone() });
-                    ops.push(Op::BindSlot {
-                        slot: *slot,
-                        path,
-                        readonly: true,
-                        flags: 0,
-                    });
-                }
-                _ => {}
+                    readonly: true,
+                    flags: 0,
+                });
+            }
+            Layer::Expand(expansion) => expand(&mut ops, expansion, &child_slots)?,
+            Layer::Lab => {
+                mkdir_all(&mut ops, &view.map_at)?;
+                ops.push(Op::BindSlot {
+                    slot: run_slot,
+                    path: cstr(&view.map_at)?,
+                    readonly: false,
+                    flags: locked_flags(&view.run_dir),
+                });
             }
         }
     }
-    mkdir_all(&mut ops, &view.map_at)?;
-    ops.push(Op::BindSlot {
-        slot: run_slot,
-        path: cstr(&view.map_at)?,
-        readonly: false,
-        flags: locked_flags(&view.run_dir),
-    });
-    for (expose, slot) in view.exposes.iter().zip(expose_slots) {
-        if let Some(parent) = expose.path.parent() {
-            mkdir_all(&mut ops, parent)?;
-        }
-        let path = cstr(&expose.path)?;
-        ops.push(if expose.is_dir {
-            Op::Mkdir { path: path.clone() }
-        } else {
-            Op::MkFile { path: path.clone() }
-        });
-        ops.push(Op::BindSlot {
-            slot,
-            path,
-            readonly: true,
-            flags: 0,
-        });
-    }
-    if let Some(expansion) = &view.expand {
+    if let Some(expansion) = view.expansion() {
         ops.push(Op::RemountRo {
             path: cstr(&expansion.at)?,
             flags: libc::MS_NOSUID | libc::MS_NODEV,
@@ -269,6 +246,48 @@ pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
             descriptions,
         },
     ))
+}
+
+/// A tmpfs at `expansion.at` holding its host entries again: directories and files bound back
+/// read-only from their descriptors, symlinks re-created.
+fn expand(
+    ops: &mut Vec<Op>,
+    expansion: &Expansion,
+    child_slots: &[Option<usize>],
+) -> Result<(), String> {
+    ops.push(Op::Tmpfs {
+        path: cstr(&expansion.at)?,
+        data: cs("mode=0755"),
+    });
+    for (child, slot) in expansion.children.iter().zip(child_slots) {
+        let path = cstr(&expansion.at.join(&child.name))?;
+        match (&child.kind, slot) {
+            (ChildKind::Symlink(target), _) => ops.push(Op::Symlink {
+                target: cstr(target)?,
+                path,
+            }),
+            (ChildKind::Dir, Some(slot)) => {
+                ops.push(Op::Mkdir { path: path.clone() });
+                ops.push(Op::BindSlot {
+                    slot: *slot,
+                    path,
+                    readonly: true,
+                    flags: 0,
+                });
+            }
+            (ChildKind::File, Some(slot)) => {
+                ops.push(Op::MkFile { path: path.clone() });
+                ops.push(Op::BindSlot {
+                    slot: *slot,
+                    path,
+                    readonly: true,
+                    flags: 0,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn enter_namespaces(ops: &mut Vec<Op>) {

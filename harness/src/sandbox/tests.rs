@@ -86,6 +86,7 @@ impl Lab {
             limits: Limits::default(),
             shell: None,
             kube_cache_seed: None,
+            hidden: Vec::new(),
         }
     }
 
@@ -740,7 +741,7 @@ fn files_a_kubeconfig_refers_to_stay_visible() {
 }
 
 #[test]
-fn registered_private_dirs_and_host_secrets_are_hidden_unless_named() {
+fn hidden_dirs_and_host_secrets_are_hidden_unless_named() {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let Some(private) = home.filter(|h| h.is_dir()).and_then(|h| {
         tempfile::Builder::new()
@@ -754,17 +755,15 @@ fn registered_private_dirs_and_host_secrets_are_hidden_unless_named() {
     let secret = private.path().join("reference/answer.txt");
     std::fs::create_dir_all(secret.parent().expect("parent")).expect("mkdir");
     std::fs::write(&secret, "the answer\n").expect("write");
-    super::keep_private(private.path());
     let shadow_readable = std::fs::read("/etc/shadow").is_ok_and(|b| !b.is_empty());
     for d in isolated() {
         let lab = Lab::new();
-        let o = run_with(
-            &lab.shell(&format!(
-                "cat '{}'; head -c 100 /etc/shadow; exit 0",
-                secret.display()
-            )),
-            &d,
-        );
+        let mut spec = lab.shell(&format!(
+            "cat '{}'; head -c 100 /etc/shadow; exit 0",
+            secret.display()
+        ));
+        spec.hidden = vec![private.path().to_path_buf()];
+        let o = run_with(&spec, &d);
         assert_eq!(text(&o.stdout), "", "{}", show(&o));
         assert!(
             text(&o.stderr).contains("No such file or directory"),
@@ -776,10 +775,171 @@ fn registered_private_dirs_and_host_secrets_are_hidden_unless_named() {
         }
         // A run that names the dir (a reference shell's $SCENARIO_DIR) reads it.
         let mut spec = lab.shell("cat \"$SCENARIO_DIR/reference/answer.txt\"");
+        spec.hidden = vec![private.path().to_path_buf()];
         spec.env
             .push(("SCENARIO_DIR".into(), private.path().display().to_string()));
         let o = run_with(&spec, &d);
         assert_eq!(text(&o.stdout), "the answer\n", "{}", show(&o));
+    }
+}
+
+/// Where the grader's paths lie, relative to one base dir: apart, or nested in one another.
+struct Layout {
+    name: &'static str,
+    home: &'static str,
+    cache: &'static str,
+    scenario: &'static str,
+    repo: &'static str,
+}
+
+const LAYOUTS: [Layout; 5] = [
+    Layout {
+        name: "side by side",
+        home: "home",
+        cache: "cache",
+        scenario: "labs/gpudrv",
+        repo: "proctor",
+    },
+    Layout {
+        name: "all in HOME",
+        home: "h",
+        cache: "h/.cache/proctor",
+        scenario: "h/labs/gpudrv",
+        repo: "h/src/proctor",
+    },
+    Layout {
+        name: "HOME in the cache",
+        home: "c/home",
+        cache: "c",
+        scenario: "c/labs/gpudrv",
+        repo: "repo",
+    },
+    Layout {
+        name: "all in the repository",
+        home: "r/home",
+        cache: "r/target/cache",
+        scenario: "r/scenarios/gpudrv",
+        repo: "r",
+    },
+    Layout {
+        name: "the cache and HOME in the scenario",
+        home: "s/home",
+        cache: "s/.cache",
+        scenario: "s",
+        repo: "proctor",
+    },
+];
+
+/// Bases the layouts are tried under: `/tmp`, `$TMPDIR` and the lab dir's parent.
+fn layout_bases(lab: &Lab) -> Vec<(String, tempfile::TempDir)> {
+    let mut bases = Vec::new();
+    let mut add = |what: String, parent: &Path| match tempfile::Builder::new()
+        .prefix("sbx-layout-")
+        .tempdir_in(parent)
+    {
+        Ok(dir) => bases.push((what, dir)),
+        Err(error) => eprintln!("SKIP layouts under {}: {error}", parent.display()),
+    };
+    add("/tmp".into(), Path::new("/tmp"));
+    let tmpdir = std::env::temp_dir();
+    if tmpdir != Path::new("/tmp") {
+        add(format!("$TMPDIR ({})", tmpdir.display()), &tmpdir);
+    }
+    if let Some(parent) = lab.map_at.parent() {
+        add(
+            format!("the lab dir's parent ({})", parent.display()),
+            parent,
+        );
+    }
+    bases
+}
+
+/// Every combination of where HOME, the reference cache, the scenario dir and the repository lie:
+/// a learner's run (HOME and KUBECONFIG named) reads its HOME and kubeconfig and finds none of the
+/// grader's files; a reference run (SCENARIO_DIR named too) also reads the scenario, and still
+/// not the cache or the repository.
+#[test]
+fn hidden_paths_stay_hidden_wherever_home_and_the_grader_files_lie() {
+    for d in isolated() {
+        let lab = Lab::new();
+        for (where_, base) in layout_bases(&lab) {
+            for layout in &LAYOUTS {
+                let at = |rel: &str| base.path().join(rel);
+                let token = token();
+                let (home, cache, scenario, repo) = (
+                    at(layout.home),
+                    at(layout.cache),
+                    at(layout.scenario),
+                    at(layout.repo),
+                );
+                let secrets = [
+                    cache.join("gpudrv-1234/state-3/out/tags.txt"),
+                    scenario.join("reference/drv-tag.sh"),
+                    repo.join("Cargo.toml"),
+                ];
+                for (i, secret) in secrets.iter().enumerate() {
+                    std::fs::create_dir_all(secret.parent().expect("parent")).expect("mkdir");
+                    std::fs::write(secret, format!("SECRET-{i}-{token}\n")).expect("write");
+                }
+                std::fs::create_dir_all(home.join(".kube")).expect("mkdir home");
+                std::fs::write(home.join(".profile"), "home is readable\n").expect("write");
+                std::fs::write(home.join(".kube/config"), "kubeconfig is readable\n")
+                    .expect("write");
+                let look = format!(
+                    "cat \"$HOME/.profile\" \"$KUBECONFIG\"\n\
+                     [ -n \"$SCENARIO_DIR\" ] && cat \"$SCENARIO_DIR/reference/drv-tag.sh\"\n\
+                     cat {} 2>/dev/null\n\
+                     grep -rhs {token} '{}' /tmp \"$HOME\" 2>/dev/null\n\
+                     exit 0",
+                    secrets
+                        .iter()
+                        .map(|s| format!("'{}'", s.display()))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    base.path().display(),
+                );
+                let run = |reference: bool| {
+                    let mut spec = lab.shell(&look);
+                    spec.hidden = vec![scenario.clone(), cache.clone(), repo.clone()];
+                    spec.env = vec![
+                        ("HOME".into(), home.display().to_string()),
+                        (
+                            "KUBECONFIG".into(),
+                            home.join(".kube/config").display().to_string(),
+                        ),
+                    ];
+                    if reference {
+                        spec.env
+                            .push(("SCENARIO_DIR".into(), scenario.display().to_string()));
+                    }
+                    run_with(&spec, &d)
+                };
+                let readable = "home is readable\nkubeconfig is readable\n";
+                let o = run(false);
+                assert_eq!(
+                    text(&o.stdout),
+                    readable,
+                    "learner run, {} under {where_}: {}",
+                    layout.name,
+                    show(&o)
+                );
+                // The reference reads the scenario (named) as often as it looks; nothing else.
+                let o = run(true);
+                let stdout = text(&o.stdout);
+                let scenario_secret = format!("SECRET-1-{token}");
+                assert!(
+                    stdout.starts_with(&format!("{readable}{scenario_secret}\n"))
+                        && stdout.lines().skip(2).all(|line| line == scenario_secret),
+                    "reference run, {} under {where_}: {}",
+                    layout.name,
+                    show(&o)
+                );
+                for rel in [layout.home, layout.cache, layout.scenario, layout.repo] {
+                    let top = rel.split('/').next().unwrap_or("");
+                    std::fs::remove_dir_all(base.path().join(top)).ok();
+                }
+            }
+        }
     }
 }
 

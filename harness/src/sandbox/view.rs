@@ -1,15 +1,21 @@
 //! The file-system view a sandboxed script gets, computed on the host side and then realised either
 //! by bubblewrap or by our own mount namespace:
 //! - everything read-only;
-//! - *masked* (replaced by an empty private tmpfs): the temp dirs (`/tmp`, `/var/tmp`, `$TMPDIR`),
-//!   the grader's repository (found from the executable and the cwd: a dir holding `Cargo.toml` and
-//!   `scenarios/`), the loaded labs' dirs and the reference cache (see `private`), and any dir
-//!   listed in `PROCTOR_PRIVATE_PATHS` (colon-separated);
+//! - *masked* (replaced by an empty private tmpfs, or `/dev/null` for a file): the temp dirs (`/tmp`,
+//!   `/var/tmp`, `$TMPDIR`), the grader's repository (found from the executable and the cwd: a dir
+//!   holding `Cargo.toml` and `scenarios/`), the run's hidden paths (the lab's dir, the reference
+//!   cache: [`super::RunSpec::hidden`]), the host's secrets (see `private`), and any dir listed in
+//!   `PROCTOR_PRIVATE_PATHS` (colon-separated);
 //! - *exposed* again, read-only at the same path: absolute paths named in the run's environment that
-//!   lie under a mask (the kubeconfig of an embedded cluster in `/tmp`, `$SCENARIO_DIR`);
+//!   lie under a mask (the kubeconfig of an embedded cluster in `/tmp`, `$HOME`, `$SCENARIO_DIR`);
 //! - the run dir bound read-write at `map_at`. When `map_at` does not exist on the host, its deepest
 //!   existing ancestor is *expanded*: replaced by a tmpfs in which each of its entries is bound back,
 //!   so the mount point can be created without touching the host.
+//!
+//! Masks and exposures nest: `HOME=/tmp/x` is exposed under the `/tmp` mask, and a reference cache
+//! at `/tmp/x/.cache/proctor` is masked again inside that exposure. What a path shows is decided by
+//! the deepest mask or exposure above it, so the layers are mounted outermost first
+//! ([`View::layers`]) and a layer that would repeat the one above it is left out.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -18,9 +24,20 @@ use std::path::{Path, PathBuf};
 pub(crate) struct View {
     pub run_dir: PathBuf,
     pub map_at: PathBuf,
-    pub masks: Vec<Entry>,
-    pub exposes: Vec<Entry>,
-    pub expand: Option<Expansion>,
+    /// What to mount, in order: every layer comes after the layers whose paths enclose its own.
+    pub layers: Vec<Layer>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Layer {
+    /// Hide a path: a private tmpfs over a directory, `/dev/null` over a file.
+    Mask(Entry),
+    /// Bind a host path back, read-only, at the same path.
+    Expose(Entry),
+    /// Replace an existing ancestor of `map_at` by a tmpfs holding its entries.
+    Expand(Expansion),
+    /// Bind the run dir, read-write, at `map_at`.
+    Lab,
 }
 
 /// A host path and whether it is a directory (directories are masked by a tmpfs, files by
@@ -50,8 +67,30 @@ pub(crate) enum ChildKind {
     Symlink(PathBuf),
 }
 
-/// Builds the view for a run. `named` are the absolute paths named in the run's environment.
-pub(crate) fn plan(run_dir: &Path, map_at: &Path, named: &[PathBuf]) -> Result<View, String> {
+impl View {
+    pub(crate) fn expansion(&self) -> Option<&Expansion> {
+        self.layers.iter().find_map(|layer| match layer {
+            Layer::Expand(expansion) => Some(expansion),
+            _ => None,
+        })
+    }
+
+    pub(crate) fn exposes(&self) -> impl Iterator<Item = &Entry> {
+        self.layers.iter().filter_map(|layer| match layer {
+            Layer::Expose(entry) => Some(entry),
+            _ => None,
+        })
+    }
+}
+
+/// Builds the view for a run. `named` are the absolute paths named in the run's environment,
+/// `hidden` the grader's paths this run must not see unless it names them.
+pub(crate) fn plan(
+    run_dir: &Path,
+    map_at: &Path,
+    named: &[PathBuf],
+    hidden: &[PathBuf],
+) -> Result<View, String> {
     if !map_at.is_absolute() {
         return Err(format!(
             "the lab dir {} is not an absolute path",
@@ -59,75 +98,159 @@ pub(crate) fn plan(run_dir: &Path, map_at: &Path, named: &[PathBuf]) -> Result<V
         ));
     }
     let map_at = lexically_normal(map_at);
-    let mut masks = masks(&map_at);
-    let mut exposes = exposes(named, &masks, &map_at);
-    // A path the run names that is itself a mask (a reference shell's `$SCENARIO_DIR`, a private
-    // dir) simply stays as the host has it, read-only: hiding it and binding it back would, in a
-    // mount namespace, bind the mask along with it (binds are recursive).
-    let exact = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    masks.retain(|mask| !exposes.iter().any(|e| exact(&e.path) == mask.path));
-    exposes.retain(|e| {
-        masks
-            .iter()
-            .any(|mask| e.path.starts_with(&mask.path) || exact(&e.path).starts_with(&mask.path))
-    });
-    let expand = expansion(&map_at, &masks)?;
+    let candidates = candidates(&map_at, named, hidden);
+    let mut layers: Vec<(PathBuf, Layer)> = needed(&candidates)
+        .into_iter()
+        .map(|c| {
+            let entry = Entry {
+                path: c.path.clone(),
+                is_dir: c.is_dir,
+            };
+            let layer = if c.mask {
+                Layer::Mask(entry)
+            } else {
+                Layer::Expose(entry)
+            };
+            (c.path, layer)
+        })
+        .collect();
+    if let Some(expansion) = expansion(&map_at, &layers)? {
+        layers.push((expansion.at.clone(), Layer::Expand(expansion)));
+    }
+    layers.push((map_at.clone(), Layer::Lab));
+    // Outermost first; at one path a mask or exposure comes before what is built on it.
+    layers.sort_by_key(|(path, layer)| (path.components().count(), rank(layer)));
     Ok(View {
         run_dir: run_dir.to_path_buf(),
         map_at,
-        masks,
-        exposes,
-        expand,
+        layers: layers.into_iter().map(|(_, layer)| layer).collect(),
     })
 }
 
-fn masks(map_at: &Path) -> Vec<Entry> {
-    let mut candidates: Vec<PathBuf> = vec![
+fn rank(layer: &Layer) -> u8 {
+    match layer {
+        Layer::Mask(_) => 0,
+        Layer::Expose(_) => 1,
+        Layer::Expand(_) => 2,
+        Layer::Lab => 3,
+    }
+}
+
+/// A mask or an exposure before pruning. `path` is where it is mounted (for an exposure, the path
+/// as the run names it), `real` where it leads on the host.
+#[derive(Debug, Clone)]
+struct Candidate {
+    path: PathBuf,
+    real: PathBuf,
+    is_dir: bool,
+    mask: bool,
+}
+
+fn candidates(map_at: &Path, named: &[PathBuf], hidden: &[PathBuf]) -> Vec<Candidate> {
+    let exposes = exposures(named, map_at);
+    let mut out: Vec<Candidate> = masks(map_at, hidden)
+        .into_iter()
+        // A path the run names that is itself a mask (a reference shell's `$SCENARIO_DIR`) stays
+        // as the host has it: hiding it and binding it back would, in a mount namespace, bind the
+        // mask along with it (binds are recursive).
+        .filter(|mask| !exposes.iter().any(|e| e.real == mask.real))
+        .collect();
+    out.extend(exposes);
+    out
+}
+
+/// The candidates that change what a path shows: a mask whose nearest enclosing layer is an
+/// exposure (or that has none), an exposure whose nearest enclosing layer is a mask. The others
+/// repeat what the layer above them already shows.
+fn needed(candidates: &[Candidate]) -> Vec<Candidate> {
+    let nearest = |path: &Path, me: usize| {
+        candidates
+            .iter()
+            .enumerate()
+            .filter(|(i, o)| *i != me && o.is_dir && o.real != path && path.starts_with(&o.real))
+            .max_by_key(|(_, o)| o.real.components().count())
+            .map(|(_, o)| o.mask)
+    };
+    candidates
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| {
+            if c.mask {
+                nearest(&c.real, *i) != Some(true)
+            } else {
+                // Named through a link out of a hidden place (`/tmp/kubeconfig` → elsewhere), the
+                // path itself must be made in the mask even when its target is visible.
+                nearest(&c.real, *i) == Some(true)
+                    || (c.path != c.real && nearest(&c.path, *i) == Some(true))
+            }
+        })
+        .map(|(_, c)| c.clone())
+        .collect()
+}
+
+fn masks(map_at: &Path, hidden: &[PathBuf]) -> Vec<Candidate> {
+    let mut paths: Vec<PathBuf> = vec![
         "/tmp".into(),
         "/var/tmp".into(),
         "/dev/shm".into(),
         std::env::temp_dir(),
     ];
     if let Ok(exe) = std::env::current_exe() {
-        candidates.extend(repository_root(&exe));
+        paths.extend(repository_root(&exe));
     }
     if let Ok(cwd) = std::env::current_dir() {
-        candidates.extend(repository_root(&cwd));
+        paths.extend(repository_root(&cwd));
     }
-    candidates.extend(super::private::private_paths());
+    paths.extend(hidden.iter().cloned());
+    paths.extend(super::private::host_secrets());
     if let Some(extra) = std::env::var_os("PROCTOR_PRIVATE_PATHS") {
-        candidates.extend(std::env::split_paths(&extra).filter(|p| p.is_absolute()));
+        paths.extend(std::env::split_paths(&extra).filter(|p| p.is_absolute()));
     }
-    let mut resolved: Vec<Entry> = Vec::new();
-    for candidate in candidates {
-        let Ok(path) = std::fs::canonicalize(&candidate) else {
+    let mut out: Vec<Candidate> = Vec::new();
+    for path in paths {
+        let Ok(real) = std::fs::canonicalize(&path) else {
             continue;
         };
-        let Ok(meta) = std::fs::metadata(&path) else {
+        let Ok(meta) = std::fs::metadata(&real) else {
             continue;
         };
         // Never hide the root, the lab dir or anything inside it.
-        if path == Path::new("/") || path.starts_with(map_at) {
+        if real == Path::new("/") || real.starts_with(map_at) {
             continue;
         }
-        if !resolved.iter().any(|e| e.path == path) {
-            resolved.push(Entry {
-                path,
+        if !out.iter().any(|c| c.real == real) {
+            out.push(Candidate {
+                path: real.clone(),
+                real,
                 is_dir: meta.is_dir(),
+                mask: true,
             });
         }
     }
-    // A mask inside another mask is already hidden.
-    let outer: Vec<Entry> = resolved
-        .iter()
-        .filter(|e| {
-            !resolved
-                .iter()
-                .any(|o| o.path != e.path && e.path.starts_with(&o.path))
-        })
-        .cloned()
-        .collect();
-    outer
+    out
+}
+
+fn exposures(named: &[PathBuf], map_at: &Path) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    for path in named {
+        let path = lexically_normal(path);
+        // Only what exists can be bound back; a path the run would create is its own business.
+        let Ok(real) = std::fs::canonicalize(&path) else {
+            continue;
+        };
+        if path == Path::new("/") || path.starts_with(map_at) || real.starts_with(map_at) {
+            continue;
+        }
+        if !out.iter().any(|c| c.path == path) {
+            out.push(Candidate {
+                is_dir: real.is_dir(),
+                path,
+                real,
+                mask: false,
+            });
+        }
+    }
+    out
 }
 
 /// The nearest ancestor of `start` that looks like the grader's repository.
@@ -138,31 +261,7 @@ fn repository_root(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-fn exposes(named: &[PathBuf], masks: &[Entry], map_at: &Path) -> Vec<Entry> {
-    let mut out: Vec<Entry> = Vec::new();
-    for path in named {
-        let path = lexically_normal(path);
-        let hidden = masks.iter().any(|m| path.starts_with(&m.path))
-            || std::fs::canonicalize(&path)
-                .map(|real| masks.iter().any(|m| real.starts_with(&m.path)))
-                .unwrap_or(false);
-        if !hidden || path.starts_with(map_at) || path == Path::new("/") {
-            continue;
-        }
-        let is_dir = path.is_dir();
-        if !out.iter().any(|e| e.path == path) {
-            out.push(Entry { path, is_dir });
-        }
-    }
-    let all = out.clone();
-    out.retain(|e| {
-        !all.iter()
-            .any(|o| o.path != e.path && o.is_dir && e.path.starts_with(&o.path))
-    });
-    out
-}
-
-fn expansion(map_at: &Path, masks: &[Entry]) -> Result<Option<Expansion>, String> {
+fn expansion(map_at: &Path, layers: &[(PathBuf, Layer)]) -> Result<Option<Expansion>, String> {
     match std::fs::metadata(map_at) {
         Ok(meta) if meta.is_dir() => return Ok(None),
         Ok(_) => {
@@ -173,11 +272,14 @@ fn expansion(map_at: &Path, masks: &[Entry]) -> Result<Option<Expansion>, String
         }
         Err(_) => {}
     }
-    // Inside a mask the mount point is created in the private tmpfs.
-    if masks
+    // Under a mask the mount point is created in the private tmpfs; under an exposure (a
+    // read-only host dir) or nothing, an ancestor must be expanded.
+    let under_mask = layers
         .iter()
-        .any(|m| m.is_dir && map_at.starts_with(&m.path))
-    {
+        .filter(|(path, _)| map_at.starts_with(path))
+        .max_by_key(|(path, _)| path.components().count())
+        .is_some_and(|(_, layer)| matches!(layer, Layer::Mask(entry) if entry.is_dir));
+    if under_mask {
         return Ok(None);
     }
     let Some(at) = map_at.ancestors().skip(1).find(|a| a.exists()) else {

