@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
+use crate::cluster::ClusterKind;
 use crate::report::{ColorChoice, Format};
 
 const EXAMPLES: &str = "\
@@ -16,6 +17,8 @@ Examples:
   proctor grade gpudrv --submission ./alice --format json --output results.json
   proctor solve gpuops --dir /tmp/gpuops        write the reference solution into a directory
   proctor selftest gpudrv                       prove the scenario tells done from not done
+  proctor grade gpudrv --cluster kwokctl --submission ./alice
+                                                grade on a real control plane (upstream/build.sh)
 
 Exit status: 0 all checks passed, 1 a check failed, 2 proctor itself could not run
 (bad scenario, cluster would not start), 130 interrupted (Ctrl-C / SIGTERM; an external
@@ -44,6 +47,17 @@ pub struct Cli {
     /// Colour the output: auto = only on a terminal and without NO_COLOR.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub color: ColorChoice,
+
+    /// The private cluster to start: Proctor's embedded one, or a real control plane with kwok
+    /// fake nodes run by kwokctl from the binaries `upstream/build.sh` builds.
+    #[arg(
+        long,
+        value_enum,
+        env = "PROCTOR_CLUSTER",
+        default_value_t = ClusterKind::Embedded,
+        global = true
+    )]
+    pub cluster: ClusterKind,
 
     /// Directory holding <lab>/scenario.yaml (overrides the default lookup).
     #[arg(long, env = "PROCTOR_SCENARIOS", value_name = "DIR", global = true)]

@@ -1,15 +1,18 @@
-//! Cluster targets: the embedded kwok cluster or an external one, snapshots, node injection.
+//! Cluster targets: the embedded kwok cluster, a kwokctl control plane or an external cluster;
+//! snapshots, node injection.
 
 pub mod external;
 #[cfg(feature = "embedded")]
 pub mod in_process;
 pub mod kubectl;
+pub mod kwokctl;
 pub mod names;
 pub mod nodes;
 pub mod object_query;
 pub mod target;
+pub mod upstream;
 
 pub use kubectl::Kubectl;
 pub use nodes::NodeTemplate;
 pub use object_query::ObjectQuery;
-pub use target::{Snapshot, Target};
+pub use target::{ClusterKind, Snapshot, Target};

@@ -1,7 +1,8 @@
-//! The cluster a run works on: the embedded kwok cluster the harness starts, or an external
-//! cluster given by a kubeconfig. Checks look at both through `kubectl`; they differ in how state
-//! is saved and restored, and on the embedded cluster the harness's own bookkeeping (injected
-//! nodes, node lists) goes through the API in process.
+//! The cluster a run works on: the embedded kwok cluster the harness starts, a real control plane
+//! it starts with kwokctl, or an external cluster given by a kubeconfig. Checks look at all of
+//! them through `kubectl`; they differ in how state is saved and restored (in process on the
+//! embedded cluster, object by object through kubectl on the others), and on the embedded cluster
+//! the harness's own bookkeeping (injected nodes, node lists) goes through the API in process.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,6 +11,7 @@ use anyhow::Context;
 
 use super::external::{self, ObjectSet};
 use super::kubectl::Kubectl;
+use super::kwokctl::KwokctlCluster;
 use super::names::generated_name;
 use super::nodes::NodeTemplate;
 use crate::scenario::Perturbation;
@@ -24,7 +26,21 @@ pub enum Snapshot {
 enum Backend {
     #[cfg(feature = "embedded")]
     Embedded(Box<kwok::Cluster>),
+    /// A private real control plane, deleted at shutdown; its state is handled as an external
+    /// cluster's.
+    Kwokctl(Box<KwokctlCluster>),
     External,
+}
+
+/// Which private cluster a command starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ClusterKind {
+    /// Proctor's own control plane, in process (milliseconds to start).
+    #[default]
+    Embedded,
+    /// A real kube-apiserver, etcd, controller manager and scheduler with kwok fake nodes, from
+    /// the binaries `upstream/build.sh` builds.
+    Kwokctl,
 }
 
 pub struct Target {
@@ -104,6 +120,75 @@ impl Target {
         anyhow::bail!("this proctor was built without the embedded cluster; pass --kubeconfig")
     }
 
+    /// A private cluster of `kind` with `nodes`.
+    pub async fn private(kind: ClusterKind, nodes: &[NodeTemplate]) -> anyhow::Result<Target> {
+        match kind {
+            ClusterKind::Embedded => Target::embedded(nodes).await,
+            ClusterKind::Kwokctl => Target::kwokctl(nodes, None).await,
+        }
+    }
+
+    /// Starts a real control plane with kwokctl (see `kwokctl`) and creates `nodes` as kwok
+    /// fake nodes; its kubeconfig goes to `kubeconfig` when given.
+    pub async fn kwokctl(
+        nodes: &[NodeTemplate],
+        kubeconfig: Option<&Path>,
+    ) -> anyhow::Result<Target> {
+        let upstream = super::upstream::Upstream::find()?;
+        let cluster = KwokctlCluster::create(&upstream, kubeconfig).await?;
+        let kubectl = Kubectl::new(cluster.kubeconfig());
+        let target = Target {
+            backend: Backend::Kwokctl(Box::new(cluster)),
+            kube_cache: None,
+            kubectl,
+            _scratch: None,
+            injected: Default::default(),
+            quiet: Default::default(),
+        };
+        // From here on `target` deletes the cluster when it is dropped.
+        target.kubectl.wait_ready(Duration::from_secs(60)).await?;
+        target.wait_for_default_namespace().await?;
+        target.ensure_nodes(nodes).await?;
+        target.settle().await;
+        Ok(Target {
+            kube_cache: discovery_cache(&target.kubectl).await,
+            ..target
+        })
+    }
+
+    /// A fresh API server accepts requests before its controllers have created `default` and its
+    /// ServiceAccount, which every namespaced write of a scenario may need.
+    async fn wait_for_default_namespace(&self) -> anyhow::Result<()> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let output = self
+                .kubectl
+                .run(
+                    &[
+                        "get",
+                        "serviceaccount",
+                        "default",
+                        "-n",
+                        "default",
+                        "-o",
+                        "name",
+                    ],
+                    None,
+                )
+                .await?;
+            if output.success {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                anyhow::bail!(
+                    "the cluster's default ServiceAccount did not appear within 60s: {}",
+                    output.error_text()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
     /// An existing cluster; checks that it answers.
     pub async fn external(kubeconfig: &Path) -> anyhow::Result<Target> {
         let kubeconfig = std::fs::canonicalize(kubeconfig)
@@ -121,7 +206,12 @@ impl Target {
     }
 
     pub fn is_embedded(&self) -> bool {
-        !matches!(self.backend, Backend::External)
+        !matches!(self.backend, Backend::External | Backend::Kwokctl(_))
+    }
+
+    /// A cluster someone else owns (`--kubeconfig`): it must be left as it was found.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.backend, Backend::External)
     }
 
     pub fn kubeconfig(&self) -> &Path {
@@ -146,7 +236,7 @@ impl Target {
         match &self.backend {
             #[cfg(feature = "embedded")]
             Backend::Embedded(cluster) => cluster.settle().await,
-            Backend::External => settle_external(&self.kubectl).await,
+            Backend::External | Backend::Kwokctl(_) => settle_external(&self.kubectl).await,
         }
     }
 
@@ -162,7 +252,7 @@ impl Target {
                 cluster.settle().await;
                 super::in_process::state_fingerprint(cluster.api())
             }
-            Backend::External => state_fingerprint(&self.kubectl).await,
+            Backend::External | Backend::Kwokctl(_) => state_fingerprint(&self.kubectl).await,
         };
         let now = std::time::Instant::now();
         let Ok(mut quiet) = self.quiet.lock() else {
@@ -182,7 +272,9 @@ impl Target {
         match &self.backend {
             #[cfg(feature = "embedded")]
             Backend::Embedded(cluster) => Ok(Snapshot::Embedded(cluster.snapshot())),
-            Backend::External => Ok(Snapshot::External(external::snapshot(&self.kubectl).await?)),
+            Backend::External | Backend::Kwokctl(_) => {
+                Ok(Snapshot::External(external::snapshot(&self.kubectl).await?))
+            }
         }
     }
 
@@ -206,7 +298,7 @@ impl Target {
                 self.settle().await;
                 Ok(!rewound.iter().all(is_heartbeat))
             }
-            (Backend::External, Snapshot::External(set)) => {
+            (Backend::External | Backend::Kwokctl(_), Snapshot::External(set)) => {
                 // Put back nothing: nothing for the controllers to react to.
                 if !external::restore(&self.kubectl, set).await? {
                     return Ok(false);
@@ -226,7 +318,7 @@ impl Target {
         match &self.backend {
             #[cfg(feature = "embedded")]
             Backend::Embedded(cluster) => super::in_process::node_names(cluster.api(), selector),
-            Backend::External => self.kubectl.node_names(selector).await,
+            Backend::External | Backend::Kwokctl(_) => self.kubectl.node_names(selector).await,
         }
     }
 
@@ -266,7 +358,7 @@ impl Target {
         match &self.backend {
             #[cfg(feature = "embedded")]
             Backend::Embedded(cluster) => super::in_process::create_node(cluster.api(), node),
-            Backend::External => self.kubectl.create(&node).await,
+            Backend::External | Backend::Kwokctl(_) => self.kubectl.create(&node).await,
         }
         .with_context(|| format!("injecting node {name}"))?;
         if let Ok(mut injected) = self.injected.lock() {
@@ -319,6 +411,7 @@ impl Target {
         match self.backend {
             #[cfg(feature = "embedded")]
             Backend::Embedded(cluster) => cluster.shutdown().await,
+            Backend::Kwokctl(mut cluster) => cluster.delete().await,
             Backend::External => {}
         }
     }

@@ -29,7 +29,7 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
     copy_starter(&lab, &dir, false)?;
     let mut progress = globals.progress(args.output.quiet);
     let live = Target::external(&args.kubeconfig).await?;
-    let shadow = shadow_reference(&lab, progress.as_mut()).await?;
+    let shadow = shadow_reference(&lab, globals.cluster, progress.as_mut()).await?;
     let options = CheckOptions {
         steps: args.step.into_iter().collect(),
         include_hidden: false,

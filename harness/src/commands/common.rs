@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::cli::OutputArgs;
-use crate::cluster::Target;
+use crate::cluster::{ClusterKind, Target};
 use crate::report::{self, ColorChoice, Progress, Report, Silent, StderrProgress, Style};
 use crate::runner::{prepare_cluster, starting_nodes};
 use crate::scenario::Lab;
@@ -35,6 +35,7 @@ impl Verdict {
 pub struct Globals {
     pub color: ColorChoice,
     pub scenarios: Option<PathBuf>,
+    pub cluster: ClusterKind,
 }
 
 impl Globals {
@@ -53,9 +54,9 @@ impl Globals {
     }
 }
 
-/// A private embedded cluster in the lab's starting state.
-pub async fn private_cluster(lab: &Lab) -> anyhow::Result<Target> {
-    let target = Target::embedded(&starting_nodes(lab)).await?;
+/// A private cluster (of `--cluster`'s kind) in the lab's starting state.
+pub async fn private_cluster(globals: &Globals, lab: &Lab) -> anyhow::Result<Target> {
+    let target = Target::private(globals.cluster, &starting_nodes(lab)).await?;
     prepare_cluster(lab, &target).await?;
     Ok(target)
 }

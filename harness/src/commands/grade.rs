@@ -20,11 +20,11 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
     let mut progress = globals.progress(args.output.quiet);
     let target = match &args.kubeconfig {
         Some(kubeconfig) => Target::external(kubeconfig).await?,
-        None => private_cluster(&lab).await?,
+        None => private_cluster(globals, &lab).await?,
     };
-    let external = !target.is_embedded();
-    let report = guarded(&target, external, async {
-        if external {
+    let shared = target.is_shared();
+    let report = guarded(&target, shared, async {
+        if shared {
             prepare_cluster(&lab, &target).await?;
         }
         let reference = grading_reference(&lab, &target, !args.no_cache, progress.as_mut()).await?;

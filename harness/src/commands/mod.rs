@@ -18,6 +18,7 @@ pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
     let globals = Globals {
         color: cli.color,
         scenarios: cli.scenarios.clone(),
+        cluster: cli.cluster,
     };
     match &cli.command {
         Command::Up(args) => up::run(&globals, args).await,

@@ -8,7 +8,7 @@ use crate::runner::selftest;
 pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdict> {
     let lab = globals.lab(&args.lab)?;
     let mut progress = globals.progress(false);
-    let target = private_cluster(&lab).await?;
+    let target = private_cluster(globals, &lab).await?;
     let lines = tokio::select! {
         lines = selftest(&lab, &target, progress.as_mut()) => Some(lines),
         _ = super::common::interrupted() => None,

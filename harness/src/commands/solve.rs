@@ -14,7 +14,7 @@ pub async fn run(globals: &Globals, args: &SolveArgs) -> anyhow::Result<Verdict>
             prepare_cluster(&lab, &target).await?;
             target
         }
-        None => private_cluster(&lab).await?,
+        None => private_cluster(globals, &lab).await?,
     };
     let result = solve_into(&lab, &target, &args.dir).await;
     target.shutdown().await;

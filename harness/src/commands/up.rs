@@ -1,4 +1,5 @@
-//! `proctor up [LAB]`: an embedded cluster in the foreground for a learner to work on.
+//! `proctor up [LAB]`: a cluster (embedded, or kwokctl with `--cluster kwokctl`) in the foreground
+//! for a learner to work on.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -7,7 +8,7 @@ use anyhow::Context;
 
 use super::common::{interrupted, Globals, Verdict};
 use crate::cli::UpArgs;
-use crate::cluster::{NodeTemplate, Target};
+use crate::cluster::{ClusterKind, NodeTemplate, Target};
 use crate::runner::reference::copy_starter;
 use crate::runner::{prepare_cluster, starting_nodes};
 
@@ -22,8 +23,24 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
     };
     let kubeconfig = std::path::absolute(&args.kubeconfig)
         .with_context(|| format!("resolving {}", args.kubeconfig.display()))?;
-    let bind = SocketAddr::from(([127, 0, 0, 1], args.port));
-    let target = Target::start_embedded(&nodes, &kubeconfig, Some(bind)).await?;
+    let target = match globals.cluster {
+        ClusterKind::Embedded => {
+            let bind = SocketAddr::from(([127, 0, 0, 1], args.port));
+            Target::start_embedded(&nodes, &kubeconfig, Some(bind)).await?
+        }
+        ClusterKind::Kwokctl => {
+            if args.port != 0 {
+                anyhow::bail!("--port is for the embedded cluster; kwokctl picks its own port");
+            }
+            if let Some(parent) = kubeconfig.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            // kwokctl adds its cluster to an existing kubeconfig; start from an empty one.
+            let _ = std::fs::remove_file(&kubeconfig);
+            Target::kwokctl(&nodes, Some(&kubeconfig)).await?
+        }
+    };
     if let Some(lab) = &lab {
         prepare_cluster(lab, &target).await?;
         if let Some(dir) = &args.lab_dir {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::reference::{run_reference, ReferenceDirs, ReferenceRun};
 use super::reference_cache::{entry_for, load_dirs, load_run, lock_entry, store, EntryLock};
-use crate::cluster::Target;
+use crate::cluster::{ClusterKind, Target};
 use crate::report::Progress;
 use crate::runner::{prepare_cluster, starting_nodes};
 use crate::scenario::Lab;
@@ -37,13 +37,15 @@ async fn find_or_lock<T>(
     }
 }
 
-/// R_0..R_N for `lab`, from the cache when possible.
+/// R_0..R_N for `lab`, computed on a private cluster of `kind`; from the cache when possible (the
+/// cache holds runs on the embedded cluster only).
 pub async fn shadow_reference(
     lab: &Lab,
+    kind: ClusterKind,
     progress: &mut dyn Progress,
 ) -> anyhow::Result<ReferenceDirs> {
     let steps = lab.scenario.steps.len();
-    let entry = entry_for(lab);
+    let entry = entry_for(lab).filter(|_| kind == ClusterKind::Embedded);
     let (found, _lock) = find_or_lock(entry.as_deref(), |entry| load_dirs(entry, steps)).await;
     if let Some(found) = found {
         tracing::info!("using the cached reference of {}", lab.name());
@@ -53,7 +55,7 @@ pub async fn shadow_reference(
         "{}: preparing the reference on a private cluster (cached afterwards)",
         lab.name()
     ));
-    let target = Target::embedded(&starting_nodes(lab)).await?;
+    let target = Target::private(kind, &starting_nodes(lab)).await?;
     let run = match prepare_cluster(lab, &target).await {
         Ok(()) => run_reference(lab, &target, progress).await,
         Err(error) => Err(error),
