@@ -16,6 +16,7 @@ pub mod namespace;
 pub mod node_lifecycle;
 pub mod replicaset;
 pub mod scheduler;
+pub mod ttl;
 pub mod typed;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -139,6 +140,7 @@ pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
     let busy = Arc::new(AtomicUsize::new(0));
     let controllers: Vec<Box<dyn Controller>> = vec![
         Box::new(node_lifecycle::NodeLifecycle),
+        Box::new(ttl::TtlController::default()),
         Box::new(kubelet::FakeKubelet::default()),
         Box::new(scheduler::SchedulerLoop::default()),
         Box::new(garbage::GarbageCollector),
