@@ -7,6 +7,7 @@ use std::process::{Command, Output, Stdio};
 
 use kwok::{Cluster, ClusterConfig};
 
+pub mod differential;
 pub mod lab_walk;
 
 pub mod load;

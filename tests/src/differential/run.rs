@@ -1,0 +1,221 @@
+//! Runs a session on two clusters side by side, step by step, and lists where they differ.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use proctor::cluster::Target;
+use tokio::io::AsyncWriteExt;
+
+use super::normalize::normalize;
+use super::session::{Field, Session, Step};
+
+/// A step that has not finished by then is stopped and shows as exit 124 on that side.
+const STEP_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// One side of the comparison.
+pub struct Side<'a> {
+    pub name: &'static str,
+    pub target: &'a Target,
+    /// HOME and kubectl caches of this side's commands.
+    pub scratch: &'a Path,
+}
+
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit: i32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Difference {
+    /// 1-based step; `None` for the object comparison at the end.
+    pub step: Option<usize>,
+    pub field: Field,
+    pub command: String,
+    /// The hunks of the unified diff, embedded (`-`) against upstream (`+`), of the normalised
+    /// texts; each is covered by an accepted divergence or not.
+    pub hunks: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Commands compared (steps and object reads).
+    pub commands: usize,
+    /// Of those, the ones identical in everything compared.
+    pub identical: usize,
+    pub differences: Vec<Difference>,
+}
+
+pub async fn run_session(
+    session: &Session,
+    embedded: &Side<'_>,
+    upstream: &Side<'_>,
+) -> anyhow::Result<Outcome> {
+    for (index, step) in session.setup.iter().enumerate() {
+        let (a, b) = tokio::join!(run_step(embedded, step), run_step(upstream, step));
+        for (side, output) in [(embedded, a?), (upstream, b?)] {
+            if output.exit != 0 {
+                anyhow::bail!(
+                    "setup step {} failed on the {} cluster (exit {}): {}\n{}",
+                    index + 1,
+                    side.name,
+                    output.exit,
+                    step.run.trim(),
+                    output.stderr.trim()
+                );
+            }
+        }
+        tokio::join!(embedded.target.settle(), upstream.target.settle());
+    }
+    let mut outcome = Outcome::default();
+    for (index, step) in session.steps.iter().enumerate() {
+        let (a, b) = tokio::join!(run_step(embedded, step), run_step(upstream, step));
+        let (a, b) = (a?, b?);
+        if step.settles() {
+            tokio::join!(embedded.target.settle(), upstream.target.settle());
+        }
+        let before = outcome.differences.len();
+        for field in &step.compare {
+            let (left, right) = match field {
+                Field::Stdout => (normalize(&a.stdout), normalize(&b.stdout)),
+                Field::Stderr => (normalize(&a.stderr), normalize(&b.stderr)),
+                Field::Exit => (a.exit.to_string(), b.exit.to_string()),
+                Field::Objects => continue,
+            };
+            if left != right {
+                outcome.differences.push(Difference {
+                    step: Some(index + 1),
+                    field: *field,
+                    command: step.run.trim().to_string(),
+                    hunks: hunks(&left, &right),
+                });
+            }
+        }
+        outcome.commands += 1;
+        if outcome.differences.len() == before {
+            outcome.identical += 1;
+        }
+    }
+    for objects in &session.objects {
+        let read = Step {
+            run: format!("kubectl get {objects} -o json"),
+            stdin: None,
+            kubectl: None,
+            settle: Some(false),
+            compare: vec![Field::Objects],
+        };
+        let (a, b) = tokio::join!(run_step(embedded, &read), run_step(upstream, &read));
+        let (left, right) = (normalize(&text_of(&a?)), normalize(&text_of(&b?)));
+        outcome.commands += 1;
+        if left == right {
+            outcome.identical += 1;
+        } else {
+            outcome.differences.push(Difference {
+                step: None,
+                field: Field::Objects,
+                command: read.run,
+                hunks: hunks(&left, &right),
+            });
+        }
+    }
+    Ok(outcome)
+}
+
+/// What an object read shows: the JSON, or the error when there is none.
+fn text_of(output: &Output) -> String {
+    if output.exit == 0 {
+        output.stdout.clone()
+    } else {
+        format!("exit {}: {}", output.exit, output.stderr)
+    }
+}
+
+fn hunks(embedded: &str, upstream: &str) -> Vec<String> {
+    let (embedded, upstream) = (format!("{embedded}\n"), format!("{upstream}\n"));
+    let diff = similar::TextDiff::from_lines(&embedded, &upstream);
+    let mut unified = diff.unified_diff();
+    unified.context_radius(2);
+    unified.iter_hunks().map(|hunk| hunk.to_string()).collect()
+}
+
+async fn run_step(side: &Side<'_>, step: &Step) -> anyhow::Result<Output> {
+    let path = match &step.kubectl {
+        Some(version) => format!(
+            "{}:{}",
+            kubectl_shim(side.scratch, version)?.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+        None => std::env::var("PATH").unwrap_or_default(),
+    };
+    let cache = side.scratch.join(format!(
+        "kube-cache-{}",
+        step.kubectl.as_deref().unwrap_or("default")
+    ));
+    let mut command = tokio::process::Command::new("bash");
+    command
+        .arg("-c")
+        .arg(&step.run)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", side.scratch)
+        .env("LANG", "C.UTF-8")
+        .env("KUBECONFIG", side.target.kubeconfig())
+        .env("KUBECACHEDIR", cache)
+        .current_dir(side.scratch)
+        .stdin(if step.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    if let (Some(text), Some(mut stdin)) = (&step.stdin, child.stdin.take()) {
+        stdin.write_all(text.as_bytes()).await?;
+    }
+    match tokio::time::timeout(STEP_TIMEOUT, child.wait_with_output()).await {
+        Ok(output) => {
+            let output = output?;
+            Ok(Output {
+                stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                exit: output.status.code().unwrap_or(-1),
+            })
+        }
+        Err(_) => Ok(Output {
+            stdout: String::new(),
+            stderr: format!("timed out after {}s", STEP_TIMEOUT.as_secs()),
+            exit: 124,
+        }),
+    }
+}
+
+/// A directory whose `kubectl` is `kubectl.<version>` from beside the default kubectl.
+fn kubectl_shim(scratch: &Path, version: &str) -> anyhow::Result<PathBuf> {
+    let dir = scratch.join(format!("kubectl-{version}"));
+    let link = dir.join("kubectl");
+    if link.exists() {
+        return Ok(dir);
+    }
+    let name = format!("kubectl.{version}");
+    let found = std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .flat_map(|d| {
+                    let real = std::fs::canonicalize(d.join("kubectl")).ok();
+                    [
+                        Some(d.join(&name)),
+                        real.and_then(|r| Some(r.parent()?.join(&name))),
+                    ]
+                })
+                .flatten()
+                .find(|p| p.is_file())
+        })
+        .ok_or_else(|| anyhow::anyhow!("{name} is not installed beside kubectl"))?;
+    std::fs::create_dir_all(&dir)?;
+    std::os::unix::fs::symlink(found, &link)?;
+    Ok(dir)
+}

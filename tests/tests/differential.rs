@@ -1,0 +1,191 @@
+//! The differential suite: every session of `tests/differential/sessions/` runs on a fresh
+//! embedded cluster and on a fresh upstream control plane (kwokctl, `--runtime binary`, with the
+//! binaries `upstream/build.sh` built), and their stdout, stderr, exit codes and objects must
+//! agree after normalisation (see `differential::normalize`), or the difference must be listed in
+//! `tests/differential/accepted.yaml`. One test per session.
+//!
+//! Without the upstream binaries (or Go to build them) the suite says so in one line and its
+//! tests are ignored; `PROCTOR_REQUIRE_UPSTREAM=1` (set by CI) makes that a failure instead.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use proctor::cluster::upstream::Upstream;
+use proctor::cluster::Target;
+use proctor_tests::differential::accepted::{self, Divergence, Status};
+use proctor_tests::differential::run::{run_session, Side};
+use proctor_tests::differential::session;
+
+/// Figures across sessions, printed at the end.
+#[derive(Default)]
+struct Tally {
+    sessions: usize,
+    commands: usize,
+    identical: usize,
+    /// (status, category) → count
+    listed: BTreeMap<(String, String), usize>,
+}
+
+static TALLY: Mutex<Option<Tally>> = Mutex::new(None);
+
+fn main() {
+    let mut args = Arguments::from_args();
+    // Two control planes per session already keep both cores busy.
+    args.test_threads.get_or_insert(1);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("differential");
+    let accepted = match accepted::load(&root.join("accepted.yaml")) {
+        Ok(list) => list,
+        Err(error) => {
+            eprintln!("{error:#}");
+            std::process::exit(2);
+        }
+    };
+    let skip = match Upstream::find() {
+        Ok(_) => None,
+        Err(error) => {
+            let reason = format!("{error:#}");
+            if std::env::var("PROCTOR_REQUIRE_UPSTREAM").is_ok_and(|v| v == "1") {
+                eprintln!("the differential suite needs the upstream binaries: {reason}");
+                std::process::exit(1);
+            }
+            Some(reason)
+        }
+    };
+    if let Some(reason) = &skip {
+        println!("differential suite skipped: {reason}");
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("sessions"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let trials: Vec<Trial> = files
+        .into_iter()
+        .map(|file| {
+            let name = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let accepted = accepted.clone();
+            Trial::test(name.clone(), move || run_one(&name, &file, &accepted))
+                .with_ignored_flag(skip.is_some())
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    if let Some(tally) = TALLY.lock().ok().and_then(|mut t| t.take()) {
+        println!(
+            "differential: {} sessions, {} commands compared, {} identical",
+            tally.sessions, tally.commands, tally.identical
+        );
+        for ((status, category), count) in &tally.listed {
+            println!("  {status:<8} {category}: {count}");
+        }
+    }
+    conclusion.exit();
+}
+
+fn run_one(name: &str, file: &Path, accepted: &[Divergence]) -> Result<(), Failed> {
+    let session = session::load(file).map_err(|e| format!("{e:#}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("tokio runtime: {e}"))?;
+    let outcome = runtime.block_on(async {
+        let (embedded, upstream) = tokio::join!(Target::embedded(&[]), Target::kwokctl(&[], None));
+        let (embedded, upstream) = match (embedded, upstream) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                let mut errors = Vec::new();
+                for (side, result) in [("embedded", a), ("upstream", b)] {
+                    match result {
+                        Ok(target) => target.shutdown().await,
+                        Err(error) => errors.push(format!("the {side} cluster: {error:#}")),
+                    }
+                }
+                return Err(errors.join("\n"));
+            }
+        };
+        let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let (a, b) = (
+            scratch.path().join("embedded"),
+            scratch.path().join("upstream"),
+        );
+        for dir in [&a, &b] {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        }
+        let result = run_session(
+            &session,
+            &Side {
+                name: "embedded",
+                target: &embedded,
+                scratch: &a,
+            },
+            &Side {
+                name: "upstream",
+                target: &upstream,
+                scratch: &b,
+            },
+        )
+        .await;
+        tokio::join!(embedded.shutdown(), upstream.shutdown());
+        result.map_err(|e| format!("{e:#}"))
+    })?;
+
+    let mut unlisted = Vec::new();
+    let mut tally = TALLY.lock().map_err(|_| "tally poisoned")?;
+    let tally = tally.get_or_insert_with(Tally::default);
+    tally.sessions += 1;
+    tally.commands += outcome.commands;
+    tally.identical += outcome.identical;
+    for difference in &outcome.differences {
+        let at = match difference.step {
+            Some(step) => format!("step {step} {}", difference.field.name()),
+            None => difference.field.name().to_string(),
+        };
+        for hunk in &difference.hunks {
+            let listed = accepted
+                .iter()
+                .find(|d| d.covers(name, difference.step, difference.field, hunk));
+            match listed {
+                Some(listed) => {
+                    let status = match listed.status {
+                        Status::Accepted => "accepted",
+                        Status::Open => "open",
+                    };
+                    println!(
+                        "  {name}: {at} differs ({status}, {}): {}",
+                        listed.category, listed.reason
+                    );
+                    *tally
+                        .listed
+                        .entry((status.to_string(), listed.category.clone()))
+                        .or_default() += 1;
+                }
+                None => unlisted.push(format!(
+                    "{at} differs: {}\n--- embedded\n+++ upstream\n{hunk}",
+                    difference.command
+                )),
+            }
+        }
+    }
+    if unlisted.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} ({}): {} difference(s) not in tests/differential/accepted.yaml\n\n{}",
+            name,
+            session.title,
+            unlisted.len(),
+            unlisted.join("\n")
+        )
+        .into())
+    }
+}
