@@ -40,35 +40,53 @@ fn initial_status(res: &ResourceDef, obj: &Value) -> Option<Value> {
     }
 }
 
-/// `qos.GetPodQOS`: BestEffort without any request or limit, Guaranteed when every container
-/// limits cpu and memory to exactly its requests, else Burstable.
+/// `qos.ComputePodQOS` (`pkg/apis/core/helper/qos/qos.go`): only cpu and memory count
+/// (`isSupportedQoSComputeResource`), and only amounts above zero. BestEffort without any;
+/// Guaranteed when every container limits both, and the summed requests equal the summed limits
+/// resource by resource; else Burstable.
 pub fn qos_class(pod: &Value) -> &'static str {
+    use crate::scheduler::quantity::{parse_text, Amount};
+    use std::collections::BTreeMap;
+    const COMPUTE: [&str; 2] = ["cpu", "memory"];
     let spec = &pod["spec"];
-    let containers: Vec<&Value> = ["initContainers", "containers"]
+    let mut requests: BTreeMap<&str, Amount> = BTreeMap::new();
+    let mut limits: BTreeMap<&str, Amount> = BTreeMap::new();
+    let mut guaranteed = true;
+    let positive = |list: &Value, name: &str| {
+        list[name]
+            .as_str()
+            .and_then(parse_text)
+            .filter(|amount| *amount > Amount::ZERO)
+    };
+    for c in ["containers", "initContainers"]
         .iter()
         .filter_map(|k| spec[*k].as_array())
         .flatten()
-        .collect();
-    let mut any = false;
-    let mut guaranteed = true;
-    for c in &containers {
-        let req = c["resources"]["requests"].as_object();
-        let lim = c["resources"]["limits"].as_object();
-        let has_req = req.is_some_and(|m| !m.is_empty());
-        let has_lim = lim.is_some_and(|m| !m.is_empty());
-        any |= has_req || has_lim;
-        for r in ["cpu", "memory"] {
-            let l = lim.and_then(|m| m.get(r));
-            // Requests default to limits when only limits are set.
-            let q = req.and_then(|m| m.get(r)).or(l);
-            if l.is_none() || q != l {
-                guaranteed = false;
+    {
+        let resources = &c["resources"];
+        let mut limited = 0;
+        for name in COMPUTE {
+            if let Some(amount) = positive(&resources["requests"], name) {
+                let sum = requests.entry(name).or_insert(Amount::ZERO);
+                *sum = sum.saturating_add(amount);
+            }
+            if let Some(amount) = positive(&resources["limits"], name) {
+                limited += 1;
+                let sum = limits.entry(name).or_insert(Amount::ZERO);
+                *sum = sum.saturating_add(amount);
             }
         }
+        if limited < COMPUTE.len() {
+            guaranteed = false;
+        }
     }
-    if !any {
-        "BestEffort"
-    } else if guaranteed {
+    if requests.is_empty() && limits.is_empty() {
+        return "BestEffort";
+    }
+    if guaranteed
+        && requests.len() == limits.len()
+        && requests.iter().all(|(n, r)| limits.get(n) == Some(r))
+    {
         "Guaranteed"
     } else {
         "Burstable"
@@ -181,5 +199,33 @@ fn copy_server_meta(new: &mut Value, old: &Value) {
                 meta.remove(k);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::qos_class;
+    use serde_json::json;
+
+    fn pod(containers: serde_json::Value) -> serde_json::Value {
+        json!({"spec": {"containers": containers}})
+    }
+
+    /// The cases of `qos_test.go` that matter to GPU labs: extended resources do not count.
+    #[test]
+    fn qos_counts_only_cpu_and_memory() {
+        let gpu_only = pod(json!([{"resources": {
+            "requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}}}]));
+        assert_eq!(qos_class(&gpu_only), "BestEffort");
+        let guaranteed = pod(json!([{"resources": {
+            "requests": {"cpu": "100m", "memory": "1Gi", "nvidia.com/gpu": "1"},
+            "limits": {"cpu": "0.1", "memory": "1024Mi", "nvidia.com/gpu": "1"}}}]));
+        assert_eq!(qos_class(&guaranteed), "Guaranteed", "equal by value");
+        let burstable = pod(json!([
+            {"resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}}},
+            {"resources": {"requests": {"cpu": "1"}}}]));
+        assert_eq!(qos_class(&burstable), "Burstable", "one container without limits");
+        let zero = pod(json!([{"resources": {"requests": {"cpu": "0"}, "limits": {"memory": "0"}}}]));
+        assert_eq!(qos_class(&zero), "BestEffort", "zero amounts do not count");
     }
 }

@@ -29,7 +29,7 @@ mod labels;
 mod node_affinity;
 mod node_ports;
 mod preemption;
-mod quantity;
+pub(crate) mod quantity;
 mod resources;
 mod score;
 mod status;

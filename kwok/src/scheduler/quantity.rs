@@ -60,6 +60,11 @@ pub(crate) fn parse(q: &Quantity) -> Option<Amount> {
     parse_str(q.0.trim())
 }
 
+/// [`parse`] of a quantity's text.
+pub(crate) fn parse_text(s: &str) -> Option<Amount> {
+    parse_str(s.trim())
+}
+
 /// The amount of a quantity, zero when unparseable.
 pub(crate) fn amount(q: &Quantity) -> Amount {
     parse(q).unwrap_or(Amount::ZERO)
