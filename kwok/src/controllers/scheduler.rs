@@ -17,7 +17,7 @@ use crate::api::subresources::{bind, set_condition};
 use crate::api::{meta, Api, WriteOptions};
 use crate::registry;
 use crate::scheduler::{self, NodeInfo, SchedulingContext};
-use crate::store::{Event, Stored};
+use crate::store::{Event, EventKind, Stored};
 
 pub const SCHEDULER_NAME: &str = "default-scheduler";
 
@@ -25,6 +25,10 @@ pub const SCHEDULER_NAME: &str = "default-scheduler";
 pub struct SchedulerLoop {
     nodes: TypedCache<Node>,
     pods: TypedCache<Pod>,
+    /// When each pod entered the queue (the store revision of its creation, by uid): the
+    /// queue's `podInfo.Timestamp`, which orders pods of equal priority finer than the
+    /// one-second creationTimestamp does.
+    queued: HashMap<String, u64>,
 }
 
 fn is_pending(pod: &Value) -> bool {
@@ -53,9 +57,20 @@ impl Controller for SchedulerLoop {
             || std::ptr::eq(ev.res, &registry::NAMESPACES)
     }
 
+    fn observe(&mut self, ev: &Event) {
+        if std::ptr::eq(ev.res, &registry::PODS) && matches!(ev.kind, EventKind::Added) {
+            self.queued
+                .entry(meta::uid(&ev.object.value).to_string())
+                .or_insert(ev.rv);
+        }
+    }
+
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
         let store = api.store();
         let (pod_objs, _) = store.list(&registry::PODS, None);
+        let live: std::collections::HashSet<&str> =
+            pod_objs.iter().map(|p| meta::uid(&p.value)).collect();
+        self.queued.retain(|uid, _| live.contains(uid.as_str()));
         if !pod_objs.iter().any(|p| is_pending(&p.value)) {
             return None;
         }
@@ -99,11 +114,19 @@ impl Controller for SchedulerLoop {
                 infos[n].pods.push(typed);
             }
         }
-        // PrioritySort: higher priority first, then the older pod.
+        // PrioritySort: higher priority first, then the pod queued first (pods this loop did not
+        // see created, as after a restore, by creation time and name).
+        let queued = |i: usize| {
+            self.queued
+                .get(meta::uid(&pods[i].0.value))
+                .copied()
+                .unwrap_or(u64::MAX)
+        };
         pending.sort_by(|&a, &b| {
             let pa = scheduler::pod_priority(&pods[a].1);
             let pb = scheduler::pod_priority(&pods[b].1);
             pb.cmp(&pa)
+                .then_with(|| queued(a).cmp(&queued(b)))
                 .then_with(|| {
                     let ta = pods[a].0.value["metadata"]["creationTimestamp"]
                         .as_str()
