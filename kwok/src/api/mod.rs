@@ -357,6 +357,9 @@ impl Api {
         let name = old.name().to_string();
         let errs = if subresource == Some("status") {
             strategy::prepare_status_update(&mut obj, &old.value);
+            // A status write is decoded into the Go type like any other, so it reads back in
+            // the shape Go's encoder gives it (`imageID: ""`, `lastState: {}`).
+            hooks::default_update(res, &mut obj);
             hooks::validate_status_update(res, &obj, &old.value)
         } else {
             hooks::default_update(res, &mut obj);

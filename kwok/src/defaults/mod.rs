@@ -43,6 +43,9 @@ pub fn apply_scheme(res: &ResourceDef, obj: &mut Value) {
             if let Some(spec) = fields::child(map, "spec") {
                 pod::pod_spec(spec, true);
             }
+            if let Some(status) = fields::existing(map, "status") {
+                pod::pod_status(status);
+            }
         }
         ("", "Namespace") => core::namespace(map),
         ("", "Node") => core::node(map),

@@ -48,6 +48,32 @@ pub fn pod_spec(spec: &mut Map<String, Value>, is_pod: bool) {
     }
 }
 
+/// What Go's encoder writes for every `ContainerStatus` (`core/v1/types.go`): `name`, `ready`,
+/// `restartCount`, `image` and `imageID` have no `omitempty`, and `state` and `lastState` are
+/// structs, written as `{}` when empty. A status written without them (by kwok's stages or a
+/// client's status patch) reads back with them.
+pub fn pod_status(status: &mut Map<String, Value>) {
+    for key in [
+        "containerStatuses",
+        "initContainerStatuses",
+        "ephemeralContainerStatuses",
+    ] {
+        for c in each(status, key) {
+            for (field, zero) in [
+                ("name", json!("")),
+                ("state", json!({})),
+                ("lastState", json!({})),
+                ("ready", json!(false)),
+                ("restartCount", json!(0)),
+                ("image", json!("")),
+                ("imageID", json!("")),
+            ] {
+                default_nil(c, field, zero);
+            }
+        }
+    }
+}
+
 /// `serviceAccount` is the deprecated alias of `serviceAccountName`: v1 conversion reads the alias
 /// when the name is empty and always writes the name back into it.
 fn service_account_alias(spec: &mut Map<String, Value>) {

@@ -213,3 +213,21 @@ fn probes_and_volumes() {
         json!("v1")
     );
 }
+
+/// kwok's pod-ready stage writes `{image, name, ready, restartCount, state}`; upstream reads it
+/// back with `imageID: ""` and `lastState: {}` (found by the differential suite).
+#[test]
+fn container_statuses_read_back_in_the_go_encoders_shape() {
+    let mut pod = json!({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+        "status": {"containerStatuses": [{"name": "c", "image": "nginx", "ready": true,
+            "restartCount": 0, "state": {"running": {"startedAt": "2026-12-01T00:00:00Z"}}}]}
+    });
+    apply_scheme(&PODS, &mut pod);
+    assert_eq!(
+        pod["status"]["containerStatuses"][0],
+        json!({"name": "c", "image": "nginx", "imageID": "", "ready": true, "restartCount": 0,
+            "state": {"running": {"startedAt": "2026-12-01T00:00:00Z"}}, "lastState": {}})
+    );
+}
