@@ -1,7 +1,9 @@
 //! The node lifecycle controller's tainting passes (`pkg/controller/nodelifecycle`): the
 //! `node.kubernetes.io/unschedulable` taint follows `spec.unschedulable`, and the not-ready /
 //! unreachable taints follow the Ready condition, so the scheduler and the DaemonSet controller
-//! see cordoned and unhealthy nodes the way they do on a real cluster.
+//! see cordoned and unhealthy nodes the way they do on a real cluster. Its label pass
+//! (`reconcileNodeLabels`) keeps the deprecated `beta.kubernetes.io/os` and `/arch` labels equal
+//! to the stable ones.
 
 use std::time::Duration;
 
@@ -48,6 +50,25 @@ fn wanted_no_execute(node: &Value) -> Option<&'static str> {
         Some("Unknown") => Some(UNREACHABLE),
         _ => None,
     }
+}
+
+/// `labelReconcileInfo`: (primary, secondary); the secondary label follows the primary and is
+/// added when missing (`ensureSecondaryExists`).
+const LABEL_PAIRS: [(&str, &str); 2] = [
+    ("kubernetes.io/os", "beta.kubernetes.io/os"),
+    ("kubernetes.io/arch", "beta.kubernetes.io/arch"),
+];
+
+/// `reconcileNodeLabels`: the labels to set, if any.
+pub fn labels_to_update(node: &Value) -> Vec<(&'static str, String)> {
+    let labels = &node["metadata"]["labels"];
+    LABEL_PAIRS
+        .iter()
+        .filter_map(|(primary, secondary)| {
+            let value = labels[*primary].as_str()?;
+            (labels[*secondary].as_str() != Some(value)).then(|| (*secondary, value.to_string()))
+        })
+        .collect()
 }
 
 fn managed_key(key: &str) -> bool {
@@ -113,10 +134,22 @@ impl Controller for NodeLifecycle {
                 .as_array()
                 .cloned()
                 .unwrap_or_default();
-            if want == have {
+            let labels = labels_to_update(&node.value);
+            if want == have && labels.is_empty() {
                 continue;
             }
             let mut updated = node.value.clone();
+            if let Some(metadata) = updated["metadata"].as_object_mut() {
+                if let Some(map) = metadata
+                    .entry("labels")
+                    .or_insert_with(|| json!({}))
+                    .as_object_mut()
+                {
+                    for (key, value) in labels {
+                        map.insert(key.into(), value.into());
+                    }
+                }
+            }
             if want.is_empty() {
                 if let Some(spec) = updated["spec"].as_object_mut() {
                     spec.remove("taints");
@@ -156,6 +189,24 @@ mod tests {
         assert_eq!(
             desired_taints(&uncordoned),
             vec![json!({"key": "gpu", "value": "x", "effect": "NoSchedule"})]
+        );
+    }
+
+    #[test]
+    fn the_beta_os_and_arch_labels_follow_the_stable_ones() {
+        let node = json!({"metadata": {"labels": {"kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64",
+            "beta.kubernetes.io/arch": "amd64"}}});
+        assert_eq!(
+            labels_to_update(&node),
+            vec![
+                ("beta.kubernetes.io/os", "linux".to_string()),
+                ("beta.kubernetes.io/arch", "arm64".to_string())
+            ]
+        );
+        let bare = json!({"metadata": {"labels": {"gpu": "true"}}});
+        assert!(
+            labels_to_update(&bare).is_empty(),
+            "no primary label, nothing to add"
         );
     }
 
