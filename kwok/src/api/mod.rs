@@ -38,6 +38,10 @@ pub struct WatchStart {
 pub const SYSTEM_NAMESPACES: &[&str] =
     &["default", "kube-node-lease", "kube-public", "kube-system"];
 
+/// `NewLifecycle(sets.NewString(metav1.NamespaceDefault, metav1.NamespaceSystem,
+/// metav1.NamespacePublic))` in the NamespaceLifecycle plugin.
+const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"];
+
 #[derive(Clone)]
 pub struct Api {
     store: Arc<Store>,
@@ -472,6 +476,15 @@ impl Api {
         name: &str,
         opts: &DeleteOptions,
     ) -> ApiResult<Stored> {
+        // The NamespaceLifecycle admission plugin's immortal namespaces, refused before the
+        // object is looked up (admission runs ahead of the storage delete).
+        if std::ptr::eq(res, &registry::NAMESPACES) && IMMORTAL_NAMESPACES.contains(&name) {
+            return Err(ApiError::forbidden(
+                res,
+                name,
+                "this namespace may not be deleted",
+            ));
+        }
         let old = self.get(res, ns, name)?;
         if let Some(uid) = &opts.precondition_uid {
             if uid != meta::uid(&old.value) {
@@ -683,4 +696,26 @@ fn decode_continue(token: &str) -> ApiResult<(String, String)> {
     let start = t.start.trim_end_matches('\u{0}');
     let (ns, name) = start.split_once('/').ok_or_else(bad)?;
     Ok((ns.to_string(), name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// `kubectl delete namespace default` on a 1.32 cluster (found by the differential suite).
+    #[test]
+    fn immortal_namespaces_may_not_be_deleted() {
+        let api = Api::new(Arc::new(Store::new()));
+        for name in IMMORTAL_NAMESPACES {
+            let error = api
+                .delete(&registry::NAMESPACES, "", name, &DeleteOptions::default())
+                .expect_err("refused");
+            assert_eq!(error.code, 403);
+            assert_eq!(
+                error.message,
+                format!("namespaces \"{name}\" is forbidden: this namespace may not be deleted")
+            );
+        }
+    }
 }
