@@ -2,7 +2,9 @@
 //! kube-scheduler, with kwok's controller playing the kubelet of every fake node, brought up by
 //! `kwokctl create cluster --runtime binary` from the locally built binaries (see `upstream`), so
 //! nothing is downloaded. Each cluster has a work dir of its own (`KWOK_WORKDIR`), is deleted
-//! when the run ends, and, should the run be dropped without ending, from `Drop`.
+//! when the run ends, and, should the run be dropped without ending, from `Drop`. A process killed
+//! outright (SIGKILL) cannot delete anything: its work dir records its pid, and the next cluster
+//! created on the machine deletes the clusters whose owner is gone.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -11,12 +13,55 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::names::generated_name;
+use super::nodes::KWOK_NODE_ANNOTATION;
 use super::upstream::Upstream;
 
 /// A cold start on a loaded 2-core machine: etcd, the API server's post-start hooks, the
 /// controller manager and the scheduler.
 const CREATE_TIMEOUT: Duration = Duration::from_secs(180);
 const DELETE_TIMEOUT: Duration = Duration::from_secs(60);
+
+const WORKDIR_PREFIX: &str = "proctor-kwokctl-";
+/// The pid of the process whose cluster a work dir holds.
+const OWNER_FILE: &str = "owner.pid";
+
+/// Deletes the clusters of work dirs whose owner process is gone (killed before it could).
+async fn sweep_orphans(kwokctl: &Path) {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for dir in entries.flatten().map(|e| e.path()) {
+        let is_ours = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(WORKDIR_PREFIX));
+        let owner = std::fs::read_to_string(dir.join(OWNER_FILE))
+            .ok()
+            .and_then(|pid| pid.trim().parse::<i32>().ok());
+        let Some(owner) = owner.filter(|_| is_ours) else {
+            continue;
+        };
+        if std::path::Path::new(&format!("/proc/{owner}")).exists() {
+            continue;
+        }
+        let clusters = std::fs::read_dir(dir.join("clusters"))
+            .map(|entries| entries.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+            .unwrap_or_default();
+        for name in clusters {
+            tracing::info!(cluster = ?name, "deleting a cluster whose owner is gone");
+            let deleted = tokio::process::Command::new(kwokctl)
+                .args(["delete", "cluster", "--name"])
+                .arg(&name)
+                .env("KWOK_WORKDIR", &dir)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            let _ = tokio::time::timeout(DELETE_TIMEOUT, deleted).await;
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
 
 pub struct KwokctlCluster {
     name: String,
@@ -32,10 +77,16 @@ impl KwokctlCluster {
         upstream: &Upstream,
         kubeconfig: Option<&Path>,
     ) -> anyhow::Result<KwokctlCluster> {
+        sweep_orphans(&upstream.binary("kwokctl")).await;
         let workdir = tempfile::Builder::new()
-            .prefix("proctor-kwokctl-")
+            .prefix(WORKDIR_PREFIX)
             .tempdir()
             .context("creating a work dir for kwokctl")?;
+        std::fs::write(
+            workdir.path().join(OWNER_FILE),
+            std::process::id().to_string(),
+        )
+        .context("recording the kwokctl work dir's owner")?;
         let kubeconfig = kubeconfig
             .map(Path::to_path_buf)
             .unwrap_or_else(|| workdir.path().join("kubeconfig"));
@@ -64,6 +115,15 @@ impl KwokctlCluster {
             cluster.kubeconfig.display().to_string(),
             "--wait".into(),
             format!("{}s", CREATE_TIMEOUT.as_secs()),
+            // The binary runtime has kwok manage every node; like kwok's in-cluster deployment
+            // (and the embedded cluster), manage only nodes annotated as fake, so a scenario's
+            // unmanaged node keeps its pods Pending.
+            "--extra-args".into(),
+            "kwok-controller=manage-all-nodes=false".into(),
+            "--extra-args".into(),
+            format!(
+                "kwok-controller=manage-nodes-with-annotation-selector={KWOK_NODE_ANNOTATION}=fake"
+            ),
         ];
         for (flag, name) in [
             ("kube-apiserver", "kube-apiserver"),

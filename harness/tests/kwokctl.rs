@@ -1,0 +1,192 @@
+//! `--cluster kwokctl`: a real control plane (kube-apiserver, etcd, controller manager, scheduler,
+//! kwok) per run, from the binaries `upstream/build.sh` builds. A shipped lab's correct
+//! submission gets full marks there, and the cluster is gone afterwards, also when `proctor up`
+//! is stopped with Ctrl-C and when a grade is stopped with SIGTERM.
+//!
+//! Without the binaries every test says so in one line and returns; `PROCTOR_REQUIRE_UPSTREAM=1`
+//! (set by CI) makes that a failure.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use proctor::cluster::upstream::Upstream;
+
+/// The tests count the control-plane processes on the machine: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn upstream_or_skip() -> bool {
+    match Upstream::find() {
+        Ok(_) => true,
+        Err(error) if std::env::var("PROCTOR_REQUIRE_UPSTREAM").is_ok_and(|v| v == "1") => {
+            panic!("the kwokctl tests need the upstream binaries: {error:#}")
+        }
+        Err(error) => {
+            eprintln!("SKIP kwokctl: {error:#}");
+            false
+        }
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn proctor() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_proctor"));
+    command
+        .current_dir(repo())
+        .env("PROCTOR_CLUSTER", "kwokctl")
+        .env_remove("KUBECONFIG")
+        .env_remove("RUST_LOG");
+    command
+}
+
+/// Control-plane processes started from a Proctor kwokctl work dir.
+fn control_plane_processes() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter_map(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (cmdline.contains("proctor-kwokctl-")
+                && [
+                    "kube-apiserver",
+                    "etcd",
+                    "kwok-controller",
+                    "kube-scheduler",
+                ]
+                .iter()
+                .any(|name| cmdline.contains(name)))
+            .then_some(cmdline)
+        })
+        .collect()
+}
+
+/// Waits (briefly: components take a moment to exit) until none is left.
+fn assert_nothing_left(what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let left = control_plane_processes();
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: control-plane processes still running:\n{}",
+            left.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn the_gpuops_solution_gets_full_marks_on_kwokctl() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if !upstream_or_skip() {
+        return;
+    }
+    let cache = tempfile::tempdir().expect("cache dir");
+    let output = proctor()
+        .args(["grade", "gpuops", "--quiet", "--format", "json"])
+        .arg("--submission")
+        .arg(repo().join("scenarios/gpuops/submissions/perfect"))
+        .env("PROCTOR_CACHE", cache.path())
+        .output()
+        .expect("proctor runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not a JSON report ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(report["score"], report["max_score"], "{report:#}");
+    assert!(report["score"].as_f64().is_some_and(|s| s > 0.0));
+    assert_nothing_left("after grading");
+}
+
+#[test]
+fn ctrl_c_on_up_deletes_the_cluster() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if !upstream_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    let mut child = proctor()
+        .args(["up", "gpudrv", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("proctor up starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = BufReader::new(stdout)
+        .lines()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    assert_eq!(line, format!("export KUBECONFIG={}", kubeconfig.display()));
+    let nodes = Command::new("kubectl")
+        .args(["get", "nodes", "-o", "name"])
+        .env("KUBECONFIG", &kubeconfig)
+        .output()
+        .expect("kubectl runs");
+    assert_eq!(
+        String::from_utf8_lossy(&nodes.stdout),
+        "node/lab-node-0\nnode/lab-node-1\nnode/lab-node-2\n"
+    );
+    assert!(!control_plane_processes().is_empty(), "the cluster runs");
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
+    let status = child.wait().expect("proctor up exits");
+    assert_eq!(status.code(), Some(0), "up ends normally on Ctrl-C");
+    assert_nothing_left("after Ctrl-C on proctor up");
+    assert!(!kubeconfig.exists(), "the kubeconfig is removed");
+}
+
+#[test]
+fn sigterm_mid_grade_deletes_the_cluster() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if !upstream_or_skip() {
+        return;
+    }
+    let cache = tempfile::tempdir().expect("cache dir");
+    let mut child = proctor()
+        .args(["grade", "gpudrv", "--quiet", "--format", "json"])
+        .arg("--submission")
+        .arg(repo().join("scenarios/gpudrv/submissions/perfect"))
+        .env("PROCTOR_CACHE", cache.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("proctor grade starts");
+    // Well into the reference run: the cluster is up and scripts are running.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while control_plane_processes().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(8));
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).expect("SIGTERM");
+    let status = child.wait().expect("proctor grade exits");
+    assert_eq!(status.code(), Some(130), "interrupted");
+    assert_nothing_left("after SIGTERM mid-grade");
+}
