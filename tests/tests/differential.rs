@@ -14,9 +14,12 @@ use std::sync::Mutex;
 use libtest_mimic::{Arguments, Failed, Trial};
 use proctor::cluster::upstream::Upstream;
 use proctor::cluster::Target;
-use proctor_tests::differential::accepted::{self, Divergence, Status};
+use proctor::runner::reference::copy_starter;
+use proctor::runner::{prepare_cluster, starting_nodes};
+use proctor::scenario::Lab;
+use proctor_tests::differential::accepted::{self, Accepted, Status};
 use proctor_tests::differential::run::{run_session, Side};
-use proctor_tests::differential::session;
+use proctor_tests::differential::session::{self, Field, Step};
 
 /// Figures across sessions, printed at the end.
 #[derive(Default)]
@@ -91,15 +94,46 @@ fn main() {
     conclusion.exit();
 }
 
-fn run_one(name: &str, file: &Path, accepted: &[Divergence]) -> Result<(), Failed> {
-    let session = session::load(file).map_err(|e| format!("{e:#}"))?;
+fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
+    let rewrites = accepted
+        .rewrites
+        .iter()
+        .map(|r| r.compile())
+        .collect::<anyhow::Result<Vec<_>>>()
+        .map_err(|e| format!("{e:#}"))?;
+    let mut session = session::load(file).map_err(|e| format!("{e:#}"))?;
+    let lab = match &session.lab {
+        Some(lab) => {
+            let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../scenarios")
+                .join(lab)
+                .join("scenario.yaml");
+            Some(Lab::load(&scenario).map_err(|e| format!("{e:#}"))?)
+        }
+        None => None,
+    };
+    if let (Some(lab), true) = (&lab, session.steps.is_empty()) {
+        session.steps = lab
+            .scenario
+            .steps
+            .iter()
+            .map(|step| {
+                Step::new(
+                    &step.reference,
+                    vec![Field::Stdout, Field::Stderr, Field::Exit, Field::Files],
+                )
+            })
+            .collect();
+    }
+    let nodes = lab.as_ref().map(starting_nodes).unwrap_or_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| format!("tokio runtime: {e}"))?;
     let outcome = runtime.block_on(async {
-        let (embedded, upstream) = tokio::join!(Target::embedded(&[]), Target::kwokctl(&[], None));
+        let (embedded, upstream) =
+            tokio::join!(Target::embedded(&nodes), Target::kwokctl(&nodes, None));
         let (embedded, upstream) = match (embedded, upstream) {
             (Ok(a), Ok(b)) => (a, b),
             (a, b) => {
@@ -113,27 +147,44 @@ fn run_one(name: &str, file: &Path, accepted: &[Divergence]) -> Result<(), Faile
                 return Err(errors.join("\n"));
             }
         };
-        let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let (a, b) = (
-            scratch.path().join("embedded"),
-            scratch.path().join("upstream"),
-        );
-        for dir in [&a, &b] {
-            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let result = async {
+            let scratch = tempfile::tempdir()?;
+            let (a, b) = (
+                scratch.path().join("embedded"),
+                scratch.path().join("upstream"),
+            );
+            let mut env = Vec::new();
+            for dir in [&a, &b] {
+                std::fs::create_dir_all(dir.join("lab"))?;
+            }
+            if let Some(lab) = &lab {
+                let (x, y) = tokio::join!(
+                    prepare_cluster(lab, &embedded),
+                    prepare_cluster(lab, &upstream)
+                );
+                x?;
+                y?;
+                for dir in [&a, &b] {
+                    copy_starter(lab, &dir.join("lab"), true)?;
+                }
+                env.push(("SCENARIO_DIR".to_string(), lab.dir.display().to_string()));
+            }
+            let (lab_a, lab_b) = (a.join("lab"), b.join("lab"));
+            let side = |name, target, scratch, lab_dir| Side {
+                name,
+                target,
+                scratch,
+                lab_dir: lab.as_ref().map(|_| lab_dir),
+                env: env.clone(),
+            };
+            run_session(
+                &session,
+                &side("embedded", &embedded, &a, lab_a.as_path()),
+                &side("upstream", &upstream, &b, lab_b.as_path()),
+                &rewrites,
+            )
+            .await
         }
-        let result = run_session(
-            &session,
-            &Side {
-                name: "embedded",
-                target: &embedded,
-                scratch: &a,
-            },
-            &Side {
-                name: "upstream",
-                target: &upstream,
-                scratch: &b,
-            },
-        )
         .await;
         tokio::join!(embedded.shutdown(), upstream.shutdown());
         result.map_err(|e| format!("{e:#}"))
@@ -152,6 +203,7 @@ fn run_one(name: &str, file: &Path, accepted: &[Divergence]) -> Result<(), Faile
         };
         for hunk in &difference.hunks {
             let listed = accepted
+                .divergences
                 .iter()
                 .find(|d| d.covers(name, difference.step, difference.field, hunk));
             match listed {

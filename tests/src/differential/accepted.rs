@@ -1,14 +1,46 @@
 //! The one file of known differences between the embedded cluster and upstream
-//! (`tests/differential/accepted.yaml`). Each entry names where the difference shows (session,
-//! step, field, and optionally a text the diff contains), its category and its reason, and is
-//! either `accepted` (a conscious decision: not worth matching) or `open` (a gap in the embedded
-//! cluster still to close). A difference no entry covers fails the suite.
+//! (`tests/differential/accepted.yaml`). Each divergence names where the difference shows
+//! (session, step, field, and optionally a text the diff hunk contains), each rewrite a pattern
+//! replaced on both sides; both carry a category and a reason, and are either `accepted` (a
+//! conscious decision: not worth matching) or `open` (a gap in the embedded cluster still to
+//! close). A difference nothing covers fails the suite.
 
 use std::path::Path;
 
 use serde::Deserialize;
 
 use super::session::Field;
+
+/// The file: rewrites applied to both sides before comparing (for a difference that shows in
+/// many places, such as a hash in every name it is part of), then divergences matched per hunk.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Accepted {
+    #[serde(default)]
+    pub rewrites: Vec<Rewrite>,
+    #[serde(default)]
+    pub divergences: Vec<Divergence>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Rewrite {
+    /// A regular expression (Rust `regex` syntax), replaced in every compared text of both
+    /// sides by `with` (which may name groups: `$1`).
+    pub replace: String,
+    pub with: String,
+    pub category: String,
+    pub status: Status,
+    pub reason: String,
+}
+
+impl Rewrite {
+    pub fn compile(&self) -> anyhow::Result<(regex::Regex, String)> {
+        let pattern = regex::Regex::new(&self.replace)
+            .map_err(|error| anyhow::anyhow!("rewrite {:?}: {error}", self.replace))?;
+        Ok((pattern, self.with.clone()))
+    }
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -22,6 +54,10 @@ pub struct Divergence {
     /// Only the diff hunks that contain this text (each hunk is one difference).
     #[serde(default)]
     pub contains: Option<String>,
+    /// Only hunks in which upstream has lines the embedded cluster lacks and nothing else
+    /// (kinds it does not serve, objects it does not create).
+    #[serde(default)]
+    pub upstream_only: bool,
     pub category: String,
     pub status: Status,
     pub reason: String,
@@ -43,14 +79,38 @@ impl Divergence {
                 .contains
                 .as_deref()
                 .is_none_or(|text| hunk.contains(text))
+            && (!self.upstream_only || only_added(hunk))
     }
 }
 
-pub fn load(path: &Path) -> anyhow::Result<Vec<Divergence>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| anyhow::anyhow!("reading {}: {error}", path.display()))?;
-    serde_yaml::from_str(&text).map_err(|error| match error.location() {
-        Some(at) => anyhow::anyhow!("{}:{}:{}: {error}", path.display(), at.line(), at.column()),
-        None => anyhow::anyhow!("{}: {error}", path.display()),
-    })
+/// A hunk whose changed lines are all `+` (upstream) lines.
+fn only_added(hunk: &str) -> bool {
+    let mut changed = hunk
+        .lines()
+        .filter(|line| !line.starts_with("@@"))
+        .filter(|line| line.starts_with('+') || line.starts_with('-'))
+        .peekable();
+    changed.peek().is_some() && changed.all(|line| line.starts_with('+'))
+}
+
+pub fn load(path: &Path) -> anyhow::Result<Accepted> {
+    let accepted: Accepted = super::load_yaml(path)?;
+    for rewrite in &accepted.rewrites {
+        rewrite.compile()?;
+    }
+    Ok(accepted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::only_added;
+
+    #[test]
+    fn a_hunk_is_upstream_only_when_it_only_adds() {
+        assert!(only_added("@@ -1,2 +1,3 @@\n apps/v1\n+batch/v1\n v1\n"));
+        assert!(!only_added(
+            "@@ -1,2 +1,2 @@\n-Server Version: a\n+Server Version: b\n"
+        ));
+        assert!(!only_added("@@ -1 +1 @@\n same\n"));
+    }
 }

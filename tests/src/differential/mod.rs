@@ -7,3 +7,16 @@ pub mod accepted;
 pub mod normalize;
 pub mod run;
 pub mod session;
+
+/// Reads a YAML file into `T` strictly: an unknown key or a wrong type is an error naming
+/// file:line:col.
+pub(crate) fn load_yaml<T: serde::de::DeserializeOwned>(
+    path: &std::path::Path,
+) -> anyhow::Result<T> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| anyhow::anyhow!("reading {}: {error}", path.display()))?;
+    serde_yaml::from_str(&text).map_err(|error| match error.location() {
+        Some(at) => anyhow::anyhow!("{}:{}:{}: {error}", path.display(), at.line(), at.column()),
+        None => anyhow::anyhow!("{}: {error}", path.display()),
+    })
+}

@@ -40,6 +40,10 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(r#"(resourceVersion:\s*)['"]?\d+['"]?"#, |c| {
             format!("{}<rv>", &c[1])
         }),
+        // Object reads, one field a line.
+        rule(r#"(resourceVersion = )"\d+""#, |c| {
+            format!("{}\"<rv>\"", &c[1])
+        }),
         rule(
             r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2}( [A-Z]{3,4})?)?",
             |_| "<time>".into(),
@@ -53,6 +57,15 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(
             r"\b([a-z0-9][a-z0-9.-]*)-[bcdfghjklmnpqrstvwxz2456789]{5}\b",
             |c| format!("{}-<gen>", &c[1]),
+        ),
+        // kubectl diff's temporary dirs.
+        rule(r"/tmp/(LIVE|MERGED)-\d+", |c| format!("/tmp/{}-<n>", &c[1])),
+        // Go pointers printed by %v of a struct holding pointers (validation messages).
+        rule(r"\(0x[0-9a-f]+\)", |_| "(<ptr>)".into()),
+        // Certificates: each cluster makes its own CA.
+        rule(
+            r"-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\\n\s]*-----END CERTIFICATE-----(\\n)?",
+            |_| "<certificate>".into(),
         ),
         // Any IPv4 address but loopback: pod IPs, host IPs, cluster IPs.
         rule(r"\b(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}\b", |c| {
@@ -73,12 +86,20 @@ static AGE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 pub fn normalize(text: &str) -> String {
+    normalize_with(text, &[])
+}
+
+/// [`normalize`], then `rewrites` (pattern, replacement) from the accepted divergences.
+pub fn normalize_with(text: &str, rewrites: &[(Regex, String)]) -> String {
     let mut text = text.to_string();
     for rule in RULES.iter() {
         text = rule
             .pattern
             .replace_all(&text, |c: &Captures| (rule.replace)(c))
             .into_owned();
+    }
+    for (pattern, with) in rewrites {
+        text = pattern.replace_all(&text, with.as_str()).into_owned();
     }
     text.lines()
         .map(|line| {
@@ -108,10 +129,24 @@ mod tests {
         );
         assert_eq!(normalize("pod/gpu-driver-x7k2q"), "pod/gpu-driver-<gen>");
         assert_eq!(
+            normalize(r#"Pod/ns/p metadata.resourceVersion = "87""#),
+            r#"Pod/ns/p metadata.resourceVersion = "<rv>""#
+        );
+        assert_eq!(
             normalize("https://127.0.0.1:38211/api"),
             "https://127.0.0.1:<port>/api"
         );
         assert_eq!(normalize("podIP: 10.0.0.7"), "podIP: <ip>");
+        assert_eq!(
+            normalize("MinAvailable:(*intstr.IntOrString)(0xc09a1de220)"),
+            normalize("MinAvailable:(*intstr.IntOrString)(0x250a64c27540)")
+        );
+        assert_eq!(
+            normalize(
+                r#""ca.crt": "-----BEGIN CERTIFICATE-----\nMIIC4zCC\n-----END CERTIFICATE-----\n""#
+            ),
+            r#""ca.crt": "<certificate>""#
+        );
     }
 
     #[test]

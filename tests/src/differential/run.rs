@@ -7,7 +7,7 @@ use std::time::Duration;
 use proctor::cluster::Target;
 use tokio::io::AsyncWriteExt;
 
-use super::normalize::normalize;
+use super::normalize::normalize_with;
 use super::session::{Field, Session, Step};
 
 /// A step that has not finished by then is stopped and shows as exit 124 on that side.
@@ -19,6 +19,10 @@ pub struct Side<'a> {
     pub target: &'a Target,
     /// HOME and kubectl caches of this side's commands.
     pub scratch: &'a Path,
+    /// The lab dir steps run in (default: `scratch`).
+    pub lab_dir: Option<&'a Path>,
+    /// Added to every step's environment (`SCENARIO_DIR`).
+    pub env: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -52,7 +56,9 @@ pub async fn run_session(
     session: &Session,
     embedded: &Side<'_>,
     upstream: &Side<'_>,
+    rewrites: &[(regex::Regex, String)],
 ) -> anyhow::Result<Outcome> {
+    let normalize = |text: &str| normalize_with(text, rewrites);
     for (index, step) in session.setup.iter().enumerate() {
         let (a, b) = tokio::join!(run_step(embedded, step), run_step(upstream, step));
         for (side, output) in [(embedded, a?), (upstream, b?)] {
@@ -82,6 +88,10 @@ pub async fn run_session(
                 Field::Stdout => (normalize(&a.stdout), normalize(&b.stdout)),
                 Field::Stderr => (normalize(&a.stderr), normalize(&b.stderr)),
                 Field::Exit => (a.exit.to_string(), b.exit.to_string()),
+                Field::Files => (
+                    normalize(&files_of(embedded)?),
+                    normalize(&files_of(upstream)?),
+                ),
                 Field::Objects => continue,
             };
             if left != right {
@@ -99,15 +109,20 @@ pub async fn run_session(
         }
     }
     for objects in &session.objects {
-        let read = Step {
-            run: format!("kubectl get {objects} -o json"),
-            stdin: None,
-            kubectl: None,
-            settle: Some(false),
-            compare: vec![Field::Objects],
-        };
+        let read = Step::new(
+            &format!("kubectl get {objects} -o json"),
+            vec![Field::Objects],
+        );
         let (a, b) = tokio::join!(run_step(embedded, &read), run_step(upstream, &read));
-        let (left, right) = (normalize(&text_of(&a?)), normalize(&text_of(&b?)));
+        // Objects whose names normalise alike (generated suffixes) are paired by content: each
+        // side's objects, normalised, in sorted order.
+        let blocks_of = |output: &Output| {
+            let mut blocks: Vec<String> =
+                object_blocks(output).iter().map(|b| normalize(b)).collect();
+            blocks.sort();
+            blocks.join("\n")
+        };
+        let (left, right) = (blocks_of(&a?), blocks_of(&b?));
         outcome.commands += 1;
         if left == right {
             outcome.identical += 1;
@@ -123,12 +138,86 @@ pub async fn run_session(
     Ok(outcome)
 }
 
-/// What an object read shows: the JSON, or the error when there is none.
-fn text_of(output: &Output) -> String {
-    if output.exit == 0 {
-        output.stdout.clone()
-    } else {
-        format!("exit {}: {}", output.exit, output.stderr)
+/// Every file of the side's lab dir with its contents, normalised, in path order.
+fn files_of(side: &Side<'_>) -> anyhow::Result<String> {
+    let Some(root) = side.lab_dir else {
+        return Ok(String::new());
+    };
+    let mut files = Vec::new();
+    walk(root, root, &mut files)?;
+    files.sort();
+    Ok(files
+        .into_iter()
+        .map(|(path, text)| format!("== {path}\n{text}"))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(root, &path, out)?;
+        } else {
+            let bytes = std::fs::read(&path)?;
+            let name = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            out.push((name, String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    Ok(())
+}
+
+/// What an object read shows: each object as one line per field (see [`flatten`]), or the error
+/// when there is no object.
+fn object_blocks(output: &Output) -> Vec<String> {
+    if output.exit != 0 {
+        return vec![format!("exit {}: {}", output.exit, output.stderr)];
+    }
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&output.stdout) else {
+        return vec![output.stdout.clone()];
+    };
+    let items = match value.get("items").and_then(|items| items.as_array()) {
+        Some(items) => items.clone(),
+        None => vec![value],
+    };
+    items
+        .iter()
+        .map(|item| {
+            let meta = &item["metadata"];
+            let id = format!(
+                "{}/{}/{}",
+                item["kind"].as_str().unwrap_or("?"),
+                meta["namespace"].as_str().unwrap_or(""),
+                meta["name"].as_str().unwrap_or("?")
+            );
+            let mut lines = Vec::new();
+            flatten(&id, item, &mut lines);
+            lines.join("\n")
+        })
+        .collect()
+}
+
+/// One `object path = value` line per leaf, so that a field only one side has is a hunk of its
+/// own (a line diff of pretty JSON would also show the comma it changes on the line before).
+fn flatten(path: &str, value: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, child) in map {
+                let sep = if path.contains(' ') { "." } else { " " };
+                flatten(&format!("{path}{sep}{key}"), child, out);
+            }
+        }
+        Value::Array(list) if !list.is_empty() => {
+            for (index, child) in list.iter().enumerate() {
+                flatten(&format!("{path}[{index}]"), child, out);
+            }
+        }
+        leaf => out.push(format!("{path} = {leaf}")),
     }
 }
 
@@ -163,7 +252,8 @@ async fn run_step(side: &Side<'_>, step: &Step) -> anyhow::Result<Output> {
         .env("LANG", "C.UTF-8")
         .env("KUBECONFIG", side.target.kubeconfig())
         .env("KUBECACHEDIR", cache)
-        .current_dir(side.scratch)
+        .envs(side.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(side.lab_dir.unwrap_or(side.scratch))
         .stdin(if step.stdin.is_some() {
             Stdio::piped()
         } else {

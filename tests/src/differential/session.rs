@@ -11,10 +11,17 @@ use serde::Deserialize;
 pub struct Session {
     /// What the session is about, for the report.
     pub title: String,
+    /// A lab of `scenarios/`: the clusters start in its starting state (nodes and manifests, as
+    /// grading prepares them), every step runs in a lab dir holding its starter files with
+    /// `SCENARIO_DIR` set, and without `steps` the steps are the lab's reference shells, each
+    /// compared by its output and by the files it leaves in the lab dir.
+    #[serde(default)]
+    pub lab: Option<String>,
     /// Commands that build the starting state (nodes, namespaces); each must succeed on both
     /// clusters, and their output is not compared.
     #[serde(default)]
     pub setup: Vec<Step>,
+    #[serde(default)]
     pub steps: Vec<Step>,
     /// `kubectl get` arguments (`nodes`, `pods -n diff`) whose `-o json` is compared once the
     /// steps are done: every object the session touched.
@@ -48,6 +55,8 @@ pub enum Field {
     Stdout,
     Stderr,
     Exit,
+    /// The lab dir's files after the step, with their contents.
+    Files,
     Objects,
 }
 
@@ -57,12 +66,23 @@ impl Field {
             Field::Stdout => "stdout",
             Field::Stderr => "stderr",
             Field::Exit => "exit",
+            Field::Files => "files",
             Field::Objects => "objects",
         }
     }
 }
 
 impl Step {
+    pub fn new(run: &str, compare: Vec<Field>) -> Step {
+        Step {
+            run: run.to_string(),
+            stdin: None,
+            kubectl: None,
+            settle: None,
+            compare,
+        }
+    }
+
     pub fn settles(&self) -> bool {
         self.settle.unwrap_or_else(|| !read_only(&self.run))
     }
@@ -102,12 +122,7 @@ fn all_fields() -> Vec<Field> {
 
 /// Reads a session strictly: an unknown key or a wrong type is an error naming file:line:col.
 pub fn load(path: &Path) -> anyhow::Result<Session> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| anyhow::anyhow!("reading {}: {error}", path.display()))?;
-    serde_yaml::from_str(&text).map_err(|error| match error.location() {
-        Some(at) => anyhow::anyhow!("{}:{}:{}: {error}", path.display(), at.line(), at.column()),
-        None => anyhow::anyhow!("{}: {error}", path.display()),
-    })
+    super::load_yaml(path)
 }
 
 #[cfg(test)]
