@@ -2,6 +2,8 @@
 //! where a process floor exists (kubectl start-up), ratios against it, because these machines
 //! are shared and noisy.
 
+mod bench_upstream;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -282,7 +284,7 @@ async fn main() {
             .join(" ")
     );
 
-    // BENCH_ONLY=api|grade|check|controllers runs one section (for profiling).
+    // BENCH_ONLY=api|grade|check|controllers|upstream runs one section (for profiling).
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     let runs = |section: &str| only.is_empty() || only == section;
     if runs("api") {
@@ -297,6 +299,9 @@ async fn main() {
         tokio::task::spawn_blocking(self_check_figures)
             .await
             .expect("self-check figures");
+    }
+    if runs("upstream") {
+        bench_upstream::side_by_side().await;
     }
     if !runs("controllers") {
         return;

@@ -1,0 +1,241 @@
+//! The embedded cluster and the upstream control plane (kwokctl, see `proctor::cluster::kwokctl`)
+//! measured side by side in one run: start to the first `/version` answer, `kubectl get nodes -o
+//! json` p50 and p99, a watch event's latency after a write, resident memory, and grading of
+//! each lab with and without the cached reference run.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use proctor::cluster::{ClusterKind, NodeTemplate, Target};
+
+use super::{median, ms};
+
+const KINDS: [(&str, ClusterKind); 2] = [
+    ("embedded", ClusterKind::Embedded),
+    ("upstream", ClusterKind::Kwokctl),
+];
+
+pub async fn side_by_side() {
+    if let Err(error) = proctor::cluster::upstream::Upstream::find() {
+        println!("side by side: skipped ({error:#})");
+        return;
+    }
+    for (name, kind) in KINDS {
+        let rss_before = own_rss_kib();
+        let started = Instant::now();
+        let target = match Target::private(kind, &NodeTemplate::plain(3)).await {
+            Ok(target) => target,
+            Err(error) => {
+                println!("{name}: the cluster did not start: {error:#}");
+                continue;
+            }
+        };
+        let ready = started.elapsed();
+        let first_version = first_version(target.kubeconfig());
+        println!(
+            "{name}: start → cluster ready with 3 nodes {}; a fresh kubectl's first /version answer {}",
+            ms(ready),
+            ms(first_version)
+        );
+        let kubeconfig = target.kubeconfig().to_path_buf();
+        let (p50, p99) = tokio::task::spawn_blocking(move || get_nodes_percentiles(&kubeconfig))
+            .await
+            .unwrap_or_default();
+        println!(
+            "{name}: kubectl get nodes -o json over 50 runs: p50 {}, p99 {}",
+            ms(p50),
+            ms(p99)
+        );
+        let kubeconfig = target.kubeconfig().to_path_buf();
+        let latency = tokio::task::spawn_blocking(move || watch_latency(&kubeconfig))
+            .await
+            .unwrap_or_default();
+        println!(
+            "{name}: watch event after a write (median of 20 ConfigMap creations): {}",
+            ms(latency)
+        );
+        let rss = match kind {
+            ClusterKind::Embedded => own_rss_kib().saturating_sub(rss_before),
+            ClusterKind::Kwokctl => control_plane_rss_kib(),
+        };
+        println!("{name}: resident memory of the cluster {:.1} MiB", rss as f64 / 1024.0);
+        target.shutdown().await;
+    }
+    tokio::task::spawn_blocking(grading_side_by_side)
+        .await
+        .unwrap_or_default();
+}
+
+/// A fresh kubectl (empty cache) asking `/version`: the client's start, TLS and one request.
+fn first_version(kubeconfig: &Path) -> Duration {
+    let cache = tempfile::tempdir().ok();
+    let mut v = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let mut command = Command::new("kubectl");
+        command
+            .args(["get", "--raw", "/version"])
+            .env("KUBECONFIG", kubeconfig);
+        if let Some(cache) = &cache {
+            command.env("KUBECACHEDIR", cache.path());
+        }
+        let _ = command.output();
+        v.push(t.elapsed());
+    }
+    median(v)
+}
+
+fn get_nodes_percentiles(kubeconfig: &Path) -> (Duration, Duration) {
+    let cache = tempfile::tempdir().ok();
+    let mut v: Vec<Duration> = (0..50)
+        .map(|_| {
+            let t = Instant::now();
+            let mut command = Command::new("kubectl");
+            command
+                .args(["get", "nodes", "-o", "json"])
+                .env("KUBECONFIG", kubeconfig)
+                .stdout(Stdio::null());
+            if let Some(cache) = &cache {
+                command.env("KUBECACHEDIR", cache.path());
+            }
+            let _ = command.status();
+            t.elapsed()
+        })
+        .collect();
+    v.sort();
+    let at = |q: f64| v[((v.len() as f64 - 1.0) * q).round() as usize];
+    (at(0.5), at(0.99))
+}
+
+/// A `kubectl get configmaps -w` runs; each ConfigMap is created with `kubectl create`, and the
+/// latency is from the create's return to its line on the watch.
+fn watch_latency(kubeconfig: &Path) -> Duration {
+    let Ok(mut watch) = Command::new("kubectl")
+        .args(["get", "configmaps", "-w", "-o", "name", "--watch-only"])
+        .env("KUBECONFIG", kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return Duration::ZERO;
+    };
+    let Some(stdout) = watch.stdout.take() else {
+        return Duration::ZERO;
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<(String, Instant)>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send((line, Instant::now())).is_err() {
+                return;
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut v = Vec::new();
+    for i in 0..20 {
+        let name = format!("bench-watch-{i}");
+        let created = Command::new("kubectl")
+            .args(["create", "configmap", &name])
+            .env("KUBECONFIG", kubeconfig)
+            .output();
+        let done = Instant::now();
+        if created.is_err() {
+            continue;
+        }
+        while let Ok((line, at)) = rx.recv_timeout(Duration::from_secs(10)) {
+            if line.ends_with(&name) {
+                v.push(at.saturating_duration_since(done));
+                break;
+            }
+        }
+    }
+    let _ = watch.kill();
+    let _ = watch.wait();
+    if v.is_empty() {
+        Duration::ZERO
+    } else {
+        median(v)
+    }
+}
+
+fn rss_kib_of(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn own_rss_kib() -> u64 {
+    rss_kib_of("self")
+}
+
+/// Every process started from a kwokctl work dir of Proctor's (API server, etcd, controller
+/// manager, scheduler, kwok).
+fn control_plane_rss_kib() -> u64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_string_lossy().into_owned();
+            pid.parse::<u32>().ok()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            String::from_utf8_lossy(&cmdline)
+                .contains("proctor-kwokctl-")
+                .then(|| rss_kib_of(&pid))
+        })
+        .sum()
+}
+
+/// Each lab's perfect submission graded on both clusters: with the reference run computed
+/// (`--no-cache`) and reused from the cache (the embedded cluster only: a kwokctl cluster always
+/// runs the reference).
+fn grading_side_by_side() {
+    let exe = std::env::current_exe().expect("bench path");
+    let proctor = exe.with_file_name("proctor");
+    if !proctor.is_file() {
+        println!("grading side by side: skipped (build proctor first)");
+        return;
+    }
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cache = tempfile::tempdir().expect("tmp");
+    for lab in ["gpudrv", "gpuops"] {
+        for (name, cluster) in [("embedded", "embedded"), ("upstream", "kwokctl")] {
+            let grade = |no_cache: bool| {
+                let mut command = Command::new(&proctor);
+                command
+                    .args(["grade", lab, "--quiet", "--format", "json", "--cluster", cluster])
+                    .arg("--submission")
+                    .arg(repo.join("scenarios").join(lab).join("submissions/perfect"))
+                    .env("PROCTOR_CACHE", cache.path());
+                if no_cache {
+                    command.arg("--no-cache");
+                }
+                let t = Instant::now();
+                let code = command.output().ok().and_then(|o| o.status.code());
+                (t.elapsed(), code == Some(0))
+            };
+            let (uncached, ok1) = grade(true);
+            let (cached, ok2) = if cluster == "embedded" {
+                grade(false)
+            } else {
+                (uncached, ok1)
+            };
+            println!(
+                "grade {lab} on {name}: {} with the reference run, {} cached{}",
+                ms(uncached),
+                ms(cached),
+                if ok1 && ok2 { "" } else { " (NOT full marks)" }
+            );
+        }
+    }
+}
