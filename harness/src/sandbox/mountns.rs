@@ -266,17 +266,11 @@ fn expand(
                 target: cstr(target)?,
                 path,
             }),
-            (ChildKind::Dir, Some(slot)) => {
-                ops.push(Op::Mkdir { path: path.clone() });
-                ops.push(Op::BindSlot {
-                    slot: *slot,
-                    path,
-                    readonly: true,
-                    flags: 0,
+            (kind @ (ChildKind::Dir | ChildKind::File), Some(slot)) => {
+                ops.push(match kind {
+                    ChildKind::Dir => Op::Mkdir { path: path.clone() },
+                    _ => Op::MkFile { path: path.clone() },
                 });
-            }
-            (ChildKind::File, Some(slot)) => {
-                ops.push(Op::MkFile { path: path.clone() });
                 ops.push(Op::BindSlot {
                     slot: *slot,
                     path,

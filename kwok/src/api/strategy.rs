@@ -224,8 +224,13 @@ mod tests {
         let burstable = pod(json!([
             {"resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}}},
             {"resources": {"requests": {"cpu": "1"}}}]));
-        assert_eq!(qos_class(&burstable), "Burstable", "one container without limits");
-        let zero = pod(json!([{"resources": {"requests": {"cpu": "0"}, "limits": {"memory": "0"}}}]));
+        assert_eq!(
+            qos_class(&burstable),
+            "Burstable",
+            "one container without limits"
+        );
+        let zero =
+            pod(json!([{"resources": {"requests": {"cpu": "0"}, "limits": {"memory": "0"}}}]));
         assert_eq!(qos_class(&zero), "BestEffort", "zero amounts do not count");
     }
 }
