@@ -29,7 +29,10 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
     copy_starter(&lab, &dir, false)?;
     let mut progress = globals.progress(args.output.quiet);
     let live = Target::external(&args.kubeconfig).await?;
-    let shadow = shadow_reference(&lab, globals.cluster, progress.as_mut()).await?;
+    let shadow = tokio::select! {
+        shadow = shadow_reference(&lab, globals.cluster, progress.as_mut()) => shadow?,
+        _ = super::common::interrupted() => return Ok(Verdict::Interrupted),
+    };
     let options = CheckOptions {
         steps: args.step.into_iter().collect(),
         include_hidden: false,

@@ -54,11 +54,18 @@ impl Globals {
     }
 }
 
-/// A private cluster (of `--cluster`'s kind) in the lab's starting state.
-pub async fn private_cluster(globals: &Globals, lab: &Lab) -> anyhow::Result<Target> {
-    let target = Target::private(globals.cluster, &starting_nodes(lab)).await?;
-    prepare_cluster(lab, &target).await?;
-    Ok(target)
+/// A private cluster (of `--cluster`'s kind) in the lab's starting state; `None` when
+/// interrupted first (what was started of the cluster is deleted as it is dropped).
+pub async fn private_cluster(globals: &Globals, lab: &Lab) -> anyhow::Result<Option<Target>> {
+    let start = async {
+        let target = Target::private(globals.cluster, &starting_nodes(lab)).await?;
+        prepare_cluster(lab, &target).await?;
+        anyhow::Ok(target)
+    };
+    tokio::select! {
+        target = start => target.map(Some),
+        _ = interrupted() => Ok(None),
+    }
 }
 
 /// Renders the report and writes it to `--output` or stdout (colour only for a terminal).
@@ -91,8 +98,64 @@ pub fn write_file(file: &Path, text: &str) -> anyhow::Result<()> {
     std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))
 }
 
-/// Resolves once SIGINT or SIGTERM arrives.
+/// Set once SIGINT or SIGTERM has arrived (see [`listen_for_interrupts`]).
+static INTERRUPTED: std::sync::OnceLock<tokio::sync::watch::Receiver<bool>> =
+    std::sync::OnceLock::new();
+
+/// Catches SIGINT and SIGTERM for the whole run, from the start: a signal that arrives while no
+/// command is waiting for one (a cluster still starting) is remembered, not lost to the default
+/// action that would leave a kwokctl cluster running. Call once, inside the runtime.
+pub fn listen_for_interrupts() {
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    if INTERRUPTED.set(rx).is_err() {
+        return;
+    }
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(mut int), Ok(mut term)) => {
+                tokio::spawn(async move {
+                    tokio::select! {
+                        _ = int.recv() => {}
+                        _ = term.recv() => {}
+                    }
+                    let _ = tx.send(true);
+                });
+            }
+            _ => {
+                tokio::spawn(async move {
+                    let _ = tokio::signal::ctrl_c().await;
+                    let _ = tx.send(true);
+                });
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        let _ = tx.send(true);
+    });
+}
+
+/// Resolves once SIGINT or SIGTERM has arrived, at once if one already has.
 pub async fn interrupted() {
+    match INTERRUPTED.get() {
+        Some(rx) => {
+            let mut rx = rx.clone();
+            if rx.wait_for(|seen| *seen).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => signal_now().await,
+    }
+}
+
+/// Without [`listen_for_interrupts`] (commands driven from tests): the signals from now on.
+async fn signal_now() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

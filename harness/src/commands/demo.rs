@@ -41,7 +41,9 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
             eprintln!("{}: no submissions to grade", lab.name());
             continue;
         }
-        let target = private_cluster(globals, &lab).await?;
+        let Some(target) = private_cluster(globals, &lab).await? else {
+            return Ok(Verdict::Interrupted);
+        };
         let work = async {
             let reference =
                 grading_reference(&lab, &target, !args.no_cache, progress.as_mut()).await?;

@@ -20,7 +20,10 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
     let mut progress = globals.progress(args.output.quiet);
     let target = match &args.kubeconfig {
         Some(kubeconfig) => Target::external(kubeconfig).await?,
-        None => private_cluster(globals, &lab).await?,
+        None => match private_cluster(globals, &lab).await? {
+            Some(target) => target,
+            None => return Ok(Verdict::Interrupted),
+        },
     };
     let shared = target.is_shared();
     let report = guarded(&target, shared, async {

@@ -8,7 +8,9 @@ use crate::runner::selftest;
 pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdict> {
     let lab = globals.lab(&args.lab)?;
     let mut progress = globals.progress(false);
-    let target = private_cluster(globals, &lab).await?;
+    let Some(target) = private_cluster(globals, &lab).await? else {
+        return Ok(Verdict::Interrupted);
+    };
     let lines = tokio::select! {
         lines = selftest(&lab, &target, progress.as_mut()) => Some(lines),
         _ = super::common::interrupted() => None,

@@ -14,7 +14,10 @@ pub async fn run(globals: &Globals, args: &SolveArgs) -> anyhow::Result<Verdict>
             prepare_cluster(&lab, &target).await?;
             target
         }
-        None => private_cluster(globals, &lab).await?,
+        None => match private_cluster(globals, &lab).await? {
+            Some(target) => target,
+            None => return Ok(Verdict::Interrupted),
+        },
     };
     let result = solve_into(&lab, &target, &args.dir).await;
     target.shutdown().await;

@@ -23,23 +23,29 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
     };
     let kubeconfig = std::path::absolute(&args.kubeconfig)
         .with_context(|| format!("resolving {}", args.kubeconfig.display()))?;
-    let target = match globals.cluster {
-        ClusterKind::Embedded => {
-            let bind = SocketAddr::from(([127, 0, 0, 1], args.port));
-            Target::start_embedded(&nodes, &kubeconfig, Some(bind)).await?
-        }
-        ClusterKind::Kwokctl => {
-            if args.port != 0 {
-                anyhow::bail!("--port is for the embedded cluster; kwokctl picks its own port");
+    let start = async {
+        match globals.cluster {
+            ClusterKind::Embedded => {
+                let bind = SocketAddr::from(([127, 0, 0, 1], args.port));
+                Target::start_embedded(&nodes, &kubeconfig, Some(bind)).await
             }
-            if let Some(parent) = kubeconfig.parent() {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("creating {}", parent.display()))?;
+            ClusterKind::Kwokctl => {
+                if args.port != 0 {
+                    anyhow::bail!("--port is for the embedded cluster; kwokctl picks its own port");
+                }
+                if let Some(parent) = kubeconfig.parent() {
+                    std::fs::create_dir_all(parent)
+                        .with_context(|| format!("creating {}", parent.display()))?;
+                }
+                // kwokctl adds its cluster to an existing kubeconfig; start from an empty one.
+                let _ = std::fs::remove_file(&kubeconfig);
+                Target::kwokctl(&nodes, Some(&kubeconfig)).await
             }
-            // kwokctl adds its cluster to an existing kubeconfig; start from an empty one.
-            let _ = std::fs::remove_file(&kubeconfig);
-            Target::kwokctl(&nodes, Some(&kubeconfig)).await?
         }
+    };
+    let target = tokio::select! {
+        target = start => target?,
+        _ = interrupted() => return Ok(Verdict::Interrupted),
     };
     if let Some(lab) = &lab {
         prepare_cluster(lab, &target).await?;
