@@ -12,7 +12,7 @@ test:
 soak:
     cargo test --workspace --release -- --ignored
 
-# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, grading, self-check, controllers at scale (BENCH_ONLY=api|grade|check|controllers for one section).
+# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, grading, self-check, controllers at scale, embedded beside upstream (BENCH_ONLY=api|grade|check|controllers|upstream|upstream-grade for one section).
 bench:
     cargo build --release -p proctor
     cargo run --release -p proctor-tests --bin bench
@@ -25,6 +25,14 @@ fuzz target="decode" seconds="60":
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
+
+# Build the upstream control plane the differential suite compares with (once per machine; about 5 minutes cold).
+upstream:
+    upstream/build.sh
+
+# The differential suite alone: every session on the embedded cluster and on upstream.
+differential:
+    cargo test -p proctor-tests --test differential
 
 # Serve an embedded cluster for poking at with kubectl.
 up lab="":
