@@ -49,15 +49,7 @@ async fn sweep_orphans(kwokctl: &Path) {
             .unwrap_or_default();
         for name in clusters {
             tracing::info!(cluster = ?name, "deleting a cluster whose owner is gone");
-            let deleted = tokio::process::Command::new(kwokctl)
-                .args(["delete", "cluster", "--name"])
-                .arg(&name)
-                .env("KWOK_WORKDIR", &dir)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
-            let _ = tokio::time::timeout(DELETE_TIMEOUT, deleted).await;
+            let _ = run_delete(delete_command(kwokctl, &dir, &name)).await;
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -169,8 +161,8 @@ impl KwokctlCluster {
         if self.deleted {
             return;
         }
-        let args = ["delete", "cluster", "--name", &self.name];
-        match self.kwokctl(&args, DELETE_TIMEOUT).await {
+        let command = delete_command(&self.kwokctl, self.workdir.path(), self.name.as_ref());
+        match run_delete(command).await {
             Ok(output) if output.status.success() => {}
             Ok(output) => tracing::warn!(
                 "kwokctl could not delete cluster {}: {}",
@@ -217,14 +209,37 @@ impl Drop for KwokctlCluster {
         }
         // A run that ended without `delete` (an error path, a panic) must not leave an API
         // server and etcd running.
-        let _ = std::process::Command::new(&self.kwokctl)
-            .args(["delete", "cluster", "--name", &self.name])
-            .env("KWOK_WORKDIR", self.workdir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        let _ = delete_command(&self.kwokctl, self.workdir.path(), self.name.as_ref()).status();
     }
+}
+
+/// `kwokctl delete cluster --name NAME` for the cluster whose work dir is `workdir`: stops its
+/// components and removes its files.
+fn delete_command(kwokctl: &Path, workdir: &Path, name: &std::ffi::OsStr) -> std::process::Command {
+    let mut command = std::process::Command::new(kwokctl);
+    command
+        .args(["delete", "cluster", "--name"])
+        .arg(name)
+        .env("KWOK_WORKDIR", workdir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs a [`delete_command`] from async code, bounded by [`DELETE_TIMEOUT`].
+async fn run_delete(command: std::process::Command) -> anyhow::Result<std::process::Output> {
+    let mut command = tokio::process::Command::from(command);
+    command.kill_on_drop(true);
+    tokio::time::timeout(DELETE_TIMEOUT, command.output())
+        .await
+        .with_context(|| {
+            format!(
+                "kwokctl delete did not finish within {}s",
+                DELETE_TIMEOUT.as_secs()
+            )
+        })?
+        .context("running kwokctl delete")
 }
 
 fn tail(bytes: &[u8], lines: usize) -> String {
