@@ -86,10 +86,10 @@ pub fn starting_nodes(lab: &Lab) -> Vec<NodeTemplate> {
         .collect()
 }
 
-/// Brings a cluster to the lab's starting state: nodes (for external clusters; embedded ones
-/// are started with them) and the scenario's extra manifests.
+/// Brings a cluster to the lab's starting state: nodes (for a `--kubeconfig` cluster; the
+/// private ones are started with them) and the scenario's extra manifests.
 pub async fn prepare_cluster(lab: &Lab, target: &Target) -> anyhow::Result<()> {
-    if !target.is_embedded() {
+    if target.is_shared() {
         target.ensure_nodes(&starting_nodes(lab)).await?;
     }
     for manifest in &lab.scenario.cluster.manifests {
