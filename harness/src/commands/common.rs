@@ -102,80 +102,55 @@ pub fn write_file(file: &Path, text: &str) -> anyhow::Result<()> {
 static INTERRUPTED: std::sync::OnceLock<tokio::sync::watch::Receiver<bool>> =
     std::sync::OnceLock::new();
 
-/// Catches SIGINT and SIGTERM for the whole run, from the start: a signal that arrives while no
-/// command is waiting for one (a cluster still starting) is remembered, not lost to the default
-/// action that would leave a kwokctl cluster running. Call once, inside the runtime.
-pub fn listen_for_interrupts() {
-    let (tx, rx) = tokio::sync::watch::channel(false);
-    if INTERRUPTED.set(rx).is_err() {
-        return;
-    }
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            (Ok(mut int), Ok(mut term)) => {
-                tokio::spawn(async move {
-                    tokio::select! {
-                        _ = int.recv() => {}
-                        _ = term.recv() => {}
+/// Catches SIGINT and SIGTERM for the rest of the run and remembers them: a signal that arrives
+/// while no command is waiting for one (a cluster still starting) is not lost to the default
+/// action, which would leave a kwokctl cluster running. `dispatch` calls it first; later calls
+/// (from [`interrupted`]) find it done. Must run inside the runtime.
+pub fn listen_for_interrupts() -> tokio::sync::watch::Receiver<bool> {
+    INTERRUPTED
+        .get_or_init(|| {
+            let (tx, rx) = tokio::sync::watch::channel(false);
+            // Registered here, not in the task: from this call on the default action is gone.
+            let signals = register_signals();
+            tokio::spawn(async move {
+                match signals {
+                    Some((mut int, mut term)) => {
+                        tokio::select! {
+                            _ = int.recv() => {}
+                            _ = term.recv() => {}
+                        }
                     }
-                    let _ = tx.send(true);
-                });
-            }
-            _ => {
-                tokio::spawn(async move {
-                    let _ = tokio::signal::ctrl_c().await;
-                    let _ = tx.send(true);
-                });
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    tokio::spawn(async move {
-        let _ = tokio::signal::ctrl_c().await;
-        let _ = tx.send(true);
-    });
+                    None => {
+                        let _ = tokio::signal::ctrl_c().await;
+                    }
+                }
+                let _ = tx.send(true);
+            });
+            rx
+        })
+        .clone()
 }
 
 /// Resolves once SIGINT or SIGTERM has arrived, at once if one already has.
 pub async fn interrupted() {
-    match INTERRUPTED.get() {
-        Some(rx) => {
-            let mut rx = rx.clone();
-            if rx.wait_for(|seen| *seen).await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }
-        None => signal_now().await,
+    if listen_for_interrupts()
+        .wait_for(|seen| *seen)
+        .await
+        .is_err()
+    {
+        std::future::pending::<()>().await;
     }
 }
 
-/// Without [`listen_for_interrupts`] (commands driven from tests): the signals from now on.
-async fn signal_now() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            (Ok(mut int), Ok(mut term)) => {
-                tokio::select! {
-                    _ = int.recv() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            _ => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+#[cfg(unix)]
+type Signals = (tokio::signal::unix::Signal, tokio::signal::unix::Signal);
+
+/// SIGINT and SIGTERM streams; `None` where they cannot be had (then Ctrl-C alone counts).
+#[cfg(unix)]
+fn register_signals() -> Option<Signals> {
+    use tokio::signal::unix::{signal, SignalKind};
+    Some((
+        signal(SignalKind::interrupt()).ok()?,
+        signal(SignalKind::terminate()).ok()?,
+    ))
 }

@@ -15,7 +15,7 @@ pub use common::{Globals, Verdict};
 use crate::cli::{Cli, Command};
 
 pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
-    common::listen_for_interrupts();
+    let _ = common::listen_for_interrupts();
     let globals = Globals {
         color: cli.color,
         scenarios: cli.scenarios.clone(),
