@@ -95,12 +95,6 @@ fn main() {
 }
 
 fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
-    let rewrites = accepted
-        .rewrites
-        .iter()
-        .map(|r| r.compile())
-        .collect::<anyhow::Result<Vec<_>>>()
-        .map_err(|e| format!("{e:#}"))?;
     let mut session = session::load(file).map_err(|e| format!("{e:#}"))?;
     let lab = match &session.lab {
         Some(lab) => {
@@ -181,7 +175,7 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
                 &session,
                 &side("embedded", &embedded, &a, lab_a.as_path()),
                 &side("upstream", &upstream, &b, lab_b.as_path()),
-                &rewrites,
+                &accepted.compiled,
             )
             .await
         }

@@ -20,6 +20,9 @@ pub struct Accepted {
     pub rewrites: Vec<Rewrite>,
     #[serde(default)]
     pub divergences: Vec<Divergence>,
+    /// `rewrites` compiled (pattern, replacement), filled by [`load`].
+    #[serde(skip)]
+    pub compiled: Vec<(regex::Regex, String)>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -94,10 +97,12 @@ fn only_added(hunk: &str) -> bool {
 }
 
 pub fn load(path: &Path) -> anyhow::Result<Accepted> {
-    let accepted: Accepted = super::load_yaml(path)?;
-    for rewrite in &accepted.rewrites {
-        rewrite.compile()?;
-    }
+    let mut accepted: Accepted = super::load_yaml(path)?;
+    accepted.compiled = accepted
+        .rewrites
+        .iter()
+        .map(Rewrite::compile)
+        .collect::<anyhow::Result<_>>()?;
     Ok(accepted)
 }
 
