@@ -4,6 +4,7 @@
 //! controllers all run in one process, so a cluster is up in milliseconds with no containers. Real
 //! `kubectl` talks to it through a generated kubeconfig.
 
+pub mod admission;
 pub mod api;
 pub mod clock_shift;
 pub mod cluster;

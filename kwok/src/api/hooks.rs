@@ -37,14 +37,9 @@ pub fn decode_patched(
     crate::decode::decode_patched(res, &encoded, &quoted, validation)
 }
 
-/// Defaulting on create: scheme defaults plus the pod admission defaults.
+/// Scheme defaulting, on create and update alike.
 pub fn default(res: &'static ResourceDef, obj: &mut Value) {
     crate::defaults::apply(res, obj);
-}
-
-/// Defaulting on update: scheme defaults only (admission defaults are create-time).
-pub fn default_update(res: &'static ResourceDef, obj: &mut Value) {
-    crate::defaults::apply_scheme(res, obj);
 }
 
 pub fn validate_create(res: &'static ResourceDef, obj: &Value) -> Vec<FieldError> {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::admission::Operation;
 use crate::error::{ApiError, ApiResult};
 use crate::registry::{self, ResourceDef};
 use crate::store::{Event, EventKind, Store, StoreError, Stored};
@@ -260,6 +261,7 @@ impl Api {
         }
         self.admit_namespace(res, ns)?;
         hooks::default(res, &mut obj);
+        crate::admission::admit(self, res, ns, Operation::Create, &mut obj)?;
         let generate =
             meta::name(&obj).is_empty() && !meta::str_field(&obj, "generateName").is_empty();
         {
@@ -276,9 +278,6 @@ impl Api {
             }
         }
         strategy::prepare_create(res, &mut obj);
-        if std::ptr::eq(res, &registry::NODES) {
-            admit_new_node(&mut obj);
-        }
         for attempt in 0..8 {
             if generate {
                 let prefix = meta::str_field(&obj, "generateName").to_string();
@@ -363,10 +362,12 @@ impl Api {
             strategy::prepare_status_update(&mut obj, &old.value);
             // A status write is decoded into the Go type like any other, so it reads back in
             // the shape Go's encoder gives it (`imageID: ""`, `lastState: {}`).
-            hooks::default_update(res, &mut obj);
+            hooks::default(res, &mut obj);
             hooks::validate_status_update(res, &obj, &old.value)
         } else {
-            hooks::default_update(res, &mut obj);
+            hooks::default(res, &mut obj);
+            let op = Operation::Update { old: &old.value };
+            crate::admission::admit(self, res, old.namespace(), op, &mut obj)?;
             strategy::prepare_update(res, &mut obj, &old.value);
             hooks::validate_update(res, &obj, &old.value)
         };
@@ -640,30 +641,6 @@ impl Api {
             }
         }
         Ok(out)
-    }
-}
-
-/// TaintNodesByCondition admission: a new node starts with the not-ready NoSchedule taint until
-/// the node lifecycle controller sees it Ready.
-fn admit_new_node(node: &mut Value) {
-    let taint = json!({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"});
-    let Some(obj) = node.as_object_mut() else {
-        return;
-    };
-    let spec = obj.entry("spec").or_insert_with(|| json!({}));
-    if !spec.is_object() {
-        return;
-    }
-    let taints = spec
-        .as_object_mut()
-        .map(|s| s.entry("taints").or_insert_with(|| json!([])));
-    if let Some(list) = taints.and_then(Value::as_array_mut) {
-        if !list
-            .iter()
-            .any(|t| t["key"] == taint["key"] && t["effect"] == taint["effect"])
-        {
-            list.push(taint);
-        }
     }
 }
 

@@ -8,7 +8,7 @@ use crate::registry::{
 };
 
 #[test]
-fn pod_gets_scheme_and_admission_defaults() {
+fn pod_gets_scheme_defaults() {
     let mut pod = json!({
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
         "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]}
@@ -24,12 +24,7 @@ fn pod_gets_scheme_and_admission_defaults() {
             }],
             "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "securityContext": {},
             "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler",
-            "enableServiceLinks": true, "serviceAccountName": "default", "serviceAccount": "default",
-            "priority": 0, "preemptionPolicy": "PreemptLowerPriority",
-            "tolerations": [
-                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
-            ]
+            "enableServiceLinks": true
         })
     );
 }
@@ -50,8 +45,6 @@ fn pod_defaults_are_idempotent_and_keep_given_values() {
     assert_eq!(spec["restartPolicy"], json!("Never"));
     assert_eq!(spec["serviceAccountName"], json!("builder"));
     assert_eq!(spec["serviceAccount"], json!("builder"));
-    // An empty key and effect tolerate every taint: nothing is added.
-    assert_eq!(spec["tolerations"], json!([{"operator": "Exists"}]));
     let c = &spec["containers"][0];
     assert_eq!(c["imagePullPolicy"], json!("Never"));
     assert_eq!(
@@ -164,36 +157,13 @@ fn namespace_node_secret_and_pdb() {
 }
 
 #[test]
-fn priority_admission() {
-    let mut pod =
-        json!({"metadata": {"name": "p"}, "spec": {"priorityClassName": "system-node-critical"}});
-    admit_pod(&mut pod, None).unwrap();
-    assert_eq!(pod["spec"]["priority"], json!(2_000_001_000));
-
-    let mut pod = json!({"metadata": {"name": "p"}, "spec": {"priorityClassName": "gold"}});
-    let e = admit_pod(&mut pod, None).unwrap_err();
-    assert_eq!(e.code, 403);
-    assert_eq!(
-        e.message,
-        "pods \"p\" is forbidden: no PriorityClass with name gold was found"
-    );
-
-    let mut pod = json!({"metadata": {"name": "p"}, "spec": {"priority": 5}});
-    let e = admit_pod(&mut pod, None).unwrap_err();
-    assert_eq!(
-        e.message,
-        "pods \"p\" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name"
-    );
-}
-
-#[test]
 fn probes_and_volumes() {
     let mut pod = json!({"spec": {
         "volumes": [{"name": "a"}, {"name": "b", "configMap": {"name": "cm"}}],
         "containers": [{"name": "c", "image": "i",
             "livenessProbe": {"httpGet": {"port": 8080}},
             "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}]}});
-    apply_scheme(&PODS, &mut pod);
+    apply(&PODS, &mut pod);
     assert_eq!(
         pod["spec"]["volumes"][0],
         json!({"name": "a", "emptyDir": {}})
@@ -224,7 +194,7 @@ fn container_statuses_read_back_in_the_go_encoders_shape() {
         "status": {"containerStatuses": [{"name": "c", "image": "nginx", "ready": true,
             "restartCount": 0, "state": {"running": {"startedAt": "2026-12-01T00:00:00Z"}}}]}
     });
-    apply_scheme(&PODS, &mut pod);
+    apply(&PODS, &mut pod);
     assert_eq!(
         pod["status"]["containerStatuses"][0],
         json!({"name": "c", "image": "nginx", "imageID": "", "ready": true, "restartCount": 0,

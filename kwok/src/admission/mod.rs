@@ -1,0 +1,70 @@
+//! Admission plugins of kube-apiserver (plugin/pkg/admission) that change or refuse what a client
+//! writes. They run after defaulting and before the kind's strategy and validation, in the order
+//! of `AllOrderedPlugins` (pkg/kubeapiserver/options/plugins.go): TaintNodesByCondition,
+//! ServiceAccount, Priority, DefaultTolerationSeconds. NamespaceLifecycle, which comes first, is
+//! `Api::admit_namespace`.
+//!
+//! Like upstream's plugins, which hold a loopback client, they read (and the ServiceAccount plugin
+//! writes) through the [`Api`]. Only writes to an object itself pass here, never to a subresource,
+//! and controllers' writes pass here like a client's.
+
+// `ApiError` is the crate's Status error; it is returned by value like everywhere else.
+#![allow(clippy::result_large_err)]
+
+mod node_taint;
+mod priority;
+pub mod service_account;
+mod toleration_seconds;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+
+use crate::api::{meta, Api};
+use crate::error::{ApiError, ApiResult};
+use crate::registry::{self, ResourceDef};
+
+/// What the write does (`admission.Operation`); an update carries the stored object.
+#[derive(Clone, Copy)]
+pub enum Operation<'a> {
+    Create,
+    Update { old: &'a Value },
+}
+
+/// Run the mutating plugins on `obj`, a write of kind `res` in namespace `ns`.
+pub fn admit(
+    api: &Api,
+    res: &'static ResourceDef,
+    ns: &str,
+    op: Operation,
+    obj: &mut Value,
+) -> ApiResult<()> {
+    if std::ptr::eq(res, &registry::NODES) {
+        if let Operation::Create = op {
+            node_taint::admit(obj);
+        }
+    }
+    if std::ptr::eq(res, &registry::PODS) {
+        match op {
+            Operation::Create => {
+                service_account::admit(api, ns, obj).map_err(|why| forbidden(res, obj, &why))?;
+                priority::admit_create(obj).map_err(|why| forbidden(res, obj, &why))?;
+            }
+            Operation::Update { old } => priority::keep_on_update(obj, old),
+        }
+        toleration_seconds::admit(obj);
+    }
+    Ok(())
+}
+
+/// `admission.NewForbidden`. Plugins run before a generated name is chosen, so the answer names
+/// the object by its name, else its generateName, else "Unknown" (`extractResourceName`).
+fn forbidden(res: &ResourceDef, obj: &Value, why: &str) -> ApiError {
+    let name = match (meta::name(obj), meta::str_field(obj, "generateName")) {
+        ("", "") => "Unknown",
+        ("", prefix) => prefix,
+        (name, _) => name,
+    };
+    ApiError::forbidden(res, name, why)
+}
