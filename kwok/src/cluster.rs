@@ -147,7 +147,7 @@ impl Cluster {
         });
         let handle = task;
         let controllers = if config.controllers {
-            Some(crate::controllers::start(api.clone(), rx))
+            Some(crate::controllers::start(api.clone(), &cert.cert_pem, rx))
         } else {
             None
         };

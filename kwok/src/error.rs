@@ -192,6 +192,14 @@ impl ApiError {
         self
     }
 
+    /// `apierrors.HasStatusCause`: does a cause of the details have this reason?
+    pub fn has_cause(&self, reason: &str) -> bool {
+        self.details
+            .as_ref()
+            .and_then(|d| d["causes"].as_array())
+            .is_some_and(|causes| causes.iter().any(|c| c["reason"] == reason))
+    }
+
     pub fn not_found(res: &ResourceDef, name: &str) -> Self {
         Self::new(
             404,

@@ -15,7 +15,9 @@ pub mod kubelet;
 pub mod namespace;
 pub mod node_lifecycle;
 pub mod replicaset;
+pub mod root_ca;
 pub mod scheduler;
+pub mod service_account;
 pub mod ttl;
 pub mod typed;
 
@@ -135,8 +137,8 @@ fn spawn(
     })
 }
 
-/// Start every controller of the embedded cluster.
-pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
+/// Start every controller of the embedded cluster; `root_ca` is the PEM of the cluster's CA.
+pub fn start(api: Api, root_ca: &str, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
     let busy = Arc::new(AtomicUsize::new(0));
     let controllers: Vec<Box<dyn Controller>> = vec![
         Box::new(node_lifecycle::NodeLifecycle),
@@ -145,6 +147,8 @@ pub fn start(api: Api, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
         Box::new(scheduler::SchedulerLoop::default()),
         Box::new(garbage::GarbageCollector),
         Box::new(namespace::NamespaceController),
+        Box::new(service_account::ServiceAccountController),
+        Box::new(root_ca::RootCaPublisher::new(root_ca)),
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(disruption::DisruptionController::default()),
         Box::new(replicaset::ReplicaSetController),

@@ -1,0 +1,118 @@
+//! The ServiceAccount controller (`pkg/controller/serviceaccount/serviceaccounts_controller.go`):
+//! every active namespace has a `default` ServiceAccount, recreated when it is deleted.
+
+use std::time::Duration;
+
+use super::Controller;
+use crate::admission::service_account::{ensure_default, DEFAULT_SERVICE_ACCOUNT};
+use crate::api::{meta, Api};
+use crate::registry;
+use crate::store::{Event, EventKind};
+
+/// How soon to try again after a failed create.
+const RETRY: Duration = Duration::from_secs(1);
+
+#[derive(Default)]
+pub struct ServiceAccountController;
+
+impl Controller for ServiceAccountController {
+    fn name(&self) -> &'static str {
+        "serviceaccount"
+    }
+
+    /// `namespaceAdded`, `namespaceUpdated`, `serviceAccountDeleted`.
+    fn interested(&self, ev: &Event) -> bool {
+        std::ptr::eq(ev.res, &registry::NAMESPACES)
+            || (std::ptr::eq(ev.res, &registry::SERVICEACCOUNTS)
+                && ev.kind == EventKind::Deleted
+                && ev.object.name() == DEFAULT_SERVICE_ACCOUNT)
+    }
+
+    /// `syncNamespace` for every namespace.
+    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+        let mut again = None;
+        for ns in api.store().list(&registry::NAMESPACES, None).0 {
+            let active = ns.value["status"]["phase"].as_str() == Some("Active")
+                && !meta::is_deleting(&ns.value);
+            let name = ns.name();
+            if !active
+                || api
+                    .store()
+                    .get(&registry::SERVICEACCOUNTS, name, DEFAULT_SERVICE_ACCOUNT)
+                    .is_some()
+            {
+                continue;
+            }
+            if let Err(error) = ensure_default(api, name) {
+                // A namespace that started terminating meanwhile is not an error.
+                if !error.has_cause("NamespaceTerminating") {
+                    tracing::debug!(%error, namespace = name, "creating the default service account");
+                    again = Some(RETRY);
+                }
+            }
+        }
+        again
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{DeleteOptions, WriteOptions};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn namespaces_with_default(api: &Api) -> Vec<String> {
+        api.store()
+            .list(&registry::SERVICEACCOUNTS, None)
+            .0
+            .iter()
+            .filter(|sa| sa.name() == DEFAULT_SERVICE_ACCOUNT)
+            .map(|sa| sa.namespace().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn every_active_namespace_gets_a_default_account_again_and_again() {
+        let api = Api::new(Arc::new(crate::store::Store::new()));
+        api.bootstrap().expect("system namespaces");
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "lab"}});
+        api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default())
+            .expect("namespace");
+        let mut controller = ServiceAccountController;
+        assert_eq!(controller.reconcile(&api), None);
+        assert_eq!(
+            namespaces_with_default(&api),
+            [
+                "default",
+                "kube-node-lease",
+                "kube-public",
+                "kube-system",
+                "lab"
+            ]
+        );
+        api.delete(
+            &registry::SERVICEACCOUNTS,
+            "lab",
+            DEFAULT_SERVICE_ACCOUNT,
+            &DeleteOptions::default(),
+        )
+        .expect("deleted");
+        assert!(!namespaces_with_default(&api).contains(&"lab".to_string()));
+        controller.reconcile(&api);
+        assert!(namespaces_with_default(&api).contains(&"lab".to_string()));
+
+        // A terminating namespace gets none back.
+        api.delete(&registry::NAMESPACES, "", "lab", &DeleteOptions::default())
+            .expect("deleting");
+        api.delete(
+            &registry::SERVICEACCOUNTS,
+            "lab",
+            DEFAULT_SERVICE_ACCOUNT,
+            &DeleteOptions::default(),
+        )
+        .expect("deleted");
+        assert_eq!(controller.reconcile(&api), None);
+        assert!(!namespaces_with_default(&api).contains(&"lab".to_string()));
+    }
+}
