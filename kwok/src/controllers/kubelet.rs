@@ -246,7 +246,8 @@ impl FakeKubelet {
             if c["restartPolicy"] == "Always" {
                 init_statuses.push(json!({"name": name, "image": image, "ready": true, "started": true, "restartCount": 0, "state": {"running": {"startedAt": now}}}));
             } else {
-                init_statuses.push(json!({"name": name, "image": image, "ready": false, "restartCount": 0,
+                // kwok's pod-ready stage reports a completed init container ready too.
+                init_statuses.push(json!({"name": name, "image": image, "ready": true, "restartCount": 0,
                     "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now, "finishedAt": now}}}));
             }
         }
