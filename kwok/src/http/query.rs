@@ -22,8 +22,11 @@ impl Query {
         self.0.get(k).map(String::as_str)
     }
 
+    /// A boolean parameter as `runtime.Convert_Slice_string_To_bool` reads it: present means true
+    /// unless it is "0" or "false" in any case (the Python client sends `watch=True`).
     pub fn flag(&self, k: &str) -> bool {
-        matches!(self.get(k), Some("true") | Some("1"))
+        self.get(k)
+            .is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
     }
 
     pub fn list_options(&self) -> ApiResult<ListOptions> {
@@ -136,5 +139,27 @@ fn parse_propagation(p: &str) -> ApiResult<Propagation> {
                 &["Foreground", "Background", "Orphan", "nil"],
             )],
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Query;
+
+    #[test]
+    fn boolean_parameters_read_as_the_go_conversion_does() {
+        for (raw, expected) in [
+            ("watch=true", true),
+            ("watch=True", true),
+            ("watch=1", true),
+            ("watch=yes", true),
+            ("watch=", true),
+            ("watch=0", false),
+            ("watch=false", false),
+            ("watch=FALSE", false),
+            ("other=true", false),
+        ] {
+            assert_eq!(Query::parse(Some(raw)).flag("watch"), expected, "{raw}");
+        }
     }
 }
