@@ -49,6 +49,28 @@ pub struct Api {
     events: Arc<crate::controllers::events::Correlator>,
 }
 
+/// How one try of a write ended when it did not succeed: lost a race with another writer (worth
+/// another try on the fresh object), or failed for good.
+enum Attempt {
+    Raced,
+    Failed(ApiError),
+}
+
+impl From<ApiError> for Attempt {
+    fn from(e: ApiError) -> Self {
+        Attempt::Failed(e)
+    }
+}
+
+impl Attempt {
+    fn from_store(e: StoreError, res: &ResourceDef, name: &str) -> Self {
+        match e {
+            StoreError::Conflict => Attempt::Raced,
+            other => Attempt::Failed(store_err(other, res, name)),
+        }
+    }
+}
+
 fn store_err(e: StoreError, res: &ResourceDef, name: &str) -> ApiError {
     match e {
         StoreError::AlreadyExists => ApiError::already_exists(res, name),
@@ -477,14 +499,30 @@ impl Api {
         name: &str,
         opts: &DeleteOptions,
     ) -> ApiResult<Stored> {
+        // etcd3's conditionalDelete and GuaranteedUpdate try again on the fresh object when
+        // another writer (a controller's status write) got in between; a client's preconditions
+        // are checked again each time. Upstream tries until the request times out.
+        for _ in 0..64 {
+            match self.delete_once(res, ns, name, opts) {
+                Err(Attempt::Raced) => continue,
+                Err(Attempt::Failed(e)) => return Err(e),
+                Ok(gone) => return Ok(gone),
+            }
+        }
+        Err(ApiError::stale(res, name))
+    }
+
+    fn delete_once(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Stored, Attempt> {
         // The NamespaceLifecycle admission plugin's immortal namespaces, refused before the
         // object is looked up (admission runs ahead of the storage delete).
         if std::ptr::eq(res, &registry::NAMESPACES) && IMMORTAL_NAMESPACES.contains(&name) {
-            return Err(ApiError::forbidden(
-                res,
-                name,
-                "this namespace may not be deleted",
-            ));
+            return Err(ApiError::forbidden(res, name, "this namespace may not be deleted").into());
         }
         let old = self.get(res, ns, name)?;
         if let Some(uid) = &opts.precondition_uid {
@@ -496,7 +534,8 @@ impl Api {
                         "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
                         meta::uid(&old.value)
                     ),
-                ));
+                )
+                .into());
             }
         }
         if let Some(rv) = &opts.precondition_rv {
@@ -508,7 +547,8 @@ impl Api {
                         "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
                         old.resource_version()
                     ),
-                ));
+                )
+                .into());
             }
         }
         let mut obj = old.value.clone();
@@ -582,7 +622,7 @@ impl Api {
         let gone = self
             .store
             .delete(res, ns, name, Some(old.resource_version()))
-            .map_err(|e| store_err(e, res, name))?;
+            .map_err(|e| Attempt::from_store(e, res, name))?;
         Ok(gone)
     }
 
@@ -592,7 +632,7 @@ impl Api {
         old: &Stored,
         obj: Value,
         opts: &DeleteOptions,
-    ) -> ApiResult<Stored> {
+    ) -> Result<Stored, Attempt> {
         if obj == old.value {
             return Ok(old.clone());
         }
@@ -602,7 +642,7 @@ impl Api {
         let o = self
             .store
             .update(res, obj, Some(old.resource_version()))
-            .map_err(|e| store_err(e, res, old.name()))?;
+            .map_err(|e| Attempt::from_store(e, res, old.name()))?;
         Ok(o)
     }
 
@@ -679,6 +719,61 @@ fn decode_continue(token: &str) -> ApiResult<(String, String)> {
 mod tests {
     use super::*;
     use crate::store::Store;
+
+    /// A delete that races a controller's writes is tried again, never answered 409 (kube-rs
+    /// deleting a Deployment its controller was updating, found by the differential suite).
+    #[test]
+    fn a_delete_racing_other_writers_succeeds() {
+        let api = Api::new(Arc::new(Store::new()));
+        api.bootstrap().expect("namespaces");
+        for round in 0..50 {
+            let name = format!("cm-{round}");
+            let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+            api.create(
+                &registry::CONFIGMAPS,
+                "default",
+                cm,
+                &WriteOptions::default(),
+            )
+            .expect("created");
+            let writes = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let writer = {
+                let (api, name, writes, stop) =
+                    (api.clone(), name.clone(), writes.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        let Ok(current) = api.get(&registry::CONFIGMAPS, "default", &name) else {
+                            return;
+                        };
+                        let mut next = current.value.clone();
+                        let i = writes.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        next["data"] = json!({"i": i.to_string()});
+                        let _ = api.update(
+                            &registry::CONFIGMAPS,
+                            "default",
+                            &name,
+                            next,
+                            None,
+                            &WriteOptions::default(),
+                        );
+                    }
+                })
+            };
+            while writes.load(std::sync::atomic::Ordering::SeqCst) < 20 {
+                std::thread::yield_now();
+            }
+            let deleted = api.delete(
+                &registry::CONFIGMAPS,
+                "default",
+                &name,
+                &DeleteOptions::default(),
+            );
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            writer.join().expect("writer");
+            assert!(deleted.is_ok(), "round {round}: {deleted:?}");
+        }
+    }
 
     /// `kubectl delete namespace default` on a 1.32 cluster (found by the differential suite).
     #[test]

@@ -13,6 +13,14 @@ pub fn uses_generation(res: &ResourceDef) -> bool {
         || std::ptr::eq(res, &registry::PODDISRUPTIONBUDGETS)
 }
 
+/// `ReturnDeletedObject` of the kind's storage: is a delete answered with the deleted object
+/// rather than a Status naming it? Among the served kinds: pods, namespaces, service accounts.
+pub fn returns_deleted_object(res: &ResourceDef) -> bool {
+    std::ptr::eq(res, &registry::PODS)
+        || std::ptr::eq(res, &registry::NAMESPACES)
+        || std::ptr::eq(res, &registry::SERVICEACCOUNTS)
+}
+
 pub fn has_status(res: &ResourceDef) -> bool {
     res.subresource("status").is_some()
 }

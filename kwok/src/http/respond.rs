@@ -109,6 +109,20 @@ pub fn object(code: StatusCode, res: &ResourceDef, obj: &Stored, format: Format)
     }
 }
 
+/// `finalizeDelete`: the answer to deleting an object that is gone at once, a Status naming it
+/// (its `kind` holds the resource, as upstream's does).
+pub fn deleted(res: &ResourceDef, name: &str, uid: &str) -> Response {
+    let mut details = serde_json::Map::new();
+    details.insert("name".into(), json!(name));
+    if !res.group.is_empty() {
+        details.insert("group".into(), json!(res.group));
+    }
+    details.insert("kind".into(), json!(res.plural));
+    details.insert("uid".into(), json!(uid));
+    let status = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details});
+    value(StatusCode::OK, &status)
+}
+
 /// A list, encoded by splicing each object's cached JSON (no re-serialisation).
 pub fn list(res: &ResourceDef, list: &ObjectList, format: Format) -> Response {
     let rv = list.resource_version.to_string();
