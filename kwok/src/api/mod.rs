@@ -15,7 +15,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::admission::Operation;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, FieldError};
 use crate::registry::{self, ResourceDef};
 use crate::store::{Event, EventKind, Store, StoreError, Stored};
 pub use hooks::PatchKind;
@@ -365,6 +365,23 @@ impl Api {
         };
         if precondition.is_some_and(|rv| rv != old.resource_version()) {
             return Err(ApiError::stale(res, name));
+        }
+        if precondition.is_none()
+            && subresource.is_none()
+            && !strategy::allows_unconditional_update(res)
+        {
+            // `Store.Update` names the resource, not the kind, in this one Invalid answer.
+            return Err(ApiError::invalid_kind(
+                &res.group_resource(),
+                res.plural,
+                res.group,
+                name,
+                &[FieldError::invalid(
+                    "metadata.resourceVersion",
+                    "0x0".into(),
+                    "must be specified for an update",
+                )],
+            ));
         }
         self.write_update(res, &old, obj, subresource, opts)
     }

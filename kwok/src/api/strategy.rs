@@ -13,6 +13,12 @@ pub fn uses_generation(res: &ResourceDef) -> bool {
         || std::ptr::eq(res, &registry::PODDISRUPTIONBUDGETS)
 }
 
+/// `AllowUnconditionalUpdate`: may a PUT leave out `metadata.resourceVersion`? Not for
+/// PodDisruptionBudgets and Leases.
+pub fn allows_unconditional_update(res: &ResourceDef) -> bool {
+    !(std::ptr::eq(res, &registry::PODDISRUPTIONBUDGETS) || std::ptr::eq(res, &registry::LEASES))
+}
+
 /// `ReturnDeletedObject` of the kind's storage: is a delete answered with the deleted object
 /// rather than a Status naming it? Among the served kinds: pods, namespaces, service accounts.
 pub fn returns_deleted_object(res: &ResourceDef) -> bool {
