@@ -270,9 +270,25 @@ pub fn get_scale(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> 
             "resourceVersion": v["metadata"]["resourceVersion"],
             "creationTimestamp": v["metadata"]["creationTimestamp"]
         },
-        "spec": {"replicas": v["spec"]["replicas"].as_i64().unwrap_or(1)},
-        "status": {"replicas": v["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector}
+        // `ScaleSpec.replicas` and `ScaleStatus.selector` are omitempty, `ScaleStatus.replicas`
+        // is not.
+        "spec": omit_zero("replicas", v["spec"]["replicas"].as_i64().unwrap_or(1)),
+        "status": {"replicas": v["status"]["replicas"].as_i64().unwrap_or(0)},
     }))
+    .map(|mut scale| {
+        if !selector.is_empty() {
+            scale["status"]["selector"] = json!(selector);
+        }
+        scale
+    })
+}
+
+fn omit_zero(key: &str, n: i64) -> Value {
+    if n == 0 {
+        json!({})
+    } else {
+        json!({ key: n })
+    }
 }
 
 pub fn set_scale(
@@ -283,9 +299,8 @@ pub fn set_scale(
     scale: &Value,
     opts: &WriteOptions,
 ) -> ApiResult<Value> {
-    let Some(replicas) = scale["spec"]["replicas"].as_i64() else {
-        return Err(ApiError::bad_request("spec.replicas is required"));
-    };
+    // An omitted `replicas` is the Go zero value.
+    let replicas = scale["spec"]["replicas"].as_i64().unwrap_or(0);
     if replicas < 0 {
         return Err(ApiError::invalid_kind(
             "Scale.autoscaling",
