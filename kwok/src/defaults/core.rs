@@ -4,7 +4,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
-use super::fields::{child, default_zero, existing, str_of};
+use super::fields::{child, default_nil, default_zero, existing, str_of};
 
 /// `SetDefaults_Namespace` (the `kubernetes.io/metadata.name` label), `SetDefaults_NamespaceStatus`,
 /// and the `kubernetes` finalizer the namespace strategy starts every namespace with
@@ -37,9 +37,33 @@ pub fn namespace(obj: &mut Map<String, Value>) {
     }
 }
 
-/// `SetDefaults_NodeStatus`: allocatable defaults to capacity.
+/// `SetDefaults_NodeStatus` (allocatable defaults to capacity), the v1 conversion between
+/// `podCIDR` and `podCIDRs` (`Convert_v1_NodeSpec_To_core_NodeSpec` and back: `podCIDR` wins
+/// and is the first of `podCIDRs`), and the Go encoder's shape of the status: the kubelet port
+/// and every `nodeInfo` string are written even when zero (struct fields without omitempty).
 pub fn node(obj: &mut Map<String, Value>) {
-    let Some(status) = existing(obj, "status") else {
+    if let Some(spec) = existing(obj, "spec") {
+        let single = str_of(spec, "podCIDR").to_string();
+        let first = spec
+            .get("podCIDRs")
+            .and_then(Value::as_array)
+            .and_then(|l| l.first())
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match first {
+            Some(first) if single.is_empty() => {
+                spec.insert("podCIDR".into(), json!(first));
+            }
+            Some(first) if first != single => {
+                spec.insert("podCIDRs".into(), json!([single]));
+            }
+            None if !single.is_empty() => {
+                spec.insert("podCIDRs".into(), json!([single]));
+            }
+            _ => {}
+        }
+    }
+    let Some(status) = child(obj, "status") else {
         return;
     };
     if status.get("allocatable").is_none_or(Value::is_null) {
@@ -47,7 +71,31 @@ pub fn node(obj: &mut Map<String, Value>) {
             status.insert("allocatable".into(), capacity);
         }
     }
+    if let Some(kubelet) =
+        child(status, "daemonEndpoints").and_then(|d| child(d, "kubeletEndpoint"))
+    {
+        default_nil(kubelet, "Port", json!(0));
+    }
+    if let Some(info) = child(status, "nodeInfo") {
+        for key in NODE_INFO {
+            default_nil(info, key, json!(""));
+        }
+    }
 }
+
+/// `NodeSystemInfo`'s string fields, in the Go type's order.
+const NODE_INFO: [&str; 10] = [
+    "machineID",
+    "systemUUID",
+    "bootID",
+    "kernelVersion",
+    "osImage",
+    "containerRuntimeVersion",
+    "kubeletVersion",
+    "kubeProxyVersion",
+    "operatingSystem",
+    "architecture",
+];
 
 /// `SetDefaults_Secret` (type Opaque) and v1→internal conversion, which folds `stringData` into
 /// `data` (stringData wins) so it is never stored.

@@ -7,6 +7,7 @@
 //! owns them.
 
 mod core;
+mod events;
 pub(crate) mod fields;
 mod image;
 mod pod;
@@ -38,6 +39,8 @@ pub fn apply(res: &ResourceDef, obj: &mut Value) {
         ("", "Namespace") => core::namespace(map),
         ("", "Node") => core::node(map),
         ("", "Secret") => core::secret(map),
+        ("", "Event") => events::core(map),
+        ("events.k8s.io", "Event") => events::v1(map),
         ("apps", "Deployment") => workloads::deployment(map),
         ("apps", "ReplicaSet") => workloads::replica_set(map),
         ("apps", "DaemonSet") => workloads::daemon_set(map),

@@ -4,7 +4,8 @@ use serde_json::json;
 
 use super::*;
 use crate::registry::{
-    DAEMONSETS, DEPLOYMENTS, NAMESPACES, NODES, PODDISRUPTIONBUDGETS, PODS, REPLICASETS, SECRETS,
+    DAEMONSETS, DEPLOYMENTS, EVENTS, EVENTS_V1, NAMESPACES, NODES, PODDISRUPTIONBUDGETS, PODS,
+    REPLICASETS, SECRETS,
 };
 
 #[test]
@@ -199,5 +200,47 @@ fn container_statuses_read_back_in_the_go_encoders_shape() {
         pod["status"]["containerStatuses"][0],
         json!({"name": "c", "image": "nginx", "imageID": "", "ready": true, "restartCount": 0,
             "state": {"running": {"startedAt": "2026-12-01T00:00:00Z"}}, "lastState": {}})
+    );
+}
+
+/// What a 1.32 apiserver returned for these bodies (`kubectl create` then `get -o json` on a
+/// kwokctl cluster).
+#[test]
+fn nodes_and_events_read_back_in_the_go_encoders_shape() {
+    let mut node = json!({"metadata": {"name": "n1"}, "spec": {"podCIDRs": ["10.1.0.0/24"]}});
+    apply(&NODES, &mut node);
+    assert_eq!(
+        node["spec"],
+        json!({"podCIDR": "10.1.0.0/24", "podCIDRs": ["10.1.0.0/24"]})
+    );
+    assert_eq!(
+        node["status"],
+        json!({"daemonEndpoints": {"kubeletEndpoint": {"Port": 0}}, "nodeInfo": {
+            "architecture": "", "bootID": "", "containerRuntimeVersion": "", "kernelVersion": "",
+            "kubeProxyVersion": "", "kubeletVersion": "", "machineID": "", "operatingSystem": "",
+            "osImage": "", "systemUUID": ""}})
+    );
+    // podCIDR wins over a podCIDRs that disagrees, and fills an empty one.
+    let mut node = json!({"spec": {"podCIDR": "10.2.0.0/24", "podCIDRs": ["10.3.0.0/24"]}});
+    apply(&NODES, &mut node);
+    assert_eq!(node["spec"]["podCIDRs"], json!(["10.2.0.0/24"]));
+    let mut node = json!({"spec": {"podCIDR": "10.2.0.0/24"}});
+    apply(&NODES, &mut node);
+    assert_eq!(node["spec"]["podCIDRs"], json!(["10.2.0.0/24"]));
+
+    let mut event = json!({"metadata": {"name": "e1"}, "involvedObject": {"kind": "Pod", "name": "x"}, "reason": "R"});
+    apply(&EVENTS, &mut event);
+    assert_eq!(
+        event,
+        json!({"metadata": {"name": "e1"}, "involvedObject": {"kind": "Pod", "name": "x"}, "reason": "R",
+               "source": {}, "firstTimestamp": null, "lastTimestamp": null, "eventTime": null,
+               "reportingComponent": "", "reportingInstance": ""})
+    );
+    let mut event = json!({"reason": "R"});
+    apply(&EVENTS_V1, &mut event);
+    assert_eq!(
+        event,
+        json!({"reason": "R", "regarding": {}, "deprecatedSource": {}, "eventTime": null,
+               "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null})
     );
 }
