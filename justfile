@@ -26,9 +26,10 @@ lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
 
-# Build the upstream control plane the differential suite compares with (once per machine; about 5 minutes cold).
+# Build the upstream control plane the differential suite compares with (once per machine; about 5 minutes cold), and install the pinned Python client its client session drives.
 upstream:
     upstream/build.sh
+    python3 -m pip install --quiet -r tests/differential/clients/requirements.txt
 
 # The differential suite alone: every session on the embedded cluster and on upstream.
 differential:

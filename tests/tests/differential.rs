@@ -147,7 +147,14 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
                 scratch.path().join("embedded"),
                 scratch.path().join("upstream"),
             );
-            let mut env = Vec::new();
+            let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("differential/clients");
+            let mut env = vec![
+                ("CLIENTS_DIR".to_string(), clients.display().to_string()),
+                (
+                    "KUBE_PROBE".to_string(),
+                    env!("CARGO_BIN_EXE_kube-probe").to_string(),
+                ),
+            ];
             for dir in [&a, &b] {
                 std::fs::create_dir_all(dir.join("lab"))?;
             }

@@ -21,7 +21,7 @@ pub struct Side<'a> {
     pub scratch: &'a Path,
     /// The lab dir steps run in (default: `scratch`).
     pub lab_dir: Option<&'a Path>,
-    /// Added to every step's environment (`SCENARIO_DIR`).
+    /// Added to every step's environment (`CLIENTS_DIR`, a lab's `SCENARIO_DIR`).
     pub env: Vec<(String, String)>,
 }
 
