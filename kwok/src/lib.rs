@@ -9,6 +9,7 @@ pub mod api;
 pub mod clock_shift;
 pub mod cluster;
 pub mod controllers;
+pub mod convert;
 pub mod decode;
 pub mod defaults;
 pub mod error;

@@ -12,6 +12,7 @@ use bytes::Bytes;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use crate::convert;
 use crate::registry::ResourceDef;
 
 /// How many writes a watch may lag behind and still resume. Each entry keeps an object version
@@ -87,6 +88,26 @@ pub struct Event {
     /// the watcher saw the object before, as the apiserver's watch cache does.
     pub prev: Option<Stored>,
     pub rv: u64,
+}
+
+impl Event {
+    /// This change as a watcher of `res` sees it: itself, converted when `res` is a view of the
+    /// changed resource's storage, or nothing when it concerns another resource.
+    pub fn seen_as(&self, res: &'static ResourceDef) -> Option<Event> {
+        if std::ptr::eq(self.res, res) {
+            return Some(self.clone());
+        }
+        if !std::ptr::eq(convert::storage(res), self.res) {
+            return None;
+        }
+        Some(Event {
+            kind: self.kind,
+            res,
+            object: convert::from_storage(res, &self.object),
+            prev: self.prev.as_ref().map(|p| convert::from_storage(res, p)),
+            rv: self.rv,
+        })
+    }
 }
 
 type Table = BTreeMap<(String, String), Stored>;
@@ -240,27 +261,32 @@ impl Store {
         self.read().rv
     }
 
-    pub fn get(&self, res: &ResourceDef, ns: &str, name: &str) -> Option<Stored> {
+    pub fn get(&self, res: &'static ResourceDef, ns: &str, name: &str) -> Option<Stored> {
         let inner = self.read();
         inner
             .tables
             .by_resource
-            .get(&table_key(res))
-            .and_then(|(_, t)| t.get(&(ns.to_string(), name.to_string())).cloned())
+            .get(&table_key(convert::storage(res)))
+            .and_then(|(_, t)| t.get(&(ns.to_string(), name.to_string())))
+            .map(|o| convert::from_storage(res, o))
     }
 
     /// All objects of a resource (in one namespace, or all), ordered by namespace then name as
     /// etcd's key order gives, with the revision the list is consistent with.
-    pub fn list(&self, res: &ResourceDef, ns: Option<&str>) -> (Vec<Stored>, u64) {
+    pub fn list(&self, res: &'static ResourceDef, ns: Option<&str>) -> (Vec<Stored>, u64) {
         let inner = self.read();
-        let items = match inner.tables.by_resource.get(&table_key(res)) {
+        let items = match inner
+            .tables
+            .by_resource
+            .get(&table_key(convert::storage(res)))
+        {
             None => Vec::new(),
             Some((_, t)) => match ns {
-                None => t.values().cloned().collect(),
+                None => t.values().map(|o| convert::from_storage(res, o)).collect(),
                 Some(ns) => t
                     .range((ns.to_string(), String::new())..)
                     .take_while(|((n, _), _)| n == ns)
-                    .map(|(_, v)| v.clone())
+                    .map(|(_, o)| convert::from_storage(res, o))
                     .collect(),
             },
         };
@@ -268,11 +294,11 @@ impl Store {
     }
 
     /// Count objects of a resource without cloning them.
-    pub fn count(&self, res: &ResourceDef) -> usize {
+    pub fn count(&self, res: &'static ResourceDef) -> usize {
         self.read()
             .tables
             .by_resource
-            .get(&table_key(res))
+            .get(&table_key(convert::storage(res)))
             .map_or(0, |(_, t)| t.len())
     }
 
@@ -302,11 +328,8 @@ impl Store {
     }
 
     /// Insert a new object; fails if the key exists.
-    pub fn create(
-        &self,
-        res: &'static ResourceDef,
-        mut value: Value,
-    ) -> Result<Stored, StoreError> {
+    pub fn create(&self, view: &'static ResourceDef, value: Value) -> Result<Stored, StoreError> {
+        let (res, mut value) = (convert::storage(view), convert::into_storage(view, value));
         let key = key_of(&value);
         let mut inner = self.write();
         let rv = inner.rv + 1;
@@ -324,17 +347,18 @@ impl Store {
         table.insert(key, obj.clone());
         inner.rv = rv;
         self.commit(&mut inner, EventKind::Added, res, obj.clone(), None, rv);
-        Ok(obj)
+        Ok(convert::from_storage(view, &obj))
     }
 
     /// Replace an existing object. With `expect_rv`, the stored object must still be at that
     /// version (compare-and-swap, like etcd's transaction on mod_revision).
     pub fn update(
         &self,
-        res: &'static ResourceDef,
-        mut value: Value,
+        view: &'static ResourceDef,
+        value: Value,
         expect_rv: Option<u64>,
     ) -> Result<Stored, StoreError> {
+        let (res, mut value) = (convert::storage(view), convert::into_storage(view, value));
         let key = key_of(&value);
         let mut inner = self.write();
         let rv = inner.rv + 1;
@@ -355,17 +379,18 @@ impl Store {
         let prev = table.insert(key, obj.clone());
         inner.rv = rv;
         self.commit(&mut inner, EventKind::Modified, res, obj.clone(), prev, rv);
-        Ok(obj)
+        Ok(convert::from_storage(view, &obj))
     }
 
     /// Remove an object; with `expect_rv`, only if unchanged since.
     pub fn delete(
         &self,
-        res: &'static ResourceDef,
+        view: &'static ResourceDef,
         ns: &str,
         name: &str,
         expect_rv: Option<u64>,
     ) -> Result<Stored, StoreError> {
+        let res = convert::storage(view);
         let key = (ns.to_string(), name.to_string());
         let mut inner = self.write();
         let rv = inner.rv + 1;
@@ -399,7 +424,7 @@ impl Store {
             Some(old),
             rv,
         );
-        Ok(obj)
+        Ok(convert::from_storage(view, &obj))
     }
 
     /// Subscribe to changes after `since`. Returns the missed events still in the history window

@@ -209,7 +209,7 @@ impl Api {
                 missed
                     .unwrap_or_default()
                     .into_iter()
-                    .filter(|e| std::ptr::eq(e.res, res)),
+                    .filter_map(|e| e.seen_as(res)),
             );
             return Ok(WatchStart { initial, receiver });
         }
@@ -223,10 +223,7 @@ impl Api {
                 self.store.oldest_revision()
             )));
         };
-        let initial = missed
-            .into_iter()
-            .filter(|e| std::ptr::eq(e.res, res))
-            .collect();
+        let initial = missed.into_iter().filter_map(|e| e.seen_as(res)).collect();
         Ok(WatchStart { initial, receiver })
     }
 
@@ -670,7 +667,7 @@ impl Api {
         let scope = Some(owner.namespace()).filter(|ns| !ns.is_empty());
         registry::RESOURCES
             .iter()
-            .filter(|r| r.namespaced)
+            .filter(|r| r.namespaced && !crate::convert::is_view(r))
             .any(|r| {
                 self.store.list(r, scope).0.iter().any(|o| {
                     o.value["metadata"]["ownerReferences"]

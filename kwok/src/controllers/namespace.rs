@@ -30,7 +30,11 @@ impl Controller for NamespaceController {
             }
             let name = ns.name().to_string();
             let mut remaining = 0;
-            for res in registry::RESOURCES.iter().copied().filter(|r| r.namespaced) {
+            for res in registry::RESOURCES
+                .iter()
+                .copied()
+                .filter(|r| r.namespaced && !crate::convert::is_view(r))
+            {
                 if !res.has_verb("list") {
                     continue;
                 }

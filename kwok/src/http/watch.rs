@@ -46,9 +46,7 @@ impl State {
     /// Translate a store event into what this watcher sees, if anything: the watch cache's rule,
     /// deciding from the object before and after the change (`cacher/cache_watcher.go`).
     fn translate(&self, ev: Event) -> Option<(EventKind, Event)> {
-        if !std::ptr::eq(ev.res, self.res) {
-            return None;
-        }
+        let ev = ev.seen_as(self.res)?;
         if let Some(ns) = &self.ns {
             if ev.object.namespace() != ns {
                 return None;
