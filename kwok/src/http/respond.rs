@@ -19,6 +19,62 @@ pub enum Format {
     Yaml,
     /// `application/json;as=Table;v=v1;g=meta.k8s.io`, with the row object form.
     Table(IncludeObject),
+    /// `application/json;as=PartialObjectMetadata[List];v=v1;g=meta.k8s.io`: only each object's
+    /// metadata, as metadata-only clients (informers, kube-rs `list_metadata`) ask.
+    Metadata(Partial),
+}
+
+/// Which PartialObjectMetadata form was asked for, and in which meta.k8s.io version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partial {
+    pub list: bool,
+    pub version: &'static str,
+}
+
+impl Partial {
+    fn api_version(self) -> String {
+        format!("meta.k8s.io/{}", self.version)
+    }
+
+    /// `meta.AsPartialObjectMetadata`: the object's metadata under the partial kind. Upstream
+    /// takes it from the internal object, before v1 conversion adds a DaemonSet's
+    /// `deprecated.daemonset.template.generation` annotation (the internal type keeps it in the
+    /// spec), so the partial form has none.
+    pub fn of(self, res: &ResourceDef, obj: &Value) -> Value {
+        let mut metadata = obj["metadata"].clone();
+        if std::ptr::eq(res, &crate::registry::DAEMONSETS) {
+            if let Some(annotations) = metadata
+                .get_mut("annotations")
+                .and_then(Value::as_object_mut)
+            {
+                annotations.remove("deprecated.daemonset.template.generation");
+                if annotations.is_empty() {
+                    metadata.as_object_mut().map(|m| m.remove("annotations"));
+                }
+            }
+        }
+        json!({"kind": "PartialObjectMetadata", "apiVersion": self.api_version(), "metadata": metadata})
+    }
+
+    /// `asPartialObjectMetadata` / `asPartialObjectMetadataList`: the form must fit the answer.
+    fn check(self, res: &ResourceDef, is_list: bool) -> Result<(), ApiError> {
+        let internal = match res.group {
+            "" | "events.k8s.io" => "core",
+            "coordination.k8s.io" => "coordination",
+            group => group,
+        };
+        let go_type = format!(
+            "*{internal}.{}{}",
+            res.kind,
+            if is_list { "List" } else { "" }
+        );
+        let why = match (self.list, is_list) {
+            (false, true) => format!("you requested PartialObjectMetadata, but the requested object is a list ({go_type})"),
+            (true, false) => format!("you requested PartialObjectMetadataList, but the requested object is not a list ({go_type})"),
+            _ => return Ok(()),
+        };
+        Err(ApiError::new(406, "NotAcceptable", why))
+    }
 }
 
 pub use crate::printers::IncludeObject;
@@ -48,8 +104,24 @@ pub fn negotiate(headers: &HeaderMap, include: Option<&str>) -> Result<Format, A
                     }
                     continue;
                 }
+                if let Some(kind @ ("PartialObjectMetadata" | "PartialObjectMetadataList")) =
+                    param("as")
+                {
+                    if param("g") == Some("meta.k8s.io") {
+                        let version = match param("v") {
+                            Some("v1") => Some("v1"),
+                            Some("v1beta1") => Some("v1beta1"),
+                            _ => None,
+                        };
+                        if let Some(version) = version {
+                            let list = kind == "PartialObjectMetadataList";
+                            return Ok(Format::Metadata(Partial { list, version }));
+                        }
+                    }
+                    continue;
+                }
                 if param("as").is_some() {
-                    // PartialObjectMetadata and other conversions are not served; fall through.
+                    // Other conversions are not served; fall through.
                     continue;
                 }
                 return Ok(Format::Json);
@@ -95,6 +167,10 @@ fn yaml(code: StatusCode, v: &Value) -> Response {
 pub fn object(code: StatusCode, res: &ResourceDef, obj: &Stored, format: Format) -> Response {
     match format {
         Format::Json => json_response(code, obj.json()),
+        Format::Metadata(partial) => match partial.check(res, false) {
+            Ok(()) => value(code, &partial.of(res, &obj.value)),
+            Err(e) => error(&e),
+        },
         Format::Yaml => yaml(code, &obj.value),
         Format::Table(inc) => {
             let rv = obj.value["metadata"]["resourceVersion"]
@@ -145,6 +221,23 @@ pub fn list(res: &ResourceDef, list: &ObjectList, format: Format) -> Response {
             let items: Vec<&Value> = list.items.iter().map(|o| &o.value).collect();
             yaml(StatusCode::OK, &list_envelope(res, &rv, list, json!(items)))
         }
+        Format::Metadata(partial) => {
+            if let Err(e) = partial.check(res, true) {
+                return error(&e);
+            }
+            let items: Vec<Value> = list
+                .items
+                .iter()
+                .map(|o| partial.of(res, &o.value))
+                .collect();
+            let mut envelope = list_envelope(res, &rv, list, json!(items));
+            envelope["kind"] = json!("PartialObjectMetadataList");
+            envelope["apiVersion"] = json!(partial.api_version());
+            if let Some(r) = list.remaining {
+                envelope["metadata"]["remainingItemCount"] = json!(r);
+            }
+            value(StatusCode::OK, &envelope)
+        }
         Format::Json => {
             let mut meta = json!({"resourceVersion": rv});
             if let Some(c) = &list.continue_token {
@@ -190,4 +283,59 @@ pub fn success(code: u16, details: Option<Value>) -> Response {
     }
     s["code"] = json!(code);
     value(StatusCode::from_u16(code).unwrap_or(StatusCode::OK), &s)
+}
+
+#[cfg(test)]
+mod partial_tests {
+    use super::*;
+    use crate::registry::{DAEMONSETS, NODES};
+
+    fn accept(value: &str) -> Result<Format, ApiError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_str(value).expect("header"),
+        );
+        negotiate(&headers, None)
+    }
+
+    #[test]
+    fn metadata_only_forms_are_negotiated_and_must_fit_the_answer() {
+        let list = accept("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")
+            .expect("served");
+        assert_eq!(
+            list,
+            Format::Metadata(Partial {
+                list: true,
+                version: "v1"
+            })
+        );
+        let Format::Metadata(partial) = list else {
+            unreachable!()
+        };
+        // `asPartialObjectMetadata[List]` (handlers/response.go).
+        assert_eq!(partial.check(&NODES, true), Ok(()));
+        let error = partial.check(&NODES, false).expect_err("not a list");
+        assert_eq!(error.code, 406);
+        assert_eq!(
+            error.message,
+            "you requested PartialObjectMetadataList, but the requested object is not a list (*core.Node)"
+        );
+        // An unknown meta.k8s.io version is passed over, as an unknown conversion is.
+        assert_eq!(
+            accept(
+                "application/json;as=PartialObjectMetadata;v=v2;g=meta.k8s.io, application/json"
+            ),
+            Ok(Format::Json)
+        );
+        let one = Partial {
+            list: false,
+            version: "v1",
+        };
+        let ds = json!({"metadata": {"name": "d", "annotations": {"deprecated.daemonset.template.generation": "1"}}});
+        assert_eq!(
+            one.of(&DAEMONSETS, &ds),
+            json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "d"}})
+        );
+    }
 }

@@ -91,6 +91,10 @@ impl State {
                 }
                 line.extend_from_slice(&serde_json::to_vec(&t).unwrap_or_default());
             }
+            // A metadata watch streams PartialObjectMetadata (asked for as either form).
+            Format::Metadata(partial) => line.extend_from_slice(
+                &serde_json::to_vec(&partial.of(self.res, &ev.object.value)).unwrap_or_default(),
+            ),
             _ => line.extend_from_slice(&ev.object.json()),
         }
         self.first = false;
