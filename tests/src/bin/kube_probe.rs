@@ -288,6 +288,22 @@ where
         .map(|o| o.meta().name.clone().unwrap_or_default())
         .collect();
     println!("## list: {names:?}");
+    // The metadata-only forms (PartialObjectMetadata), as informers that need no spec ask.
+    let partial = api
+        .list_metadata(&ListParams::default().labels(SELECTOR))
+        .await
+        .context("list_metadata")?;
+    let names: Vec<String> = partial
+        .items
+        .iter()
+        .map(|o| o.metadata.name.clone().unwrap_or_default())
+        .collect();
+    println!("## list_metadata: {names:?}");
+    show(
+        "get_metadata",
+        &api.get_metadata(&name).await.context("get_metadata")?,
+        &[],
+    );
 
     let params = PatchParams::default();
     let labels = |step: &str| json!({"metadata": {"labels": {"step": step}}});
