@@ -4,7 +4,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
-use super::fields::{child, default_nil, default_zero, existing, str_of};
+use super::fields::{child, default_nil, default_zero, each, existing, str_of};
 
 /// `SetDefaults_Namespace` (the `kubernetes.io/metadata.name` label), `SetDefaults_NamespaceStatus`,
 /// and the `kubernetes` finalizer the namespace strategy starts every namespace with
@@ -75,6 +75,15 @@ pub fn node(obj: &mut Map<String, Value>) {
         child(status, "daemonEndpoints").and_then(|d| child(d, "kubeletEndpoint"))
     {
         default_nil(kubelet, "Port", json!(0));
+    }
+    // `NodeCondition`'s times are `metav1.Time`: a condition written without them reads back
+    // with nulls.
+    for condition in each(status, "conditions") {
+        for time in ["lastHeartbeatTime", "lastTransitionTime"] {
+            if !condition.contains_key(time) {
+                condition.insert(time.into(), Value::Null);
+            }
+        }
     }
     if let Some(info) = child(status, "nodeInfo") {
         for key in NODE_INFO {

@@ -220,6 +220,12 @@ fn nodes_and_events_read_back_in_the_go_encoders_shape() {
             "kubeProxyVersion": "", "kubeletVersion": "", "machineID": "", "operatingSystem": "",
             "osImage": "", "systemUUID": ""}})
     );
+    let mut node = json!({"status": {"conditions": [{"type": "Ready", "status": "False"}]}});
+    apply(&NODES, &mut node);
+    assert_eq!(
+        node["status"]["conditions"],
+        json!([{"type": "Ready", "status": "False", "lastHeartbeatTime": null, "lastTransitionTime": null}])
+    );
     // podCIDR wins over a podCIDRs that disagrees, and fills an empty one.
     let mut node = json!({"spec": {"podCIDR": "10.2.0.0/24", "podCIDRs": ["10.3.0.0/24"]}});
     apply(&NODES, &mut node);
