@@ -156,6 +156,11 @@ impl KwokctlCluster {
         &self.name
     }
 
+    /// The cluster's `KWOK_WORKDIR`: kwokctl's files for it (configuration, logs, pki).
+    pub fn workdir(&self) -> &Path {
+        self.workdir.path()
+    }
+
     /// Stops every component and removes the cluster's files.
     pub async fn delete(&mut self) {
         if self.deleted {

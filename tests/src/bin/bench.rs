@@ -284,7 +284,7 @@ async fn main() {
             .join(" ")
     );
 
-    // BENCH_ONLY=api|grade|check|controllers|upstream|upstream-grade runs one section.
+    // BENCH_ONLY=api|grade|check|controllers|upstream|upstream-restore|upstream-grade runs one section.
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     let runs = |section: &str| only.is_empty() || only == section;
     if runs("api") {
@@ -302,6 +302,9 @@ async fn main() {
     }
     if runs("upstream") {
         bench_upstream::side_by_side().await;
+    }
+    if runs("upstream-restore") {
+        bench_upstream::restore().await;
     }
     if runs("upstream-grade") {
         bench_upstream::grading().await;

@@ -244,3 +244,200 @@ fn grading_side_by_side() {
         }
     }
 }
+
+/// Step isolation on a kwokctl cluster, both ways (BENCH_ONLY=upstream-restore): the object-level
+/// restore grading uses there, and an etcd snapshot put back by `kwokctl snapshot restore`, which
+/// stops etcd and the API server and restarts every component. The second needs an etcdctl
+/// (PROCTOR_ETCDCTL): the pinned etcd release's etcdctl module is not on the Go module proxy.
+pub async fn restore() {
+    let upstream = match proctor::cluster::upstream::Upstream::find() {
+        Ok(upstream) => upstream,
+        Err(error) => {
+            println!("restore side by side: skipped ({error:#})");
+            return;
+        }
+    };
+    if let Err(error) = restore_both_ways(&upstream).await {
+        println!("restore side by side: failed: {error:#}");
+    }
+}
+
+async fn restore_both_ways(upstream: &proctor::cluster::upstream::Upstream) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut cluster = proctor::cluster::kwokctl::KwokctlCluster::create(upstream, None).await?;
+    let target = Target::external(cluster.kubeconfig()).await?;
+    target.ensure_nodes(&NodeTemplate::plain(3)).await?;
+    // A lab-sized state: labelled nodes, a Deployment's pods, twenty ConfigMaps.
+    let kubectl = |args: &[&str]| -> anyhow::Result<()> {
+        let status = Command::new("kubectl")
+            .args(args)
+            .env("KUBECONFIG", cluster.kubeconfig())
+            .stdout(Stdio::null())
+            .status()?;
+        anyhow::ensure!(status.success(), "kubectl {}", args.join(" "));
+        Ok(())
+    };
+    kubectl(&[
+        "create",
+        "deployment",
+        "web",
+        "--image=busybox",
+        "--replicas=3",
+    ])?;
+    for i in 0..20 {
+        kubectl(&[
+            "create",
+            "configmap",
+            &format!("c{i}"),
+            "--from-literal=k=v",
+        ])?;
+    }
+    target.settle().await;
+    let snapshot = target.snapshot().await?;
+    // What a learner's script does between two runs.
+    let disturb = |i: usize| -> anyhow::Result<()> {
+        kubectl(&[
+            "label",
+            "nodes",
+            "--all",
+            &format!("step={i}"),
+            "--overwrite",
+        ])?;
+        kubectl(&["scale", "deployment", "web", "--replicas=1"])?;
+        kubectl(&[
+            "create",
+            "configmap",
+            &format!("extra-{i}"),
+            "--from-literal=k=v",
+        ])?;
+        kubectl(&["delete", "configmap", "c0", "--ignore-not-found"])
+    };
+    // Restored means the state is back and the controllers act on new work: a new ReplicaSet
+    // gets its pod (after a restart, kube-controller-manager first waits for its leader lease).
+    let restored = |i: usize| -> anyhow::Result<()> {
+        let state = Command::new("kubectl")
+            .args([
+                "get",
+                "configmap",
+                "c0",
+                &format!("extra-{i}"),
+                "-o",
+                "name",
+                "--ignore-not-found",
+            ])
+            .env("KUBECONFIG", cluster.kubeconfig())
+            .output()?;
+        let names = String::from_utf8_lossy(&state.stdout);
+        anyhow::ensure!(
+            names.trim() == "configmap/c0",
+            "state not restored: {names}"
+        );
+        let probe = format!("probe-{i}");
+        let manifest = format!(
+            "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {{name: {probe}}}\nspec:\n  replicas: 1\n  selector: {{matchLabels: {{app: {probe}}}}}\n  template:\n    metadata: {{labels: {{app: {probe}}}}}\n    spec: {{containers: [{{name: c, image: busybox}}]}}\n"
+        );
+        let mut child = Command::new("kubectl")
+            .args(["create", "-f", "-"])
+            .env("KUBECONFIG", cluster.kubeconfig())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()?;
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, manifest.as_bytes())?;
+        }
+        anyhow::ensure!(child.wait()?.success(), "creating {probe}");
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let out = Command::new("kubectl")
+                .args([
+                    "get",
+                    "replicaset",
+                    &probe,
+                    "-o",
+                    "jsonpath={.status.replicas}",
+                ])
+                .env("KUBECONFIG", cluster.kubeconfig())
+                .output()?;
+            if String::from_utf8_lossy(&out.stdout).trim() == "1" {
+                return Ok(());
+            }
+            anyhow::ensure!(Instant::now() < deadline, "{probe} got no pod in 120 s");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let mut object_level = Vec::new();
+    let mut object_acting = Vec::new();
+    for i in 0..5 {
+        disturb(i)?;
+        let started = Instant::now();
+        target.restore(&snapshot).await?;
+        object_level.push(started.elapsed());
+        restored(i)?;
+        object_acting.push(started.elapsed());
+    }
+    println!(
+        "upstream: object-level restore after a script's changes, median of 5: {}; until the controllers act again {}",
+        ms(median(object_level)),
+        ms(median(object_acting.clone()))
+    );
+    let Some(etcdctl) = std::env::var_os("PROCTOR_ETCDCTL") else {
+        println!("upstream: etcd snapshot restore: skipped (set PROCTOR_ETCDCTL to an etcdctl)");
+        cluster.delete().await;
+        return Ok(());
+    };
+    // kwokctl records the etcdctl to use in the cluster's saved configuration.
+    let config = cluster
+        .workdir()
+        .join("clusters")
+        .join(cluster.name())
+        .join("kwok.yaml");
+    let text = std::fs::read_to_string(&config).with_context(|| config.display().to_string())?;
+    let etcdctl = Path::new(&etcdctl).display().to_string();
+    let text = regex::Regex::new(r"(?m)^(\s*etcdctlBinary:).*$")?
+        .replace(&text, format!("${{1}} {etcdctl}"))
+        .into_owned();
+    std::fs::write(&config, text)?;
+    let kwokctl = |args: &[&str]| -> anyhow::Result<()> {
+        let output = Command::new(upstream.binary("kwokctl"))
+            .args(["--name", cluster.name()])
+            .args(args)
+            .env("KWOK_WORKDIR", cluster.workdir())
+            .output()?;
+        anyhow::ensure!(
+            output.status.success(),
+            "kwokctl {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        Ok(())
+    };
+    let file = cluster.workdir().join("bench.etcd");
+    let file = file.display().to_string();
+    let started = Instant::now();
+    kwokctl(&["snapshot", "save", "--path", &file])?;
+    let save = started.elapsed();
+    let mut etcd = Vec::new();
+    let mut etcd_acting = Vec::new();
+    for i in 10..13 {
+        disturb(i)?;
+        let started = Instant::now();
+        kwokctl(&["snapshot", "restore", "--path", &file])?;
+        target
+            .kubectl()
+            .wait_ready(Duration::from_secs(120))
+            .await?;
+        etcd.push(started.elapsed());
+        restored(i)?;
+        etcd_acting.push(started.elapsed());
+    }
+    let (etcd, etcd_acting) = (median(etcd), median(etcd_acting));
+    println!(
+        "upstream: etcd snapshot save {}; restore until the API answers, median of 3: {}; until the controllers act again {} ({:.1}× the object-level restore's)",
+        ms(save),
+        ms(etcd),
+        ms(etcd_acting),
+        etcd_acting.as_secs_f64() / median(object_acting).as_secs_f64().max(1e-9)
+    );
+    cluster.delete().await;
+    Ok(())
+}
