@@ -72,6 +72,16 @@ mod tests {
             .collect()
     }
 
+    fn delete_default(api: &Api, ns: &str) {
+        api.delete(
+            &registry::SERVICEACCOUNTS,
+            ns,
+            DEFAULT_SERVICE_ACCOUNT,
+            &DeleteOptions::default(),
+        )
+        .expect("deleted");
+    }
+
     #[test]
     fn every_active_namespace_gets_a_default_account_again_and_again() {
         let api = Api::new(Arc::new(crate::store::Store::new()));
@@ -91,13 +101,7 @@ mod tests {
                 "lab"
             ]
         );
-        api.delete(
-            &registry::SERVICEACCOUNTS,
-            "lab",
-            DEFAULT_SERVICE_ACCOUNT,
-            &DeleteOptions::default(),
-        )
-        .expect("deleted");
+        delete_default(&api, "lab");
         assert!(!namespaces_with_default(&api).contains(&"lab".to_string()));
         controller.reconcile(&api);
         assert!(namespaces_with_default(&api).contains(&"lab".to_string()));
@@ -105,13 +109,7 @@ mod tests {
         // A terminating namespace gets none back.
         api.delete(&registry::NAMESPACES, "", "lab", &DeleteOptions::default())
             .expect("deleting");
-        api.delete(
-            &registry::SERVICEACCOUNTS,
-            "lab",
-            DEFAULT_SERVICE_ACCOUNT,
-            &DeleteOptions::default(),
-        )
-        .expect("deleted");
+        delete_default(&api, "lab");
         assert_eq!(controller.reconcile(&api), None);
         assert!(!namespaces_with_default(&api).contains(&"lab".to_string()));
     }
