@@ -92,10 +92,7 @@ pub fn ensure_default(api: &Api, ns: &str) -> ApiResult<Stored> {
         "kind": "ServiceAccount",
         "metadata": {"name": DEFAULT_SERVICE_ACCOUNT, "namespace": ns},
     });
-    let options = WriteOptions {
-        field_manager: Some("kube-controller-manager".into()),
-        ..WriteOptions::default()
-    };
+    let options = WriteOptions::controller_manager();
     match api.create(&SERVICEACCOUNTS, ns, account, &options) {
         Err(e) if e.code == 409 => api.get(&SERVICEACCOUNTS, ns, DEFAULT_SERVICE_ACCOUNT),
         other => other,

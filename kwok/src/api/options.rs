@@ -23,6 +23,16 @@ pub struct WriteOptions {
     pub field_manager: Option<String>,
 }
 
+impl WriteOptions {
+    /// The in-cluster controllers' writes: kube-controller-manager's field manager.
+    pub fn controller_manager() -> Self {
+        Self {
+            field_manager: Some("kube-controller-manager".into()),
+            ..Self::default()
+        }
+    }
+}
+
 impl Default for WriteOptions {
     fn default() -> Self {
         Self {

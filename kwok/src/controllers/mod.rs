@@ -31,6 +31,9 @@ use tokio::task::JoinHandle;
 use crate::api::Api;
 use crate::store::Event;
 
+/// How soon a controller looks again after a write that failed.
+pub(crate) const RETRY: Duration = Duration::from_secs(1);
+
 /// One control loop.
 pub trait Controller: Send + 'static {
     fn name(&self) -> &'static str;

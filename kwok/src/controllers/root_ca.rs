@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::Controller;
+use super::{Controller, RETRY};
 use crate::admission::service_account::ROOT_CA_CONFIG_MAP;
 use crate::api::{meta, Api, WriteOptions};
 use crate::registry;
@@ -15,9 +15,6 @@ use crate::store::{Event, EventKind};
 /// `DescriptionAnnotation` and `Description`.
 const DESCRIPTION_ANNOTATION: &str = "kubernetes.io/description";
 const DESCRIPTION: &str = "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.";
-
-/// How soon to try again after a failed write.
-const RETRY: Duration = Duration::from_secs(1);
 
 pub struct RootCaPublisher {
     /// The CA's PEM, as the kubeconfig's `certificate-authority-data` carries it.
@@ -37,10 +34,7 @@ impl RootCaPublisher {
 
     /// `syncNamespace`.
     fn sync(&self, api: &Api, ns: &str) -> crate::ApiResult<()> {
-        let options = WriteOptions {
-            field_manager: Some("kube-controller-manager".into()),
-            ..WriteOptions::default()
-        };
+        let options = WriteOptions::controller_manager();
         let Some(current) = api
             .store()
             .get(&registry::CONFIGMAPS, ns, ROOT_CA_CONFIG_MAP)

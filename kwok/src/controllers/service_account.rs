@@ -3,14 +3,11 @@
 
 use std::time::Duration;
 
-use super::Controller;
+use super::{Controller, RETRY};
 use crate::admission::service_account::{ensure_default, DEFAULT_SERVICE_ACCOUNT};
 use crate::api::{meta, Api};
 use crate::registry;
 use crate::store::{Event, EventKind};
-
-/// How soon to try again after a failed create.
-const RETRY: Duration = Duration::from_secs(1);
 
 #[derive(Default)]
 pub struct ServiceAccountController;

@@ -69,10 +69,7 @@ impl Controller for TtlController {
             if let Some(annotations) = annotations.as_object_mut() {
                 annotations.insert(TTL_ANNOTATION.into(), want.clone().into());
             }
-            let options = WriteOptions {
-                field_manager: Some("kube-controller-manager".into()),
-                ..WriteOptions::default()
-            };
+            let options = WriteOptions::controller_manager();
             if let Err(e) = api.update(&registry::NODES, "", node.name(), updated, None, &options) {
                 tracing::debug!(error = %e, node = node.name(), "setting the ttl annotation");
             }
