@@ -513,6 +513,19 @@ impl Api {
         name: &str,
         opts: &DeleteOptions,
     ) -> ApiResult<Stored> {
+        self.delete_reporting(res, ns, name, opts)
+            .map(|(object, _)| object)
+    }
+
+    /// DELETE one object, saying whether it is gone (true) or only marked for deletion, as
+    /// upstream's `Delete` does for the handler's answer.
+    pub fn delete_reporting(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> ApiResult<(Stored, bool)> {
         // etcd3's conditionalDelete and GuaranteedUpdate try again on the fresh object when
         // another writer (a controller's status write) got in between; a client's preconditions
         // are checked again each time. Upstream tries until the request times out.
@@ -532,7 +545,7 @@ impl Api {
         ns: &str,
         name: &str,
         opts: &DeleteOptions,
-    ) -> Result<Stored, Attempt> {
+    ) -> Result<(Stored, bool), Attempt> {
         // The NamespaceLifecycle admission plugin's immortal namespaces, refused before the
         // object is looked up (admission runs ahead of the storage delete).
         if std::ptr::eq(res, &registry::NAMESPACES) && IMMORTAL_NAMESPACES.contains(&name) {
@@ -574,7 +587,9 @@ impl Api {
                 meta::meta_mut(&mut obj).insert("deletionGracePeriodSeconds".into(), json!(0));
                 obj["status"]["phase"] = json!("Terminating");
             }
-            return self.finish_soft_delete(res, &old, obj, opts);
+            return self
+                .finish_soft_delete(res, &old, obj, opts)
+                .map(|o| (o, false));
         }
         // Graceful pod deletion (pod strategy CheckGracefulDelete).
         if std::ptr::eq(res, &registry::PODS) {
@@ -596,7 +611,7 @@ impl Api {
             if grace > 0 {
                 if current.is_some_and(|c| c <= grace) {
                     // Already terminating with a shorter grace period: nothing changes.
-                    return Ok(old);
+                    return Ok((old, false));
                 }
                 let at = chrono::Utc::now() + chrono::Duration::seconds(grace);
                 let m = meta::meta_mut(&mut obj);
@@ -605,7 +620,9 @@ impl Api {
                     json!(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()),
                 );
                 m.insert("deletionGracePeriodSeconds".into(), json!(grace));
-                return self.finish_soft_delete(res, &old, obj, opts);
+                return self
+                    .finish_soft_delete(res, &old, obj, opts)
+                    .map(|o| (o, false));
             }
         }
         let policy = opts.propagation.unwrap_or(Propagation::Background);
@@ -628,16 +645,18 @@ impl Api {
                 m.insert("deletionTimestamp".into(), json!(now));
                 m.insert("deletionGracePeriodSeconds".into(), json!(0));
             }
-            return self.finish_soft_delete(res, &old, obj, opts);
+            return self
+                .finish_soft_delete(res, &old, obj, opts)
+                .map(|o| (o, false));
         }
         if opts.dry_run {
-            return Ok(old);
+            return Ok((old, true));
         }
         let gone = self
             .store
             .delete(res, ns, name, Some(old.resource_version()))
             .map_err(|e| Attempt::from_store(e, res, name))?;
-        Ok(gone)
+        Ok((gone, true))
     }
 
     fn finish_soft_delete(

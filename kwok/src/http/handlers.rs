@@ -188,17 +188,13 @@ fn resource(
         ("DELETE", Some(n)) => {
             require_verb(res, "delete")?;
             let opts = query.delete_options(body)?;
-            let deleted = api.delete(res, ns, n, &opts)?;
+            let (deleted, gone) = api.delete_reporting(res, ns, n, &opts)?;
             // The apiserver answers 200 whether the object is gone or only marked for deletion
             // (202 needs orphanDependents=false, which kubectl never sends: handlers/delete.go).
-            let uid = deleted.value["metadata"]["uid"].as_str().unwrap_or("");
-            let still_there = api
-                .store()
-                .get(res, ns, n)
-                .is_some_and(|o| o.value["metadata"]["uid"].as_str() == Some(uid));
-            if still_there || crate::api::strategy::returns_deleted_object(res) {
+            if !gone || crate::api::strategy::returns_deleted_object(res) {
                 return Ok(respond::object(StatusCode::OK, res, &deleted, format));
             }
+            let uid = deleted.value["metadata"]["uid"].as_str().unwrap_or("");
             Ok(respond::deleted(res, n, uid))
         }
         ("DELETE", None) => {
