@@ -277,16 +277,12 @@ enum PutBack {
 }
 
 fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
-    // The object the target holds, still there and staying.
-    let stays = |key: &ObjectKey, now: &Value| {
-        !terminating(now)
-            && target
-                .objects
-                .get(key)
-                .is_some_and(|old| text(old, "/metadata/uid") == text(now, "/metadata/uid"))
-    };
-    // Namespaces that go (new ones, terminating ones, or a namespace deleted and made again):
-    // everything in them goes with them.
+    // The object the target holds, still there and staying. Objects are matched by name, not
+    // uid: a restore can only make an object again under a new uid, and matching uids would have
+    // every later restore delete and remake it (a whole namespace, each time).
+    let stays =
+        |key: &ObjectKey, now: &Value| !terminating(now) && target.objects.contains_key(key);
+    // Namespaces that go (new ones, terminating ones): everything in them goes with them.
     let leaving_namespaces: BTreeSet<&str> = current
         .objects
         .iter()
@@ -354,7 +350,7 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
         };
         let body = sanitized(&key.0, object);
         match how {
-            PutBack::Create => create_with_retry(kubectl, &body).await,
+            PutBack::Create => create_with_retry(kubectl, key, &body).await,
             PutBack::Replace => {
                 let bytes = serde_json::to_vec(&body)?;
                 if let Err(error) = kubectl.ok(&["replace", "-f", "-"], Some(&bytes)).await {
@@ -364,17 +360,29 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
             PutBack::Recreate => {
                 delete(kubectl, key).await;
                 wait_gone(kubectl, std::slice::from_ref(key)).await;
-                create_with_retry(kubectl, &body).await;
+                create_with_retry(kubectl, key, &body).await;
             }
         }
     }
     Ok(changed)
 }
 
-/// Waits (bounded) until deleted objects are gone; a terminating namespace can take a while.
+/// How long a deleted object may take to go. A namespace waits for the namespace controller to
+/// empty it, which polls again only after half the longest grace period of the pods still in it
+/// (`namespace_controller.go`, `ResourcesRemainingError.Estimate`), so it gets far longer.
+fn removal_budget(key: &ObjectKey) -> Duration {
+    if key.0 == "namespaces" {
+        Duration::from_secs(300)
+    } else {
+        Duration::from_secs(60)
+    }
+}
+
+/// Waits (bounded, per object) until deleted objects are gone.
 async fn wait_gone(kubectl: &Kubectl, keys: &[ObjectKey]) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     for key in keys {
+        let started = tokio::time::Instant::now();
+        let mut said = false;
         loop {
             let mut args: Vec<String> = vec!["get".to_string()];
             args.extend(kubectl_name(key));
@@ -386,25 +394,41 @@ async fn wait_gone(kubectl: &Kubectl, keys: &[ObjectKey]) {
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
             match kubectl.run(&refs, None).await {
                 Ok(output) if output.success && output.stdout.trim().is_empty() => break,
-                _ if tokio::time::Instant::now() >= deadline => {
-                    tracing::warn!("restore: {} {} still present", key.0, key.2);
+                _ if started.elapsed() >= removal_budget(key) => {
+                    tracing::warn!(
+                        "restore: {} {} still present after {} s",
+                        key.0,
+                        key.2,
+                        started.elapsed().as_secs()
+                    );
                     break;
                 }
-                _ => tokio::time::sleep(Duration::from_millis(250)).await,
+                _ => {
+                    if !said && started.elapsed() >= Duration::from_secs(5) {
+                        tracing::info!("restore: waiting for {} {} to be gone", key.0, key.2);
+                        said = true;
+                    }
+                    tokio::time::sleep(Duration::from_millis(250)).await
+                }
             }
         }
     }
 }
 
-async fn create_with_retry(kubectl: &Kubectl, body: &Value) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+/// A create the cluster refuses only for now: the object's namespace is still being emptied
+/// ("unable to create new content in namespace … because it is being terminated") or the object
+/// itself is still on its way out ("object is being deleted: … already exists").
+fn refused_for_now(error: &anyhow::Error) -> bool {
+    let text = format!("{error:#}");
+    text.contains("being terminated") || text.contains("object is being deleted")
+}
+
+async fn create_with_retry(kubectl: &Kubectl, key: &ObjectKey, body: &Value) {
+    let started = tokio::time::Instant::now();
     loop {
         match kubectl.create(body).await {
             Ok(()) => return,
-            Err(error)
-                if tokio::time::Instant::now() < deadline
-                    && error.to_string().contains("being terminated") =>
-            {
+            Err(error) if started.elapsed() < removal_budget(key) && refused_for_now(&error) => {
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
             Err(error) => {
@@ -508,6 +532,21 @@ mod tests {
                 (key("configmaps", "legacy", "old"), PutBack::Create),
             ]
         );
+    }
+
+    /// After a restore made them again, the namespace and its content have new uids: they are the
+    /// target's objects all the same, and the next restore leaves them alone.
+    #[test]
+    fn objects_made_again_under_new_uids_stay() {
+        let target = set(&[
+            ("namespaces", object("Namespace", "", "legacy", "n1")),
+            ("configmaps", object("ConfigMap", "legacy", "old", "c1")),
+        ]);
+        let current = set(&[
+            ("namespaces", object("Namespace", "", "legacy", "n2")),
+            ("configmaps", object("ConfigMap", "legacy", "old", "c2")),
+        ]);
+        assert_eq!(plan(&target, &current), Plan::default());
     }
 
     #[test]
