@@ -49,14 +49,37 @@ pub fn record(
     message: &str,
     component: &str,
 ) {
-    let ns = match meta::namespace(involved) {
-        "" => "default",
-        ns => ns,
+    let reference = json!({
+        "kind": res.kind,
+        "namespace": meta::namespace(involved),
+        "name": meta::name(involved),
+        "uid": meta::uid(involved),
+        "apiVersion": res.api_version(),
+        "resourceVersion": meta::resource_version(involved),
+    });
+    record_reference(api, reference, type_, reason, message, component);
+}
+
+/// Record an event about the object `reference` names (a core/v1 `ObjectReference`), as
+/// `recorder.Eventf(ref, …)` does for a reference built by hand (`RecordNodeEvent`).
+pub fn record_reference(
+    api: &Api,
+    reference: Value,
+    type_: &str,
+    reason: &str,
+    message: &str,
+    component: &str,
+) {
+    let text = |field: &str| reference[field].as_str().unwrap_or("").to_string();
+    let (involved_ns, involved_name, uid) = (text("namespace"), text("name"), text("uid"));
+    let ns = if involved_ns.is_empty() {
+        "default"
+    } else {
+        involved_ns.as_str()
     };
-    let uid = meta::uid(involved);
     let now = meta::now();
     let key = (
-        uid.to_string(),
+        uid,
         reason.to_string(),
         message.to_string(),
         component.to_string(),
@@ -76,21 +99,14 @@ pub fn record(
     }
     let name = format!(
         "{}.{:x}",
-        meta::name(involved),
+        involved_name,
         chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
     );
     let ev = json!({
         "apiVersion": "v1",
         "kind": "Event",
         "metadata": {"name": name, "namespace": ns},
-        "involvedObject": {
-            "kind": res.kind,
-            "namespace": meta::namespace(involved),
-            "name": meta::name(involved),
-            "uid": uid,
-            "apiVersion": res.api_version(),
-            "resourceVersion": meta::resource_version(involved),
-        },
+        "involvedObject": reference,
         "reason": reason,
         "message": message,
         "source": {"component": component},

@@ -144,7 +144,7 @@ fn spawn(
 pub fn start(api: Api, root_ca: &str, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
     let busy = Arc::new(AtomicUsize::new(0));
     let controllers: Vec<Box<dyn Controller>> = vec![
-        Box::new(node_lifecycle::NodeLifecycle),
+        Box::new(node_lifecycle::NodeLifecycle::default()),
         Box::new(ttl::TtlController::default()),
         Box::new(kubelet::FakeKubelet::default()),
         Box::new(scheduler::SchedulerLoop::default()),

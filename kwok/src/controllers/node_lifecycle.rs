@@ -3,13 +3,15 @@
 //! unreachable taints follow the Ready condition, so the scheduler and the DaemonSet controller
 //! see cordoned and unhealthy nodes the way they do on a real cluster. Its label pass
 //! (`reconcileNodeLabels`) keeps the deprecated `beta.kubernetes.io/os` and `/arch` labels equal
-//! to the stable ones.
+//! to the stable ones. Its health monitor (`monitorNodeHealth`) records `RegisteredNode` and
+//! `RemovingNode` events as nodes come and go.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::Controller;
+use super::{events, Controller};
 use crate::api::{meta, Api, WriteOptions};
 use crate::registry;
 use crate::store::Event;
@@ -18,8 +20,28 @@ pub const UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 pub const NOT_READY: &str = "node.kubernetes.io/not-ready";
 pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 
+/// The controller's source component (`v1.EventSource{Component: "node-controller"}`).
+const COMPONENT: &str = "node-controller";
+
 #[derive(Default)]
-pub struct NodeLifecycle;
+pub struct NodeLifecycle {
+    /// `knownNodeSet`: the nodes seen on the last pass, by name, with their uid.
+    known: BTreeMap<String, String>,
+}
+
+/// `RecordNodeEvent`: an event about a node, named by a reference built from its name and uid
+/// (no resourceVersion), worded "Node <name> event: <event>".
+fn record_node_event(api: &Api, name: &str, uid: &str, reason: &str, event: &str) {
+    let reference = json!({"kind": "Node", "name": name, "uid": uid, "apiVersion": "v1"});
+    events::record_reference(
+        api,
+        reference,
+        "Normal",
+        reason,
+        &format!("Node {name} event: {event}"),
+        COMPONENT,
+    );
+}
 
 /// The NoSchedule taints the node's state calls for (doNoScheduleTaintingPass).
 fn wanted_no_schedule(node: &Value) -> Vec<&'static str> {
@@ -118,6 +140,29 @@ pub fn desired_taints(node: &Value) -> Vec<Value> {
     out
 }
 
+impl NodeLifecycle {
+    /// `classifyNodes` and the events `monitorNodeHealth` records for nodes added and deleted
+    /// since the last pass (compared by name, as `knownNodeSet` is).
+    fn classify<'a>(&mut self, api: &Api, nodes: impl Iterator<Item = (&'a str, &'a str)>) {
+        let seen: BTreeMap<String, String> = nodes
+            .map(|(name, uid)| (name.to_string(), uid.to_string()))
+            .collect();
+        for (name, uid) in &seen {
+            if !self.known.contains_key(name) {
+                let event = format!("Registered Node {name} in Controller");
+                record_node_event(api, name, uid, "RegisteredNode", &event);
+            }
+        }
+        for (name, uid) in &self.known {
+            if !seen.contains_key(name) {
+                let event = format!("Removing Node {name} from Controller");
+                record_node_event(api, name, uid, "RemovingNode", &event);
+            }
+        }
+        self.known = seen;
+    }
+}
+
 impl Controller for NodeLifecycle {
     fn name(&self) -> &'static str {
         "node-lifecycle"
@@ -128,7 +173,14 @@ impl Controller for NodeLifecycle {
     }
 
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
-        for node in api.store().list(&registry::NODES, None).0 {
+        let nodes = api.store().list(&registry::NODES, None).0;
+        self.classify(
+            api,
+            nodes
+                .iter()
+                .map(|node| (node.name(), meta::uid(&node.value))),
+        );
+        for node in nodes {
             let want = desired_taints(&node.value);
             let have: Vec<Value> = node.value["spec"]["taints"]
                 .as_array()
@@ -222,5 +274,72 @@ mod tests {
             (Some(NOT_READY), Some("NoSchedule"))
         );
         assert_eq!(t[1]["effect"], "NoExecute");
+    }
+
+    /// The events of `monitorNodeHealth`, as the node lifecycle controller test reads them
+    /// (`TestMonitorNodeHealthMarkPodsNotReady…`: reason RegisteredNode, from node-controller).
+    #[test]
+    fn nodes_coming_and_going_are_recorded_as_events() {
+        use crate::api::DeleteOptions;
+        let api = Api::new(std::sync::Arc::new(crate::store::Store::new()));
+        api.bootstrap().expect("system namespaces");
+        let node =
+            |name: &str| json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}});
+        let options = WriteOptions::default();
+        let a = api
+            .create(&registry::NODES, "", node("a"), &options)
+            .expect("a");
+        let mut controller = NodeLifecycle::default();
+        controller.reconcile(&api);
+        api.create(&registry::NODES, "", node("b"), &options)
+            .expect("b");
+        api.delete(&registry::NODES, "", "a", &DeleteOptions::default())
+            .expect("gone");
+        controller.reconcile(&api);
+        controller.reconcile(&api);
+
+        let events = api.store().list(&registry::EVENTS, Some("default")).0;
+        let mut seen: Vec<(&str, &str, &str)> = events
+            .iter()
+            .map(|e| {
+                let v = &e.value;
+                let text = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("");
+                (
+                    text("/reason"),
+                    text("/message"),
+                    text("/involvedObject/name"),
+                )
+            })
+            .collect();
+        seen.sort();
+        assert_eq!(
+            seen,
+            [
+                (
+                    "RegisteredNode",
+                    "Node a event: Registered Node a in Controller",
+                    "a"
+                ),
+                (
+                    "RegisteredNode",
+                    "Node b event: Registered Node b in Controller",
+                    "b"
+                ),
+                (
+                    "RemovingNode",
+                    "Node a event: Removing Node a from Controller",
+                    "a"
+                ),
+            ]
+        );
+        let first = events
+            .iter()
+            .map(|e| &e.value)
+            .find(|e| e["reason"] == "RegisteredNode" && e["involvedObject"]["name"] == "a")
+            .expect("a registered");
+        assert_eq!(first["source"], json!({"component": "node-controller"}));
+        assert_eq!(first["involvedObject"]["uid"], a.value["metadata"]["uid"]);
+        assert_eq!(first["involvedObject"]["kind"], "Node");
+        assert!(first["involvedObject"].get("resourceVersion").is_none());
     }
 }
