@@ -264,6 +264,11 @@ struct Plan {
     wait: Vec<ObjectKey>,
     /// Objects to put back, in recreate order: (key, how).
     put_back: Vec<(ObjectKey, PutBack)>,
+    /// Nodes the target has cordoned or tainted against new pods while pods the controllers
+    /// are yet to make again ran on them: they are put back without those restrictions until the
+    /// pods are placed, then with them (a cordon after a pod was placed cannot be replayed in
+    /// the other order).
+    relax: Vec<ObjectKey>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -328,7 +333,67 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
             plan.put_back.push((key.clone(), how));
         }
     }
+    // 3. Restricted nodes whose pods are not where the target had them.
+    let pods = |set: &ObjectSet| {
+        placement(
+            set.objects
+                .iter()
+                .filter(|(key, _)| key.0 == "pods")
+                .map(|(_, pod)| pod),
+        )
+    };
+    let (want, have) = (pods(target), pods(current));
+    let on_node = |placed: &Placement, node: &str| -> Placement {
+        placed
+            .iter()
+            .filter(|(key, _)| key.2 == node)
+            .map(|(key, count)| (key.clone(), *count))
+            .collect()
+    };
+    plan.relax = target
+        .objects
+        .iter()
+        .filter(|(key, node)| key.0 == "nodes" && restricted(node))
+        .filter(|(key, _)| on_node(&want, &key.2) != on_node(&have, &key.2))
+        .map(|(key, _)| key.clone())
+        .collect();
     plan
+}
+
+/// Taint effects that keep the scheduler from placing a pod that does not tolerate them.
+const REPELLING_EFFECTS: &[&str] = &["NoSchedule", "NoExecute"];
+
+/// A node that new pods cannot land on: cordoned, or tainted NoSchedule or NoExecute.
+fn restricted(node: &Value) -> bool {
+    node.pointer("/spec/unschedulable") == Some(&Value::Bool(true))
+        || node
+            .pointer("/spec/taints")
+            .and_then(Value::as_array)
+            .is_some_and(|taints| {
+                taints
+                    .iter()
+                    .any(|taint| REPELLING_EFFECTS.contains(&text(taint, "/effect")))
+            })
+}
+
+/// The node without what keeps new pods off it (the cordon and the repelling taints).
+fn relaxed(node: &Value) -> Value {
+    let mut node = node.clone();
+    if let Some(spec) = node.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.remove("unschedulable");
+        if let Some(Value::Array(taints)) = spec.get_mut("taints") {
+            taints.retain(|taint| !REPELLING_EFFECTS.contains(&text(taint, "/effect")));
+        }
+    }
+    node
+}
+
+async fn replace(kubectl: &Kubectl, body: &Value) -> anyhow::Result<()> {
+    let bytes = serde_json::to_vec(body)?;
+    if let Err(error) = kubectl.ok(&["replace", "-f", "-"], Some(&bytes)).await {
+        tracing::warn!("restore: {error:#}");
+    }
+    Ok(())
 }
 
 /// Brings the cluster back to `target`: deletes what appeared (and waits for what is on its
@@ -336,7 +401,7 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
 pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bool> {
     let current = snapshot(kubectl).await?;
     let plan = plan(target, &current);
-    let changed = !(plan.delete.is_empty() && plan.wait.is_empty() && plan.put_back.is_empty());
+    let changed = plan != Plan::default();
     for (key, with_pods) in &plan.delete {
         delete(kubectl, key).await;
         if *with_pods {
@@ -344,19 +409,23 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
         }
     }
     wait_gone(kubectl, &plan.wait).await;
+    let put_back = |key: &ObjectKey| plan.put_back.iter().any(|(k, _)| k == key);
+    for key in plan.relax.iter().filter(|key| !put_back(key)) {
+        if let Some(node) = target.objects.get(key) {
+            replace(kubectl, &relaxed(&sanitized(&key.0, node))).await?;
+        }
+    }
     for (key, how) in &plan.put_back {
         let Some(object) = target.objects.get(key) else {
             continue;
         };
-        let body = sanitized(&key.0, object);
+        let mut body = sanitized(&key.0, object);
+        if plan.relax.contains(key) {
+            body = relaxed(&body);
+        }
         match how {
             PutBack::Create => create_with_retry(kubectl, key, &body).await,
-            PutBack::Replace => {
-                let bytes = serde_json::to_vec(&body)?;
-                if let Err(error) = kubectl.ok(&["replace", "-f", "-"], Some(&bytes)).await {
-                    tracing::warn!("restore: {error:#}");
-                }
-            }
+            PutBack::Replace => replace(kubectl, &body).await?,
             PutBack::Recreate => {
                 delete(kubectl, key).await;
                 wait_gone(kubectl, std::slice::from_ref(key)).await;
@@ -364,7 +433,80 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
             }
         }
     }
+    if !plan.relax.is_empty() {
+        wait_placed(kubectl, target).await;
+        for key in &plan.relax {
+            if let Some(node) = target.objects.get(key) {
+                replace(kubectl, &sanitized(&key.0, node)).await?;
+            }
+        }
+    }
     Ok(changed)
+}
+
+/// Where pods are: how many pods of each owner (a bare pod stands for itself) are on each node
+/// in each phase, by namespace. Pods on their way out are not counted.
+type Placement = BTreeMap<(String, String, String, String), usize>;
+
+fn placement<'a>(pods: impl Iterator<Item = &'a Value>) -> Placement {
+    let mut placed = Placement::new();
+    for pod in pods.filter(|pod| !terminating(pod)) {
+        let namespace = text(pod, "/metadata/namespace");
+        if SYSTEM_NAMESPACES.contains(&namespace) {
+            continue;
+        }
+        let owner = pod
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .and_then(|owners| owners.iter().find(|o| o["controller"] == true))
+            .map(|o| format!("{}/{}", text(o, "/kind"), text(o, "/name")))
+            .unwrap_or_else(|| format!("Pod/{}", text(pod, "/metadata/name")));
+        let key = (
+            namespace.to_string(),
+            owner,
+            text(pod, "/spec/nodeName").to_string(),
+            text(pod, "/status/phase").to_string(),
+        );
+        *placed.entry(key).or_default() += 1;
+    }
+    placed
+}
+
+/// After a restore, waits (at most 30 s) until the pods are placed as in `target`: the
+/// controllers make pods again under new names, and the scheduler may retry a pod that was
+/// unschedulable only after its backoff (up to 10 s), long after the cluster looked quiet.
+/// Placement the scheduler decides otherwise is not an error: the wait then ends at its bound.
+pub async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
+    let want = placement(
+        target
+            .objects
+            .iter()
+            .filter(|(key, _)| key.0 == "pods")
+            .map(|(_, pod)| pod),
+    );
+    let started = tokio::time::Instant::now();
+    let mut said = false;
+    loop {
+        let now = match kubectl.json(&["get", "pods", "--all-namespaces"]).await {
+            Ok(list) => placement(items(list).iter()),
+            Err(error) => {
+                tracing::warn!("restore: listing pods: {error:#}");
+                return;
+            }
+        };
+        if now == want {
+            return;
+        }
+        if started.elapsed() >= Duration::from_secs(30) {
+            tracing::warn!("restore: pods are not placed as in the snapshot after 30 s");
+            return;
+        }
+        if !said && started.elapsed() >= Duration::from_secs(3) {
+            tracing::info!("restore: waiting for pods to be placed as in the snapshot");
+            said = true;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
 }
 
 /// How long a deleted object may take to go. A namespace waits for the namespace controller to
@@ -547,6 +689,71 @@ mod tests {
             ("configmaps", object("ConfigMap", "legacy", "old", "c2")),
         ]);
         assert_eq!(plan(&target, &current), Plan::default());
+    }
+
+    /// Pods made again by their controllers have other names; what counts is how many of each
+    /// owner run where.
+    #[test]
+    fn placement_counts_pods_by_owner_node_and_phase() {
+        let pod = |name: &str, node: &str, phase: &str| {
+            let mut pod = object("Pod", "lab", name, name);
+            pod["metadata"]["ownerReferences"] =
+                json!([{"kind": "ReplicaSet", "name": "web-1", "controller": true}]);
+            pod["spec"] = json!({"nodeName": node});
+            pod["status"] = json!({"phase": phase});
+            pod
+        };
+        let before = [
+            pod("web-1-a", "n1", "Running"),
+            pod("web-1-b", "n2", "Running"),
+        ];
+        let mut leaving = pod("web-1-c", "n1", "Running");
+        leaving["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+        let remade = [
+            pod("web-1-x", "n2", "Running"),
+            pod("web-1-y", "n1", "Running"),
+            leaving,
+        ];
+        assert_eq!(placement(before.iter()), placement(remade.iter()));
+        let elsewhere = [
+            pod("web-1-x", "n2", "Running"),
+            pod("web-1-y", "", "Pending"),
+        ];
+        assert_ne!(placement(before.iter()), placement(elsewhere.iter()));
+    }
+
+    /// gpudrv step 6: a refused drain leaves lab-node-1 cordoned with its trainer still on it.
+    /// Made again from nothing, the trainer could never go back there while the node is cordoned.
+    #[test]
+    fn a_cordoned_node_is_relaxed_until_its_pods_are_back() {
+        let mut cordoned = object("Node", "", "n1", "u1");
+        cordoned["spec"] = json!({"unschedulable": true, "taints": [
+            {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"},
+            {"key": "soft", "effect": "PreferNoSchedule"}]});
+        let mut trainer = object("Pod", "lab", "trainer-a", "p1");
+        trainer["metadata"]["ownerReferences"] =
+            json!([{"kind": "ReplicaSet", "name": "trainer-1", "controller": true}]);
+        trainer["spec"] = json!({"nodeName": "n1"});
+        trainer["status"] = json!({"phase": "Running"});
+        let target = set(&[("nodes", cordoned.clone()), ("pods", trainer.clone())]);
+
+        let bare = set(&[("nodes", object("Node", "", "n1", "u1"))]);
+        let plan_from_bare = plan(&target, &bare);
+        assert_eq!(plan_from_bare.relax, vec![key("nodes", "", "n1")]);
+        assert_eq!(
+            plan_from_bare.put_back,
+            vec![(key("nodes", "", "n1"), PutBack::Replace)]
+        );
+        assert_eq!(
+            relaxed(&cordoned)["spec"],
+            json!({"taints": [{"key": "soft", "effect": "PreferNoSchedule"}]})
+        );
+
+        // The pod is already where it was: nothing to relax.
+        let mut remade = trainer;
+        remade["metadata"]["name"] = json!("trainer-b");
+        let same = set(&[("nodes", cordoned), ("pods", remade)]);
+        assert_eq!(plan(&target, &same), Plan::default());
     }
 
     #[test]

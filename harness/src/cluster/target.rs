@@ -304,6 +304,7 @@ impl Target {
                     return Ok(false);
                 }
                 self.settle().await;
+                external::wait_placed(&self.kubectl, set).await;
                 Ok(true)
             }
             #[allow(unreachable_patterns)]
