@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cluster::Target;
-use crate::sandbox::{self, ExitStatus, Limits, RunOutcome, RunSpec};
+use crate::sandbox::{self, Cutoff, ExitStatus, Limits, RunOutcome, RunSpec};
 use crate::scenario::model::LimitsSpec;
 use crate::scenario::Lab;
 
@@ -69,12 +69,24 @@ impl Exec {
             shell: Some(snippet.to_string()),
             kube_cache_seed: self.kube_cache_seed.clone(),
             hidden: self.hidden.clone(),
+            cutoff: None,
         };
         run_blocking(spec).await
     }
 
     /// A script of the run dir (`program` relative to it) with `args`.
     pub async fn script(&self, run_dir: &Path, program: &Path, args: &[String]) -> RunOutcome {
+        self.script_until(run_dir, program, args, None).await
+    }
+
+    /// [`Exec::script`], stopped earlier if `cutoff` is set while it runs.
+    pub async fn script_until(
+        &self,
+        run_dir: &Path,
+        program: &Path,
+        args: &[String],
+        cutoff: Option<Cutoff>,
+    ) -> RunOutcome {
         let spec = RunSpec {
             program: program.to_path_buf(),
             args: args.to_vec(),
@@ -85,6 +97,7 @@ impl Exec {
             shell: None,
             kube_cache_seed: self.kube_cache_seed.clone(),
             hidden: self.hidden.clone(),
+            cutoff,
         };
         run_blocking(spec).await
     }

@@ -158,7 +158,12 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         }
         sweep::kill_leftovers(pid, marker.as_deref());
     };
-    let captured = supervise(child, &spec.limits, &mut kill_everything);
+    let captured = supervise(
+        child,
+        &spec.limits,
+        spec.cutoff.as_ref(),
+        &mut kill_everything,
+    );
     problems.extend(captured.problems);
     if let Some(cgroup) = &cgroup {
         problems.extend(cgroup.problems(&spec.limits));
@@ -179,8 +184,8 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
                 (None, None) => ExitStatus::Code(-1),
             }
         }
-        Ended::TimedOut => {
-            problems.push(limit::timed_out(spec.limits.timeout));
+        Ended::TimedOut(after) => {
+            problems.push(limit::timed_out(after));
             ExitStatus::TimedOut
         }
         Ended::OutputLimit => {

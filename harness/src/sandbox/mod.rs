@@ -39,6 +39,7 @@ mod view;
 mod tests;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use cgroup::cgroup_limits;
@@ -70,6 +71,26 @@ pub struct RunSpec {
     /// secrets are hidden from every run; a hidden path stays hidden inside any path the run
     /// names (`HOME=/tmp/x` does not bring back `/tmp/x/.cache/proctor`).
     pub hidden: Vec<PathBuf>,
+    /// A shorter time limit its owner may set while the run goes (see [`Cutoff`]).
+    pub cutoff: Option<Cutoff>,
+}
+
+/// A time limit set while a run goes, counted from the run's start: the learner's run of a pair
+/// is given a multiple of the time the reference's run took, known only once that one ends. The
+/// run ends at the earlier of its [`Limits::timeout`] and the cutoff.
+#[derive(Debug, Clone, Default)]
+pub struct Cutoff(Arc<Mutex<Option<Duration>>>);
+
+impl Cutoff {
+    pub fn set(&self, after: Duration) {
+        if let Ok(mut cutoff) = self.0.lock() {
+            *cutoff = Some(after);
+        }
+    }
+
+    pub fn get(&self) -> Option<Duration> {
+        self.0.lock().ok().and_then(|cutoff| *cutoff)
+    }
 }
 
 /// Per-run limits.

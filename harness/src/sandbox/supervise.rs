@@ -1,7 +1,7 @@
 //! Watches a started run: reads stdout and stderr concurrently under a shared byte cap, enforces the
 //! timeout, and has everything the run started killed when it ends, whichever way it ends.
 
-use super::Limits;
+use super::{Cutoff, Limits};
 use nix::sys::wait::{waitid, Id, WaitPidFlag};
 use nix::unistd::Pid;
 use std::io::Read;
@@ -15,9 +15,13 @@ use std::time::{Duration, Instant};
 /// How long to wait for the output pipes to close once every process of the run has been killed.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
+/// How often a run with a [`Cutoff`] looks whether its owner has set it.
+const CUTOFF_POLL: Duration = Duration::from_millis(50);
+
 pub(crate) enum Ended {
     Exited(std::process::ExitStatus),
-    TimedOut,
+    /// Stopped at this time limit (the timeout, or a shorter cutoff).
+    TimedOut(Duration),
     OutputLimit,
 }
 
@@ -41,6 +45,7 @@ enum Event {
 pub(crate) fn supervise(
     mut child: Child,
     limits: &Limits,
+    cutoff: Option<&Cutoff>,
     kill_everything: &mut dyn FnMut(i32),
 ) -> Captured {
     let start = Instant::now();
@@ -85,17 +90,27 @@ pub(crate) fn supervise(
         problems.push("could not start a thread to watch the script; it was stopped".to_string());
     }
 
-    let deadline = start + limits.timeout;
+    let limit = || {
+        cutoff
+            .and_then(Cutoff::get)
+            .map_or(limits.timeout, |cut| cut.min(limits.timeout))
+    };
     let mut eofs = 0;
     let mut ended: Option<Ended> = None;
     let mut exited = false;
     while waiter.is_ok() {
         let now = Instant::now();
+        let limit = limit();
+        let deadline = start + limit;
         if now >= deadline {
-            ended = Some(Ended::TimedOut);
+            ended = Some(Ended::TimedOut(limit));
             break;
         }
-        match rx.recv_timeout(deadline - now) {
+        let wait = match cutoff {
+            Some(_) => (deadline - now).min(CUTOFF_POLL),
+            None => deadline - now,
+        };
+        match rx.recv_timeout(wait) {
             Ok(Event::Exited) => {
                 exited = true;
                 break;
@@ -107,10 +122,8 @@ pub(crate) fn supervise(
                 break;
             }
             Ok(Event::Eof) => eofs += 1,
-            Err(RecvTimeoutError::Timeout) => {
-                ended = Some(Ended::TimedOut);
-                break;
-            }
+            // The deadline (or a poll for the cutoff): looked at again at the top.
+            Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
     }
@@ -167,7 +180,7 @@ pub(crate) fn supervise(
         (None, Ok(status)) => Ended::Exited(status),
         (None, Err(e)) => {
             problems.push(format!("could not collect the script's exit status: {e}"));
-            Ended::TimedOut
+            Ended::TimedOut(limit())
         }
     };
     Captured {

@@ -87,6 +87,7 @@ impl Lab {
             shell: None,
             kube_cache_seed: None,
             hidden: Vec::new(),
+            cutoff: None,
         }
     }
 
@@ -156,6 +157,35 @@ fn script_without_shebang_runs_as_in_bash() {
         assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
         assert_eq!(text(&o.stdout), "no shebang x\n");
     }
+}
+
+/// A cutoff set while the run goes ends it early, and the message names the limit applied.
+#[test]
+fn a_cutoff_set_during_the_run_stops_it() {
+    let d = &isolations()[0];
+    let lab = Lab::new();
+    let sleep = unique_sleep();
+    lab.script("hang.sh", &format!("#!/bin/bash\nsleep {sleep}\n"));
+    let mut spec = lab.spec("hang.sh", &[]);
+    let cutoff = crate::sandbox::Cutoff::default();
+    spec.cutoff = Some(cutoff.clone());
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        cutoff.set(Duration::from_millis(800));
+    });
+    let o = run_with(&spec, d);
+    let _ = setter.join();
+    assert_eq!(o.exit, ExitStatus::TimedOut, "{}", show(&o));
+    // Well before the 30 s timeout of the default limits.
+    assert!(o.duration < Duration::from_secs(20), "{}", show(&o));
+    assert!(
+        o.problems
+            .iter()
+            .any(|p| p == "the script did not finish within 800ms and was stopped"),
+        "{}",
+        show(&o)
+    );
+    assert_eq!(processes_with(&sleep), Vec::<i32>::new(), "{}", show(&o));
 }
 
 #[test]
