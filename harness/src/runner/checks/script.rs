@@ -12,6 +12,7 @@
 
 use std::fmt::Write;
 use std::path::Path;
+use std::time::Duration;
 
 use graders::text::{compare, normalise, Compare, Normaliser};
 use indexmap::IndexMap;
@@ -21,7 +22,7 @@ use super::outcome::Outcome;
 use crate::cluster::{Snapshot, Target};
 use crate::runner::exec::{describe_exit, Exec};
 use crate::runner::workdir::{copy_file, copy_missing, scratch_copy};
-use crate::sandbox::{is_limit_problem, RunOutcome};
+use crate::sandbox::{is_limit_problem, Cutoff, ExitStatus, RunOutcome};
 use crate::scenario::check::{ScriptCheck, ScriptCompare};
 use crate::scenario::Perturbation;
 
@@ -30,6 +31,18 @@ const SHOWN_DIFFERENCES: usize = 3;
 
 /// Lines of the learner's stderr shown for a differing run.
 const STDERR_LINES: usize = 3;
+
+/// A learner's run may take this many times as long as the reference's run of the same pair...
+const TIME_MULTIPLE: u32 = 10;
+/// ...and at least this long (kubectl's own start-up is a few hundred milliseconds on a loaded
+/// machine), but never longer than the scenario's `limits.timeout`: a script that hangs is stopped
+/// seconds after the reference finished instead of at the end of the scenario's limit.
+const TIME_FLOOR: Duration = Duration::from_secs(5);
+
+/// The time limit of a learner's run whose reference run took `reference`.
+fn learner_time_limit(reference: Duration) -> Duration {
+    (reference * TIME_MULTIPLE).max(TIME_FLOOR)
+}
 
 pub struct ScriptEnv<'a> {
     pub target: &'a Target,
@@ -96,9 +109,18 @@ async fn run_pair(
 ) -> anyhow::Result<(RunOutcome, RunOutcome)> {
     if let Some(start) = start {
         let (learner_dir, reference_dir) = run_dirs(spec, learner, reference_dir)?;
+        let cutoff = Cutoff::default();
         let (learner, reference) = tokio::join!(
-            env.exec.script(learner_dir.path(), &spec.path, args),
-            env.exec.script(reference_dir.path(), &spec.path, args),
+            env.exec
+                .script_until(learner_dir.path(), &spec.path, args, Some(cutoff.clone())),
+            async {
+                let reference = env
+                    .exec
+                    .script(reference_dir.path(), &spec.path, args)
+                    .await;
+                cutoff.set(learner_time_limit(reference.duration));
+                reference
+            },
         );
         let changed = env
             .target
@@ -113,12 +135,18 @@ async fn run_pair(
             "a run changed the cluster: running the pair again, one run at a time"
         );
     }
+    // One after the other: the reference first, so that its time sets the learner's limit.
     let (learner_dir, reference_dir) = run_dirs(spec, learner, reference_dir)?;
-    let learner = env.exec.script(learner_dir.path(), &spec.path, args).await;
-    rewind(env.target, start).await?;
     let reference = env
         .exec
         .script(reference_dir.path(), &spec.path, args)
+        .await;
+    rewind(env.target, start).await?;
+    let cutoff = Cutoff::default();
+    cutoff.set(learner_time_limit(reference.duration));
+    let learner = env
+        .exec
+        .script_until(learner_dir.path(), &spec.path, args, Some(cutoff))
         .await;
     rewind(env.target, start).await?;
     Ok((learner, reference))
@@ -201,6 +229,13 @@ fn compare_runs(
             }
         }
     }
+    // A run that was stopped is not an answer, whatever the check compares.
+    if learner.exit == ExitStatus::TimedOut
+        && reference.exit != ExitStatus::TimedOut
+        && !spec.compare.contains(&ScriptCompare::ExitCode)
+    {
+        differences.push(describe_exit(&learner.exit));
+    }
     let mut notes = Vec::new();
     if !differences.is_empty() {
         // A limit the run ran into is the reason it failed: said first, in the message.
@@ -211,6 +246,14 @@ fn compare_runs(
                 .filter(|problem| is_limit_problem(problem))
                 .cloned(),
         );
+        if learner.exit == ExitStatus::TimedOut {
+            notes.push(format!(
+                "a run may take {TIME_MULTIPLE} times as long as the reference's run of the same \
+                 pair ({:.1} s), and at least {} s",
+                reference.duration.as_secs_f64(),
+                TIME_FLOOR.as_secs()
+            ));
+        }
         for problem in reference.problems.iter().filter(|p| is_limit_problem(p)) {
             notes.push(format!(
                 "the reference run hit a limit as well (a scenario problem, not yours): {problem}"
@@ -334,7 +377,9 @@ async fn run_all(
     };
     let mut runs = Vec::new();
     let mut problems: Vec<String> = Vec::new();
-    for node in &nodes {
+    // A script that hung on one node would hang on the others: not started again.
+    let mut not_run: Option<(usize, String)> = None;
+    for (index, node) in nodes.iter().enumerate() {
         let args: Vec<String> = spec
             .args
             .iter()
@@ -368,8 +413,13 @@ async fn run_all(
             &learner,
             &reference,
         ));
+        let left = nodes.len() - index - 1;
+        if learner.exit == ExitStatus::TimedOut && left > 0 {
+            not_run = Some((left, injected.stable(&invocation)));
+            break;
+        }
     }
-    let total = runs.len();
+    let total = runs.len() + not_run.as_ref().map_or(0, |(left, _)| *left);
     let failing: Vec<&Run> = runs
         .iter()
         .filter(|run| !run.differences.is_empty())
@@ -417,6 +467,12 @@ async fn run_all(
             message,
             "\n  ... and {} more",
             failing.len() - SHOWN_DIFFERENCES
+        );
+    }
+    if let Some((left, invocation)) = &not_run {
+        let _ = write!(
+            message,
+            "\n  not run on the other {left} node(s): {invocation} timed out"
         );
     }
     let mut outcome = Outcome::fail(injected.stable(&message))
