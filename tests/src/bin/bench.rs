@@ -284,7 +284,8 @@ async fn main() {
             .join(" ")
     );
 
-    // BENCH_ONLY=api|grade|check|controllers|upstream|upstream-restore|upstream-grade runs one section.
+    // BENCH_ONLY=api|grade|hanging|check|controllers|upstream|upstream-restore|upstream-grade runs
+    // one section.
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     let runs = |section: &str| only.is_empty() || only == section;
     if runs("api") {
@@ -294,6 +295,11 @@ async fn main() {
         tokio::task::spawn_blocking(grading_figures)
             .await
             .expect("grading figures");
+    }
+    if runs("hanging") {
+        tokio::task::spawn_blocking(hanging_figures)
+            .await
+            .expect("hanging-script figures");
     }
     if runs("check") {
         tokio::task::spawn_blocking(self_check_figures)
@@ -464,6 +470,76 @@ fn grading_figures() {
             "NOT all full marks"
         }
     );
+}
+
+/// gpudrv submissions whose `drv-tag.sh` hangs (sleeps, or spins on a core), graded with the
+/// reference cached: the script's runs are stopped 5 s in, and not started again on the check's
+/// other nodes, so the grade takes seconds, not one scenario timeout per run.
+fn hanging_figures() {
+    let exe = std::env::current_exe().expect("bench path");
+    let proctor = exe.with_file_name("proctor");
+    if !proctor.is_file() {
+        println!("hanging scripts: skipped ({} not built)", proctor.display());
+        return;
+    }
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let scenarios = repo.join("scenarios");
+    let perfect = scenarios.join("gpudrv/submissions/perfect");
+    let cache = tempfile::tempdir().expect("tmp");
+    let work = tempfile::tempdir().expect("tmp");
+    let grade = |submission: &std::path::Path| {
+        Command::new(&proctor)
+            .args(["grade", "gpudrv", "--format", "json", "--color", "never"])
+            .arg("--scenarios")
+            .arg(&scenarios)
+            .arg("--submission")
+            .arg(submission)
+            .env("PROCTOR_CACHE", cache.path())
+            .output()
+            .expect("proctor grade")
+    };
+    // The first grading runs the reference and caches it.
+    grade(&perfect);
+    for (name, body) in [
+        ("sleeps", "#!/bin/bash\nsleep 600\n"),
+        ("spins", "#!/bin/bash\nwhile :; do :; done\n"),
+    ] {
+        let submission = work.path().join(name);
+        let copied = Command::new("cp")
+            .arg("-r")
+            .arg(&perfect)
+            .arg(&submission)
+            .status()
+            .expect("cp");
+        assert!(copied.success(), "copying the perfect submission");
+        let script = submission.join("drv-tag.sh");
+        std::fs::write(&script, body).expect("drv-tag.sh");
+        let t = Instant::now();
+        let graded = grade(&submission);
+        let took = t.elapsed();
+        let failing = failing_steps(&graded.stdout);
+        println!(
+            "grade gpudrv with a drv-tag.sh that {name} (reference cached): {}, failing steps {failing:?}   target < 30 s, only step 2 failing",
+            ms(took)
+        );
+    }
+}
+
+/// The steps with a failing test in a Gradescope results.json (numbered "<step>.<check>").
+fn failing_steps(results: &[u8]) -> Vec<String> {
+    let json: serde_json::Value = serde_json::from_slice(results).unwrap_or_default();
+    let mut steps: Vec<String> = json["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|test| test["status"] == "failed")
+        .filter_map(|test| {
+            let number = test["number"].as_str()?;
+            Some(number.split('.').next()?.to_string())
+        })
+        .collect();
+    steps.dedup();
+    steps
 }
 
 /// A learner's self-check, as a learner runs it: `proctor up gpuops` in the background, then
