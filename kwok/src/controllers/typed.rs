@@ -61,7 +61,7 @@ pub fn template_hash(template: &serde_json::Value, collision_count: Option<i64>)
             h = h.wrapping_mul(0x0100_0193);
         }
     };
-    feed(&serde_json::to_vec(template).unwrap_or_default());
+    feed(&serde_json::to_vec(&canonical(template)).unwrap_or_default());
     if let Some(c) = collision_count {
         feed(c.to_string().as_bytes());
     }
@@ -71,9 +71,49 @@ pub fn template_hash(template: &serde_json::Value, collision_count: Option<i64>)
         .collect()
 }
 
+/// `template` with every object's keys in sorted order. Upstream hashes the Go struct, whatever
+/// encoding the template arrived in; the stored JSON keeps the order of its decoder (protobuf
+/// bodies and JSON bodies list fields differently), which must not change the hash.
+fn canonical(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            serde_json::Value::Object(
+                keys.into_iter()
+                    .map(|key| (key.clone(), canonical(&map[key])))
+                    .collect(),
+            )
+        }
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(canonical).collect())
+        }
+        other => other.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same template decoded from a protobuf body and from JSON (keys in another order)
+    /// hashes the same: `kubectl create deployment` and `kubectl create -f` of its JSON name
+    /// the same ReplicaSet.
+    #[test]
+    fn the_order_of_a_templates_keys_does_not_change_its_hash() {
+        let json_order: serde_json::Value = serde_json::from_str(
+            r#"{"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "nginx", "image": "nginx"}], "restartPolicy": "Always"}}"#,
+        )
+        .expect("json");
+        let other_order: serde_json::Value = serde_json::from_str(
+            r#"{"spec": {"restartPolicy": "Always", "containers": [{"image": "nginx", "name": "nginx"}]}, "metadata": {"labels": {"app": "web"}}}"#,
+        )
+        .expect("json");
+        assert_eq!(
+            template_hash(&json_order, None),
+            template_hash(&other_order, None)
+        );
+    }
 
     #[test]
     fn hashes_use_the_safe_alphabet_and_follow_the_template() {
