@@ -334,15 +334,11 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
         }
     }
     // 3. Restricted nodes whose pods are not where the target had them.
-    let pods = |set: &ObjectSet| {
-        placement(
-            set.objects
-                .iter()
-                .filter(|(key, _)| key.0 == "pods")
-                .map(|(_, pod)| pod),
-        )
-    };
-    let (want, have) = (pods(target), pods(current));
+    let pinned = restricted_nodes(target);
+    let (want, have) = (
+        placement(pods_of(target), &pinned),
+        placement(pods_of(current), &pinned),
+    );
     let on_node = |placed: &Placement, node: &str| -> Placement {
         placed
             .iter()
@@ -350,12 +346,10 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
             .map(|(key, count)| (key.clone(), *count))
             .collect()
     };
-    plan.relax = target
-        .objects
+    plan.relax = pinned
         .iter()
-        .filter(|(key, node)| key.0 == "nodes" && restricted(node))
-        .filter(|(key, _)| on_node(&want, &key.2) != on_node(&have, &key.2))
-        .map(|(key, _)| key.clone())
+        .filter(|node| on_node(&want, node) != on_node(&have, node))
+        .map(|node| (String::from("nodes"), String::new(), node.clone()))
         .collect();
     plan
 }
@@ -444,11 +438,17 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
     Ok(changed)
 }
 
-/// Where pods are: how many pods of each owner (a bare pod stands for itself) are on each node
-/// in each phase, by namespace. Pods on their way out are not counted.
+/// Where pods are: how many pods of each owner (a bare pod stands for itself) are in each phase,
+/// by namespace, and whether they are bound to a node — to which one only for the nodes that
+/// `pinned` names (nodes that take no new pods, where the scheduler could not put a pod back:
+/// elsewhere it may choose another node as well as the first time). Pods on their way out are
+/// not counted.
 type Placement = BTreeMap<(String, String, String, String), usize>;
 
-fn placement<'a>(pods: impl Iterator<Item = &'a Value>) -> Placement {
+/// The node part of a pod's [`Placement`] key.
+const BOUND_ELSEWHERE: &str = "*";
+
+fn placement<'a>(pods: impl Iterator<Item = &'a Value>, pinned: &BTreeSet<String>) -> Placement {
     let mut placed = Placement::new();
     for pod in pods.filter(|pod| !terminating(pod)) {
         let namespace = text(pod, "/metadata/namespace");
@@ -461,10 +461,15 @@ fn placement<'a>(pods: impl Iterator<Item = &'a Value>) -> Placement {
             .and_then(|owners| owners.iter().find(|o| o["controller"] == true))
             .map(|o| format!("{}/{}", text(o, "/kind"), text(o, "/name")))
             .unwrap_or_else(|| format!("Pod/{}", text(pod, "/metadata/name")));
+        let node = match text(pod, "/spec/nodeName") {
+            "" => "",
+            node if pinned.contains(node) => node,
+            _ => BOUND_ELSEWHERE,
+        };
         let key = (
             namespace.to_string(),
             owner,
-            text(pod, "/spec/nodeName").to_string(),
+            node.to_string(),
             text(pod, "/status/phase").to_string(),
         );
         *placed.entry(key).or_default() += 1;
@@ -472,23 +477,34 @@ fn placement<'a>(pods: impl Iterator<Item = &'a Value>) -> Placement {
     placed
 }
 
+/// The nodes of `set` that take no new pods (see [`restricted`]).
+fn restricted_nodes(set: &ObjectSet) -> BTreeSet<String> {
+    set.objects
+        .iter()
+        .filter(|(key, node)| key.0 == "nodes" && restricted(node))
+        .map(|(key, _)| key.2.clone())
+        .collect()
+}
+
+fn pods_of(set: &ObjectSet) -> impl Iterator<Item = &Value> {
+    set.objects
+        .iter()
+        .filter(|(key, _)| key.0 == "pods")
+        .map(|(_, pod)| pod)
+}
+
 /// After a restore, waits (at most 30 s) until the pods are placed as in `target`: the
 /// controllers make pods again under new names, and the scheduler may retry a pod that was
 /// unschedulable only after its backoff (up to 10 s), long after the cluster looked quiet.
-/// Placement the scheduler decides otherwise is not an error: the wait then ends at its bound.
+/// Off the nodes that take no new pods, any node will do (see [`Placement`]).
 pub async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
-    let want = placement(
-        target
-            .objects
-            .iter()
-            .filter(|(key, _)| key.0 == "pods")
-            .map(|(_, pod)| pod),
-    );
+    let pinned = restricted_nodes(target);
+    let want = placement(pods_of(target), &pinned);
     let started = tokio::time::Instant::now();
     let mut said = false;
     loop {
         let now = match kubectl.json(&["get", "pods", "--all-namespaces"]).await {
-            Ok(list) => placement(items(list).iter()),
+            Ok(list) => placement(items(list).iter(), &pinned),
             Err(error) => {
                 tracing::warn!("restore: listing pods: {error:#}");
                 return;
@@ -498,7 +514,25 @@ pub async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
             return;
         }
         if started.elapsed() >= Duration::from_secs(30) {
-            tracing::warn!("restore: pods are not placed as in the snapshot after 30 s");
+            let keys: BTreeSet<_> = want.keys().chain(now.keys()).collect();
+            let differing: Vec<String> = keys
+                .into_iter()
+                .filter(|key| want.get(*key) != now.get(*key))
+                .map(|key| {
+                    let (namespace, owner, node, phase) = key;
+                    let node = if node.is_empty() { "no node" } else { node };
+                    let count = |placed: &Placement| placed.get(key).copied().unwrap_or(0);
+                    format!(
+                        "{namespace} {owner} on {node} {phase}: {} now, {} in the snapshot",
+                        count(&now),
+                        count(&want)
+                    )
+                })
+                .collect();
+            tracing::warn!(
+                "restore: pods are not placed as in the snapshot after 30 s ({})",
+                differing.join("; ")
+            );
             return;
         }
         if !said && started.elapsed() >= Duration::from_secs(3) {
@@ -692,7 +726,7 @@ mod tests {
     }
 
     /// Pods made again by their controllers have other names; what counts is how many of each
-    /// owner run where.
+    /// owner are bound, and which run on the nodes that take no new pods.
     #[test]
     fn placement_counts_pods_by_owner_node_and_phase() {
         let pod = |name: &str, node: &str, phase: &str| {
@@ -714,12 +748,25 @@ mod tests {
             pod("web-1-y", "n1", "Running"),
             leaving,
         ];
-        assert_eq!(placement(before.iter()), placement(remade.iter()));
-        let elsewhere = [
+        let pinned = BTreeSet::from(["n1".to_string()]);
+        let placed = |pods: &[Value]| placement(pods.iter(), &pinned);
+        assert_eq!(placed(&before), placed(&remade));
+        // Off the pinned nodes, any node will do; a pod not bound is not placed.
+        let moved = [
+            pod("web-1-x", "n3", "Running"),
+            pod("web-1-y", "n1", "Running"),
+        ];
+        assert_eq!(placed(&before), placed(&moved));
+        let off_pinned = [
             pod("web-1-x", "n2", "Running"),
+            pod("web-1-y", "n3", "Running"),
+        ];
+        assert_ne!(placed(&before), placed(&off_pinned));
+        let pending = [
+            pod("web-1-x", "n1", "Running"),
             pod("web-1-y", "", "Pending"),
         ];
-        assert_ne!(placement(before.iter()), placement(elsewhere.iter()));
+        assert_ne!(placed(&before), placed(&pending));
     }
 
     /// gpudrv step 6: a refused drain leaves lab-node-1 cordoned with its trainer still on it.
