@@ -238,3 +238,59 @@ fn a_script_that_writes_does_not_change_what_the_reference_saw() {
     );
     assert!(output.contains("-silver\n+gold"), "{output}");
 }
+
+/// A reference step that fails is the scenario's problem: every command that runs the reference
+/// exits 2 and names the step, the command that failed and its output, and no score is given.
+#[test]
+fn a_failing_reference_stops_grading_and_solving_with_exit_2() {
+    let root = lab();
+    let broken = common::SCENARIO.replace(
+        "      ./tier.sh lab-node-0 > out/tier.txt\n",
+        "      ./tier.sh lab-node-0 > out/tier.txt\n      echo checking the tier >&2\n      [ \"$(cat out/tier.txt)\" = silver ]\n",
+    );
+    assert_ne!(broken, common::SCENARIO, "the scenario changed");
+    common::write(&root.path().join("mini/scenario.yaml"), &broken, 0o644);
+    let good = submission(Some((TIER_SH, 0o755)), Some("gold\n"), Some(SETTINGS));
+    let solved = tempfile::tempdir().expect("tempdir");
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runs = [
+        vec![
+            "grade".to_string(),
+            "mini".to_string(),
+            "--submission".to_string(),
+            good.path().display().to_string(),
+        ],
+        vec![
+            "solve".to_string(),
+            "mini".to_string(),
+            "--dir".to_string(),
+            solved.path().join("lab").display().to_string(),
+        ],
+    ];
+    for args in runs {
+        let output = cargo_bin_cmd!("proctor")
+            .args(&args)
+            .args(["--color", "never", "--scenarios"])
+            .arg(root.path())
+            .env("PROCTOR_CACHE", cache.path())
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                "mini: the reference of step 1 failed (exit 1) at `[ \"$(cat out/tier.txt)\" = silver ]`"
+            ),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains("checking the tier"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("proctor: failed at:"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&output.stdout).contains("Score"),
+            "{args:?}"
+        );
+    }
+}

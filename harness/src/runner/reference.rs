@@ -120,9 +120,35 @@ fn reference_exec(lab: &Lab, target: &Target) -> Exec {
     Exec::new(lab, target).with_env("SCENARIO_DIR", &lab.dir.display().to_string())
 }
 
-/// Runs step `index`'s reference shell in `dir`. A shell that cannot run or times out is a
-/// broken scenario; a non-zero exit is logged (authors often end with a command that exits 1
-/// on purpose, like an audit that finds something).
+/// Prepended to a reference shell so that a failure names its command: in an EXIT trap,
+/// `$BASH_COMMAND` is the command that was running when the shell ended (the failing test, the
+/// `exit 1`, the command inside a function). A reference that sets its own EXIT trap only loses
+/// the name.
+const NAME_THE_FAILING_COMMAND: &str = concat!(
+    "trap '__proctor_rc=$?; [ \"$__proctor_rc\" -ne 0 ] && ",
+    "printf \"proctor: failed at: %s\\n\" \"$BASH_COMMAND\" >&2' EXIT\n",
+);
+
+/// The line [`NAME_THE_FAILING_COMMAND`] writes before the command.
+const FAILED_AT: &str = "proctor: failed at: ";
+
+/// The failing command a reference shell's stderr names, and the stderr without that line.
+fn failing_command(stderr: &[u8]) -> (Option<String>, Vec<u8>) {
+    let text = String::from_utf8_lossy(stderr);
+    let mut command = None;
+    let mut rest = String::new();
+    for line in text.split_inclusive('\n') {
+        match line.strip_prefix(FAILED_AT) {
+            Some(named) => command = Some(named.trim_end().to_string()),
+            None => rest.push_str(line),
+        }
+    }
+    (command, rest.into_bytes())
+}
+
+/// Runs step `index`'s reference shell in `dir`. A reference that does not finish, or ends
+/// with a non-zero exit, is a broken scenario: the error (exit 2 for every command) names the
+/// step, the command that failed and the end of the shell's output.
 async fn run_step(
     lab: &Lab,
     target: &Target,
@@ -134,29 +160,32 @@ async fn run_step(
     if step.reference.trim().is_empty() {
         return Ok("none");
     }
-    let outcome = exec.shell(dir, &step.reference).await;
-    match &outcome.exit {
-        ExitStatus::TimedOut | ExitStatus::SpawnError(_) | ExitStatus::OutputLimit => bail!(
-            "{}: the reference of step {} failed ({}): {}{}",
+    let snippet = format!("{NAME_THE_FAILING_COMMAND}{}", step.reference);
+    let mut outcome = exec.shell(dir, &snippet).await;
+    let (command, stderr) = failing_command(&outcome.stderr);
+    outcome.stderr = stderr;
+    if !succeeded(&outcome) {
+        let at = match &command {
+            Some(command) if matches!(outcome.exit, ExitStatus::Code(_)) => {
+                format!(" at `{command}`")
+            }
+            _ => String::new(),
+        };
+        let problems = if outcome.problems.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", outcome.problems.join("; "))
+        };
+        bail!(
+            "{}: the reference of step {} failed ({}){at}{problems}; a scenario problem, not the \
+             learner's. The end of its output:\n{}",
             lab.name(),
             step.id,
             describe_exit(&outcome.exit),
             transcript(&outcome),
-            if outcome.problems.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", outcome.problems.join("; "))
-            }
-        ),
-        _ if !succeeded(&outcome) => tracing::warn!(
-            "{}: the reference of step {} ended with {}: {}",
-            lab.name(),
-            step.id,
-            describe_exit(&outcome.exit),
-            transcript(&outcome)
-        ),
-        _ => tracing::debug!("{}: reference step {} done", lab.name(), step.id),
+        );
     }
+    tracing::debug!("{}: reference step {} done", lab.name(), step.id);
     target.settle().await;
     Ok(outcome.isolation)
 }
