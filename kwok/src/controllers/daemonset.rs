@@ -18,7 +18,7 @@ use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Node, PodSpec, PodTemplateSpec, Toleration};
 use serde_json::{json, Map, Value};
 
-use super::typed::{template_hash, TypedCache};
+use super::typed::{sorted_keys, template_hash, TypedCache};
 use super::{events, Controller};
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
 use crate::error::ApiError;
@@ -270,19 +270,6 @@ fn toleration_json(t: &Toleration) -> Value {
         m.insert("tolerationSeconds".into(), json!(s));
     }
     Value::Object(m)
-}
-
-/// Recursively sorted object keys: what Go's `json.Marshal` of a `map[string]interface{}` gives.
-fn sorted_keys(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let sorted: BTreeMap<&String, Value> =
-                m.iter().map(|(k, v)| (k, sorted_keys(v))).collect();
-            Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sorted_keys).collect()),
-        other => other.clone(),
-    }
 }
 
 /// `getPatch`: the ControllerRevision data, `{"spec":{"template":{..., "$patch":"replace"}}}`

@@ -61,7 +61,9 @@ pub fn template_hash(template: &serde_json::Value, collision_count: Option<i64>)
             h = h.wrapping_mul(0x0100_0193);
         }
     };
-    feed(&serde_json::to_vec(&canonical(template)).unwrap_or_default());
+    // Upstream hashes the Go struct, whatever encoding the template arrived in; the stored JSON
+    // keeps its decoder's key order (protobuf and JSON bodies list fields differently).
+    feed(&serde_json::to_vec(&sorted_keys(template)).unwrap_or_default());
     if let Some(c) = collision_count {
         feed(c.to_string().as_bytes());
     }
@@ -71,22 +73,17 @@ pub fn template_hash(template: &serde_json::Value, collision_count: Option<i64>)
         .collect()
 }
 
-/// `template` with every object's keys in sorted order. Upstream hashes the Go struct, whatever
-/// encoding the template arrived in; the stored JSON keeps the order of its decoder (protobuf
-/// bodies and JSON bodies list fields differently), which must not change the hash.
-fn canonical(value: &serde_json::Value) -> serde_json::Value {
-    match value {
-        serde_json::Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            serde_json::Value::Object(
-                keys.into_iter()
-                    .map(|key| (key.clone(), canonical(&map[key])))
-                    .collect(),
-            )
+/// Recursively sorted object keys: what Go's `json.Marshal` of a `map[string]interface{}` gives,
+/// and a form that does not depend on the order a decoder stored the keys in.
+pub fn sorted_keys(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => {
+            let sorted: std::collections::BTreeMap<&String, serde_json::Value> =
+                m.iter().map(|(k, v)| (k, sorted_keys(v))).collect();
+            serde_json::Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
         }
-        serde_json::Value::Array(items) => {
-            serde_json::Value::Array(items.iter().map(canonical).collect())
+        serde_json::Value::Array(a) => {
+            serde_json::Value::Array(a.iter().map(sorted_keys).collect())
         }
         other => other.clone(),
     }
