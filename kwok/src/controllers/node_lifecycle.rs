@@ -143,8 +143,15 @@ pub fn desired_taints(node: &Value) -> Vec<Value> {
 impl NodeLifecycle {
     /// `classifyNodes` and the events `monitorNodeHealth` records for nodes added and deleted
     /// since the last pass (compared by name, as `knownNodeSet` is).
-    fn classify<'a>(&mut self, api: &Api, nodes: impl Iterator<Item = (&'a str, &'a str)>) {
+    fn classify(&mut self, api: &Api, nodes: &[(&str, &str)]) {
+        // Most passes follow a node's status or taints: the same nodes, nothing to record.
+        if nodes.len() == self.known.len()
+            && nodes.iter().all(|(name, _)| self.known.contains_key(*name))
+        {
+            return;
+        }
         let seen: BTreeMap<String, String> = nodes
+            .iter()
             .map(|(name, uid)| (name.to_string(), uid.to_string()))
             .collect();
         for (name, uid) in &seen {
@@ -174,12 +181,11 @@ impl Controller for NodeLifecycle {
 
     fn reconcile(&mut self, api: &Api) -> Option<Duration> {
         let nodes = api.store().list(&registry::NODES, None).0;
-        self.classify(
-            api,
-            nodes
-                .iter()
-                .map(|node| (node.name(), meta::uid(&node.value))),
-        );
+        let names: Vec<(&str, &str)> = nodes
+            .iter()
+            .map(|node| (node.name(), meta::uid(&node.value)))
+            .collect();
+        self.classify(api, &names);
         for node in nodes {
             let want = desired_taints(&node.value);
             let have: Vec<Value> = node.value["spec"]["taints"]
