@@ -391,11 +391,14 @@ async fn replace(kubectl: &Kubectl, body: &Value) -> anyhow::Result<()> {
 }
 
 /// Brings the cluster back to `target`: deletes what appeared (and waits for what is on its
-/// way out), then recreates what is missing and replaces what changed.
+/// way out), recreates what is missing and replaces what changed, then waits for the pods to be
+/// placed (see [`wait_placed`]). Says whether there was anything to do.
 pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bool> {
     let current = snapshot(kubectl).await?;
     let plan = plan(target, &current);
-    let changed = plan != Plan::default();
+    if plan == Plan::default() {
+        return Ok(false);
+    }
     for (key, with_pods) in &plan.delete {
         delete(kubectl, key).await;
         if *with_pods {
@@ -427,15 +430,13 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
             }
         }
     }
-    if !plan.relax.is_empty() {
-        wait_placed(kubectl, target).await;
-        for key in &plan.relax {
-            if let Some(node) = target.objects.get(key) {
-                replace(kubectl, &sanitized(&key.0, node)).await?;
-            }
+    wait_placed(kubectl, target).await;
+    for key in &plan.relax {
+        if let Some(node) = target.objects.get(key) {
+            replace(kubectl, &sanitized(&key.0, node)).await?;
         }
     }
-    Ok(changed)
+    Ok(true)
 }
 
 /// Where pods are: how many pods of each owner (a bare pod stands for itself) are in each phase,
@@ -497,11 +498,10 @@ fn pods_of(set: &ObjectSet) -> impl Iterator<Item = &Value> {
 /// controllers make pods again under new names, and the scheduler may retry a pod that was
 /// unschedulable only after its backoff (up to 10 s), long after the cluster looked quiet.
 /// Off the nodes that take no new pods, any node will do (see [`Placement`]).
-pub async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
+async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
     let pinned = restricted_nodes(target);
     let want = placement(pods_of(target), &pinned);
-    let started = tokio::time::Instant::now();
-    let mut said = false;
+    let mut waiting = Waiting::new(Duration::from_secs(30));
     loop {
         let now = match kubectl.json(&["get", "pods", "--all-namespaces"]).await {
             Ok(list) => placement(items(list).iter(), &pinned),
@@ -513,7 +513,7 @@ pub async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
         if now == want {
             return;
         }
-        if started.elapsed() >= Duration::from_secs(30) {
+        if waiting.over() {
             let keys: BTreeSet<_> = want.keys().chain(now.keys()).collect();
             let differing: Vec<String> = keys
                 .into_iter()
@@ -535,10 +535,9 @@ pub async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
             );
             return;
         }
-        if !said && started.elapsed() >= Duration::from_secs(3) {
-            tracing::info!("restore: waiting for pods to be placed as in the snapshot");
-            said = true;
-        }
+        waiting.tell_once_slow(Duration::from_secs(3), || {
+            "pods to be placed as in the snapshot".to_string()
+        });
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
 }
@@ -554,11 +553,39 @@ fn removal_budget(key: &ObjectKey) -> Duration {
     }
 }
 
+/// A bounded wait of the restore, which says once (at info) what it is waiting for when that
+/// takes a while.
+struct Waiting {
+    started: tokio::time::Instant,
+    budget: Duration,
+    said: bool,
+}
+
+impl Waiting {
+    fn new(budget: Duration) -> Waiting {
+        Waiting {
+            started: tokio::time::Instant::now(),
+            budget,
+            said: false,
+        }
+    }
+
+    fn over(&self) -> bool {
+        self.started.elapsed() >= self.budget
+    }
+
+    fn tell_once_slow(&mut self, after: Duration, what: impl FnOnce() -> String) {
+        if !self.said && self.started.elapsed() >= after {
+            tracing::info!("restore: waiting for {}", what());
+            self.said = true;
+        }
+    }
+}
+
 /// Waits (bounded, per object) until deleted objects are gone.
 async fn wait_gone(kubectl: &Kubectl, keys: &[ObjectKey]) {
     for key in keys {
-        let started = tokio::time::Instant::now();
-        let mut said = false;
+        let mut waiting = Waiting::new(removal_budget(key));
         loop {
             let mut args: Vec<String> = vec!["get".to_string()];
             args.extend(kubectl_name(key));
@@ -570,20 +597,19 @@ async fn wait_gone(kubectl: &Kubectl, keys: &[ObjectKey]) {
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
             match kubectl.run(&refs, None).await {
                 Ok(output) if output.success && output.stdout.trim().is_empty() => break,
-                _ if started.elapsed() >= removal_budget(key) => {
+                _ if waiting.over() => {
                     tracing::warn!(
                         "restore: {} {} still present after {} s",
                         key.0,
                         key.2,
-                        started.elapsed().as_secs()
+                        waiting.budget.as_secs()
                     );
                     break;
                 }
                 _ => {
-                    if !said && started.elapsed() >= Duration::from_secs(5) {
-                        tracing::info!("restore: waiting for {} {} to be gone", key.0, key.2);
-                        said = true;
-                    }
+                    waiting.tell_once_slow(Duration::from_secs(5), || {
+                        format!("{} {} to be gone", key.0, key.2)
+                    });
                     tokio::time::sleep(Duration::from_millis(250)).await
                 }
             }
@@ -600,11 +626,11 @@ fn refused_for_now(error: &anyhow::Error) -> bool {
 }
 
 async fn create_with_retry(kubectl: &Kubectl, key: &ObjectKey, body: &Value) {
-    let started = tokio::time::Instant::now();
+    let waiting = Waiting::new(removal_budget(key));
     loop {
         match kubectl.create(body).await {
             Ok(()) => return,
-            Err(error) if started.elapsed() < removal_budget(key) && refused_for_now(&error) => {
+            Err(error) if !waiting.over() && refused_for_now(&error) => {
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
             Err(error) => {

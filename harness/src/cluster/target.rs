@@ -304,7 +304,6 @@ impl Target {
                     return Ok(false);
                 }
                 self.settle().await;
-                external::wait_placed(&self.kubectl, set).await;
                 Ok(true)
             }
             #[allow(unreachable_patterns)]
