@@ -82,6 +82,13 @@ pub struct RunSpec {
 pub struct Cutoff(Arc<Mutex<Option<Duration>>>);
 
 impl Cutoff {
+    /// A cutoff set from the start.
+    pub fn after(limit: Duration) -> Cutoff {
+        let cutoff = Cutoff::default();
+        cutoff.set(limit);
+        cutoff
+    }
+
     pub fn set(&self, after: Duration) {
         if let Ok(mut cutoff) = self.0.lock() {
             *cutoff = Some(after);

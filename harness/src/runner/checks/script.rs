@@ -142,8 +142,7 @@ async fn run_pair(
         .script(reference_dir.path(), &spec.path, args)
         .await;
     rewind(env.target, start).await?;
-    let cutoff = Cutoff::default();
-    cutoff.set(learner_time_limit(reference.duration));
+    let cutoff = Cutoff::after(learner_time_limit(reference.duration));
     let learner = env
         .exec
         .script_until(learner_dir.path(), &spec.path, args, Some(cutoff))
