@@ -368,22 +368,36 @@ async fn api_figures() {
     );
 }
 
+/// The `proctor` binary built beside this benchmark, or `None` (said, naming the section) when it
+/// is not built.
+fn built_proctor(section: &str) -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().expect("bench path");
+    let proctor = exe.with_file_name("proctor");
+    if proctor.is_file() {
+        return Some(proctor);
+    }
+    println!(
+        "{section}: skipped ({} not built; `cargo build --release -p proctor` first)",
+        proctor.display()
+    );
+    None
+}
+
+/// The repository's root (the scenarios live there).
+fn repo() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
 /// Grading figures: one full submission per lab (the first grading runs the reference and caches
 /// it, the next reuses it), then 20 at once. kubectl process starts set the floor — every learner
 /// and reference script calls kubectl — so they are counted in a separate pass under
 /// `strace -f` (which sees the starts inside the script sandboxes too) and multiplied by one
 /// kubectl start.
 fn grading_figures() {
-    let exe = std::env::current_exe().expect("bench path");
-    let proctor = exe.with_file_name("proctor");
-    if !proctor.is_file() {
-        println!(
-            "grading: skipped ({} not built; `cargo build --release -p proctor` first)",
-            proctor.display()
-        );
+    let Some(proctor) = built_proctor("grading") else {
         return;
-    }
-    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    };
+    let repo = repo();
     let cache = tempfile::tempdir().expect("tmp");
     let grade_command = |lab: &str| {
         let mut command = Command::new(&proctor);
@@ -476,14 +490,10 @@ fn grading_figures() {
 /// reference cached: the script's runs are stopped 5 s in, and not started again on the check's
 /// other nodes, so the grade takes seconds, not one scenario timeout per run.
 fn hanging_figures() {
-    let exe = std::env::current_exe().expect("bench path");
-    let proctor = exe.with_file_name("proctor");
-    if !proctor.is_file() {
-        println!("hanging scripts: skipped ({} not built)", proctor.display());
+    let Some(proctor) = built_proctor("hanging scripts") else {
         return;
-    }
-    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let scenarios = repo.join("scenarios");
+    };
+    let scenarios = repo().join("scenarios");
     let perfect = scenarios.join("gpudrv/submissions/perfect");
     let cache = tempfile::tempdir().expect("tmp");
     let work = tempfile::tempdir().expect("tmp");
@@ -546,13 +556,10 @@ fn failing_steps(results: &[u8]) -> Vec<String> {
 /// `proctor check gpuops` over every step of an empty lab dir (every check fails, so failing
 /// checks' waits for a quiet cluster show) and of a solved one (every check passes).
 fn self_check_figures() {
-    let exe = std::env::current_exe().expect("bench path");
-    let proctor = exe.with_file_name("proctor");
-    if !proctor.is_file() {
-        println!("self-check: skipped ({} not built)", proctor.display());
+    let Some(proctor) = built_proctor("self-check") else {
         return;
-    }
-    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    };
+    let repo = repo();
     let scratch = tempfile::tempdir().expect("tmp");
     let kubeconfig = scratch.path().join("kubeconfig");
     let command = |args: &[&str], dir: &std::path::Path| {
