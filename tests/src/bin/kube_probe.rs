@@ -302,7 +302,7 @@ where
     show(
         "get_metadata",
         &api.get_metadata(&name).await.context("get_metadata")?,
-        &[],
+        racy,
     );
 
     let params = PatchParams::default();
