@@ -8,35 +8,98 @@
 //! - scalars: equal and of the same JSON type: the string `"1"` does not match the number `1`, the
 //!   string `"true"` does not match the boolean `true` (the classic unquoted nodeSelector mistake).
 //!   Numbers compare by value, so `4` matches `4.0`.
+//! - operators: a map whose keys all start with `$` states something about the value in its
+//!   place instead of spelling it out (see [`OPERATORS`]); several operators must all hold.
 //!
 //! Errors name the dotted path (in [`crate::paths`] syntax) and what differed.
 
+use std::cmp::Ordering;
+
 use crate::paths::{push_index, push_key};
-use serde_json::Value;
+use crate::quantity::Amount;
+use serde_json::{Map, Value};
+
+/// The operators of an expected value, and what each one asks of the actual value.
+pub const OPERATORS: [(&str, &str); 12] = [
+    (
+        "$exists",
+        "true: set (not missing, not null); false: missing or null",
+    ),
+    (
+        "$anyOf",
+        "a list of expected values, at least one of which matches",
+    ),
+    ("$not", "an expected value that must not match"),
+    (
+        "$gt",
+        "a number or quantity above the given one (compared by value: 1Gi = 1024Mi)",
+    ),
+    ("$gte", "a number or quantity at or above the given one"),
+    ("$lt", "a number or quantity below the given one"),
+    ("$lte", "a number or quantity at or below the given one"),
+    (
+        "$quantity",
+        "a number or quantity equal by value to the given one (500m = 0.5)",
+    ),
+    (
+        "$regex",
+        "a string in which the regular expression finds a match (anchor with ^ and $)",
+    ),
+    (
+        "$yaml",
+        "a string holding YAML (or JSON) whose parsed value matches the given one",
+    ),
+    (
+        "$json",
+        "a string holding JSON whose parsed value matches the given one",
+    ),
+    (
+        "$len",
+        "a list, map or string whose length matches the given value (a number or operators)",
+    ),
+];
 
 /// `Ok(())` when `actual` contains everything in `expected`; otherwise the first difference found.
 pub fn matches(expected: &Value, actual: &Value) -> Result<(), String> {
-    match_at("", expected, actual)
+    match_at("", expected, Some(actual))
 }
 
-fn match_at(path: &str, expected: &Value, actual: &Value) -> Result<(), String> {
+/// Whether `expected` is a well-formed expectation: known operators with operands of the right
+/// kind, valid patterns and quantities, no map mixing operators with fields. For checking a
+/// scenario when it is loaded rather than when a learner is graded.
+pub fn validate(expected: &Value) -> Result<(), String> {
+    validate_at("", expected)
+}
+
+/// The operators of `expected`, when it is an operator map.
+fn operators(expected: &Value) -> Option<&Map<String, Value>> {
+    let map = expected.as_object()?;
+    (!map.is_empty() && map.keys().all(|key| key.starts_with('$'))).then_some(map)
+}
+
+/// `actual` is `None` where the key is missing.
+fn match_at(path: &str, expected: &Value, actual: Option<&Value>) -> Result<(), String> {
+    if let Some(operators) = operators(expected) {
+        return operators
+            .iter()
+            .try_for_each(|(op, operand)| match_operator(path, op, operand, actual));
+    }
+    let Some(actual) = actual else {
+        return if expected.is_null() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: missing (expected {})",
+                show_path(path),
+                brief(expected)
+            ))
+        };
+    };
     match (expected, actual) {
         (Value::Object(want), Value::Object(have)) => {
-            for (key, want_value) in want {
-                let here = push_key(path, key);
-                match have.get(key) {
-                    Some(have_value) => match_at(&here, want_value, have_value)?,
-                    None if want_value.is_null() => {}
-                    None => {
-                        return Err(format!(
-                            "{}: missing (expected {})",
-                            show_path(&here),
-                            brief(want_value)
-                        ))
-                    }
-                }
-            }
-            Ok(())
+            want.iter().try_for_each(|(key, want_value)| {
+                match_at(&push_key(path, key), want_value, have.get(key))
+            })
         }
         (Value::Array(want), Value::Array(have)) => match_list(path, want, have),
         (Value::Number(want), Value::Number(have)) => {
@@ -62,6 +125,181 @@ fn match_at(path: &str, expected: &Value, actual: &Value) -> Result<(), String> 
     }
 }
 
+fn match_operator(
+    path: &str,
+    op: &str,
+    operand: &Value,
+    actual: Option<&Value>,
+) -> Result<(), String> {
+    let at = show_path(path);
+    let set = actual.filter(|value| !value.is_null());
+    let got = || set.map_or_else(|| "nothing (not set)".to_string(), typed);
+    match op {
+        "$exists" => match (operand.as_bool(), set) {
+            (Some(true), None) => Err(format!("{at}: missing (expected it to be set)")),
+            (Some(false), Some(value)) => Err(format!(
+                "{at}: expected not to be set, got {}",
+                typed(value)
+            )),
+            (Some(_), _) => Ok(()),
+            (None, _) => Err(format!("{at}: $exists takes true or false")),
+        },
+        "$anyOf" => {
+            let alternatives = operand.as_array().map(Vec::as_slice).unwrap_or_default();
+            if alternatives
+                .iter()
+                .any(|alternative| match_at(path, alternative, actual).is_ok())
+            {
+                return Ok(());
+            }
+            let shown: Vec<String> = alternatives.iter().map(brief).collect();
+            Err(format!(
+                "{at}: expected one of {}, got {}",
+                shown.join(" or "),
+                got()
+            ))
+        }
+        "$not" => match match_at(path, operand, actual) {
+            Ok(()) => Err(format!(
+                "{at}: expected anything but {}, got {}",
+                brief(operand),
+                got()
+            )),
+            Err(_) => Ok(()),
+        },
+        "$gt" | "$gte" | "$lt" | "$lte" | "$quantity" => {
+            let want = Amount::from_json(operand).map_err(|e| format!("{at}: {op}: {e}"))?;
+            let (holds, words): (fn(Ordering) -> bool, &str) = match op {
+                "$gt" => (Ordering::is_gt, "above"),
+                "$gte" => (Ordering::is_ge, "at least"),
+                "$lt" => (Ordering::is_lt, "below"),
+                "$lte" => (Ordering::is_le, "at most"),
+                _ => (Ordering::is_eq, "equal by value to"),
+            };
+            let shown = operand
+                .as_str()
+                .map_or_else(|| operand.to_string(), str::to_string);
+            let expected = format!("a value {words} {shown}");
+            let Some(value) = set else {
+                return Err(format!("{at}: missing (expected {expected})"));
+            };
+            match Amount::from_json(value) {
+                Ok(have) if holds(have.cmp(&want)) => Ok(()),
+                Ok(_) => Err(format!("{at}: expected {expected}, got {}", brief(value))),
+                Err(_) => Err(format!("{at}: expected {expected}, got {}", typed(value))),
+            }
+        }
+        "$regex" => {
+            let pattern = operand.as_str().unwrap_or_default();
+            let regex = regex::Regex::new(pattern)
+                .map_err(|e| format!("{at}: $regex {pattern:?} does not compile: {e}"))?;
+            match set {
+                Some(Value::String(text)) if regex.is_match(text) => Ok(()),
+                Some(Value::String(text)) => Err(format!(
+                    "{at}: expected a string matching /{pattern}/, got {}",
+                    brief(&Value::String(text.clone()))
+                )),
+                _ => Err(format!(
+                    "{at}: expected a string matching /{pattern}/, got {}",
+                    got()
+                )),
+            }
+        }
+        "$yaml" | "$json" => {
+            let language = if op == "$yaml" { "YAML" } else { "JSON" };
+            let Some(Value::String(text)) = set else {
+                return Err(format!(
+                    "{at}: expected a string holding {language}, got {}",
+                    got()
+                ));
+            };
+            let parsed: Result<Value, String> = if op == "$yaml" {
+                serde_yaml::from_str(text).map_err(|e| e.to_string())
+            } else {
+                serde_json::from_str(text).map_err(|e| e.to_string())
+            };
+            let parsed = parsed.map_err(|e| format!("{at}: not valid {language}: {e}"))?;
+            match_at("", operand, Some(&parsed))
+                .map_err(|reason| format!("{at} (read as {language}): {reason}"))
+        }
+        "$len" => {
+            let length = match set {
+                Some(Value::Array(items)) => items.len(),
+                Some(Value::Object(map)) => map.len(),
+                Some(Value::String(text)) => text.chars().count(),
+                _ => {
+                    return Err(format!(
+                        "{at}: expected a list, map or string, got {}",
+                        got()
+                    ))
+                }
+            };
+            match_at("", operand, Some(&Value::from(length)))
+                .map_err(|reason| format!("{at}: length {length}: {reason}"))
+        }
+        _ => Err(format!("{at}: unknown operator {op}")),
+    }
+}
+
+fn validate_at(path: &str, expected: &Value) -> Result<(), String> {
+    let at = show_path(path);
+    match expected {
+        Value::Object(map) => {
+            let dollars = map.keys().filter(|key| key.starts_with('$')).count();
+            if dollars == 0 {
+                return map
+                    .iter()
+                    .try_for_each(|(key, value)| validate_at(&push_key(path, key), value));
+            }
+            if dollars < map.len() {
+                return Err(format!(
+                    "{at}: a map holds either operators ($...) or fields, not both"
+                ));
+            }
+            for (op, operand) in map {
+                validate_operator(path, op, operand)?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, item)| validate_at(&push_index(path, i), item)),
+        _ => Ok(()),
+    }
+}
+
+fn validate_operator(path: &str, op: &str, operand: &Value) -> Result<(), String> {
+    let at = show_path(path);
+    match op {
+        "$exists" if operand.is_boolean() => Ok(()),
+        "$exists" => Err(format!("{at}: $exists takes true or false")),
+        "$anyOf" => match operand.as_array() {
+            Some(items) if !items.is_empty() => {
+                items.iter().try_for_each(|item| validate_at(path, item))
+            }
+            _ => Err(format!("{at}: $anyOf takes a list of expected values")),
+        },
+        "$not" | "$yaml" | "$json" | "$len" => validate_at(path, operand),
+        "$gt" | "$gte" | "$lt" | "$lte" | "$quantity" => Amount::from_json(operand)
+            .map(|_| ())
+            .map_err(|e| format!("{at}: {op}: {e}")),
+        "$regex" => match operand.as_str() {
+            Some(pattern) => regex::Regex::new(pattern)
+                .map(|_| ())
+                .map_err(|e| format!("{at}: $regex {pattern:?} does not compile: {e}")),
+            None => Err(format!("{at}: $regex takes a string")),
+        },
+        _ => {
+            let known: Vec<&str> = OPERATORS.iter().map(|(name, _)| *name).collect();
+            Err(format!(
+                "{at}: unknown operator {op} (known: {})",
+                known.join(", ")
+            ))
+        }
+    }
+}
+
 /// Order-insensitive subset match of lists by maximum bipartite matching (Kuhn's algorithm; lists in
 /// Kubernetes objects are short).
 fn match_list(path: &str, want: &[Value], have: &[Value]) -> Result<(), String> {
@@ -76,7 +314,11 @@ fn match_list(path: &str, want: &[Value], have: &[Value]) -> Result<(), String> 
     // fits[i][j]: expected item i matches actual item j.
     let fits: Vec<Vec<bool>> = want
         .iter()
-        .map(|w| have.iter().map(|h| match_at("", w, h).is_ok()).collect())
+        .map(|w| {
+            have.iter()
+                .map(|h| match_at("", w, Some(h)).is_ok())
+                .collect()
+        })
         .collect();
     let mut owner: Vec<Option<usize>> = vec![None; have.len()];
     for i in 0..want.len() {
@@ -124,7 +366,7 @@ fn explain_unmatched(
     // Name the difference against the closest candidate: the one whose first difference lies deepest.
     let closest = have
         .iter()
-        .filter_map(|h| match_at(&item_path, &want[i], h).err())
+        .filter_map(|h| match_at(&item_path, &want[i], Some(h)).err())
         .max_by_key(|e| e.split(':').next().map(|p| p.len()).unwrap_or(0));
     match (have.len(), closest) {
         (1, Some(err)) => err,
@@ -380,5 +622,185 @@ mod tests {
     fn list_of_scalars_subset() {
         assert_eq!(matches(&json!(["550"]), &json!(["535", "550"])), Ok(()));
         assert!(matches(&json!(["560"]), &json!(["535", "550"])).is_err());
+    }
+
+    /// gpudrv step 6: the budget must keep all four trainers (minAvailable 4, or 3 once step 7
+    /// lowered it) and must not be a maxUnavailable budget.
+    fn budget_expect() -> Value {
+        json!({"spec": {
+            "minAvailable": {"$anyOf": [4, 3]},
+            "maxUnavailable": {"$exists": false},
+            "selector": {"matchLabels": {"app": "trainer"}}
+        }})
+    }
+
+    #[test]
+    fn alternatives_and_absence_tell_a_max_unavailable_budget_apart() {
+        let budget = |spec: Value| json!({"kind": "PodDisruptionBudget", "spec": spec});
+        let selector = json!({"matchLabels": {"app": "trainer"}});
+        for min in [4, 3] {
+            let good = budget(json!({"minAvailable": min, "selector": selector}));
+            assert_eq!(matches(&budget_expect(), &good), Ok(()));
+        }
+        let wrong = budget(json!({"maxUnavailable": 1, "selector": selector}));
+        assert_eq!(
+            matches(&budget_expect(), &wrong),
+            Err("spec.minAvailable: expected one of 4 or 3, got nothing (not set)".to_string())
+        );
+        let both = budget(json!({"minAvailable": 4, "maxUnavailable": 1, "selector": selector}));
+        assert_eq!(
+            matches(&budget_expect(), &both),
+            Err("spec.maxUnavailable: expected not to be set, got a number 1".to_string())
+        );
+        let two = budget(json!({"minAvailable": 2, "selector": selector}));
+        assert!(matches(&budget_expect(), &two).is_err());
+        // The string "4" is not the number 4 here either.
+        let quoted = budget(json!({"minAvailable": "4", "selector": selector}));
+        assert!(matches(&budget_expect(), &quoted).is_err());
+        assert_eq!(validate(&budget_expect()), Ok(()));
+    }
+
+    #[test]
+    fn comparisons_take_numbers_and_quantities_by_value() {
+        let pod = json!({"spec": {"replicas": 4, "resources": {"requests": {"memory": "1024Mi", "cpu": "500m"}}}});
+        let expect = json!({"spec": {
+            "replicas": {"$gte": 3, "$lte": 4},
+            "resources": {"requests": {"memory": {"$quantity": "1Gi"}, "cpu": {"$lt": 1}}}
+        }});
+        assert_eq!(matches(&expect, &pod), Ok(()));
+        assert_eq!(
+            matches(&json!({"spec": {"replicas": {"$gt": 4}}}), &pod),
+            Err("spec.replicas: expected a value above 4, got 4".to_string())
+        );
+        assert_eq!(
+            matches(
+                &json!({"spec": {"resources": {"requests": {"memory": {"$gte": "2Gi"}}}}}),
+                &pod
+            ),
+            Err(
+                r#"spec.resources.requests.memory: expected a value at least 2Gi, got "1024Mi""#
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            matches(&json!({"spec": {"paused": {"$lt": 1}}}), &pod),
+            Err("spec.paused: missing (expected a value below 1)".to_string())
+        );
+        assert_eq!(
+            matches(
+                &json!({"spec": {"replicas": {"$gt": 1}}}),
+                &json!({"spec": {"replicas": "50%"}})
+            ),
+            Err(r#"spec.replicas: expected a value above 1, got a string "50%""#.to_string())
+        );
+    }
+
+    #[test]
+    fn patterns_negation_and_lengths() {
+        let pod = cuda12_pod(json!([{"matchExpressions": [major_550(), os_2204()]}]));
+        let image = |e: Value| json!({"spec": {"containers": [{"name": "trainer", "image": e}]}});
+        assert_eq!(
+            matches(
+                &image(json!({"$regex": "^nvcr\\.io/nvidia/pytorch:24\\."})),
+                &pod
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            matches(&image(json!({"$not": {"$regex": ":24\\."}})), &pod),
+            Err(r#"spec.containers[0].image: expected anything but {"$regex":":24\\."}, got a string "nvcr.io/nvidia/pytorch:24.07-py3""#.to_string())
+        );
+        let terms = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+        let length = |e: Value| json!({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": e}}}}});
+        assert_eq!(matches(&length(json!({"$len": 1})), &pod), Ok(()));
+        assert_eq!(
+            matches(&length(json!({"$len": {"$gte": 2}})), &pod),
+            Err(format!("{terms}.nodeSelectorTerms: length 1: (top level): expected a value at least 2, got 1"))
+        );
+        assert_eq!(
+            matches(&json!({"metadata": {"name": {"$not": "cuda12-job"}}}), &pod),
+            Err(
+                r#"metadata.name: expected anything but "cuda12-job", got a string "cuda12-job""#
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn text_holding_yaml_or_json_is_compared_by_meaning() {
+        let config = json!({"data": {
+            "config.yaml": "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n",
+            "config.json": "{\"replicas\": 4, \"name\": \"nvidia.com/gpu\"}"
+        }});
+        let slicing = json!({"sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}});
+        assert_eq!(
+            matches(
+                &json!({"data": {"config.yaml": {"$yaml": slicing}, "config.json": {"$json": {"replicas": {"$gte": 2}}}}}),
+                &config
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            matches(
+                &json!({"data": {"config.yaml": {"$yaml": {"version": "v2"}}}}),
+                &config
+            ),
+            Err(
+                r#"data.config\.yaml (read as YAML): version: expected "v2", got "v1""#.to_string()
+            )
+        );
+        assert!(matches(
+            &json!({"data": {"config.json": {"$json": {"name": "x"}}}}),
+            &config
+        )
+        .unwrap_err()
+        .starts_with(r#"data.config\.json (read as JSON): name: expected "x""#));
+        assert!(
+            matches(&json!({"data": {"config.yaml": {"$json": {}}}}), &config)
+                .unwrap_err()
+                .starts_with(r#"data.config\.yaml: not valid JSON"#)
+        );
+    }
+
+    #[test]
+    fn malformed_expectations_are_refused_when_the_scenario_loads() {
+        let cases = [
+            (
+                json!({"spec": {"replicas": {"$gtee": 3}}}),
+                "spec.replicas: unknown operator $gtee (known: $exists, $anyOf",
+            ),
+            (
+                json!({"spec": {"replicas": {"$gt": 3, "x": 1}}}),
+                "spec.replicas: a map holds either operators ($...) or fields, not both",
+            ),
+            (
+                json!({"a": {"$exists": "no"}}),
+                "a: $exists takes true or false",
+            ),
+            (
+                json!({"a": {"$anyOf": 3}}),
+                "a: $anyOf takes a list of expected values",
+            ),
+            (
+                json!({"a": {"$anyOf": []}}),
+                "a: $anyOf takes a list of expected values",
+            ),
+            (
+                json!({"a": {"$gte": "lots"}}),
+                r#"a: $gte: "lots" is not a number or a quantity"#,
+            ),
+            (
+                json!({"a": {"$regex": "("}}),
+                r#"a: $regex "(" does not compile"#,
+            ),
+            (
+                json!({"a": [{"b": {"$not": {"$len": {"$lt": "x"}}}}]}),
+                r#"a[0].b: $lt: "x" is not a number"#,
+            ),
+        ];
+        for (expect, message) in cases {
+            let error = validate(&expect).expect_err(message);
+            assert!(error.starts_with(message), "{error}");
+        }
     }
 }
