@@ -495,6 +495,31 @@ fn a_hanging_script_is_stopped_soon_and_not_run_again() {
     );
 }
 
+/// A learner's script runs in a copy of the reference's lab dir after the step, but without the
+/// reference's answers for the step: a script that prints them prints nothing (the submission
+/// has no such file of its own) and fails, with the file check of the step.
+#[test]
+fn a_script_that_prints_the_references_answer_fails() {
+    let lab = Lab::new(SMALL_LIMITS);
+    let files = Files::correct()
+        .script(
+            "tier.sh",
+            "#!/bin/bash\ngrep \"^$1 \" out/tiers.txt | cut -d' ' -f2\n",
+        )
+        .without("out/tiers.txt")
+        .script("echo.sh", "#!/bin/bash\ncat out/echo.txt\n")
+        .without("out/echo.txt");
+    let graded = grade_guarded(&lab, "answer-reader", &files, "json");
+    graded.assert_graded_with_failures();
+    let json = graded.json();
+    assert_failing_exactly(&json, &["2.1", "2.2", "4.1", "4.2"]);
+    assert!(
+        output(&json, "4.1").contains("stdout differs"),
+        "{}",
+        output(&json, "4.1")
+    );
+}
+
 #[test]
 fn limits_are_validated() {
     let lab = Lab::new("limits:\n  timeout: 0s\n  output: 0\n  processes: 0\n  memory: 0\n");

@@ -1,7 +1,7 @@
 //! Evaluating one check of a step in a given setting (cluster, learner dir, reference dir) and
 //! turning the outcome into a report line with points and hints.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::checks::file::check_file;
@@ -23,6 +23,8 @@ pub struct Setting<'a> {
     pub learner_dir: &'a Path,
     /// R_n for the step being checked.
     pub reference_dir: &'a Path,
+    /// Files of R_n the learner's script runs do not get ([`super::answers`]).
+    pub answers: &'a [PathBuf],
     /// What the step's replay printed when it failed, to explain missing objects.
     pub replay_note: Option<&'a str>,
 }
@@ -62,7 +64,13 @@ pub async fn evaluate(setting: &Setting<'_>, check: &Check) -> Outcome {
                 exec: &exec,
                 perturbations: &setting.lab.scenario.perturbations,
             };
-            check_script(&env, spec, setting.learner_dir, setting.reference_dir).await
+            check_script(
+                &env,
+                spec,
+                setting.learner_dir,
+                (setting.reference_dir, setting.answers),
+            )
+            .await
         }
         CheckKind::File(spec) => check_file(spec, setting.learner_dir, setting.reference_dir),
     }

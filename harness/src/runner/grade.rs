@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 
+use super::answers::hidden_answers;
 use super::evaluate::{evaluate_to_report, judged_before_step, Setting};
 use super::exec::{describe_exit, succeeded, transcript, Exec};
 use super::reference::ReferenceRun;
@@ -55,6 +56,7 @@ pub async fn grade(
             target,
             learner_dir: submission,
             reference_dir: &before.dir,
+            answers: &[],
             replay_note: replay_note.as_deref(),
         };
         for (position, check) in graded.iter().filter(|(_, check)| judged_before_step(check)) {
@@ -65,8 +67,12 @@ pub async fn grade(
             .restore(&after.snapshot)
             .await
             .with_context(|| format!("restoring the state after step {}", step.id))?;
+        let answers = hidden_answers(&lab.scenario, index, |k| {
+            reference.state(k).ok().map(|state| state.dir.as_path())
+        });
         let setting = Setting {
             reference_dir: &after.dir,
+            answers: &answers,
             replay_note: None,
             ..setting
         };

@@ -1,5 +1,6 @@
 //! The grading flows of the scenario model: reference run, grade, self-check, selftest, solve.
 
+pub mod answers;
 pub mod checks;
 pub mod evaluate;
 pub mod exec;

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::answers::hidden_answers;
 use super::evaluate::{evaluate_to_report, Setting};
 use super::reference::ReferenceDirs;
 use crate::cluster::Target;
@@ -34,11 +35,13 @@ pub async fn self_check(
         }
         progress.step_started(step.id, steps_total, &step.title);
         let reference_dir = shadow.dir(index + 1)?;
+        let answers = hidden_answers(&lab.scenario, index, |k| shadow.dir(k).ok());
         let setting = Setting {
             lab,
             target: live,
             learner_dir: live_dir,
             reference_dir,
+            answers: &answers,
             replay_note: None,
         };
         let mut lines = Vec::new();

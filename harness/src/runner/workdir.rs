@@ -75,6 +75,17 @@ pub fn copy_file(from: &Path, to: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Removes a file, link or directory; a missing one is not an error.
+pub fn remove_entry(path: &Path) -> anyhow::Result<()> {
+    let removed = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
+        Ok(_) => fs::remove_file(path),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => Err(error),
+    };
+    removed.with_context(|| format!("removing {}", path.display()))
+}
+
 /// A fresh temporary directory holding a copy of `base` (which may be absent: then empty).
 pub fn scratch_copy(base: &Path) -> anyhow::Result<tempfile::TempDir> {
     let dir = tempfile::Builder::new()

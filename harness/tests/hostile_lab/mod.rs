@@ -429,6 +429,12 @@ impl Files {
         self
     }
 
+    /// Leaves `name` out.
+    pub fn without(mut self, name: &str) -> Files {
+        self.0.remove(name);
+        self
+    }
+
     /// Replaces `name` by a symbolic link to `target`.
     pub fn link(mut self, name: &str, target: &Path) -> Files {
         self.0

@@ -11,7 +11,7 @@
 //! restore is what isolates steps.)
 
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use graders::text::{compare, normalise, Compare, Normaliser};
@@ -21,7 +21,7 @@ use super::confine::{locate, outside, LabFile};
 use super::outcome::Outcome;
 use crate::cluster::{Snapshot, Target};
 use crate::runner::exec::{describe_exit, Exec};
-use crate::runner::workdir::{copy_file, copy_missing, scratch_copy};
+use crate::runner::workdir::{copy_file, copy_missing, remove_entry, scratch_copy};
 use crate::sandbox::{is_limit_problem, Cutoff, ExitStatus, RunOutcome};
 use crate::scenario::check::{ScriptCheck, ScriptCompare};
 use crate::scenario::Perturbation;
@@ -91,9 +91,10 @@ struct Run {
     learner_output: String,
 }
 
-/// The learner's run dir is R_n with the learner's script overlaid, plus the learner's files that
-/// R_n does not have (helpers the script sources); data files stay the reference's, so both
-/// scripts see the same state.
+/// The learner's run dir is R_n without the reference's answers (see [`crate::runner::answers`]),
+/// with the learner's script overlaid, plus the learner's files that it does not have (helpers the
+/// script sources, the learner's own answers); data files stay the reference's, so both scripts
+/// see the same state.
 ///
 /// With a `start` state, the cluster is put back to it after each run: both runs of the pair see
 /// the same cluster, whatever the other did. Most scripts only read, so the two runs first go side
@@ -103,12 +104,12 @@ async fn run_pair(
     env: &ScriptEnv<'_>,
     spec: &ScriptCheck,
     learner: (&Path, &Path),
-    reference_dir: &Path,
+    reference: (&Path, &[PathBuf]),
     args: &[String],
     start: Option<&Snapshot>,
 ) -> anyhow::Result<(RunOutcome, RunOutcome)> {
     if let Some(start) = start {
-        let (learner_dir, reference_dir) = run_dirs(spec, learner, reference_dir)?;
+        let (learner_dir, reference_dir) = run_dirs(spec, learner, reference)?;
         let cutoff = Cutoff::default();
         let (learner, reference) = tokio::join!(
             env.exec
@@ -136,7 +137,7 @@ async fn run_pair(
         );
     }
     // One after the other: the reference first, so that its time sets the learner's limit.
-    let (learner_dir, reference_dir) = run_dirs(spec, learner, reference_dir)?;
+    let (learner_dir, reference_dir) = run_dirs(spec, learner, reference)?;
     let reference = env
         .exec
         .script(reference_dir.path(), &spec.path, args)
@@ -151,14 +152,19 @@ async fn run_pair(
     Ok((learner, reference))
 }
 
-/// Fresh copies of R_n for one pair: the learner's (script overlaid) and the reference's.
+/// Fresh copies of R_n for one pair: the learner's (answers out, script overlaid) and the
+/// reference's.
 fn run_dirs(
     spec: &ScriptCheck,
     learner: (&Path, &Path),
-    reference_dir: &Path,
+    reference: (&Path, &[PathBuf]),
 ) -> anyhow::Result<(tempfile::TempDir, tempfile::TempDir)> {
     let (learner_root, learner_script) = learner;
+    let (reference_dir, answers) = reference;
     let learner_dir = scratch_copy(reference_dir)?;
+    for answer in answers {
+        remove_entry(&learner_dir.path().join(answer))?;
+    }
     copy_file(learner_script, &learner_dir.path().join(&spec.path))?;
     copy_missing(learner_root, learner_dir.path())?;
     Ok((learner_dir, scratch_copy(reference_dir)?))
@@ -289,7 +295,7 @@ pub async fn check_script(
     env: &ScriptEnv<'_>,
     spec: &ScriptCheck,
     learner_dir: &Path,
-    reference_dir: &Path,
+    reference: (&Path, &[PathBuf]),
 ) -> Outcome {
     let learner_script = match locate(learner_dir, &spec.path) {
         LabFile::Inside(path) => path,
@@ -324,7 +330,7 @@ pub async fn check_script(
                 env,
                 spec,
                 (learner_dir, &learner_script),
-                reference_dir,
+                reference,
                 &injected,
                 start.as_ref(),
             )
@@ -345,7 +351,7 @@ async fn run_all(
     env: &ScriptEnv<'_>,
     spec: &ScriptCheck,
     learner: (&Path, &Path),
-    reference_dir: &Path,
+    reference: (&Path, &[PathBuf]),
     injected: &Injected,
     start: Option<&Snapshot>,
 ) -> Outcome {
@@ -391,7 +397,7 @@ async fn run_all(
             .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ");
-        let pair = run_pair(env, spec, learner, reference_dir, &args, start).await;
+        let pair = run_pair(env, spec, learner, reference, &args, start).await;
         let (learner, reference) = match pair {
             Ok(pair) => pair,
             Err(error) => {
