@@ -266,6 +266,7 @@ fn a_failing_reference_stops_grading_and_solving_with_exit_2() {
             "--dir".to_string(),
             solved.path().join("lab").display().to_string(),
         ],
+        vec!["selftest".to_string(), "mini".to_string()],
     ];
     for args in runs {
         let output = cargo_bin_cmd!("proctor")
@@ -277,8 +278,13 @@ fn a_failing_reference_stops_grading_and_solving_with_exit_2() {
             .expect("runs");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        // Named first: the line that says what failed comes before anything else it explains.
+        let named = stderr
+            .lines()
+            .find(|line| line.contains("failed"))
+            .unwrap_or_default();
         assert!(
-            stderr.contains(
+            named.contains(
                 "mini: the reference of step 1 failed (exit 1) at `[ \"$(cat out/tier.txt)\" = silver ]`"
             ),
             "{args:?}: {stderr}"
@@ -293,4 +299,38 @@ fn a_failing_reference_stops_grading_and_solving_with_exit_2() {
             "{args:?}"
         );
     }
+}
+
+/// The reference's own run of a script in a check that cannot finish within the scenario's limits
+/// says nothing about the learner: grading stops with exit 2 and names the run, and no score is
+/// given.
+#[test]
+fn a_reference_script_run_that_hits_a_limit_stops_grading_with_exit_2() {
+    let root = lab();
+    let tight = common::SCENARIO.replace("steps:\n", "limits: {timeout: 2s}\nsteps:\n");
+    common::write(&root.path().join("mini/scenario.yaml"), &tight, 0o644);
+    // Quick on the lab's own node (the reference step calls it there), slow on the grader's.
+    let slow = "#!/bin/bash\ncase \"$1\" in tier-node-*) sleep 30 ;; esac\nkubectl get node \"$1\" -o jsonpath='{.metadata.labels.tier}'\necho\n";
+    common::write(&root.path().join("mini/reference/tier.sh"), slow, 0o755);
+    let good = submission(Some((TIER_SH, 0o755)), Some("gold\n"), Some(SETTINGS));
+    let cache = tempfile::tempdir().expect("tempdir");
+    let output = cargo_bin_cmd!("proctor")
+        .args(["grade", "mini", "--color", "never", "--submission"])
+        .arg(good.path())
+        .arg("--scenarios")
+        .arg(root.path())
+        .env("PROCTOR_CACHE", cache.path())
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("check 1.3 (tier-script) could not be judged: the reference's run of ./tier.sh tier-node-<silver> could not finish"),
+        "{stderr}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).contains("Score"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
 }

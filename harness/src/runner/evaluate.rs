@@ -76,16 +76,30 @@ pub async fn evaluate(setting: &Setting<'_>, check: &Check) -> Outcome {
     }
 }
 
-/// Evaluates and builds the report line for check number `position` (1-based) of `step`.
+/// Evaluates and builds the report line for check number `position` (1-based) of `step`; an
+/// error when the scenario, not the learner, kept the check from being judged.
 pub async fn evaluate_to_report(
     setting: &Setting<'_>,
     step: &Step,
     position: usize,
     check: &Check,
-) -> CheckReport {
+) -> anyhow::Result<CheckReport> {
     let started = Instant::now();
     let outcome = evaluate(setting, check).await;
-    report_line(step, position, check, outcome, started.elapsed())
+    if let Some(problem) = &outcome.scenario_problem {
+        anyhow::bail!(
+            "check {}.{position} ({}) could not be judged: {problem}",
+            step.id,
+            check.id
+        );
+    }
+    Ok(report_line(
+        step,
+        position,
+        check,
+        outcome,
+        started.elapsed(),
+    ))
 }
 
 pub fn report_line(

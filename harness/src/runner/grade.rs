@@ -60,7 +60,7 @@ pub async fn grade(
             replay_note: replay_note.as_deref(),
         };
         for (position, check) in graded.iter().filter(|(_, check)| judged_before_step(check)) {
-            lines.push(evaluate_to_report(&setting, step, *position, check).await);
+            lines.push(evaluate_to_report(&setting, step, *position, check).await?);
         }
 
         target
@@ -80,7 +80,7 @@ pub async fn grade(
             .iter()
             .filter(|(_, check)| !judged_before_step(check))
         {
-            lines.push(evaluate_to_report(&setting, step, *position, check).await);
+            lines.push(evaluate_to_report(&setting, step, *position, check).await?);
         }
 
         lines.sort_by_key(|line| line.position);

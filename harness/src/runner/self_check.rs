@@ -51,7 +51,7 @@ pub async fn self_check(
             {
                 continue;
             }
-            lines.push(evaluate_to_report(&setting, step, k + 1, check).await);
+            lines.push(evaluate_to_report(&setting, step, k + 1, check).await?);
         }
         if lines.is_empty() {
             continue;

@@ -15,6 +15,9 @@ pub struct Outcome {
     pub actual: String,
     /// Problems the sandbox noticed in the learner's script (CRLF, missing exec bit ...).
     pub problems: Vec<String>,
+    /// Why the check could not be judged at all, through no fault of the learner (the reference's
+    /// own run of a script hit a limit): the grading stops with exit 2 instead of taking points.
+    pub scenario_problem: Option<String>,
 }
 
 impl Outcome {
@@ -30,6 +33,17 @@ impl Outcome {
         Outcome {
             passed: false,
             message: message.into(),
+            ..Outcome::default()
+        }
+    }
+
+    /// The scenario, not the learner, failed: see [`Outcome::scenario_problem`].
+    pub fn scenario_problem(problem: impl Into<String>) -> Outcome {
+        let problem = problem.into();
+        Outcome {
+            passed: false,
+            message: problem.clone(),
+            scenario_problem: Some(problem),
             ..Outcome::default()
         }
     }

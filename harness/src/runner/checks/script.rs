@@ -20,7 +20,7 @@ use indexmap::IndexMap;
 use super::confine::{locate, outside, LabFile};
 use super::outcome::Outcome;
 use crate::cluster::{Snapshot, Target};
-use crate::runner::exec::{describe_exit, Exec};
+use crate::runner::exec::{describe_exit, transcript, Exec};
 use crate::runner::workdir::{copy_file, copy_missing, remove_entry, scratch_copy};
 use crate::sandbox::{is_limit_problem, Cutoff, ExitStatus, RunOutcome};
 use crate::scenario::check::{ScriptCheck, ScriptCompare};
@@ -259,11 +259,6 @@ fn compare_runs(
                 TIME_FLOOR.as_secs()
             ));
         }
-        for problem in reference.problems.iter().filter(|p| is_limit_problem(p)) {
-            notes.push(format!(
-                "the reference run hit a limit as well (a scenario problem, not yours): {problem}"
-            ));
-        }
         // What the learner's script complained about is usually the quickest explanation.
         let stderr = printable(&learner.stderr);
         let lines: Vec<&str> = stderr
@@ -288,6 +283,20 @@ fn compare_runs(
         notes,
         diff,
         learner_output,
+    }
+}
+
+/// Why the reference's run did not come to an end of its own, if it did not (a limit, or no
+/// start at all): then the pair says nothing about the learner.
+fn reference_limit(reference: &RunOutcome) -> Option<String> {
+    if let Some(problem) = reference.problems.iter().find(|p| is_limit_problem(p)) {
+        return Some(problem.clone());
+    }
+    match &reference.exit {
+        ExitStatus::TimedOut | ExitStatus::OutputLimit | ExitStatus::SpawnError(_) => {
+            Some(describe_exit(&reference.exit))
+        }
+        ExitStatus::Code(_) | ExitStatus::Signal(_) => None,
     }
 }
 
@@ -405,6 +414,13 @@ async fn run_all(
                 return Outcome::fail(injected.stable(&message));
             }
         };
+        if let Some(problem) = reference_limit(&reference) {
+            return Outcome::scenario_problem(injected.stable(&format!(
+                "the reference's run of {invocation} could not finish ({problem}): a scenario \
+                 problem, not the learner's\n{}",
+                transcript(&reference)
+            )));
+        }
         // Limits are named in the message (see `compare_runs`); the script's own mistakes
         // (CRLF, exec bit) become hints.
         for problem in learner.problems.iter().filter(|p| !is_limit_problem(p)) {
