@@ -330,7 +330,7 @@ steps:
       - id: tier-file
         title: out/tier.txt
         points: 2
-        file: {path: out/tier.txt, normalise: [trailing-whitespace, final-newline]}
+        file: {path: out/tier.txt, normalise: [trailingWhitespace, finalNewline]}
       - id: tier-script
         title: tier.sh reads the label
         points: 3

@@ -3,7 +3,7 @@
 //! `proctor grade --format json` (the bundled `scenarios/<lab>/submissions/` are graded by the
 //! `proctor demo` test in grade_labs.rs), and
 //! each step's test checks that step lost points exactly when the case's `expect.yaml` says so
-//! (`score: full`, or `failing_steps: [..]`).
+//! (`score: full`, or `failingSteps: [..]`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -11,6 +11,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use proctor::scenario::expect::load_expectation;
+use proctor::scenario::Expectation;
 use serde_json::Value;
 
 fn repo() -> PathBuf {
@@ -28,14 +30,14 @@ struct Case {
     failing: BTreeSet<u64>,
 }
 
-fn expectation(dir: &Path) -> Option<BTreeSet<u64>> {
-    let text = std::fs::read_to_string(dir.join("expect.yaml")).ok()?;
-    let v: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
-    if v.get("score").and_then(|s| s.as_str()) == Some("full") {
-        return Some(BTreeSet::new());
+/// The case's `expect.yaml`, read as `proctor demo` reads a bundled one; a fixture without a
+/// readable one is a broken fixture, not a case to skip.
+fn expectation(dir: &Path) -> BTreeSet<u64> {
+    match load_expectation(&dir.join("expect.yaml")) {
+        Ok(Expectation::FullScore) => BTreeSet::new(),
+        Ok(Expectation::FailingSteps(steps)) => steps.into_iter().map(u64::from).collect(),
+        Err(error) => panic!("fixture {}: {error}", dir.display()),
     }
-    let steps = v.get("failing_steps")?.as_sequence()?;
-    Some(steps.iter().filter_map(|s| s.as_u64()).collect())
 }
 
 fn cases() -> Vec<Case> {
@@ -52,9 +54,7 @@ fn cases() -> Vec<Case> {
                 .collect();
             dirs.sort();
             for dir in dirs {
-                let Some(failing) = expectation(&dir) else {
-                    continue;
-                };
+                let failing = expectation(&dir);
                 let case = dir
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())

@@ -5,9 +5,9 @@ use crate::drain::{verdict, DrainVerdict};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-/// How two texts are compared; in scenario files `exact`, `lines-unordered`, `drain`.
+/// How two texts are compared; in scenario files `exact`, `linesUnordered`, `drain`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "camelCase")]
 pub enum Compare {
     /// Byte for byte.
     Exact,
@@ -204,7 +204,7 @@ mod tests {
     #[test]
     fn compare_names_in_scenarios() {
         let v: Vec<Compare> =
-            serde_yaml::from_str("[exact, lines-unordered, drain]").expect("valid names");
+            serde_yaml::from_str("[exact, linesUnordered, drain]").expect("valid names");
         assert_eq!(
             v,
             vec![Compare::Exact, Compare::LinesUnordered, Compare::Drain]

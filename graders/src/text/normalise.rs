@@ -2,14 +2,14 @@
 //! generated pod names, durations and timestamps) do not make two outputs differ.
 
 use regex::{Captures, Regex};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// One normalisation rule; in scenario files spelled `crlf`, `trailing-whitespace`, `final-newline`,
-/// `pod-names`, `timings`, `blank-lines`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// One normalisation rule; in scenario files spelled `crlf`, `trailingWhitespace`, `finalNewline`,
+/// `podNames`, `timings`, `blankLines`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Normaliser {
     /// Trailing spaces and tabs (and a stray `\r`) at the end of each line are removed.
     TrailingWhitespace,
@@ -317,7 +317,7 @@ mod tests {
     #[test]
     fn kebab_case_names_in_scenarios() {
         let rules: Vec<Normaliser> = serde_yaml::from_str(
-            "[trailing-whitespace, final-newline, pod-names, timings, blank-lines, crlf]",
+            "[trailingWhitespace, finalNewline, podNames, timings, blankLines, crlf]",
         )
         .expect("valid normaliser names");
         assert_eq!(

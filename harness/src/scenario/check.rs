@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use graders::text::Normaliser;
+
 use super::units::HumanDuration;
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -97,7 +99,7 @@ impl CheckKind<'_> {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "camelCase")]
 pub enum Visibility {
     /// Self-check and grading.
     #[default]
@@ -107,7 +109,7 @@ pub enum Visibility {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "camelCase")]
 pub enum Mode {
     /// `proctor check`: the learner's live cluster and lab dir.
     Check,
@@ -134,11 +136,11 @@ pub struct FileCheck {
     #[serde(default)]
     pub expected: Option<String>,
     #[serde(default)]
-    pub normalise: Vec<NormaliseRule>,
+    pub normalise: Vec<Normaliser>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "camelCase")]
 pub enum FileCompare {
     #[default]
     Exact,
@@ -147,18 +149,6 @@ pub enum FileCompare {
     Drain,
     /// Against the fixed `expected` string instead of the reference file.
     Literal,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NormaliseRule {
-    TrailingWhitespace,
-    FinalNewline,
-    PodNames,
-    Timings,
-    BlankLines,
-    /// `\r\n` line endings become `\n`.
-    Crlf,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -182,7 +172,7 @@ fn stdout_and_exit_code() -> Vec<ScriptCompare> {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, rename_all = "snake_case")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NodeSelection {
     /// Label selector (`key`, `key=value`, `!key`, ...); all nodes when absent.
     #[serde(default)]
@@ -197,7 +187,7 @@ fn include_injected_default() -> bool {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "camelCase")]
 pub enum ScriptCompare {
     Stdout,
     Stderr,

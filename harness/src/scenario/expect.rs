@@ -11,12 +11,12 @@ use super::load::parse_yaml;
 pub enum Expectation {
     /// `{score: full}`: every check passes.
     FullScore,
-    /// `{failing_steps: [5, 6]}`: exactly these steps have a failing check.
+    /// `{failingSteps: [5, 6]}`: exactly these steps have a failing check.
     FailingSteps(Vec<u32>),
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ExpectFile {
     #[serde(default)]
     score: Option<String>,
@@ -43,7 +43,7 @@ pub fn load_expectation(file: &Path) -> Result<Expectation, ScenarioError> {
         _ => Err(ScenarioError::new(
             file,
             "",
-            "expected exactly one of `score: full` or `failing_steps: [...]`",
+            "expected exactly one of `score: full` or `failingSteps: [...]`",
         )),
     }
 }

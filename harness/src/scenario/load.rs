@@ -150,7 +150,7 @@ steps:
         let errors = load_scenario(&file).expect_err("unknown variant");
         let message = errors.to_string();
         assert!(message.contains("unknown variant `fuzzy`"), "{message}");
-        assert!(message.contains("lines-unordered"), "{message}");
+        assert!(message.contains("linesUnordered"), "{message}");
         assert!(message.contains(":14:"), "{message}");
     }
 

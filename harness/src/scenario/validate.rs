@@ -321,7 +321,7 @@ fn validate_kind(
                 problems.add(
                     &format!("{path}.script.compare"),
                     location,
-                    "must list at least one of stdout, stderr, exit_code".to_string(),
+                    "must list at least one of stdout, stderr, exitCode".to_string(),
                 );
             }
         }

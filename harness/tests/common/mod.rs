@@ -37,7 +37,7 @@ steps:
         title: out/tier.txt
         points: 2
         hint: "Write the tier of lab-node-0."
-        file: {path: out/tier.txt, normalise: [trailing-whitespace, final-newline]}
+        file: {path: out/tier.txt, normalise: [trailingWhitespace, finalNewline]}
       - id: tier-script
         title: tier.sh reads the label
         points: 3

@@ -81,7 +81,7 @@ steps:
         script:
           path: tier.sh
           args: ["{node}"]
-          nodes: {selector: tier, include_injected: true}
+          nodes: {selector: tier, includeInjected: true}
           inject: [extra]
       - id: tiers-file
         title: out/tiers.txt

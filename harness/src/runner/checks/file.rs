@@ -8,18 +8,7 @@ use graders::text::{compare, normalise, Compare, Normaliser};
 use super::confine::{locate, outside, LabFile};
 use super::outcome::Outcome;
 use crate::runner::workdir::read_lab_file;
-use crate::scenario::check::{FileCheck, FileCompare, NormaliseRule};
-
-pub fn normaliser(rule: NormaliseRule) -> Normaliser {
-    match rule {
-        NormaliseRule::TrailingWhitespace => Normaliser::TrailingWhitespace,
-        NormaliseRule::FinalNewline => Normaliser::FinalNewline,
-        NormaliseRule::PodNames => Normaliser::PodNames,
-        NormaliseRule::Timings => Normaliser::Timings,
-        NormaliseRule::BlankLines => Normaliser::BlankLines,
-        NormaliseRule::Crlf => Normaliser::Crlf,
-    }
-}
+use crate::scenario::check::{FileCheck, FileCompare};
 
 /// `learner_dir`'s file vs `reference_dir`'s file (or the literal).
 pub fn check_file(spec: &FileCheck, learner_dir: &Path, reference_dir: &Path) -> Outcome {
@@ -44,9 +33,9 @@ pub fn check_file(spec: &FileCheck, learner_dir: &Path, reference_dir: &Path) ->
             }
         },
     };
-    let rules: Vec<Normaliser> = spec.normalise.iter().copied().map(normaliser).collect();
-    let expected_norm = normalise(&expected, &rules);
-    let actual_norm = normalise(&actual, &rules);
+    let rules: &[Normaliser] = &spec.normalise;
+    let expected_norm = normalise(&expected, rules);
+    let actual_norm = normalise(&actual, rules);
     let how = match spec.compare {
         FileCompare::Exact | FileCompare::Literal => Compare::Exact,
         FileCompare::LinesUnordered => Compare::LinesUnordered,
@@ -96,10 +85,7 @@ mod tests {
             path: "out/tags.txt".into(),
             compare,
             expected: expected.map(str::to_string),
-            normalise: vec![
-                NormaliseRule::TrailingWhitespace,
-                NormaliseRule::FinalNewline,
-            ],
+            normalise: vec![Normaliser::TrailingWhitespace, Normaliser::FinalNewline],
         }
     }
 
