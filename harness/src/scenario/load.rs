@@ -49,8 +49,9 @@ pub fn load_scenario(file: &Path) -> Result<Scenario, ScenarioErrors> {
             format!("cannot read scenario: {error}"),
         )])
     })?;
-    let scenario: Scenario =
+    let mut scenario: Scenario =
         parse_yaml(&text, file).map_err(|error| ScenarioErrors(vec![error]))?;
+    scenario.number_steps();
     let scenario_dir = file.parent().unwrap_or_else(|| Path::new("."));
     let problems = validate(&scenario, scenario_dir, file, &text);
     if problems.is_empty() {

@@ -1,28 +1,34 @@
 //! Best-effort line numbers for semantic errors. serde_yaml drops spans once a value is parsed,
-//! so steps and checks are found again by scanning for their `- id:` lines; when the file is
-//! written in another style the error simply carries no line.
+//! so steps and checks are found again by scanning for list items (checks by their `- id:`
+//! lines); when the file is written in another style the error simply carries no line.
 
 /// 1-based line and column of step `step` (0-based index) and, if given, of its check `check`.
 pub fn locate_item(text: &str, step: usize, check: Option<usize>) -> Option<(usize, usize)> {
     let lines: Vec<&str> = text.lines().collect();
     let steps_line = lines.iter().position(|line| line.trim_end() == "steps:")?;
-    let items: Vec<(usize, usize)> = lines
+    // (line number, indent, whether the item starts with `id:`) of every list item after `steps:`,
+    // up to the next top-level key.
+    let items: Vec<(usize, usize, bool)> = lines
         .iter()
         .enumerate()
         .skip(steps_line + 1)
+        .take_while(|(_, line)| {
+            let top_level_key = !line.starts_with([' ', '-', '#']) && !line.trim().is_empty();
+            !top_level_key
+        })
         .filter_map(|(number, line)| {
             let indent = line.len() - line.trim_start().len();
             let rest = line.trim_start().strip_prefix('-')?;
-            rest.trim_start()
-                .starts_with("id:")
-                .then_some((number, indent))
+            Some((number, indent, rest.trim_start().starts_with("id:")))
         })
         .collect();
-    let step_indent = items.first()?.1;
+    // Steps are the shallowest items (their `id:` is optional); checks are the `- id:` items
+    // below a step.
+    let step_indent = items.iter().map(|(_, indent, _)| *indent).min()?;
     let step_starts: Vec<usize> = items
         .iter()
-        .filter(|(_, indent)| *indent == step_indent)
-        .map(|(number, _)| *number)
+        .filter(|(_, indent, _)| *indent == step_indent)
+        .map(|(number, _, _)| *number)
         .collect();
     let start = *step_starts.get(step)?;
     match check {
@@ -31,11 +37,11 @@ pub fn locate_item(text: &str, step: usize, check: Option<usize>) -> Option<(usi
             let end = step_starts.get(step + 1).copied().unwrap_or(usize::MAX);
             items
                 .iter()
-                .filter(|(number, indent)| {
-                    *number > start && *number < end && *indent > step_indent
+                .filter(|(number, indent, id)| {
+                    *id && *number > start && *number < end && *indent > step_indent
                 })
                 .nth(check)
-                .map(|(number, indent)| (number + 1, indent + 1))
+                .map(|(number, indent, _)| (number + 1, indent + 1))
         }
     }
 }
@@ -53,9 +59,13 @@ steps:
       - id: one
         title: t
       - id: two
-  - id: 2
+  - title: b
     checks:
       - id: three
+        hints:
+          - match: x
+perturbations: {}
+  - not a step
 ";
 
     #[test]

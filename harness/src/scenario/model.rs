@@ -125,9 +125,30 @@ fn yes() -> bool {
     true
 }
 
+/// A step id written in the file: 1 or more (0 is what "left out" becomes before numbering).
+fn positive<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    match u32::deserialize(deserializer)? {
+        0 => Err(serde::de::Error::custom("step ids start at 1")),
+        id => Ok(id),
+    }
+}
+
+impl Scenario {
+    /// Gives every step without an id its position (from 1).
+    pub fn number_steps(&mut self) {
+        for (index, step) in self.steps.iter_mut().enumerate() {
+            if step.id == 0 {
+                step.id = index as u32 + 1;
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Step {
+    /// The step's number in reports and `--step`; its position (from 1) when left out.
+    #[serde(default, deserialize_with = "positive")]
     pub id: u32,
     pub title: String,
     /// Bash run in the reference lab dir to reach this step's state.

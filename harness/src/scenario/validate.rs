@@ -68,15 +68,16 @@ pub fn validate(
             "a scenario needs at least one step".to_string(),
         );
     }
+    let mut ids = BTreeSet::new();
     for (index, step) in scenario.steps.iter().enumerate() {
         let path = format!("steps[{index}]");
-        let expected_id = index as u32 + 1;
-        if step.id != expected_id {
+        if !ids.insert(step.id) {
             problems.add(
                 &format!("{path}.id"),
                 locate_item(text, index, None),
                 format!(
-                    "step ids must be 1..N in order: expected {expected_id}, got {}",
+                    "step id {} is taken by an earlier step (a step without an id is numbered by \
+                     its position)",
                     step.id
                 ),
             );
@@ -458,11 +459,13 @@ steps:
       - id: lit
         title: literal without expected
         file: {path: ../escape, compare: literal}
+  - title: Numbered by its position
 ";
 
     fn problems() -> Vec<ScenarioError> {
         let file = Path::new("scenario.yaml");
-        let scenario: Scenario = parse_yaml(BASE, file).expect("parses");
+        let mut scenario: Scenario = parse_yaml(BASE, file).expect("parses");
+        scenario.number_steps();
         validate(&scenario, Path::new("."), file, BASE)
     }
 
@@ -474,11 +477,15 @@ steps:
     }
 
     #[test]
-    fn step_ids_must_count_from_one() {
+    fn step_ids_are_unique_and_default_to_the_position() {
         let problems = problems();
-        let problem = find(&problems, "expected 2, got 3");
-        assert_eq!(problem.path, "steps[1].id");
-        assert_eq!(problem.location, Some((19, 3)));
+        let problem = find(&problems, "step id 3 is taken by an earlier step");
+        assert_eq!(problem.path, "steps[2].id");
+        assert_eq!(problem.location, Some((34, 3)));
+        assert!(
+            !problems.iter().any(|p| p.path == "steps[1].id"),
+            "{problems:#?}"
+        );
     }
 
     #[test]
