@@ -362,6 +362,12 @@ fn validate_kind(
                     "needs expect, count, a name or absent: true to assert anything".to_string(),
                 );
             }
+            check_expect(
+                object.expect.as_ref(),
+                &format!("{object_path}.expect"),
+                location,
+                problems,
+            );
             if object.stable == Some(0) {
                 problems.add(
                     &format!("{object_path}.stable"),
@@ -384,7 +390,27 @@ fn validate_kind(
                     "list the objects the manifest must create".to_string(),
                 );
             }
+            for (index, object) in manifest.objects.iter().enumerate() {
+                check_expect(
+                    object.expect.as_ref(),
+                    &format!("{path}.manifest.objects[{index}].expect"),
+                    location,
+                    problems,
+                );
+            }
         }
+    }
+}
+
+/// An `expect` tree must be one the matcher can read: known operators, valid operands.
+fn check_expect(
+    expect: Option<&serde_json::Value>,
+    path: &str,
+    location: Option<(usize, usize)>,
+    problems: &mut Problems,
+) {
+    if let Some(Err(problem)) = expect.map(graders::partial::validate) {
+        problems.add(path, location, problem);
     }
 }
 
@@ -459,6 +485,9 @@ steps:
       - id: lit
         title: literal without expected
         file: {path: ../escape, compare: literal}
+      - id: typo
+        title: an operator misspelt
+        object: {resource: deployments, name: d, expect: {spec: {replicas: {$gtee: 3}}}}
   - title: Numbered by its position
 ";
 
@@ -481,7 +510,7 @@ steps:
         let problems = problems();
         let problem = find(&problems, "step id 3 is taken by an earlier step");
         assert_eq!(problem.path, "steps[2].id");
-        assert_eq!(problem.location, Some((34, 3)));
+        assert_eq!(problem.location, Some((37, 3)));
         assert!(
             !problems.iter().any(|p| p.path == "steps[1].id"),
             "{problems:#?}"
@@ -520,6 +549,16 @@ steps:
             &problems,
             "../escape must be a relative path inside the lab dir",
         );
+    }
+
+    #[test]
+    fn expectations_are_checked_on_load() {
+        let problems = problems();
+        let problem = find(
+            &problems,
+            "spec.replicas: unknown operator $gtee (known: $exists",
+        );
+        assert_eq!(problem.path, "steps[1].checks[4].object.expect");
     }
 
     #[test]
