@@ -129,6 +129,10 @@ const NAME_THE_FAILING_COMMAND: &str = concat!(
     "printf \"proctor: failed at: %s\\n\" \"$BASH_COMMAND\" >&2' EXIT\n",
 );
 
+/// The helpers every reference step can call (`wait_until`, `field_is`, ...), and strict mode:
+/// shipped with Proctor rather than copied into each lab.
+const REFERENCE_LIB: &str = include_str!("reference_lib.sh");
+
 /// The line [`NAME_THE_FAILING_COMMAND`] writes before the command.
 const FAILED_AT: &str = "proctor: failed at: ";
 
@@ -160,7 +164,10 @@ async fn run_step(
     if step.reference.trim().is_empty() {
         return Ok("none");
     }
-    let snippet = format!("{NAME_THE_FAILING_COMMAND}{}", step.reference);
+    let snippet = format!(
+        "{NAME_THE_FAILING_COMMAND}{REFERENCE_LIB}{}",
+        step.reference
+    );
     let mut outcome = exec.shell(dir, &snippet).await;
     let (command, stderr) = failing_command(&outcome.stderr);
     outcome.stderr = stderr;

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Helpers sourced by the `reference` steps of ../scenario.yaml (not part of the learner's solution).
-# Sourcing this file also turns on strict mode, so a reference step stops at its first failure.
+# Defined by Proctor before every `reference` step of every scenario (see scenarios/README.md);
+# never in a learner's run. Strict mode too, so a reference step stops at its first failure.
 set -euo pipefail
 
 # wait_until SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds; fail after SECONDS.
