@@ -1,6 +1,6 @@
-//! Choosing the hints shown with a failed check: the first targeted hint whose regex matches
-//! the learner's actual output or diff, else the check's generic hint; plus what the sandbox
-//! noticed about the script itself (CRLF line endings, a missing exec bit).
+//! Choosing the hints shown with a failed check: what the sandbox noticed about the script itself
+//! (CRLF line endings, a missing exec bit) when it noticed anything; else the first targeted hint
+//! whose regex matches the learner's actual output or diff, else the check's generic hint.
 
 use regex::Regex;
 
@@ -10,6 +10,13 @@ use crate::scenario::Check;
 pub fn hints_for(check: &Check, outcome: &Outcome) -> Vec<String> {
     if outcome.passed {
         return Vec::new();
+    }
+    // A script that cannot start (no exec bit, CRLF) fails whatever it says: what the sandbox
+    // noticed is the one thing to fix, and a scenario need not spell these out again.
+    if !outcome.problems.is_empty() {
+        let mut problems = outcome.problems.clone();
+        problems.dedup();
+        return problems;
     }
     let mut hints = Vec::new();
     let haystack = format!(
@@ -27,11 +34,6 @@ pub fn hints_for(check: &Check, outcome: &Outcome) -> Vec<String> {
         (Some(hint), _) => hints.push(hint.say.clone()),
         (None, Some(generic)) => hints.push(generic.clone()),
         (None, None) => {}
-    }
-    for problem in &outcome.problems {
-        if !hints.contains(problem) {
-            hints.push(problem.clone());
-        }
     }
     hints
 }
@@ -61,15 +63,17 @@ mod tests {
     }
 
     #[test]
-    fn generic_hint_and_sandbox_problems() {
+    fn sandbox_problems_replace_the_scenarios_hints() {
         let mut outcome = Outcome::fail("differs");
-        outcome.problems = vec!["drv-tag.sh has CRLF line endings".to_string()];
         assert_eq!(
             hints_for(&check(), &outcome),
-            vec![
-                "Run drv-tag.sh for each node.".to_string(),
-                "drv-tag.sh has CRLF line endings".to_string()
-            ]
+            vec!["Run drv-tag.sh for each node.".to_string()]
+        );
+        outcome.problems = vec!["drv-tag.sh has CRLF line endings".to_string()];
+        outcome.actual = "lab-node-0 550.90.07-5.15.0-119-generic-ubuntu22.04".into();
+        assert_eq!(
+            hints_for(&check(), &outcome),
+            vec!["drv-tag.sh has CRLF line endings".to_string()]
         );
         assert!(hints_for(&check(), &Outcome::pass("ok")).is_empty());
     }

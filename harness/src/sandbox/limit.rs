@@ -122,8 +122,8 @@ mod tests {
         );
         assert!(messages.iter().all(|m| is_limit_problem(m)));
         for other in [
-            "drv-tag.sh has CRLF (Windows) line endings: run dos2unix",
-            "drv-tag.sh is not executable (chmod +x)",
+            "drv-tag.sh has Windows (CRLF) line endings, so its first line names no interpreter: convert it (dos2unix drv-tag.sh, or sed -i 's/\\r$//' drv-tag.sh)",
+            "drv-tag.sh is not executable: the grader runs it as ./drv-tag.sh, as the lab does (chmod +x drv-tag.sh)",
             "the script did not finish within ",
             "",
         ] {

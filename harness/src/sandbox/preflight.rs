@@ -28,11 +28,13 @@ pub(crate) fn check(run_dir: &Path, program: &Path) -> Vec<String> {
     };
     let mut problems = Vec::new();
     if meta.permissions().mode() & 0o111 == 0 {
-        problems.push(format!("{name} is not executable (chmod +x)"));
+        problems.push(format!(
+            "{name} is not executable: the grader runs it as ./{name}, as the lab does (chmod +x {name})"
+        ));
     }
     if has_crlf(&path) {
         problems.push(format!(
-            "{name} has CRLF (Windows) line endings: run dos2unix"
+            "{name} has Windows (CRLF) line endings, so its first line names no interpreter: convert it (dos2unix {name}, or sed -i 's/\\r$//' {name})"
         ));
     }
     problems

@@ -551,7 +551,7 @@ fn missing_exec_bit_fails_like_in_the_lab() {
         );
         assert_eq!(
             o.problems,
-            vec!["drv-tag.sh is not executable (chmod +x)".to_string()]
+            vec!["drv-tag.sh is not executable: the grader runs it as ./drv-tag.sh, as the lab does (chmod +x drv-tag.sh)".to_string()]
         );
     }
 }
@@ -572,7 +572,7 @@ fn crlf_script_fails_like_in_the_lab_and_is_named() {
         assert_eq!(o.stdout, b"");
         assert_eq!(
             o.problems,
-            vec!["drv-tag.sh has CRLF (Windows) line endings: run dos2unix".to_string()]
+            vec!["drv-tag.sh has Windows (CRLF) line endings, so its first line names no interpreter: convert it (dos2unix drv-tag.sh, or sed -i 's/\\r$//' drv-tag.sh)".to_string()]
         );
     }
 }
