@@ -173,3 +173,15 @@ fn valid_scenario_file_is_accepted_by_path() {
         .assert()
         .success();
 }
+
+#[test]
+fn schema_prints_the_json_schema() {
+    cargo_bin_cmd!("proctor")
+        .arg("schema")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "\"$schema\": \"https://json-schema.org/draft/2020-12/schema\"",
+        ))
+        .stdout(predicate::str::contains("\"includeInjected\""));
+}

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 /// One normalisation rule; in scenario files spelled `crlf`, `trailingWhitespace`, `finalNewline`,
 /// `podNames`, `timings`, `blankLines`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Normaliser {
     /// Trailing spaces and tabs (and a stray `\r`) at the end of each line are removed.

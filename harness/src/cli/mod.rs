@@ -83,6 +83,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// List the labs.
     Labs,
+    /// Print the JSON Schema of scenario.yaml (kept as scenarios/scenario.schema.json, which
+    /// editors read through each scenario's yaml-language-server modeline).
+    Schema,
 }
 
 #[derive(Debug, Args)]

@@ -29,5 +29,9 @@ pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
         Command::Selftest(args) => selftest::run(&globals, args).await,
         Command::Demo(args) => demo::run(&globals, args).await,
         Command::Labs => labs::run(&globals),
+        Command::Schema => {
+            print!("{}", crate::scenario::schema::scenario_schema());
+            Ok(Verdict::Passed)
+        }
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -11,7 +12,7 @@ use graders::text::Normaliser;
 
 use super::units::HumanDuration;
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Check {
     pub id: String,
@@ -98,7 +99,7 @@ impl CheckKind<'_> {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Visibility {
     /// Self-check and grading.
@@ -108,7 +109,7 @@ pub enum Visibility {
     Hidden,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Mode {
     /// `proctor check`: the learner's live cluster and lab dir.
@@ -117,7 +118,7 @@ pub enum Mode {
     Grade,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TargetedHint {
     /// A regex tested against the learner's actual output / diff text.
@@ -126,7 +127,7 @@ pub struct TargetedHint {
     pub say: String,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FileCheck {
     pub path: PathBuf,
@@ -139,7 +140,7 @@ pub struct FileCheck {
     pub normalise: Vec<Normaliser>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum FileCompare {
     #[default]
@@ -151,7 +152,7 @@ pub enum FileCompare {
     Literal,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ScriptCheck {
     pub path: PathBuf,
@@ -171,7 +172,7 @@ fn stdout_and_exit_code() -> Vec<ScriptCompare> {
     vec![ScriptCompare::Stdout, ScriptCompare::ExitCode]
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NodeSelection {
     /// Label selector (`key`, `key=value`, `!key`, ...); all nodes when absent.
@@ -186,7 +187,7 @@ fn include_injected_default() -> bool {
     true
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ScriptCompare {
     Stdout,
@@ -194,7 +195,7 @@ pub enum ScriptCompare {
     ExitCode,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ObjectCheck {
     /// Plural, kind or short name known to kubectl (`nodes`, `Deployment`, `ds`).
@@ -230,14 +231,14 @@ fn ten_seconds() -> HumanDuration {
     HumanDuration::from_secs(10)
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ManifestCheck {
     pub path: PathBuf,
     pub objects: Vec<ManifestObject>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ManifestObject {
     pub kind: String,

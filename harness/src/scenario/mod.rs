@@ -8,6 +8,7 @@ pub mod load;
 pub mod locate;
 pub mod lookup;
 pub mod model;
+pub mod schema;
 pub mod units;
 pub mod validate;
 

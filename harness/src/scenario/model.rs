@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -14,10 +15,12 @@ use super::units::{ByteSize, HumanDuration};
 pub const API_VERSION: &str = "proctor/v1";
 pub const KIND: &str = "Scenario";
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Scenario {
+    #[schemars(extend("const" = API_VERSION))]
     pub api_version: String,
+    #[schemars(extend("const" = KIND))]
     pub kind: String,
     pub name: String,
     pub title: String,
@@ -35,7 +38,7 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClusterSpec {
     #[serde(default)]
@@ -45,7 +48,7 @@ pub struct ClusterSpec {
     pub manifests: Vec<PathBuf>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NodeSpec {
     pub name: String,
@@ -58,7 +61,7 @@ pub struct NodeSpec {
     pub taints: Vec<Value>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StarterFile {
     /// Relative to the scenario dir.
@@ -67,7 +70,7 @@ pub struct StarterFile {
     pub to: PathBuf,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LimitsSpec {
     #[serde(default = "default_timeout")]
@@ -106,7 +109,7 @@ impl Default for LimitsSpec {
 
 /// A node template injected before re-running scripts; the final name is `namePrefix` plus a
 /// random suffix so a script cannot know it in advance.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Perturbation {
     pub name_prefix: String,
@@ -133,6 +136,14 @@ fn positive<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D:
     }
 }
 
+/// The schema of a field whose serde default is only a placeholder (a step's id before
+/// numbering) states no default.
+fn no_default(schema: &mut schemars::Schema) {
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("default");
+    }
+}
+
 impl Scenario {
     /// Gives every step without an id its position (from 1).
     pub fn number_steps(&mut self) {
@@ -144,11 +155,12 @@ impl Scenario {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Step {
     /// The step's number in reports and `--step`; its position (from 1) when left out.
     #[serde(default, deserialize_with = "positive")]
+    #[schemars(range(min = 1), transform = no_default)]
     pub id: u32,
     pub title: String,
     /// Bash run in the reference lab dir to reach this step's state.

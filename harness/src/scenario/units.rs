@@ -162,6 +162,38 @@ impl Serialize for ByteSize {
     }
 }
 
+impl schemars::JsonSchema for HumanDuration {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Duration".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A Go duration (300ms, 10s, 2m, 1h30m) or a number of seconds.",
+            "anyOf": [
+                {"type": "string", "pattern": "^\\s*([0-9]+(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+\\s*$|^\\s*[0-9.]+\\s*$"},
+                {"type": "number", "minimum": 0}
+            ]
+        })
+    }
+}
+
+impl schemars::JsonSchema for ByteSize {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ByteSize".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A size in bytes, or with a unit: B, KiB, MiB, GiB, KB, MB, GB (1MiB).",
+            "anyOf": [
+                {"type": "string", "pattern": "^\\s*[0-9]+\\s*(B|K|KB|M|MB|G|GB|Ki|KiB|Mi|MiB|Gi|GiB)?\\s*$"},
+                {"type": "integer", "minimum": 0}
+            ]
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
