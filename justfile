@@ -25,6 +25,7 @@ fuzz target="decode" seconds="60":
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
+    cargo run --quiet --bin proctor -- lint --all
 
 # Build the upstream control plane the differential suite compares with (once per machine; about 5 minutes cold), and install the pinned Python client its client session drives.
 upstream:

@@ -175,6 +175,58 @@ fn valid_scenario_file_is_accepted_by_path() {
 }
 
 #[test]
+fn lint_passes_the_bundled_labs() {
+    let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    cargo_bin_cmd!("proctor")
+        .args(["lint", "--all", "--scenarios"])
+        .arg(&scenarios)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "gpudrv/scenario.yaml: no problems",
+        ))
+        .stderr(predicate::str::contains(
+            "gpuops/scenario.yaml: no problems",
+        ));
+}
+
+/// What loading cannot see: a resource the cluster does not serve, a kind it does not serve, a
+/// file no step asks for, a scenario file the reference uses that is not there; each is named
+/// with its line, and the lint exits 1.
+#[test]
+fn lint_names_unserved_resources_and_unknown_paths() {
+    let broken = VALID.replace(
+        "      mkdir -p out && echo hello > out/hello.txt\n",
+        "      mkdir -p out && echo hello > out/hello.txt\n      kubectl apply -f \"$SCENARIO_DIR/reference/gone.yaml\"\n",
+    ) + "      - id: typo
+        title: a typo
+        object: {resource: deploymnets, name: d}
+      - id: kind
+        title: a kind typo
+        manifest: {path: out/hello.txt, objects: [{kind: ConfigMaps, name: c}]}
+      - id: unasked
+        title: a file nobody writes
+        file: {path: out/bye.txt}
+";
+    let root = scenarios_with("mini", &broken);
+    let output = cargo_bin_cmd!("proctor")
+        .args(["lint", "mini", "--scenarios"])
+        .arg(root.path())
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    for expected in [
+        "scenario.yaml:7:3: steps[0].reference: uses $SCENARIO_DIR/reference/gone.yaml, which does not exist",
+        "scenario.yaml:17:7: steps[0].checks[1].object.resource: \"deploymnets\" is not a resource the cluster serves (did you mean deployments?)",
+        "scenario.yaml:20:7: steps[0].checks[2].manifest.objects[0].kind: \"ConfigMaps\" is not a kind the cluster serves (did you mean ConfigMap?)",
+        "scenario.yaml:23:7: steps[0].checks[3].file.path: out/bye.txt is not an artifact of step 1 or an earlier one",
+    ] {
+        assert!(stdout.contains(expected), "{expected}\nnot in:\n{stdout}");
+    }
+}
+
+#[test]
 fn schema_prints_the_json_schema() {
     cargo_bin_cmd!("proctor")
         .arg("schema")

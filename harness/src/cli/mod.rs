@@ -83,9 +83,23 @@ pub enum Command {
     Demo(DemoArgs),
     /// List the labs.
     Labs,
+    /// Check a lab's scenario without running it: the format, every resource against the kinds
+    /// the cluster serves, every path against the lab's files, the bundled expect.yaml files.
+    Lint(LintArgs),
     /// Print the JSON Schema of scenario.yaml (kept as scenarios/scenario.schema.json, which
     /// editors read through each scenario's yaml-language-server modeline).
     Schema,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  proctor lint gpudrv\n  proctor lint --all")]
+pub struct LintArgs {
+    /// The labs: folders of the scenarios dir (`proctor labs` lists them), e.g. gpudrv.
+    #[arg(value_name = "LAB", required_unless_present = "all")]
+    pub labs: Vec<String>,
+    /// Every lab of the scenarios dir.
+    #[arg(long, conflicts_with = "labs")]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@ pub mod demo;
 pub mod grade;
 pub mod guard;
 pub mod labs;
+pub mod lint;
 pub mod selftest;
 pub mod solve;
 pub mod up;
@@ -29,6 +30,7 @@ pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
         Command::Selftest(args) => selftest::run(&globals, args).await,
         Command::Demo(args) => demo::run(&globals, args).await,
         Command::Labs => labs::run(&globals),
+        Command::Lint(args) => lint::run(&globals, args).await,
         Command::Schema => {
             print!("{}", crate::scenario::schema::scenario_schema());
             Ok(Verdict::Passed)

@@ -4,6 +4,7 @@ pub mod check;
 pub mod error;
 pub mod expect;
 pub mod lab;
+pub mod lint;
 pub mod load;
 pub mod locate;
 pub mod lookup;

@@ -1,0 +1,269 @@
+//! `proctor lint`: what loading a scenario cannot know by itself. Every resource an object check
+//! names and every kind a manifest check expects must be served by the cluster (a typo like
+//! `deploymnets` would otherwise fail every learner at grading time); every file a check reads
+//! must be one the learner is asked for by then (an artifact of the step or an earlier one, or a
+//! starter file); every `$SCENARIO_DIR/...` file a reference step uses must exist.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use super::check::CheckKind;
+use super::error::ScenarioError;
+use super::lab::Lab;
+use super::locate::locate_item;
+
+/// One row of `kubectl api-resources`: how kubectl lets a resource be named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedResource {
+    /// The plural name (`deployments`).
+    pub name: String,
+    pub short_names: Vec<String>,
+    /// The API group, empty for the core group.
+    pub group: String,
+    pub kind: String,
+}
+
+impl ServedResource {
+    /// Whether `text` names this resource as `kubectl get` accepts it: plural, singular (the kind
+    /// in lower case), kind or short name, each optionally qualified by the group
+    /// (`deployments.apps`); kinds compare without case, as kubectl's RESTMapper does.
+    fn is_named_by(&self, text: &str) -> bool {
+        let text = text.to_ascii_lowercase();
+        let (bare, group) = match text.split_once('.') {
+            Some((bare, group)) => (bare, Some(group)),
+            None => (text.as_str(), None),
+        };
+        if group.is_some_and(|group| group != self.group) {
+            return false;
+        }
+        bare == self.name
+            || bare == self.kind.to_ascii_lowercase()
+            || self.short_names.iter().any(|short| short == bare)
+    }
+}
+
+/// Parses `kubectl api-resources --no-headers` (NAME [SHORTNAMES] APIVERSION NAMESPACED KIND).
+pub fn parse_api_resources(text: &str) -> Vec<ServedResource> {
+    text.lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (name, short_names, api_version, kind) = match fields.as_slice() {
+                [name, short, version, _, kind] => {
+                    (name, short.split(',').collect(), version, kind)
+                }
+                [name, version, _, kind] => (name, Vec::new(), version, kind),
+                _ => return None,
+            };
+            let group = api_version
+                .rsplit_once('/')
+                .map_or("", |(group, _)| group)
+                .to_string();
+            Some(ServedResource {
+                name: name.to_string(),
+                short_names: short_names.into_iter().map(str::to_string).collect(),
+                group,
+                kind: kind.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The problems `lint` finds in `lab`, whose scenario file reads `text`.
+pub fn lint(lab: &Lab, text: &str, served: &[ServedResource]) -> Vec<ScenarioError> {
+    let file = lab.dir.join("scenario.yaml");
+    let scenario = &lab.scenario;
+    let mut problems = Vec::new();
+    let mut given: BTreeSet<PathBuf> = scenario.starter.iter().map(|s| s.to.clone()).collect();
+    for (index, step) in scenario.steps.iter().enumerate() {
+        given.extend(step.artifacts.iter().cloned());
+        for used in scenario_files(&step.reference) {
+            if !lab.dir.join(&used).exists() {
+                problems.push(
+                    ScenarioError::new(
+                        &file,
+                        format!("steps[{index}].reference"),
+                        format!(
+                            "uses $SCENARIO_DIR/{}, which does not exist",
+                            used.display()
+                        ),
+                    )
+                    .at(locate_item(text, index, None)),
+                );
+            }
+        }
+        for (k, check) in step.checks.iter().enumerate() {
+            let path = format!("steps[{index}].checks[{k}]");
+            let at = locate_item(text, index, Some(k));
+            let mut problem = |path: String, message: String| {
+                problems.push(ScenarioError::new(&file, path, message).at(at));
+            };
+            let read = match check.kind() {
+                Some(CheckKind::File(spec)) => Some(("file", &spec.path)),
+                Some(CheckKind::Script(spec)) => Some(("script", &spec.path)),
+                Some(CheckKind::Manifest(spec)) => Some(("manifest", &spec.path)),
+                Some(CheckKind::Object(_)) | None => None,
+            };
+            if let Some((kind, read)) = read {
+                if !given.contains(read) {
+                    problem(
+                        format!("{path}.{kind}.path"),
+                        format!(
+                            "{} is not an artifact of step {} or an earlier one, nor a starter \
+                             file: no learner is asked for it",
+                            read.display(),
+                            step.id
+                        ),
+                    );
+                }
+            }
+            match check.kind() {
+                Some(CheckKind::Object(spec))
+                    if !served.iter().any(|r| r.is_named_by(&spec.resource)) =>
+                {
+                    problem(
+                        format!("{path}.object.resource"),
+                        format!(
+                            "{:?} is not a resource the cluster serves{}",
+                            spec.resource,
+                            closest(&spec.resource, served.iter().map(|r| r.name.as_str()))
+                        ),
+                    )
+                }
+                Some(CheckKind::Manifest(spec)) => {
+                    for (n, object) in spec.objects.iter().enumerate() {
+                        if !served.iter().any(|r| r.kind == object.kind) {
+                            problem(
+                                format!("{path}.manifest.objects[{n}].kind"),
+                                format!(
+                                    "{:?} is not a kind the cluster serves{}",
+                                    object.kind,
+                                    closest(&object.kind, served.iter().map(|r| r.kind.as_str()))
+                                ),
+                            );
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Err(error) = lab.bundled_submissions() {
+        problems.push(ScenarioError::new(&file, "", format!("{error:#}")));
+    }
+    problems
+}
+
+/// ` (did you mean deployments?)` for the candidate closest to `text`, when one is close.
+fn closest<'a>(text: &str, candidates: impl Iterator<Item = &'a str>) -> String {
+    let text = text.to_ascii_lowercase();
+    candidates
+        .map(|candidate| {
+            (
+                edit_distance(&text, &candidate.to_ascii_lowercase()),
+                candidate,
+            )
+        })
+        .filter(|(distance, _)| *distance <= 3)
+        .min()
+        .map(|(_, candidate)| format!(" (did you mean {candidate}?)"))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance (names here are short).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(current + 1);
+            previous = current;
+        }
+    }
+    row[b.len()]
+}
+
+/// The scenario files a reference shell names literally (`"$SCENARIO_DIR/reference/x.yaml"`);
+/// paths built from variables or globs are left alone.
+fn scenario_files(shell: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for prefix in ["$SCENARIO_DIR/", "${SCENARIO_DIR}/"] {
+        let mut rest = shell;
+        while let Some(start) = rest.find(prefix) {
+            rest = &rest[start + prefix.len()..];
+            let end = rest
+                .find(|c: char| c.is_whitespace() || "\"';|&)<>".contains(c))
+                .unwrap_or(rest.len());
+            let path = &rest[..end];
+            if !path.is_empty() && !path.contains(['$', '*', '?', '[']) {
+                files.push(Path::new(path).to_path_buf());
+            }
+        }
+    }
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RESOURCES: &str = "\
+nodes                               no           v1                                false        Node
+pods                                po           v1                                true         Pod
+daemonsets                          ds           apps/v1                           true         DaemonSet
+deployments                         deploy       apps/v1                           true         Deployment
+poddisruptionbudgets                pdb          policy/v1                         true         PodDisruptionBudget
+leases                                           coordination.k8s.io/v1            true         Lease
+";
+
+    #[test]
+    fn resources_are_named_as_kubectl_names_them() {
+        let served = parse_api_resources(RESOURCES);
+        assert_eq!(served.len(), 6);
+        assert_eq!(served[5].short_names, Vec::<String>::new());
+        assert_eq!(served[5].group, "coordination.k8s.io");
+        let named = |text: &str| served.iter().any(|r| r.is_named_by(text));
+        for ok in [
+            "nodes",
+            "node",
+            "no",
+            "Node",
+            "ds",
+            "daemonsets.apps",
+            "DaemonSet",
+            "pdb",
+            "leases.coordination.k8s.io",
+            "deploy",
+        ] {
+            assert!(named(ok), "{ok}");
+        }
+        for wrong in ["deploymnets", "daemonsets.batch", "nodez", ""] {
+            assert!(!named(wrong), "{wrong}");
+        }
+        let names = || served.iter().map(|r| r.name.as_str());
+        assert_eq!(
+            closest("deploymnets", names()),
+            " (did you mean deployments?)"
+        );
+        assert_eq!(closest("nodez", names()), " (did you mean nodes?)");
+        assert_eq!(closest("configmaps", names()), "");
+    }
+
+    #[test]
+    fn reference_shells_name_their_scenario_files() {
+        let shell = "install -m 0755 \"$SCENARIO_DIR/reference/drv-tag.sh\" drv-tag.sh\n\
+                     kubectl apply -f ${SCENARIO_DIR}/reference/k8s/x.yaml;\n\
+                     cp \"$SCENARIO_DIR/reference/$name\" .\n";
+        assert_eq!(
+            scenario_files(shell),
+            vec![
+                PathBuf::from("reference/drv-tag.sh"),
+                PathBuf::from("reference/k8s/x.yaml")
+            ]
+        );
+    }
+}
