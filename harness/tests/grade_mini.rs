@@ -334,3 +334,25 @@ fn a_reference_script_run_that_hits_a_limit_stops_grading_with_exit_2() {
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+/// A grade stops starting checks when the scenario's overall budget is spent: they are reported
+/// as not graded (and fail), and the grade still ends as an ordinary report.
+#[test]
+fn checks_after_the_grade_budget_are_reported_not_graded() {
+    let root = lab();
+    let tight = common::SCENARIO.replace("steps:\n", "limits: {grade: 1ms}\nsteps:\n");
+    common::write(&root.path().join("mini/scenario.yaml"), &tight, 0o644);
+    let good = submission(Some((TIER_SH, 0o755)), Some("gold\n"), Some(SETTINGS));
+    let (code, json) = grade_json(root.path(), good.path());
+    assert_eq!(code, 1, "{json}");
+    let tests = json["tests"].as_array().expect("tests");
+    assert!(!tests.is_empty());
+    for test in tests {
+        let output = test["output"].as_str().unwrap_or_default();
+        assert!(
+            output.contains("not graded: the grade's time budget of 1ms (limits.grade) ran out"),
+            "{test}"
+        );
+        assert_eq!(test["score"], 0.0, "{test}");
+    }
+}

@@ -5,18 +5,19 @@
 //! and files (learner's file vs R_n's).
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
 use super::answers::hidden_answers;
-use super::evaluate::{evaluate_to_report, judged_before_step, Setting};
+use super::checks::Outcome;
+use super::evaluate::{evaluate_to_report, judged_before_step, report_line, Setting};
 use super::exec::{describe_exit, succeeded, transcript, Exec};
 use super::reference::ReferenceRun;
 use super::workdir::scratch_copy;
 use crate::cluster::Target;
 use crate::report::{CheckReport, Progress, Report, StepReport};
-use crate::scenario::{Lab, Mode};
+use crate::scenario::{Check, Lab, Mode, Step};
 
 pub async fn grade(
     lab: &Lab,
@@ -26,13 +27,18 @@ pub async fn grade(
     progress: &mut dyn Progress,
 ) -> anyhow::Result<Report> {
     let started = Instant::now();
+    let budget = Budget {
+        started,
+        total: lab.scenario.limits.grade.0,
+        told: std::cell::Cell::new(false),
+    };
     let steps_total = lab.scenario.steps.len();
     let mut steps = Vec::new();
     for (index, step) in lab.scenario.steps.iter().enumerate() {
         progress.step_started(step.id, steps_total, &step.title);
         let before = reference.state(index)?;
         let after = reference.state(index + 1)?;
-        let graded: Vec<(usize, &crate::scenario::Check)> = step
+        let graded: Vec<(usize, &Check)> = step
             .checks
             .iter()
             .enumerate()
@@ -40,6 +46,15 @@ pub async fn grade(
             .map(|(k, check)| (k + 1, check))
             .collect();
         let mut lines: Vec<CheckReport> = Vec::new();
+        if budget.spent() {
+            lines.extend(
+                graded
+                    .iter()
+                    .map(|(position, check)| budget.not_graded(step, *position, check)),
+            );
+            push_step(&mut steps, step, lines, steps_total, progress);
+            continue;
+        }
 
         target
             .restore(&before.snapshot)
@@ -60,7 +75,7 @@ pub async fn grade(
             replay_note: replay_note.as_deref(),
         };
         for (position, check) in graded.iter().filter(|(_, check)| judged_before_step(check)) {
-            lines.push(evaluate_to_report(&setting, step, *position, check).await?);
+            lines.push(budget.evaluate(&setting, step, *position, check).await?);
         }
 
         target
@@ -80,21 +95,9 @@ pub async fn grade(
             .iter()
             .filter(|(_, check)| !judged_before_step(check))
         {
-            lines.push(evaluate_to_report(&setting, step, *position, check).await?);
+            lines.push(budget.evaluate(&setting, step, *position, check).await?);
         }
-
-        lines.sort_by_key(|line| line.position);
-        if lines.is_empty() {
-            // Only live-cluster checks (labels set by hand): nothing to grade from files.
-            continue;
-        }
-        let step_report = StepReport {
-            id: step.id,
-            title: step.title.clone(),
-            checks: lines,
-        };
-        progress.step_finished(&step_report, steps_total);
-        steps.push(step_report);
+        push_step(&mut steps, step, lines, steps_total, progress);
     }
     Ok(Report {
         lab: lab.name().to_string(),
@@ -105,6 +108,77 @@ pub async fn grade(
         isolation: Some(reference.isolation.to_string()),
         duration: started.elapsed(),
     })
+}
+
+/// Adds the report of `step` (its lines in check order), unless the step graded nothing.
+fn push_step(
+    steps: &mut Vec<StepReport>,
+    step: &Step,
+    mut lines: Vec<CheckReport>,
+    steps_total: usize,
+    progress: &mut dyn Progress,
+) {
+    lines.sort_by_key(|line| line.position);
+    if lines.is_empty() {
+        // Only live-cluster checks (labels set by hand): nothing to grade from files.
+        return;
+    }
+    let step_report = StepReport {
+        id: step.id,
+        title: step.title.clone(),
+        checks: lines,
+    };
+    progress.step_finished(&step_report, steps_total);
+    steps.push(step_report);
+}
+
+/// The grade's overall time budget (`limits.grade`): a check not started when it is spent is
+/// reported as not graded, so that one slow submission cannot hold up the grading of a class. A
+/// check already running finishes within its own limits.
+struct Budget {
+    started: Instant,
+    total: Duration,
+    /// Whether the log already said that the budget ran out.
+    told: std::cell::Cell<bool>,
+}
+
+impl Budget {
+    fn spent(&self) -> bool {
+        self.started.elapsed() >= self.total
+    }
+
+    async fn evaluate(
+        &self,
+        setting: &Setting<'_>,
+        step: &Step,
+        position: usize,
+        check: &Check,
+    ) -> anyhow::Result<CheckReport> {
+        if self.spent() {
+            return Ok(self.not_graded(step, position, check));
+        }
+        evaluate_to_report(setting, step, position, check).await
+    }
+
+    fn not_graded(&self, step: &Step, position: usize, check: &Check) -> CheckReport {
+        let message = format!(
+            "not graded: the grade's time budget of {:?} (limits.grade) ran out before this check",
+            self.total
+        );
+        if !self.told.replace(true) {
+            tracing::warn!(step = step.id, check = %check.id, "{message}; the rest is not graded");
+        }
+        let mut line = report_line(
+            step,
+            position,
+            check,
+            Outcome::fail(message),
+            Duration::ZERO,
+        );
+        // The check's hints would explain a mistake nobody looked for.
+        line.hints.clear();
+        line
+    }
 }
 
 /// Runs the step's replay in a copy of the submission; returns a note when it failed.

@@ -81,6 +81,10 @@ pub struct LimitsSpec {
     pub processes: u64,
     #[serde(default = "default_memory")]
     pub memory: ByteSize,
+    /// The whole grade of one submission (the reference run aside): checks not started by then
+    /// are reported as not graded, so one slow submission cannot hold up a class.
+    #[serde(default = "default_grade_budget")]
+    pub grade: HumanDuration,
 }
 
 fn default_timeout() -> HumanDuration {
@@ -95,6 +99,9 @@ fn default_processes() -> u64 {
 fn default_memory() -> ByteSize {
     ByteSize(1 << 30)
 }
+fn default_grade_budget() -> HumanDuration {
+    HumanDuration::from_secs(600)
+}
 
 impl Default for LimitsSpec {
     fn default() -> Self {
@@ -103,6 +110,7 @@ impl Default for LimitsSpec {
             output: default_output(),
             processes: default_processes(),
             memory: default_memory(),
+            grade: default_grade_budget(),
         }
     }
 }

@@ -209,6 +209,13 @@ fn validate_limits(scenario: &Scenario, problems: &mut Problems) {
             "must be greater than zero".to_string(),
         );
     }
+    if limits.grade.0.is_zero() {
+        problems.add(
+            "limits.grade",
+            None,
+            "must be greater than zero".to_string(),
+        );
+    }
 }
 
 fn validate_check(
