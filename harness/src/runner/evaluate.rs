@@ -12,7 +12,7 @@ use super::checks::Outcome;
 use super::exec::Exec;
 use super::hints::hints_for;
 use crate::cluster::Target;
-use crate::report::CheckReport;
+use crate::report::{CheckReport, Progress, StepReport};
 use crate::scenario::{Check, CheckKind, Lab, Step};
 
 /// Where a check is evaluated.
@@ -128,6 +128,28 @@ pub fn report_line(
         hints,
         duration,
     }
+}
+
+/// Adds the report of `step` (its lines in check order), unless the step graded nothing.
+pub fn push_step(
+    steps: &mut Vec<StepReport>,
+    step: &Step,
+    mut lines: Vec<CheckReport>,
+    steps_total: usize,
+    progress: &mut dyn Progress,
+) {
+    lines.sort_by_key(|line| line.position);
+    if lines.is_empty() {
+        // Nothing of the step runs in this mode (in grade mode: only live-cluster checks).
+        return;
+    }
+    let step_report = StepReport {
+        id: step.id,
+        title: step.title.clone(),
+        checks: lines,
+    };
+    progress.step_finished(&step_report, steps_total);
+    steps.push(step_report);
 }
 
 /// Whether a check's evaluation needs the state before the step (objects and manifests are

@@ -11,12 +11,12 @@ use anyhow::Context;
 
 use super::answers::hidden_answers;
 use super::checks::Outcome;
-use super::evaluate::{evaluate_to_report, judged_before_step, report_line, Setting};
+use super::evaluate::{evaluate_to_report, judged_before_step, push_step, report_line, Setting};
 use super::exec::{describe_exit, succeeded, transcript, Exec};
 use super::reference::ReferenceRun;
 use super::workdir::scratch_copy;
 use crate::cluster::Target;
-use crate::report::{CheckReport, Progress, Report, StepReport};
+use crate::report::{CheckReport, Progress, Report};
 use crate::scenario::{Check, Lab, Mode, Step};
 
 pub async fn grade(
@@ -108,28 +108,6 @@ pub async fn grade(
         isolation: Some(reference.isolation.to_string()),
         duration: started.elapsed(),
     })
-}
-
-/// Adds the report of `step` (its lines in check order), unless the step graded nothing.
-fn push_step(
-    steps: &mut Vec<StepReport>,
-    step: &Step,
-    mut lines: Vec<CheckReport>,
-    steps_total: usize,
-    progress: &mut dyn Progress,
-) {
-    lines.sort_by_key(|line| line.position);
-    if lines.is_empty() {
-        // Only live-cluster checks (labels set by hand): nothing to grade from files.
-        return;
-    }
-    let step_report = StepReport {
-        id: step.id,
-        title: step.title.clone(),
-        checks: lines,
-    };
-    progress.step_finished(&step_report, steps_total);
-    steps.push(step_report);
 }
 
 /// The grade's overall time budget (`limits.grade`): a check not started when it is spent is

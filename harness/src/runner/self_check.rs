@@ -5,10 +5,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::answers::hidden_answers;
-use super::evaluate::{evaluate_to_report, Setting};
+use super::evaluate::{evaluate_to_report, push_step, Setting};
 use super::reference::ReferenceDirs;
 use crate::cluster::Target;
-use crate::report::{Progress, Report, StepReport};
+use crate::report::{Progress, Report};
 use crate::scenario::{Lab, Mode, Visibility};
 
 pub struct CheckOptions {
@@ -53,16 +53,7 @@ pub async fn self_check(
             }
             lines.push(evaluate_to_report(&setting, step, k + 1, check).await?);
         }
-        if lines.is_empty() {
-            continue;
-        }
-        let step_report = StepReport {
-            id: step.id,
-            title: step.title.clone(),
-            checks: lines,
-        };
-        progress.step_finished(&step_report, steps_total);
-        steps.push(step_report);
+        push_step(&mut steps, step, lines, steps_total, progress);
     }
     Ok(Report {
         lab: lab.name().to_string(),
