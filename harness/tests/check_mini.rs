@@ -242,3 +242,38 @@ fn grading_on_an_external_cluster_leaves_it_as_found() {
         ""
     );
 }
+
+/// A self-check whose shadow reference fails is the scenario's failure: exit 2, the failing
+/// reference command named, no checks reported.
+#[test]
+fn check_with_a_failing_reference_exits_2() {
+    let root = lab();
+    let broken = common::SCENARIO.replace(
+        "      ./tier.sh lab-node-0 > out/tier.txt\n",
+        "      ./tier.sh lab-node-0 > out/tier.txt\n      [ \"$(cat out/tier.txt)\" = silver ]\n",
+    );
+    assert_ne!(broken, common::SCENARIO, "the scenario changed");
+    common::write(&root.path().join("mini/scenario.yaml"), &broken, 0o644);
+    let work = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = work.path().join("kubeconfig");
+    let lab_dir = work.path().join("lab");
+    let up = Up::start(root.path(), &kubeconfig, &lab_dir);
+    let output = cargo_bin_cmd!("proctor")
+        .args(["check", "mini", "--color", "never", "--scenarios"])
+        .arg(root.path())
+        .arg("--dir")
+        .arg(&lab_dir)
+        .env("KUBECONFIG", &up.kubeconfig)
+        .env("PROCTOR_CACHE", work.path().join("cache"))
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "mini: the reference of step 1 failed (exit 1) at `[ \"$(cat out/tier.txt)\" = silver ]`"
+        ),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("✓"));
+}
