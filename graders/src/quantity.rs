@@ -8,6 +8,7 @@
 
 use std::cmp::Ordering;
 
+use num_bigint::BigUint;
 use serde_json::Value;
 
 /// An exact amount: `sign × digits × 10^ten × 2^two`.
@@ -21,6 +22,10 @@ pub struct Amount {
 
 /// Mantissas longer than this are refused (no Kubernetes field holds one).
 const MAX_DIGITS: usize = 38;
+
+/// Decimal exponents beyond this are refused: far past any real amount, and it keeps the exact
+/// comparison's numbers small.
+const MAX_EXPONENT: i32 = 1000;
 
 impl Amount {
     /// A quantity string (`"1.5Gi"`, `"100m"`, `"4"`), as `ParseQuantity` reads it.
@@ -50,7 +55,10 @@ impl Amount {
             significant.parse::<u128>().map_err(|_| wrong())?
         };
         let (ten, two) = suffix_scale(suffix).ok_or_else(wrong)?;
-        let fraction_len = i32::try_from(fraction.len()).map_err(|_| wrong())?;
+        let fraction_len = i32::try_from(fraction.len())
+            .ok()
+            .filter(|len| *len <= MAX_EXPONENT)
+            .ok_or_else(|| format!("{text:?} has too many digits to compare"))?;
         Ok(Amount {
             negative: negative && digits != 0,
             digits,
@@ -92,7 +100,11 @@ fn suffix_scale(suffix: &str) -> Option<(i32, u32)> {
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            return exponent.parse::<i32>().ok().map(|e| (e, 0));
+            return exponent
+                .parse::<i32>()
+                .ok()
+                .filter(|e| e.unsigned_abs() <= MAX_EXPONENT.unsigned_abs())
+                .map(|e| (e, 0));
         }
     };
     Some((decimal, 0))
@@ -116,32 +128,15 @@ impl PartialOrd for Amount {
 }
 
 /// Compares |a| and |b| exactly: both are scaled to the smaller powers of ten and two, which only
-/// multiplies; a side too big for 128 bits is bigger than one that fits, and two such sides are
-/// compared by their logarithms (they then differ by far more than rounding).
+/// multiplies (exponents are bounded, so the numbers stay a few thousand bits at most).
 fn magnitude(a: &Amount, b: &Amount) -> Ordering {
-    match (a.digits, b.digits) {
-        (0, 0) => return Ordering::Equal,
-        (0, _) => return Ordering::Less,
-        (_, 0) => return Ordering::Greater,
-        _ => {}
-    }
     let ten = a.ten.min(b.ten);
     let two = a.two.min(b.two);
-    let scaled = |x: &Amount| -> Option<u128> {
-        let by_ten = 10u128.checked_pow(u32::try_from(x.ten - ten).ok()?)?;
-        let by_two = 1u128.checked_shl(x.two - two)?;
-        x.digits.checked_mul(by_ten)?.checked_mul(by_two)
+    let scaled = |x: &Amount| -> BigUint {
+        let by_ten = BigUint::from(10u32).pow(x.ten.abs_diff(ten));
+        (BigUint::from(x.digits) * by_ten) << (x.two - two)
     };
-    match (scaled(a), scaled(b)) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (None, Some(_)) => Ordering::Greater,
-        (Some(_), None) => Ordering::Less,
-        (None, None) => log10(a).total_cmp(&log10(b)),
-    }
-}
-
-fn log10(x: &Amount) -> f64 {
-    (x.digits as f64).log10() + f64::from(x.ten) + f64::from(x.two) * std::f64::consts::LOG10_2
+    scaled(a).cmp(&scaled(b))
 }
 
 #[cfg(test)]
@@ -187,12 +182,31 @@ mod tests {
         assert!(q("1.5") > q("1499m"));
         assert!(q("99999999999999999999999999999999999999E") > q("1Ei"));
         assert!(q("1e300") > q("99999999999999999999999999999999999999E"));
+        // Both far beyond 128 bits and a hair apart: still told apart, exactly.
+        assert!(q("931322574615478515625Ei") < q("107374182400000000000000000001e10"));
+        assert_eq!(
+            q("931322574615478515625Ei").cmp(&q("107374182400000000000000000000e10")),
+            Ordering::Equal
+        );
     }
 
     #[test]
     fn what_is_not_a_quantity_is_refused_by_name() {
         for bad in [
-            "", "abc", "1.2.3", "50%", "1Gb", "1e", "1e+", "Gi", ".", "1 Gi", "- 1",
+            "",
+            "abc",
+            "1.2.3",
+            "50%",
+            "1Gb",
+            "1e",
+            "1e+",
+            "Gi",
+            ".",
+            "1 Gi",
+            "- 1",
+            "0.5e-2147483648",
+            "1e2147483647",
+            "1e1001",
         ] {
             let error = Amount::parse(bad).expect_err(bad);
             assert!(error.contains(&format!("{bad:?}")), "{error}");
