@@ -55,7 +55,7 @@ pub const OPERATORS: [(&str, &str); 12] = [
     ),
     (
         "$len",
-        "a list, map or string whose length matches the given value (a number or operators)",
+        "a list, map or string (missing counts as empty) whose length matches the given value",
     ),
 ];
 
@@ -227,7 +227,9 @@ fn match_operator(
                 Some(Value::Array(items)) => items.len(),
                 Some(Value::Object(map)) => map.len(),
                 Some(Value::String(text)) => text.chars().count(),
-                _ => {
+                // Kubernetes leaves empty lists and maps out of what it returns.
+                None => 0,
+                Some(_) => {
                     return Err(format!(
                         "{at}: expected a list, map or string, got {}",
                         got()
@@ -280,7 +282,11 @@ fn validate_operator(path: &str, op: &str, operand: &Value) -> Result<(), String
             }
             _ => Err(format!("{at}: $anyOf takes a list of expected values")),
         },
-        "$not" | "$yaml" | "$json" | "$len" => validate_at(path, operand),
+        "$not" | "$yaml" | "$json" => validate_at(path, operand),
+        "$len" if operand.is_u64() || operators(operand).is_some() => validate_at(path, operand),
+        "$len" => Err(format!(
+            "{at}: $len takes a whole number or operators ({{$gte: 1}})"
+        )),
         "$gt" | "$gte" | "$lt" | "$lte" | "$quantity" => Amount::from_json(operand)
             .map(|_| ())
             .map_err(|e| format!("{at}: {op}: {e}")),
@@ -718,6 +724,11 @@ mod tests {
             Err(format!("{terms}.nodeSelectorTerms: length 1: (top level): expected a value at least 2, got 1"))
         );
         assert_eq!(
+            matches(&json!({"spec": {"tolerations": {"$len": 0}}}), &pod),
+            Ok(()),
+            "a list Kubernetes leaves out is empty"
+        );
+        assert_eq!(
             matches(&json!({"metadata": {"name": {"$not": "cuda12-job"}}}), &pod),
             Err(
                 r#"metadata.name: expected anything but "cuda12-job", got a string "cuda12-job""#
@@ -796,6 +807,10 @@ mod tests {
             (
                 json!({"a": [{"b": {"$not": {"$len": {"$lt": "x"}}}}]}),
                 r#"a[0].b: $lt: "x" is not a number"#,
+            ),
+            (
+                json!({"a": {"$len": "3"}}),
+                "a: $len takes a whole number or operators",
             ),
         ];
         for (expect, message) in cases {
