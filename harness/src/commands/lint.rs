@@ -1,8 +1,7 @@
 //! `proctor lint <lab>...`: a scenario checked without running it (see [`crate::scenario::lint`]).
 
-use super::common::{Globals, Verdict};
+use super::common::{private_cluster, Globals, Verdict};
 use crate::cli::LintArgs;
-use crate::cluster::Target;
 use crate::scenario::lint::{lint, parse_api_resources, ServedResource};
 use crate::scenario::lookup::{find_scenario, list_labs};
 use crate::scenario::Lab;
@@ -22,12 +21,14 @@ pub async fn run(globals: &Globals, args: &LintArgs) -> anyhow::Result<Verdict> 
     if files.is_empty() {
         anyhow::bail!("no labs found (set $PROCTOR_SCENARIOS or pass --scenarios DIR)");
     }
-    let served = served_resources(globals).await?;
     let mut troubled = 0;
     for file in &files {
         let problems: Vec<String> = match Lab::load(file) {
             Ok(lab) => {
                 let text = std::fs::read_to_string(file)?;
+                let Some(served) = served_resources(globals, &lab).await? else {
+                    return Ok(Verdict::Interrupted);
+                };
                 lint(&lab, &text, &served)
                     .iter()
                     .map(ToString::to_string)
@@ -50,9 +51,15 @@ pub async fn run(globals: &Globals, args: &LintArgs) -> anyhow::Result<Verdict> 
     Ok(Verdict::from_passed(troubled == 0))
 }
 
-/// What the cluster of `--cluster` serves, from a private one started for the purpose.
-async fn served_resources(globals: &Globals) -> anyhow::Result<Vec<ServedResource>> {
-    let target = Target::private(globals.cluster, &[]).await?;
+/// What the cluster of `--cluster` serves once the lab's own manifests (CRDs among them) are
+/// applied, from a private cluster started for the purpose; `None` when interrupted.
+async fn served_resources(
+    globals: &Globals,
+    lab: &Lab,
+) -> anyhow::Result<Option<Vec<ServedResource>>> {
+    let Some(target) = private_cluster(globals, lab).await? else {
+        return Ok(None);
+    };
     let listed = target
         .kubectl()
         .run(&["api-resources", "--no-headers"], None)
@@ -63,5 +70,5 @@ async fn served_resources(globals: &Globals) -> anyhow::Result<Vec<ServedResourc
     if served.is_empty() {
         anyhow::bail!("kubectl api-resources: {}", output.error_text());
     }
-    Ok(served)
+    Ok(Some(served))
 }

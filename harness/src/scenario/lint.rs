@@ -20,6 +20,7 @@ pub struct ServedResource {
     pub short_names: Vec<String>,
     /// The API group, empty for the core group.
     pub group: String,
+    pub version: String,
     pub kind: String,
 }
 
@@ -33,7 +34,11 @@ impl ServedResource {
             Some((bare, group)) => (bare, Some(group)),
             None => (text.as_str(), None),
         };
-        if group.is_some_and(|group| group != self.group) {
+        // `deployments.apps`, or with the version: `deployments.v1.apps`.
+        let qualified = |group: &str| {
+            group == self.group || group == format!("{}.{}", self.version, self.group)
+        };
+        if group.is_some_and(|group| !qualified(group)) {
             return false;
         }
         bare == self.name
@@ -54,14 +59,12 @@ pub fn parse_api_resources(text: &str) -> Vec<ServedResource> {
                 [name, version, _, kind] => (name, Vec::new(), version, kind),
                 _ => return None,
             };
-            let group = api_version
-                .rsplit_once('/')
-                .map_or("", |(group, _)| group)
-                .to_string();
+            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
             Some(ServedResource {
                 name: name.to_string(),
                 short_names: short_names.into_iter().map(str::to_string).collect(),
-                group,
+                group: group.to_string(),
+                version: version.to_string(),
                 kind: kind.to_string(),
             })
         })
@@ -73,9 +76,9 @@ pub fn lint(lab: &Lab, text: &str, served: &[ServedResource]) -> Vec<ScenarioErr
     let file = lab.dir.join("scenario.yaml");
     let scenario = &lab.scenario;
     let mut problems = Vec::new();
-    let mut given: BTreeSet<PathBuf> = scenario.starter.iter().map(|s| s.to.clone()).collect();
+    let mut given: BTreeSet<PathBuf> = scenario.starter.iter().map(|s| plain(&s.to)).collect();
     for (index, step) in scenario.steps.iter().enumerate() {
-        given.extend(step.artifacts.iter().cloned());
+        given.extend(step.artifacts.iter().map(|artifact| plain(artifact)));
         for used in scenario_files(&step.reference) {
             if !lab.dir.join(&used).exists() {
                 problems.push(
@@ -104,7 +107,11 @@ pub fn lint(lab: &Lab, text: &str, served: &[ServedResource]) -> Vec<ScenarioErr
                 Some(CheckKind::Object(_)) | None => None,
             };
             if let Some((kind, read)) = read {
-                if !given.contains(read) {
+                // An artifact may be a directory of the files checks read.
+                if !given
+                    .iter()
+                    .any(|artifact| plain(read).starts_with(artifact))
+                {
                     problem(
                         format!("{path}.{kind}.path"),
                         format!(
@@ -151,6 +158,13 @@ pub fn lint(lab: &Lab, text: &str, served: &[ServedResource]) -> Vec<ScenarioErr
         problems.push(ScenarioError::new(&file, "", format!("{error:#}")));
     }
     problems
+}
+
+/// `path` without `.` components (`./drv-tag.sh` is `drv-tag.sh`).
+fn plain(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|component| !matches!(component, std::path::Component::CurDir))
+        .collect()
 }
 
 /// ` (did you mean deployments?)` for the candidate closest to `text`, when one is close.
@@ -238,10 +252,17 @@ leases                                           coordination.k8s.io/v1         
             "pdb",
             "leases.coordination.k8s.io",
             "deploy",
+            "deployments.v1.apps",
         ] {
             assert!(named(ok), "{ok}");
         }
-        for wrong in ["deploymnets", "daemonsets.batch", "nodez", ""] {
+        for wrong in [
+            "deploymnets",
+            "daemonsets.batch",
+            "deployments.v2.apps",
+            "nodez",
+            "",
+        ] {
             assert!(!named(wrong), "{wrong}");
         }
         let names = || served.iter().map(|r| r.name.as_str());
@@ -265,5 +286,14 @@ leases                                           coordination.k8s.io/v1         
                 PathBuf::from("reference/k8s/x.yaml")
             ]
         );
+    }
+
+    #[test]
+    fn paths_compare_without_dot_components_and_under_directory_artifacts() {
+        assert_eq!(
+            plain(Path::new("./drv-tag.sh")),
+            PathBuf::from("drv-tag.sh")
+        );
+        assert!(plain(Path::new("out/./tags.txt")).starts_with(plain(Path::new("./out"))));
     }
 }
