@@ -1,14 +1,13 @@
 //! Best-effort line numbers for semantic errors. serde_yaml drops spans once a value is parsed,
-//! so steps and checks are found again by scanning for list items (checks by their `- id:`
-//! lines); when the file is written in another style the error simply carries no line.
+//! so steps and checks are found again by scanning for list items (a step's checks are the items
+//! of its `checks:` key); when the file is written in another style the error carries no line.
 
 /// 1-based line and column of step `step` (0-based index) and, if given, of its check `check`.
 pub fn locate_item(text: &str, step: usize, check: Option<usize>) -> Option<(usize, usize)> {
     let lines: Vec<&str> = text.lines().collect();
     let steps_line = lines.iter().position(|line| line.trim_end() == "steps:")?;
-    // (line number, indent, whether the item starts with `id:`) of every list item after `steps:`,
-    // up to the next top-level key.
-    let items: Vec<(usize, usize, bool)> = lines
+    // (line number, indent) of every list item after `steps:`, up to the next top-level key.
+    let items: Vec<(usize, usize)> = lines
         .iter()
         .enumerate()
         .skip(steps_line + 1)
@@ -18,32 +17,58 @@ pub fn locate_item(text: &str, step: usize, check: Option<usize>) -> Option<(usi
         })
         .filter_map(|(number, line)| {
             let indent = line.len() - line.trim_start().len();
-            let rest = line.trim_start().strip_prefix('-')?;
-            Some((number, indent, rest.trim_start().starts_with("id:")))
+            line.trim_start()
+                .starts_with('-')
+                .then_some((number, indent))
         })
         .collect();
-    // Steps are the shallowest items (their `id:` is optional); checks are the `- id:` items
-    // below a step.
-    let step_indent = items.iter().map(|(_, indent, _)| *indent).min()?;
+    // Steps are the shallowest items (their `id:` is optional).
+    let step_indent = items.iter().map(|(_, indent)| *indent).min()?;
     let step_starts: Vec<usize> = items
         .iter()
-        .filter(|(_, indent, _)| *indent == step_indent)
-        .map(|(number, _, _)| *number)
+        .filter(|(_, indent)| *indent == step_indent)
+        .map(|(number, _)| *number)
         .collect();
     let start = *step_starts.get(step)?;
     match check {
         None => Some((start + 1, step_indent + 1)),
         Some(check) => {
-            let end = step_starts.get(step + 1).copied().unwrap_or(usize::MAX);
-            items
-                .iter()
-                .filter(|(number, indent, id)| {
-                    *id && *number > start && *number < end && *indent > step_indent
-                })
-                .nth(check)
-                .map(|(number, indent, _)| (number + 1, indent + 1))
+            let end = step_starts
+                .get(step + 1)
+                .copied()
+                .unwrap_or(lines.len())
+                .min(lines.len());
+            locate_check(&lines[start..end], check).map(|(line, column)| (start + line, column))
         }
     }
+}
+
+/// The check `check` among the items of the `checks:` key in `step` (a step's lines): the list
+/// items one level below that key, whatever key each item starts with.
+fn locate_check(step: &[&str], check: usize) -> Option<(usize, usize)> {
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let key = step
+        .iter()
+        .position(|line| line.trim_start().starts_with("checks:"))?;
+    let key_indent = indent(step[key]);
+    let body = step[key + 1..]
+        .iter()
+        .enumerate()
+        .take_while(|(_, line)| {
+            let text = line.trim_start();
+            text.is_empty()
+                || text.starts_with('#')
+                || indent(line) > key_indent
+                || (indent(line) == key_indent && text.starts_with('-'))
+        })
+        .filter(|(_, line)| line.trim_start().starts_with('-'));
+    let items: Vec<(usize, usize)> = body.map(|(k, line)| (key + 1 + k, indent(line))).collect();
+    let item_indent = items.iter().map(|(_, indent)| *indent).min()?;
+    items
+        .iter()
+        .filter(|(_, indent)| *indent == item_indent)
+        .nth(check)
+        .map(|(line, indent)| (line + 1, indent + 1))
 }
 
 #[cfg(test)]
@@ -61,7 +86,8 @@ steps:
       - id: two
   - title: b
     checks:
-      - id: three
+      - title: first key not the id
+        id: three
         hints:
           - match: x
 perturbations: {}
