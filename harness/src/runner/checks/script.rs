@@ -291,17 +291,17 @@ fn compare_runs(
 }
 
 /// Why the reference's run did not come to an end of its own, if it did not (a limit, or no
-/// start at all): then the pair says nothing about the learner.
+/// start at all): then the pair says nothing about the learner. The sandbox names every limit a
+/// run hit (a timeout and the output limit included) among its problems.
 fn reference_limit(reference: &RunOutcome) -> Option<String> {
-    if let Some(problem) = reference.problems.iter().find(|p| is_limit_problem(p)) {
-        return Some(problem.clone());
+    if let ExitStatus::SpawnError(_) = reference.exit {
+        return Some(describe_exit(&reference.exit));
     }
-    match &reference.exit {
-        ExitStatus::TimedOut | ExitStatus::OutputLimit | ExitStatus::SpawnError(_) => {
-            Some(describe_exit(&reference.exit))
-        }
-        ExitStatus::Code(_) | ExitStatus::Signal(_) => None,
-    }
+    reference
+        .problems
+        .iter()
+        .find(|problem| is_limit_problem(problem))
+        .cloned()
 }
 
 pub async fn check_script(
