@@ -173,7 +173,7 @@ fn closest<'a>(text: &str, candidates: impl Iterator<Item = &'a str>) -> String 
     candidates
         .map(|candidate| {
             (
-                edit_distance(&text, &candidate.to_ascii_lowercase()),
+                strsim::levenshtein(&text, &candidate.to_ascii_lowercase()),
                 candidate,
             )
         })
@@ -181,24 +181,6 @@ fn closest<'a>(text: &str, candidates: impl Iterator<Item = &'a str>) -> String 
         .min()
         .map(|(_, candidate)| format!(" (did you mean {candidate}?)"))
         .unwrap_or_default()
-}
-
-/// Levenshtein distance (names here are short).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = (previous + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(current + 1);
-            previous = current;
-        }
-    }
-    row[b.len()]
 }
 
 /// The scenario files a reference shell names literally (`"$SCENARIO_DIR/reference/x.yaml"`);
