@@ -14,9 +14,7 @@ pub fn hints_for(check: &Check, outcome: &Outcome) -> Vec<String> {
     // A script that cannot start (no exec bit, CRLF) fails whatever it says: what the sandbox
     // noticed is the one thing to fix, and a scenario need not spell these out again.
     if !outcome.problems.is_empty() {
-        let mut problems = outcome.problems.clone();
-        problems.dedup();
-        return problems;
+        return outcome.problems.clone();
     }
     let mut hints = Vec::new();
     let haystack = format!(
