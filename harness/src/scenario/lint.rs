@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::check::CheckKind;
+use super::check::{Check, CheckKind};
 use super::error::ScenarioError;
 use super::lab::Lab;
 use super::locate::locate_item;
@@ -95,67 +95,75 @@ pub fn lint(lab: &Lab, text: &str, served: &[ServedResource]) -> Vec<ScenarioErr
             }
         }
         for (k, check) in step.checks.iter().enumerate() {
-            let path = format!("steps[{index}].checks[{k}]");
             let at = locate_item(text, index, Some(k));
-            let mut problem = |path: String, message: String| {
+            for (field, message) in check_problems(check, step.id, &given, served) {
+                let path = format!("steps[{index}].checks[{k}].{field}");
                 problems.push(ScenarioError::new(&file, path, message).at(at));
-            };
-            let read = match check.kind() {
-                Some(CheckKind::File(spec)) => Some(("file", &spec.path)),
-                Some(CheckKind::Script(spec)) => Some(("script", &spec.path)),
-                Some(CheckKind::Manifest(spec)) => Some(("manifest", &spec.path)),
-                Some(CheckKind::Object(_)) | None => None,
-            };
-            if let Some((kind, read)) = read {
-                // An artifact may be a directory of the files checks read.
-                if !given
-                    .iter()
-                    .any(|artifact| plain(read).starts_with(artifact))
-                {
-                    problem(
-                        format!("{path}.{kind}.path"),
-                        format!(
-                            "{} is not an artifact of step {} or an earlier one, nor a starter \
-                             file: no learner is asked for it",
-                            read.display(),
-                            step.id
-                        ),
-                    );
-                }
-            }
-            match check.kind() {
-                Some(CheckKind::Object(spec))
-                    if !served.iter().any(|r| r.is_named_by(&spec.resource)) =>
-                {
-                    problem(
-                        format!("{path}.object.resource"),
-                        format!(
-                            "{:?} is not a resource the cluster serves{}",
-                            spec.resource,
-                            closest(&spec.resource, served.iter().map(|r| r.name.as_str()))
-                        ),
-                    )
-                }
-                Some(CheckKind::Manifest(spec)) => {
-                    for (n, object) in spec.objects.iter().enumerate() {
-                        if !served.iter().any(|r| r.kind == object.kind) {
-                            problem(
-                                format!("{path}.manifest.objects[{n}].kind"),
-                                format!(
-                                    "{:?} is not a kind the cluster serves{}",
-                                    object.kind,
-                                    closest(&object.kind, served.iter().map(|r| r.kind.as_str()))
-                                ),
-                            );
-                        }
-                    }
-                }
-                _ => {}
             }
         }
     }
     if let Err(error) = lab.bundled_submissions() {
         problems.push(ScenarioError::new(&file, "", format!("{error:#}")));
+    }
+    problems
+}
+
+/// What is wrong with one check of step `step_id`, as (field, message): a path it reads that no
+/// learner is asked for by then (`given`: the starter files and the artifacts so far), a resource
+/// or kind the cluster does not serve.
+fn check_problems(
+    check: &Check,
+    step_id: u32,
+    given: &BTreeSet<PathBuf>,
+    served: &[ServedResource],
+) -> Vec<(String, String)> {
+    let (kind, path) = match check.kind() {
+        Some(CheckKind::File(spec)) => ("file", &spec.path),
+        Some(CheckKind::Script(spec)) => ("script", &spec.path),
+        Some(CheckKind::Manifest(spec)) => ("manifest", &spec.path),
+        Some(CheckKind::Object(spec)) => {
+            if served.iter().any(|r| r.is_named_by(&spec.resource)) {
+                return Vec::new();
+            }
+            let names = served.iter().map(|r| r.name.as_str());
+            let message = format!(
+                "{:?} is not a resource the cluster serves{}",
+                spec.resource,
+                closest(&spec.resource, names)
+            );
+            return vec![("object.resource".to_string(), message)];
+        }
+        None => return Vec::new(),
+    };
+    let mut problems = Vec::new();
+    // An artifact may be a directory of the files checks read.
+    if !given
+        .iter()
+        .any(|artifact| plain(path).starts_with(artifact))
+    {
+        problems.push((
+            format!("{kind}.path"),
+            format!(
+                "{} is not an artifact of step {step_id} or an earlier one, nor a starter file: no \
+                 learner is asked for it",
+                path.display()
+            ),
+        ));
+    }
+    if let Some(CheckKind::Manifest(spec)) = check.kind() {
+        for (n, object) in spec.objects.iter().enumerate() {
+            if !served.iter().any(|r| r.kind == object.kind) {
+                let kinds = served.iter().map(|r| r.kind.as_str());
+                problems.push((
+                    format!("manifest.objects[{n}].kind"),
+                    format!(
+                        "{:?} is not a kind the cluster serves{}",
+                        object.kind,
+                        closest(&object.kind, kinds)
+                    ),
+                ));
+            }
+        }
     }
     problems
 }
