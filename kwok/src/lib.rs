@@ -14,6 +14,7 @@ pub mod decode;
 pub mod defaults;
 pub mod error;
 pub mod http;
+pub(crate) mod kinds;
 pub mod patch;
 pub mod printers;
 pub mod protobuf;

@@ -1,7 +1,9 @@
 //! The resources the embedded API server serves, as discovery describes them.
 //!
-//! One static table: discovery, routing, error messages and printing all read it, so a resource is
-//! added in exactly one place.
+//! Each kind declares its resource in its module under [`crate::kinds`]; this table lists them,
+//! and discovery, routing, error messages and printing all read it.
+
+use crate::kinds::{self, Strategy};
 
 /// Verbs of a full read-write resource.
 pub const FULL_VERBS: &[&str] = &[
@@ -25,6 +27,8 @@ pub struct SubresourceDef {
     pub group: &'static str,
     pub version: &'static str,
     pub verbs: &'static [&'static str],
+    /// The kind of the body a write sends, when it is not the parent's (eviction, scale, binding).
+    pub(crate) body: Option<&'static dyn Strategy>,
 }
 
 /// Static description of one served resource.
@@ -40,6 +44,8 @@ pub struct ResourceDef {
     pub categories: &'static [&'static str],
     pub verbs: &'static [&'static str],
     pub subresources: &'static [SubresourceDef],
+    /// Everything the server does that depends on the kind.
+    pub(crate) strategy: &'static dyn Strategy,
 }
 
 /// Resource definitions are statics: two are the same resource when they are the same static.
@@ -102,81 +108,33 @@ impl ResourceDef {
     }
 }
 
-const fn status(kind: &'static str) -> SubresourceDef {
+/// The `status` subresource, whose body is the parent kind.
+pub const fn status(kind: &'static str) -> SubresourceDef {
     SubresourceDef {
         name: "status",
         kind,
         group: "",
         version: "",
         verbs: STATUS_VERBS,
+        body: None,
     }
 }
 
-const fn scale() -> SubresourceDef {
-    SubresourceDef {
-        name: "scale",
-        kind: "Scale",
-        group: "autoscaling",
-        version: "v1",
-        verbs: STATUS_VERBS,
-    }
-}
-
-macro_rules! res {
-    ($group:expr, $version:expr, $kind:expr, $plural:expr, $singular:expr, $namespaced:expr,
-     short: [$($short:expr),*], cat: [$($cat:expr),*], verbs: $verbs:expr, sub: [$($sub:expr),*]) => {
-        ResourceDef {
-            group: $group,
-            version: $version,
-            kind: $kind,
-            plural: $plural,
-            singular: $singular,
-            namespaced: $namespaced,
-            short_names: &[$($short),*],
-            categories: &[$($cat),*],
-            verbs: $verbs,
-            subresources: &[$($sub),*],
-        }
-    };
-}
-
-pub static NAMESPACES: ResourceDef = res!("", "v1", "Namespace", "namespaces", "namespace", false,
-    short: ["ns"], cat: [], verbs: &["create", "delete", "get", "list", "patch", "update", "watch"],
-    sub: [status("Namespace"), SubresourceDef { name: "finalize", kind: "Namespace", group: "", version: "", verbs: &["update"] }]);
-pub static NODES: ResourceDef = res!("", "v1", "Node", "nodes", "node", false,
-    short: ["no"], cat: [], verbs: FULL_VERBS, sub: [status("Node")]);
-pub static PODS: ResourceDef = res!("", "v1", "Pod", "pods", "pod", true,
-short: ["po"], cat: ["all"], verbs: FULL_VERBS,
-sub: [
-    status("Pod"),
-    SubresourceDef { name: "binding", kind: "Binding", group: "", version: "", verbs: &["create"] },
-    SubresourceDef { name: "eviction", kind: "Eviction", group: "policy", version: "v1", verbs: &["create"] },
-    SubresourceDef { name: "log", kind: "Pod", group: "", version: "", verbs: &["get"] }
-]);
-pub static BINDINGS: ResourceDef = res!("", "v1", "Binding", "bindings", "binding", true,
-    short: [], cat: [], verbs: &["create"], sub: []);
-pub static EVENTS: ResourceDef = res!("", "v1", "Event", "events", "event", true,
-    short: ["ev"], cat: [], verbs: FULL_VERBS, sub: []);
-pub static CONFIGMAPS: ResourceDef = res!("", "v1", "ConfigMap", "configmaps", "configmap", true,
-    short: ["cm"], cat: [], verbs: FULL_VERBS, sub: []);
-pub static SECRETS: ResourceDef = res!("", "v1", "Secret", "secrets", "secret", true,
-    short: [], cat: [], verbs: FULL_VERBS, sub: []);
-pub static SERVICEACCOUNTS: ResourceDef = res!("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true,
-    short: ["sa"], cat: [], verbs: FULL_VERBS, sub: []);
-pub static DEPLOYMENTS: ResourceDef = res!("apps", "v1", "Deployment", "deployments", "deployment", true,
-    short: ["deploy"], cat: ["all"], verbs: FULL_VERBS, sub: [status("Deployment"), scale()]);
-pub static REPLICASETS: ResourceDef = res!("apps", "v1", "ReplicaSet", "replicasets", "replicaset", true,
-    short: ["rs"], cat: ["all"], verbs: FULL_VERBS, sub: [status("ReplicaSet"), scale()]);
-pub static DAEMONSETS: ResourceDef = res!("apps", "v1", "DaemonSet", "daemonsets", "daemonset", true,
-    short: ["ds"], cat: ["all"], verbs: FULL_VERBS, sub: [status("DaemonSet")]);
-pub static CONTROLLERREVISIONS: ResourceDef = res!("apps", "v1", "ControllerRevision", "controllerrevisions", "controllerrevision", true,
-    short: [], cat: [], verbs: FULL_VERBS, sub: []);
-pub static PODDISRUPTIONBUDGETS: ResourceDef = res!("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget", true,
-    short: ["pdb"], cat: [], verbs: FULL_VERBS, sub: [status("PodDisruptionBudget")]);
-pub static LEASES: ResourceDef = res!("coordination.k8s.io", "v1", "Lease", "leases", "lease", true,
-    short: [], cat: [], verbs: FULL_VERBS, sub: []);
-pub static EVENTS_V1: ResourceDef = res!("events.k8s.io", "v1", "Event", "events", "event", true,
-    short: ["ev"], cat: [], verbs: FULL_VERBS, sub: []);
+pub use kinds::apps::controllerrevision::RESOURCE as CONTROLLERREVISIONS;
+pub use kinds::apps::daemonset::RESOURCE as DAEMONSETS;
+pub use kinds::apps::deployment::RESOURCE as DEPLOYMENTS;
+pub use kinds::apps::replicaset::RESOURCE as REPLICASETS;
+pub use kinds::coordination::lease::RESOURCE as LEASES;
+pub use kinds::core::binding::RESOURCE as BINDINGS;
+pub use kinds::core::configmap::RESOURCE as CONFIGMAPS;
+pub use kinds::core::event::RESOURCE as EVENTS;
+pub use kinds::core::namespace::RESOURCE as NAMESPACES;
+pub use kinds::core::node::RESOURCE as NODES;
+pub use kinds::core::pod::RESOURCE as PODS;
+pub use kinds::core::secret::RESOURCE as SECRETS;
+pub use kinds::core::serviceaccount::RESOURCE as SERVICEACCOUNTS;
+pub use kinds::events::event::RESOURCE as EVENTS_V1;
+pub use kinds::policy::poddisruptionbudget::RESOURCE as PODDISRUPTIONBUDGETS;
 
 /// Every served resource, in discovery order.
 pub static RESOURCES: &[&ResourceDef] = &[
@@ -219,6 +177,22 @@ pub fn by_kind(group: &str, kind: &str) -> Option<&'static ResourceDef> {
         .iter()
         .copied()
         .find(|r| r.group == group && r.kind == kind && !std::ptr::eq(*r, &BINDINGS))
+}
+
+/// The kind of a body by group, version and Kind: a served resource's, or a subresource body's
+/// (`autoscaling/v1` Scale, `policy/v1` Eviction).
+pub(crate) fn strategy_of(group: &str, version: &str, kind: &str) -> Option<&'static dyn Strategy> {
+    let resource = RESOURCES
+        .iter()
+        .find(|r| r.group == group && r.version == version && r.kind == kind)
+        .map(|r| r.strategy);
+    resource.or_else(|| {
+        RESOURCES
+            .iter()
+            .flat_map(|r| r.subresources.iter())
+            .find(|s| s.group == group && s.version == version && s.kind == kind)
+            .and_then(|s| s.body)
+    })
 }
 
 /// Resources of one group version.

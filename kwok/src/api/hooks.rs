@@ -39,15 +39,15 @@ pub fn decode_patched(
 
 /// Scheme defaulting, on create and update alike.
 pub fn default(res: &'static ResourceDef, obj: &mut Value) {
-    crate::defaults::apply(res, obj);
+    crate::kinds::default(res, obj);
 }
 
 pub fn validate_create(res: &'static ResourceDef, obj: &Value) -> Vec<FieldError> {
-    crate::validation::validate_create(res, obj)
+    res.strategy.validate(obj)
 }
 
 pub fn validate_update(res: &'static ResourceDef, new: &Value, old: &Value) -> Vec<FieldError> {
-    crate::validation::validate_update(res, new, old)
+    res.strategy.validate_update(new, old)
 }
 
 pub fn validate_status_update(
@@ -55,7 +55,7 @@ pub fn validate_status_update(
     new: &Value,
     old: &Value,
 ) -> Vec<FieldError> {
-    crate::validation::validate_status_update(res, new, old)
+    res.strategy.validate_status_update(new, old)
 }
 
 /// Patch content types understood by the server.

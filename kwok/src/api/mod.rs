@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::admission::Operation;
 use crate::error::{ApiError, ApiResult, FieldError};
+use crate::kinds::Deletion;
 use crate::registry::{self, ResourceDef};
 use crate::store::{Event, EventKind, Store, StoreError, Stored};
 pub use hooks::PatchKind;
@@ -365,7 +366,7 @@ impl Api {
         }
         if precondition.is_none()
             && subresource.is_none()
-            && !strategy::allows_unconditional_update(res)
+            && !res.strategy.allow_unconditional_update()
         {
             // `Store.Update` names the resource, not the kind, in this one Invalid answer.
             return Err(ApiError::invalid_kind(
@@ -395,7 +396,7 @@ impl Api {
     ) -> ApiResult<Stored> {
         let name = old.name().to_string();
         let errs = if subresource == Some("status") {
-            strategy::prepare_status_update(&mut obj, &old.value);
+            strategy::prepare_status_update(res, &mut obj, &old.value);
             // A status write is decoded into the Go type like any other, so it reads back in
             // the shape Go's encoder gives it (`imageID: ""`, `lastState: {}`).
             hooks::default(res, &mut obj);
@@ -424,7 +425,7 @@ impl Api {
         // Removing the last finalizer from an object being deleted completes the deletion.
         if meta::is_deleting(&obj)
             && meta::finalizers(&obj).is_empty()
-            && !self.waits_for_kubelet(res, &obj)
+            && !waits_for_grace_period(&obj)
         {
             return self
                 .store
@@ -434,15 +435,6 @@ impl Api {
         self.store
             .update(res, obj, Some(old.resource_version()))
             .map_err(|e| store_err(e, res, &name))
-    }
-
-    /// A terminating pod on a node stays until the kubelet confirms with a zero-grace delete.
-    fn waits_for_kubelet(&self, res: &'static ResourceDef, obj: &Value) -> bool {
-        std::ptr::eq(res, &registry::PODS)
-            && obj["metadata"]["deletionGracePeriodSeconds"]
-                .as_i64()
-                .unwrap_or(0)
-                > 0
     }
 
     /// PATCH an object or its status.
@@ -580,50 +572,14 @@ impl Api {
         }
         let mut obj = old.value.clone();
         let now = meta::now();
-        // Namespaces always go through the namespace controller (spec.finalizers).
-        if std::ptr::eq(res, &registry::NAMESPACES) {
-            if !meta::is_deleting(&obj) {
-                meta::meta_mut(&mut obj).insert("deletionTimestamp".into(), json!(now));
-                meta::meta_mut(&mut obj).insert("deletionGracePeriodSeconds".into(), json!(0));
-                obj["status"]["phase"] = json!("Terminating");
-            }
-            return self
-                .finish_soft_delete(res, &old, obj, opts)
-                .map(|o| (o, false));
-        }
-        // Graceful pod deletion (pod strategy CheckGracefulDelete).
-        if std::ptr::eq(res, &registry::PODS) {
-            let phase = obj["status"]["phase"].as_str().unwrap_or("");
-            let bound = obj["spec"]["nodeName"]
-                .as_str()
-                .is_some_and(|n| !n.is_empty());
-            let mut grace = opts
-                .grace_period_seconds
-                .or_else(|| obj["spec"]["terminationGracePeriodSeconds"].as_i64())
-                .unwrap_or(30);
-            if !bound || phase == "Succeeded" || phase == "Failed" {
-                grace = 0;
-            }
-            if grace < 0 {
-                grace = 1;
-            }
-            let current = obj["metadata"]["deletionGracePeriodSeconds"].as_i64();
-            if grace > 0 {
-                if current.is_some_and(|c| c <= grace) {
-                    // Already terminating with a shorter grace period: nothing changes.
-                    return Ok((old, false));
-                }
-                let at = chrono::Utc::now() + chrono::Duration::seconds(grace);
-                let m = meta::meta_mut(&mut obj);
-                m.insert(
-                    "deletionTimestamp".into(),
-                    json!(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()),
-                );
-                m.insert("deletionGracePeriodSeconds".into(), json!(grace));
+        match res.strategy.deletion(&mut obj, opts.grace_period_seconds) {
+            Deletion::Unchanged => return Ok((old, false)),
+            Deletion::Graceful => {
                 return self
                     .finish_soft_delete(res, &old, obj, opts)
-                    .map(|o| (o, false));
+                    .map(|o| (o, false))
             }
+            Deletion::Immediate => {}
         }
         let policy = opts.propagation.unwrap_or(Propagation::Background);
         let mut finalizers = meta::finalizers(&obj);
@@ -715,6 +671,15 @@ impl Api {
         }
         Ok(out)
     }
+}
+
+/// An object marked for graceful deletion (a pod on a node) stays until its grace period is
+/// cut to zero (the kubelet's final delete); `shouldDeleteDuringUpdate` removes only those at zero.
+fn waits_for_grace_period(obj: &Value) -> bool {
+    obj["metadata"]["deletionGracePeriodSeconds"]
+        .as_i64()
+        .unwrap_or(0)
+        > 0
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]

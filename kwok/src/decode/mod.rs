@@ -14,9 +14,8 @@ mod gobase64;
 mod gotime;
 mod gotypes;
 mod gvk;
-mod json;
-mod schema;
-mod walker;
+pub(crate) mod json;
+pub(crate) mod walker;
 mod yaml;
 
 #[cfg(test)]
@@ -25,9 +24,11 @@ mod tests;
 use serde_json::{Map, Value};
 
 use crate::error::{go_quote, ApiError, FieldError};
+use crate::kinds::Strategy;
 use crate::registry::{ResourceDef, SubresourceDef};
 use gvk::Gvk;
 use json::Val;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions;
 
 /// `?fieldValidation=`: what to do with unknown and duplicate fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,11 +69,13 @@ impl FieldValidation {
 }
 
 /// The type a request body must decode to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct BodyType {
     pub group: &'static str,
     pub version: &'static str,
     pub kind: &'static str,
+    /// The kind's rules, whose Go type the body decodes into.
+    strategy: &'static dyn Strategy,
 }
 
 impl BodyType {
@@ -81,22 +84,26 @@ impl BodyType {
             group: res.group,
             version: res.version,
             kind: res.kind,
+            strategy: res.strategy,
         }
     }
 
     /// The body type of a subresource (`pods/eviction` takes a policy/v1 Eviction).
     pub fn of_subresource(parent: &ResourceDef, sub: &SubresourceDef) -> Self {
+        let strategy = sub.body.unwrap_or(parent.strategy);
         if sub.group.is_empty() && sub.version.is_empty() {
             BodyType {
                 group: parent.group,
                 version: parent.version,
                 kind: sub.kind,
+                strategy,
             }
         } else {
             BodyType {
                 group: sub.group,
                 version: sub.version,
                 kind: sub.kind,
+                strategy,
             }
         }
     }
@@ -207,16 +214,13 @@ pub fn decode_patched(
         Val::Null => Val::Obj(Vec::new()),
         v => v,
     };
-    match schema::walk_kind(
-        target.group,
-        target.kind,
+    match target.strategy.decode(
         &val,
         validation != FieldValidation::Ignore,
         (&target.api_version(), target.kind),
     ) {
-        None => Ok((val.to_json(), Vec::new())),
-        Some(Err(msg)) => Err(patch_error(msg)),
-        Some(Ok(outcome)) => {
+        Err(msg) => Err(patch_error(msg)),
+        Ok(outcome) => {
             let warnings = strict_outcome(&outcome.strict, validation).map_err(patch_error)?;
             Ok((finish(outcome.object, &target), warnings))
         }
@@ -249,16 +253,9 @@ pub fn decode_delete_options(body: &[u8]) -> Result<Value, ApiError> {
         Val::Null => Val::Obj(Vec::new()),
         v => v,
     };
-    match schema::walk_kind(
-        "meta.k8s.io",
-        "DeleteOptions",
-        &val,
-        false,
-        ("meta.k8s.io/v1", "DeleteOptions"),
-    ) {
-        Some(Ok(outcome)) => Ok(outcome.object),
-        Some(Err(msg)) => Err(server_error(msg)),
-        None => Ok(val.to_json()),
+    match walker::walk::<DeleteOptions>(&val, false, ("meta.k8s.io/v1", "DeleteOptions")) {
+        Ok(outcome) => Ok(outcome.object),
+        Err(msg) => Err(server_error(msg)),
     }
 }
 
@@ -324,16 +321,12 @@ fn decode_val(
     };
     let api_version = target.api_version();
     let check_strict = validation != FieldValidation::Ignore;
-    match schema::walk_kind(
-        target.group,
-        target.kind,
-        &val,
-        check_strict,
-        (&api_version, target.kind),
-    ) {
-        None => Ok((finish(val.to_json(), &target), Vec::new())),
-        Some(Err(msg)) => Err(cannot_handle(&actual, target, &msg)),
-        Some(Ok(outcome)) => {
+    match target
+        .strategy
+        .decode(&val, check_strict, (&api_version, target.kind))
+    {
+        Err(msg) => Err(cannot_handle(&actual, target, &msg)),
+        Ok(outcome) => {
             let warnings = strict_outcome(&outcome.strict, validation)
                 .map_err(|msg| cannot_handle(&actual, target, &msg))?;
             Ok((finish(outcome.object, &target), warnings))

@@ -361,8 +361,8 @@ fn kubectl_generated_bodies_pass_the_whole_pipeline() {
         decode_body(&DEPLOYMENTS, body.as_bytes(), FieldValidation::Strict).unwrap();
     assert!(warnings.is_empty());
     assert!(obj["metadata"].get("creationTimestamp").is_none());
-    crate::defaults::apply(&DEPLOYMENTS, &mut obj);
-    assert!(crate::validation::validate_create(&DEPLOYMENTS, &obj).is_empty());
+    crate::kinds::default(&DEPLOYMENTS, &mut obj);
+    assert!(DEPLOYMENTS.strategy.validate(&obj).is_empty());
     assert_eq!(
         obj["spec"]["template"]["spec"]["containers"][0]["resources"],
         json!({})
@@ -378,7 +378,7 @@ fn kubectl_generated_bodies_pass_the_whole_pipeline() {
         FieldValidation::Strict,
     )
     .unwrap();
-    assert!(crate::validation::validate_create(&crate::registry::NODES, &obj).is_empty());
+    assert!(crate::registry::NODES.strategy.validate(&obj).is_empty());
     assert_eq!(obj["status"]["capacity"]["nvidia.com/gpu"], json!("8"));
 
     let lease = r#"{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"n","namespace":"kube-node-lease"},"spec":{"holderIdentity":"n","leaseDurationSeconds":40,"renewTime":"2024-05-01T10:00:00.123456Z"}}"#;
@@ -409,7 +409,10 @@ fn kubectl_generated_bodies_pass_the_whole_pipeline() {
         FieldValidation::Strict,
     )
     .unwrap();
-    assert!(crate::validation::validate_create(&crate::registry::EVENTS_V1, &obj).is_empty());
+    assert!(crate::registry::EVENTS_V1
+        .strategy
+        .validate(&obj)
+        .is_empty());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::*;
+use crate::kinds::default as apply;
 use crate::registry::{
     DAEMONSETS, DEPLOYMENTS, EVENTS, EVENTS_V1, NAMESPACES, NODES, PODDISRUPTIONBUDGETS, PODS,
     REPLICASETS, SECRETS,

@@ -191,7 +191,7 @@ fn resource(
             let (deleted, gone) = api.delete_reporting(res, ns, n, &opts)?;
             // The apiserver answers 200 whether the object is gone or only marked for deletion
             // (202 needs orphanDependents=false, which kubectl never sends: handlers/delete.go).
-            if !gone || crate::api::strategy::returns_deleted_object(res) {
+            if !gone || res.strategy.returns_deleted_object() {
                 return Ok(respond::object(StatusCode::OK, res, &deleted, format));
             }
             let uid = deleted.value["metadata"]["uid"].as_str().unwrap_or("");

@@ -42,17 +42,7 @@ impl Partial {
     /// spec), so the partial form has none.
     pub fn of(self, res: &ResourceDef, obj: &Value) -> Value {
         let mut metadata = obj["metadata"].clone();
-        if std::ptr::eq(res, &crate::registry::DAEMONSETS) {
-            if let Some(annotations) = metadata
-                .get_mut("annotations")
-                .and_then(Value::as_object_mut)
-            {
-                annotations.remove("deprecated.daemonset.template.generation");
-                if annotations.is_empty() {
-                    metadata.as_object_mut().map(|m| m.remove("annotations"));
-                }
-            }
-        }
+        res.strategy.internal_metadata(&mut metadata);
         json!({"kind": "PartialObjectMetadata", "apiVersion": self.api_version(), "metadata": metadata})
     }
 

@@ -13,7 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::go_json;
-use super::strategic::{self, Schema, Strategy};
+use super::strategic::{Schema, Strategy};
 use crate::error::ApiError;
 use crate::registry::ResourceDef;
 
@@ -46,7 +46,7 @@ pub(crate) fn apply(
         Value::Object(m) => m.clone(),
         _ => Map::new(),
     };
-    merge_object(&mut live, applied, strategic::for_resource(res));
+    merge_object(&mut live, applied, res.strategy.merge_schema());
     Ok(Value::Object(live))
 }
 

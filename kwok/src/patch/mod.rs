@@ -15,7 +15,7 @@ mod go_json;
 mod go_sort;
 mod json_patch;
 mod merge_patch;
-mod strategic;
+pub(crate) mod strategic;
 
 use serde_json::Value;
 
@@ -150,7 +150,7 @@ fn strategic_merge(
             )))
         }
     };
-    strategic::apply(original, patch, strategic::for_resource(res)).map_err(|e| match e {
+    strategic::apply(original, patch, res.strategy.merge_schema()).map_err(|e| match e {
         strategic::SmpError::BadRequest(msg) => ApiError::bad_request(msg),
         strategic::SmpError::Unprocessable(_) => unprocessable(),
         // Not a Status error: `ErrorToAPIStatus` answers 500 with an empty reason and the bare text.

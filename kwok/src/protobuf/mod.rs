@@ -16,7 +16,7 @@
 mod envelope;
 mod error;
 mod object;
-mod schema;
+pub(crate) mod schema;
 mod special;
 mod wire;
 

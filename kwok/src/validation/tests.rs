@@ -10,9 +10,19 @@ use crate::registry::{
     REPLICASETS,
 };
 
+use crate::registry::ResourceDef;
+
 fn defaulted(res: &'static ResourceDef, mut obj: Value) -> Value {
-    crate::defaults::apply(res, &mut obj);
+    crate::kinds::default(res, &mut obj);
     obj
+}
+
+fn validate_create(res: &ResourceDef, obj: &Value) -> Vec<FieldError> {
+    res.strategy.validate(obj)
+}
+
+fn validate_update(res: &ResourceDef, new: &Value, old: &Value) -> Vec<FieldError> {
+    res.strategy.validate_update(new, old)
 }
 
 fn messages(errs: &[FieldError]) -> Vec<String> {

@@ -12,7 +12,10 @@ mod order;
 mod schema;
 
 pub(crate) use errors::SmpError;
-pub(crate) use schema::{for_resource, Schema, Strategy};
+pub(crate) use schema::{
+    Schema, Strategy, CONTROLLER_REVISION, META_ONLY, NAMESPACE, NODE, POD, POD_DISRUPTION_BUDGET,
+    SERVICE_ACCOUNT, WORKLOAD,
+};
 
 use serde_json::{Map, Value};
 

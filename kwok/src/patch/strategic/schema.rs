@@ -6,8 +6,6 @@
 //! yields for untagged fields. Tags are those of k8s.io/api `core/v1/types.go`, `apps/v1/types.go`,
 //! `policy/v1/types.go` and k8s.io/apimachinery `meta/v1/types.go`.
 
-use crate::registry::{self, ResourceDef};
-
 /// The non-`retainKeys` part of a field's `patchStrategy` tag. `retainKeys` itself only matters
 /// when a client builds a patch; the server just obeys the `$retainKeys` directive it is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,7 +145,7 @@ static POD_STATUS: Schema = Schema::Struct(&[
 static POD_TEMPLATE_SPEC: Schema =
     Schema::Struct(&[plain("metadata", &OBJECT_META), plain("spec", &POD_SPEC)]);
 
-static POD: Schema = Schema::Struct(&[
+pub(crate) static POD: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     plain("spec", &POD_SPEC),
     plain("status", &POD_STATUS),
@@ -163,26 +161,26 @@ static NODE_STATUS: Schema = Schema::Struct(&[
     merge("addresses", "type", &UNTAGGED),
 ]);
 
-static NODE: Schema = Schema::Struct(&[
+pub(crate) static NODE: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     plain("spec", &NODE_SPEC),
     plain("status", &NODE_STATUS),
 ]);
 
 /// `NamespaceSpec.finalizers` has no tag; `NamespaceStatus.conditions` merge by `type`.
-static NAMESPACE: Schema = Schema::Struct(&[
+pub(crate) static NAMESPACE: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     plain("status", &CONDITIONS_BY_TYPE),
 ]);
 
 /// `ServiceAccount.secrets` merge by `name`; `imagePullSecrets` has no tag here (unlike PodSpec).
-static SERVICE_ACCOUNT: Schema = Schema::Struct(&[
+pub(crate) static SERVICE_ACCOUNT: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     merge("secrets", "name", &UNTAGGED),
 ]);
 
 /// Kinds whose only tagged fields are in their metadata (ConfigMap, Secret, Event, Lease, ...).
-static META_ONLY: Schema = Schema::Struct(&[plain("metadata", &OBJECT_META)]);
+pub(crate) static META_ONLY: Schema = Schema::Struct(&[plain("metadata", &OBJECT_META)]);
 
 // --- apps/v1, policy/v1 ----------------------------------------------------------------------
 
@@ -190,7 +188,7 @@ static META_ONLY: Schema = Schema::Struct(&[plain("metadata", &OBJECT_META)]);
 /// `retainKeys`, which only the client side acts on.)
 static WORKLOAD_SPEC: Schema = Schema::Struct(&[plain("template", &POD_TEMPLATE_SPEC)]);
 
-static WORKLOAD: Schema = Schema::Struct(&[
+pub(crate) static WORKLOAD: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     plain("spec", &WORKLOAD_SPEC),
     plain("status", &CONDITIONS_BY_TYPE),
@@ -199,39 +197,16 @@ static WORKLOAD: Schema = Schema::Struct(&[
 static RAW_EXTENSION: Schema = Schema::Opaque("RawExtension");
 
 /// `ControllerRevision.data` is a `runtime.RawExtension`.
-static CONTROLLER_REVISION: Schema = Schema::Struct(&[
+pub(crate) static CONTROLLER_REVISION: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     plain("data", &RAW_EXTENSION),
 ]);
 
 /// `PodDisruptionBudgetStatus.conditions` merge by `type`.
-static POD_DISRUPTION_BUDGET: Schema = Schema::Struct(&[
+pub(crate) static POD_DISRUPTION_BUDGET: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     plain("status", &CONDITIONS_BY_TYPE),
 ]);
-
-/// The schema of a served resource's objects.
-pub(crate) fn for_resource(res: &ResourceDef) -> &'static Schema {
-    let is = |r: &ResourceDef| std::ptr::eq(res, r);
-    if is(&registry::PODS) {
-        &POD
-    } else if is(&registry::NODES) {
-        &NODE
-    } else if is(&registry::NAMESPACES) {
-        &NAMESPACE
-    } else if is(&registry::DAEMONSETS) || is(&registry::DEPLOYMENTS) || is(&registry::REPLICASETS)
-    {
-        &WORKLOAD
-    } else if is(&registry::CONTROLLERREVISIONS) {
-        &CONTROLLER_REVISION
-    } else if is(&registry::PODDISRUPTIONBUDGETS) {
-        &POD_DISRUPTION_BUDGET
-    } else if is(&registry::SERVICEACCOUNTS) {
-        &SERVICE_ACCOUNT
-    } else {
-        &META_ONLY
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@ use super::meta_v1;
 use super::Kind::{Bool, IntOrString, Msg, RawExtension, Str, Time, I32, I64};
 use super::{keep, list, message, opt, Message};
 
-pub(super) static CONTROLLER_REVISION: Message = message(
+pub(crate) static CONTROLLER_REVISION: Message = message(
     "ControllerRevision",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -17,7 +17,7 @@ pub(super) static CONTROLLER_REVISION: Message = message(
     ],
 );
 
-pub(super) static DAEMON_SET: Message = message(
+pub(crate) static DAEMON_SET: Message = message(
     "DaemonSet",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -72,7 +72,7 @@ pub(super) static DAEMON_SET_UPDATE_STRATEGY: Message = message(
     ],
 );
 
-pub(super) static DEPLOYMENT: Message = message(
+pub(crate) static DEPLOYMENT: Message = message(
     "Deployment",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -130,7 +130,7 @@ pub(super) static DEPLOYMENT_STRATEGY: Message = message(
     ],
 );
 
-pub(super) static REPLICA_SET: Message = message(
+pub(crate) static REPLICA_SET: Message = message(
     "ReplicaSet",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),

@@ -7,7 +7,7 @@ use super::meta_v1;
 use super::Kind::{Msg, Str, I32};
 use super::{keep, message, opt, Message};
 
-pub(super) static SCALE: Message = message(
+pub(crate) static SCALE: Message = message(
     "Scale",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),

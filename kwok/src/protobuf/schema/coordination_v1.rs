@@ -7,7 +7,7 @@ use super::meta_v1;
 use super::Kind::{MicroTime, Msg, Str, I32};
 use super::{keep, message, Message};
 
-pub(super) static LEASE: Message = message(
+pub(crate) static LEASE: Message = message(
     "Lease",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),

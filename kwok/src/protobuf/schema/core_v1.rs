@@ -57,7 +57,7 @@ pub(super) static AZURE_FILE_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static BINDING: Message = message(
+pub(crate) static BINDING: Message = message(
     "Binding",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -112,7 +112,7 @@ pub(super) static CLUSTER_TRUST_BUNDLE_PROJECTION: Message = message(
     ],
 );
 
-pub(super) static CONFIG_MAP: Message = message(
+pub(crate) static CONFIG_MAP: Message = message(
     "ConfigMap",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -381,7 +381,7 @@ pub(super) static EPHEMERAL_VOLUME_SOURCE: Message = message(
     )],
 );
 
-pub(super) static EVENT: Message = message(
+pub(crate) static EVENT: Message = message(
     "Event",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -571,7 +571,7 @@ pub(super) static NFS_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static NAMESPACE: Message = message(
+pub(crate) static NAMESPACE: Message = message(
     "Namespace",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -601,7 +601,7 @@ pub(super) static NAMESPACE_STATUS: Message = message(
     ],
 );
 
-pub(super) static NODE: Message = message(
+pub(crate) static NODE: Message = message(
     "Node",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -807,7 +807,7 @@ pub(super) static PHOTON_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
     &[keep(1, "pdID", Str), opt(2, "fsType", Str)],
 );
 
-pub(super) static POD: Message = message(
+pub(crate) static POD: Message = message(
     "Pod",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -1152,7 +1152,7 @@ pub(super) static SECCOMP_PROFILE: Message = message(
     &[keep(1, "type", Str), keep(2, "localhostProfile", Str)],
 );
 
-pub(super) static SECRET: Message = message(
+pub(crate) static SECRET: Message = message(
     "Secret",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -1217,7 +1217,7 @@ pub(super) static SECURITY_CONTEXT: Message = message(
     ],
 );
 
-pub(super) static SERVICE_ACCOUNT: Message = message(
+pub(crate) static SERVICE_ACCOUNT: Message = message(
     "ServiceAccount",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),

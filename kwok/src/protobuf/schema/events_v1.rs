@@ -8,7 +8,7 @@ use super::meta_v1;
 use super::Kind::{MicroTime, Msg, Str, Time, I32};
 use super::{keep, message, opt, Message};
 
-pub(super) static EVENT: Message = message(
+pub(crate) static EVENT: Message = message(
     "Event",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),

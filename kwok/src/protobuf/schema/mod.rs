@@ -8,13 +8,13 @@
 //! zero). Fields are listed in Go declaration order, which is the order encoding/json writes them.
 //! They cover the API versions that kubectl 1.27 to 1.33 send; newer fields are skipped as unknown.
 
-mod apps_v1;
-mod autoscaling_v1;
-mod coordination_v1;
-mod core_v1;
-mod events_v1;
+pub(crate) mod apps_v1;
+pub(crate) mod autoscaling_v1;
+pub(crate) mod coordination_v1;
+pub(crate) mod core_v1;
+pub(crate) mod events_v1;
 mod meta_v1;
-mod policy_v1;
+pub(crate) mod policy_v1;
 
 /// The value carried by one field (or by each element of a list, or each value of a map).
 #[derive(Clone, Copy, Debug)]
@@ -122,43 +122,7 @@ const fn message(name: &'static str, fields: &'static [Field]) -> Message {
     Message { name, fields }
 }
 
-/// Top-level kinds by API group (`""` for core) and version.
-static ROOTS: &[(&str, &str, &str, &Message)] = &[
-    ("", "v1", "Binding", &core_v1::BINDING),
-    ("", "v1", "ConfigMap", &core_v1::CONFIG_MAP),
-    ("", "v1", "Event", &core_v1::EVENT),
-    ("", "v1", "Namespace", &core_v1::NAMESPACE),
-    ("", "v1", "Node", &core_v1::NODE),
-    ("", "v1", "Pod", &core_v1::POD),
-    ("", "v1", "Secret", &core_v1::SECRET),
-    ("", "v1", "ServiceAccount", &core_v1::SERVICE_ACCOUNT),
-    (
-        "apps",
-        "v1",
-        "ControllerRevision",
-        &apps_v1::CONTROLLER_REVISION,
-    ),
-    ("apps", "v1", "DaemonSet", &apps_v1::DAEMON_SET),
-    ("apps", "v1", "Deployment", &apps_v1::DEPLOYMENT),
-    ("apps", "v1", "ReplicaSet", &apps_v1::REPLICA_SET),
-    ("autoscaling", "v1", "Scale", &autoscaling_v1::SCALE),
-    (
-        "coordination.k8s.io",
-        "v1",
-        "Lease",
-        &coordination_v1::LEASE,
-    ),
-    ("events.k8s.io", "v1", "Event", &events_v1::EVENT),
-    ("policy", "v1", "Eviction", &policy_v1::EVICTION),
-    (
-        "policy",
-        "v1",
-        "PodDisruptionBudget",
-        &policy_v1::POD_DISRUPTION_BUDGET,
-    ),
-];
-
-/// The message for an object of `apiVersion` and `kind`.
+/// The message for an object of `apiVersion` and `kind`: the kind's own ([`crate::kinds`]).
 ///
 /// `DeleteOptions` is found under any apiVersion: `metav1.AddToGroupVersion` registers it in
 /// every group version, so typed clients send it with their own (`v1`, `apps/v1`, `policy/v1` …).
@@ -167,16 +131,18 @@ pub(crate) fn root(api_version: &str, kind: &str) -> Option<&'static Message> {
         return Some(&meta_v1::DELETE_OPTIONS);
     }
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    ROOTS
-        .iter()
-        .find(|(g, v, k, _)| *g == group && *v == version && *k == kind)
-        .map(|(_, _, _, m)| *m)
+    crate::registry::strategy_of(group, version, kind).and_then(|s| s.protobuf())
 }
 
 #[cfg(test)]
 pub(crate) fn all_roots() -> impl Iterator<Item = &'static Message> {
-    ROOTS
+    let resources = crate::registry::RESOURCES.iter().map(|r| r.strategy);
+    let bodies = crate::registry::RESOURCES
         .iter()
-        .map(|(_, _, _, m)| *m)
+        .flat_map(|r| r.subresources.iter())
+        .filter_map(|s| s.body);
+    resources
+        .chain(bodies)
+        .filter_map(|s| s.protobuf())
         .chain(std::iter::once(&meta_v1::DELETE_OPTIONS))
 }

@@ -7,7 +7,7 @@ use super::meta_v1;
 use super::Kind::{IntOrString, Msg, Str, Time, I32, I64};
 use super::{keep, list, map, message, opt, Message};
 
-pub(super) static EVICTION: Message = message(
+pub(crate) static EVICTION: Message = message(
     "Eviction",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -15,7 +15,7 @@ pub(super) static EVICTION: Message = message(
     ],
 );
 
-pub(super) static POD_DISRUPTION_BUDGET: Message = message(
+pub(crate) static POD_DISRUPTION_BUDGET: Message = message(
     "PodDisruptionBudget",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),

@@ -1,0 +1,121 @@
+//! DaemonSets (`pkg/registry/apps/daemonset/strategy.go`).
+//!
+//! The internal type's `Spec.TemplateGeneration` is the v1 annotation
+//! `deprecated.daemonset.template.generation`; v1 conversion writes it, so it lives in metadata
+//! here.
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::apps::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::api::meta;
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::printers::{workloads as printer, Column};
+use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::validation::apps::{self as validation, Workload};
+
+/// The annotation v1 DaemonSets carry `Spec.TemplateGeneration` in.
+pub const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "apps",
+    version: "v1",
+    kind: "DaemonSet",
+    plural: "daemonsets",
+    singular: "daemonset",
+    namespaced: true,
+    short_names: &["ds"],
+    categories: &["all"],
+    verbs: FULL_VERBS,
+    subresources: &[status("DaemonSet")],
+    strategy: &DaemonSet,
+};
+
+#[derive(Debug)]
+pub struct DaemonSet;
+
+fn set_template_generation(obj: &mut Value, generation: i64) {
+    let annotations = meta::meta_mut(obj)
+        .entry("annotations")
+        .or_insert_with(|| json!({}));
+    if let Some(a) = annotations.as_object_mut() {
+        a.insert(TEMPLATE_GENERATION.into(), json!(generation.to_string()));
+    }
+}
+
+impl Strategy for DaemonSet {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::DaemonSet>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::apps_v1::DAEMON_SET)
+    }
+
+    fn default(&self, obj: &mut Map<String, Value>) {
+        crate::defaults::workloads::daemon_set(obj);
+    }
+
+    /// A fresh status with Go's required zeros, generation 1, template generation 1.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({"currentNumberScheduled": 0, "numberMisscheduled": 0,
+            "desiredNumberScheduled": 0, "numberReady": 0});
+        first_generation(obj);
+        set_template_generation(obj, 1);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::validate_create(Workload::DaemonSet, obj)
+    }
+
+    /// The status stays; a spec change bumps the generation, a template change the template
+    /// generation too.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+        if changed {
+            let previous = meta::annotation(old, TEMPLATE_GENERATION)
+                .and_then(|s| s.parse::<i64>().ok())
+                .unwrap_or(1);
+            let template_changed = new["spec"]["template"] != old["spec"]["template"];
+            set_template_generation(new, previous + i64::from(template_changed));
+        }
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_update(Workload::DaemonSet, new, old)
+    }
+
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_status_update(Workload::DaemonSet, new, old)
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::WORKLOAD
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::DAEMONSET_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::daemonset_cells(obj, now)
+    }
+
+    /// The template generation is spec in the internal type, so partial metadata has none.
+    fn internal_metadata(&self, metadata: &mut Value) {
+        if let Some(annotations) = metadata
+            .get_mut("annotations")
+            .and_then(Value::as_object_mut)
+        {
+            annotations.remove(TEMPLATE_GENERATION);
+            if annotations.is_empty() {
+                metadata.as_object_mut().map(|m| m.remove("annotations"));
+            }
+        }
+    }
+}

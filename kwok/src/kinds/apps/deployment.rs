@@ -1,0 +1,113 @@
+//! Deployments (`pkg/registry/apps/deployment/strategy.go`).
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::apps::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{
+    field_changed, first_generation, keep, keep_meta, next_generation_if, Strategy,
+};
+use crate::printers::{workloads as printer, Column};
+use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::validation::apps::{self as validation, Workload};
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "apps",
+    version: "v1",
+    kind: "Deployment",
+    plural: "deployments",
+    singular: "deployment",
+    namespaced: true,
+    short_names: &["deploy"],
+    categories: &["all"],
+    verbs: FULL_VERBS,
+    subresources: &[
+        status("Deployment"),
+        crate::kinds::autoscaling::scale::subresource(),
+    ],
+    strategy: &Deployment,
+};
+
+#[derive(Debug)]
+pub struct Deployment;
+
+impl Strategy for Deployment {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::Deployment>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::apps_v1::DEPLOYMENT)
+    }
+
+    fn default(&self, obj: &mut Map<String, Value>) {
+        crate::defaults::workloads::deployment(obj);
+    }
+
+    /// `deployment.Status = apps.DeploymentStatus{}; deployment.Generation = 1`.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({});
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::validate_create(Workload::Deployment, obj)
+    }
+
+    /// The status stays; a spec change bumps the generation.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_update(Workload::Deployment, new, old)
+    }
+
+    /// `deploymentStatusStrategy.PrepareForUpdate`: spec and labels stay; annotations are taken.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "spec");
+        keep_meta(new, old, "labels");
+    }
+
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_status_update(Workload::Deployment, new, old)
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::WORKLOAD
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::DEPLOYMENT_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::deployment_cells(obj, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deployment(annotations: Value, replicas: i64) -> Value {
+        json!({"metadata": {"generation": 3, "annotations": annotations, "labels": {"app": "a"}},
+            "spec": {"replicas": replicas}, "status": {"replicas": 1}})
+    }
+
+    #[test]
+    fn status_writes_keep_spec_and_labels_and_take_annotations() {
+        let old = deployment(json!({"note": "one"}), 1);
+        let mut new = deployment(json!({"note": "two"}), 5);
+        new["metadata"]["labels"] = json!({"app": "b"});
+        Deployment.prepare_for_status_update(&mut new, &old);
+        assert_eq!(new["spec"]["replicas"], 1);
+        assert_eq!(new["metadata"]["labels"]["app"], "a");
+        assert_eq!(new["metadata"]["annotations"]["note"], "two");
+    }
+}

@@ -1,0 +1,6 @@
+//! The apps group's kinds (`pkg/registry/apps/<kind>`).
+
+pub mod controllerrevision;
+pub mod daemonset;
+pub mod deployment;
+pub mod replicaset;

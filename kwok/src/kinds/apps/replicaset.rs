@@ -1,0 +1,84 @@
+//! ReplicaSets (`pkg/registry/apps/replicaset/strategy.go`).
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::apps::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::printers::{workloads as printer, Column};
+use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::validation::apps::{self as validation, Workload};
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "apps",
+    version: "v1",
+    kind: "ReplicaSet",
+    plural: "replicasets",
+    singular: "replicaset",
+    namespaced: true,
+    short_names: &["rs"],
+    categories: &["all"],
+    verbs: FULL_VERBS,
+    subresources: &[
+        status("ReplicaSet"),
+        crate::kinds::autoscaling::scale::subresource(),
+    ],
+    strategy: &ReplicaSet,
+};
+
+#[derive(Debug)]
+pub struct ReplicaSet;
+
+impl Strategy for ReplicaSet {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::ReplicaSet>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::apps_v1::REPLICA_SET)
+    }
+
+    fn default(&self, obj: &mut Map<String, Value>) {
+        crate::defaults::workloads::replica_set(obj);
+    }
+
+    /// `rs.Status = apps.ReplicaSetStatus{}; rs.Generation = 1` (`replicas` is not omitempty).
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({"replicas": 0});
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::validate_create(Workload::ReplicaSet, obj)
+    }
+
+    /// The status stays; a spec change bumps the generation.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_update(Workload::ReplicaSet, new, old)
+    }
+
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_status_update(Workload::ReplicaSet, new, old)
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::WORKLOAD
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::REPLICASET_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::replicaset_cells(obj, now)
+    }
+}

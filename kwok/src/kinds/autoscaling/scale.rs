@@ -1,0 +1,45 @@
+//! The autoscaling/v1 Scale of Deployments' and ReplicaSets' `scale` subresources
+//! (`pkg/registry/apps/*/storage` ScaleREST).
+
+use k8s_openapi::api::autoscaling::v1 as k8s;
+use serde_json::Value;
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::Strategy;
+use crate::registry::SubresourceDef;
+use crate::validation::{core as validation, meta};
+
+/// The `scale` subresource.
+pub const fn subresource() -> SubresourceDef {
+    SubresourceDef {
+        name: "scale",
+        kind: "Scale",
+        group: "autoscaling",
+        version: "v1",
+        verbs: &["get", "patch", "update"],
+        body: Some(&Scale),
+    }
+}
+
+#[derive(Debug)]
+pub struct Scale;
+
+impl Strategy for Scale {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::Scale>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::autoscaling_v1::SCALE)
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::scale(obj)
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        meta::object_meta_update(new, old, false)
+    }
+}

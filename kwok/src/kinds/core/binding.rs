@@ -1,0 +1,47 @@
+//! Bindings (`pkg/registry/core/pod/storage` BindingREST): the scheduler's pod-to-node
+//! assignment, created under `pods/<name>/binding` or as `bindings`.
+
+use k8s_openapi::api::core::v1 as k8s;
+use serde_json::Value;
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::Strategy;
+use crate::registry::ResourceDef;
+use crate::validation::{core as validation, meta};
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "",
+    version: "v1",
+    kind: "Binding",
+    plural: "bindings",
+    singular: "binding",
+    namespaced: true,
+    short_names: &[],
+    categories: &[],
+    verbs: &["create"],
+    subresources: &[],
+    strategy: &Binding,
+};
+
+#[derive(Debug)]
+pub struct Binding;
+
+impl Strategy for Binding {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::Binding>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::core_v1::BINDING)
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::binding(obj)
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        meta::object_meta_update(new, old, true)
+    }
+}

@@ -1,0 +1,64 @@
+//! ServiceAccounts (`pkg/registry/core/serviceaccount/strategy.go`, `storage/storage.go`).
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::core::v1 as k8s;
+use serde_json::Value;
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::Strategy;
+use crate::printers::{core as printer, Column};
+use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::validation::{core as validation, meta};
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "",
+    version: "v1",
+    kind: "ServiceAccount",
+    plural: "serviceaccounts",
+    singular: "serviceaccount",
+    namespaced: true,
+    short_names: &["sa"],
+    categories: &[],
+    verbs: FULL_VERBS,
+    subresources: &[],
+    strategy: &ServiceAccount,
+};
+
+#[derive(Debug)]
+pub struct ServiceAccount;
+
+impl Strategy for ServiceAccount {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::ServiceAccount>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::core_v1::SERVICE_ACCOUNT)
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::service_account(obj)
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        meta::object_meta_update(new, old, true)
+    }
+
+    fn returns_deleted_object(&self) -> bool {
+        true
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::SERVICE_ACCOUNT
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::SERVICEACCOUNT_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::serviceaccount_cells(obj, now)
+    }
+}
