@@ -328,14 +328,14 @@ impl DeploymentSync<'_> {
     // -- writing ------------------------------------------------------------------------------
 
     /// Write the working copy's annotations and status where they differ from the stored
-    /// Deployment. (The real status subresource also takes annotations; here the annotations go
-    /// through the main resource, which leaves the generation alone.)
+    /// Deployment, in one status write: the Deployment status strategy takes annotations
+    /// (`deploymentStatusStrategy.PrepareForUpdate` resets only spec and labels), as the
+    /// controller's `syncRolloutStatus` relies on.
     fn write_deployment(&mut self) -> ApiResult<()> {
-        let ns = self.d.namespace().to_string();
-        let name = self.d.name().to_string();
-        let opts = WriteOptions::default();
         let annotations = |v: &Value| v["metadata"].get("annotations").cloned();
-        if annotations(&self.dv) != annotations(&self.d.value) {
+        if annotations(&self.dv) != annotations(&self.d.value)
+            || self.dv.get("status") != self.d.value.get("status")
+        {
             let mut v = self.d.value.clone();
             match annotations(&self.dv) {
                 Some(a) => {
@@ -345,16 +345,15 @@ impl DeploymentSync<'_> {
                     meta::meta_mut(&mut v).remove("annotations");
                 }
             }
-            self.d = self
-                .api
-                .update(&registry::DEPLOYMENTS, &ns, &name, v, None, &opts)?;
-        }
-        if self.dv.get("status") != self.d.value.get("status") {
-            let mut v = self.d.value.clone();
             v["status"] = self.dv["status"].clone();
-            self.d =
-                self.api
-                    .update(&registry::DEPLOYMENTS, &ns, &name, v, Some("status"), &opts)?;
+            self.d = self.api.update(
+                &registry::DEPLOYMENTS,
+                self.d.namespace(),
+                self.d.name(),
+                v,
+                Some("status"),
+                &WriteOptions::default(),
+            )?;
         }
         self.dv = self.d.value.clone();
         Ok(())

@@ -188,3 +188,16 @@ pub(crate) fn next_generation_if(new: &mut Value, old: &Value, changed: bool) {
 pub(crate) fn field_changed(new: &Value, old: &Value, key: &str) -> bool {
     new.get(key) != old.get(key)
 }
+
+/// `Semantic.DeepEqual` of a metadata map (labels, annotations): a missing map and an empty one
+/// are equal.
+pub(crate) fn meta_map_changed(new: &Value, old: &Value, key: &str) -> bool {
+    let map = |v: &Value| {
+        v["metadata"]
+            .get(key)
+            .and_then(Value::as_object)
+            .filter(|m| !m.is_empty())
+            .cloned()
+    };
+    map(new) != map(old)
+}

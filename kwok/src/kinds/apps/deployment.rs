@@ -8,7 +8,8 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
 use crate::kinds::{
-    field_changed, first_generation, keep, keep_meta, next_generation_if, Strategy,
+    field_changed, first_generation, keep, keep_meta, meta_map_changed, next_generation_if,
+    Strategy,
 };
 use crate::printers::{workloads as printer, Column};
 use crate::registry::{status, ResourceDef, FULL_VERBS};
@@ -57,10 +58,11 @@ impl Strategy for Deployment {
         validation::validate_create(Workload::Deployment, obj)
     }
 
-    /// The status stays; a spec change bumps the generation.
+    /// The status stays; a spec change bumps the generation, and so does an annotation change,
+    /// because annotations are copied from Deployments to their ReplicaSets.
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
         keep(new, old, "status");
-        let changed = field_changed(new, old, "spec");
+        let changed = field_changed(new, old, "spec") || meta_map_changed(new, old, "annotations");
         next_generation_if(new, old, changed);
     }
 
@@ -98,6 +100,32 @@ mod tests {
     fn deployment(annotations: Value, replicas: i64) -> Value {
         json!({"metadata": {"generation": 3, "annotations": annotations, "labels": {"app": "a"}},
             "spec": {"replicas": replicas}, "status": {"replicas": 1}})
+    }
+
+    #[test]
+    fn annotations_and_spec_move_the_generation() {
+        let old = deployment(json!({"note": "one"}), 1);
+        let mut same = deployment(json!({"note": "one"}), 1);
+        Deployment.prepare_for_update(&mut same, &old);
+        assert_eq!(same["metadata"]["generation"], 3);
+        let mut annotated = deployment(json!({"note": "two"}), 1);
+        Deployment.prepare_for_update(&mut annotated, &old);
+        assert_eq!(annotated["metadata"]["generation"], 4);
+        let mut scaled = deployment(json!({"note": "one"}), 2);
+        Deployment.prepare_for_update(&mut scaled, &old);
+        assert_eq!(scaled["metadata"]["generation"], 4);
+    }
+
+    /// `Semantic.DeepEqual` takes a nil map and an empty one as equal.
+    #[test]
+    fn empty_annotations_equal_none() {
+        let old = deployment(json!({}), 1);
+        let mut new = deployment(Value::Null, 1);
+        new["metadata"]
+            .as_object_mut()
+            .map(|m| m.remove("annotations"));
+        Deployment.prepare_for_update(&mut new, &old);
+        assert_eq!(new["metadata"]["generation"], 3);
     }
 
     #[test]
