@@ -30,7 +30,7 @@ pub fn decode_patched(
     let encoded = serde_json::to_vec(patched).map_err(|e| ApiError::internal(e.to_string()))?;
     let quoted = match kind {
         PatchKind::Strategic => serde_json::from_slice::<Value>(body)
-            .map(|p| crate::decode::gosprint::sprint(&p))
+            .map(|p| crate::gofmt::go_v(&p))
             .unwrap_or_default(),
         _ => String::from_utf8_lossy(&encoded).into_owned(),
     };

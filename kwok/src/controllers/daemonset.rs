@@ -22,6 +22,7 @@ use super::typed::{sorted_keys, template_hash, TypedCache};
 use super::{events, Controller};
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
 use crate::error::ApiError;
+use crate::intstr::scaled_value;
 use crate::registry;
 use crate::scheduler::{add_daemon_tolerations, node_should_run_daemon_pod};
 use crate::selectors::LabelSelector;
@@ -110,42 +111,7 @@ impl Backoff {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pod and IntOrString helpers shared with the disruption controller.
-
-/// `intstr.GetScaledValueFromIntOrPercent`: an integer as is, `"<n>%"` of `total` rounded up or
-/// down; the errors are upstream's texts.
-pub(super) fn scaled_value(v: &Value, total: i64, round_up: bool) -> Result<i64, String> {
-    match v {
-        Value::Null => Err("nil value for IntOrString".to_string()),
-        Value::Number(n) => n.as_i64().ok_or_else(|| {
-            "invalid value for IntOrString: invalid type: neither int nor percentage".to_string()
-        }),
-        Value::String(s) => {
-            let Some(digits) = s.strip_suffix('%') else {
-                return Err(
-                    "invalid value for IntOrString: invalid type: string is not a percentage"
-                        .to_string(),
-                );
-            };
-            let pct: i64 = digits.parse().map_err(|_| {
-                format!(
-                    "invalid value for IntOrString: invalid value {}: strconv.Atoi: parsing {}: invalid syntax",
-                    crate::error::go_quote(s),
-                    crate::error::go_quote(digits)
-                )
-            })?;
-            let exact = pct as f64 * total as f64 / 100.0;
-            Ok(if round_up {
-                exact.ceil()
-            } else {
-                exact.floor()
-            } as i64)
-        }
-        _ => Err(
-            "invalid value for IntOrString: invalid type: neither int nor percentage".to_string(),
-        ),
-    }
-}
+// Pod helpers shared with the disruption controller.
 
 fn condition<'a>(pod: &'a Value, type_: &str) -> Option<&'a Value> {
     pod["status"]["conditions"]
@@ -1719,25 +1685,6 @@ mod tests {
             .filter(|e| e.value["reason"] == reason)
             .map(|e| e.value["message"].as_str().unwrap_or("").to_string())
             .collect()
-    }
-
-    #[test]
-    fn int_or_percent_scaling_follows_apimachinery() {
-        assert_eq!(scaled_value(&json!(2), 10, true), Ok(2));
-        assert_eq!(scaled_value(&json!("50%"), 3, true), Ok(2));
-        assert_eq!(scaled_value(&json!("50%"), 3, false), Ok(1));
-        assert_eq!(scaled_value(&json!("10%"), 1000, true), Ok(100));
-        assert_eq!(
-            scaled_value(&json!("3"), 3, true),
-            Err(
-                "invalid value for IntOrString: invalid type: string is not a percentage"
-                    .to_string()
-            )
-        );
-        assert_eq!(
-            scaled_value(&Value::Null, 3, true),
-            Err("nil value for IntOrString".to_string())
-        );
     }
 
     #[test]

@@ -17,11 +17,12 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-use super::daemonset::{is_pod_ready, parse_time, scaled_value};
+use super::daemonset::{is_pod_ready, parse_time};
 use super::{events, Controller};
 use crate::api::subresources::set_condition;
 use crate::api::{meta, Api, WriteOptions};
 use crate::error::go_quote;
+use crate::intstr::scaled_value;
 use crate::registry::{self, ResourceDef};
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};

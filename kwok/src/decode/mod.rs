@@ -7,9 +7,6 @@
 // `ApiError` is the crate's Status error; it is returned by value like everywhere else.
 #![allow(clippy::result_large_err)]
 
-pub mod gosprint;
-pub mod quantity;
-
 mod gobase64;
 mod gotime;
 mod gotypes;
@@ -192,7 +189,7 @@ pub fn yaml_to_json(body: &[u8]) -> Result<Vec<u8>, ApiError> {
 
 /// Re-decode the result of a PATCH (handlers/patch.go). Decode failures are 422 Invalid on the
 /// field `patch` with `patch_value` as the value: the patched object's JSON for JSON and merge
-/// patches, [`gosprint::sprint`] of the patch for strategic merge patches.
+/// patches, [`crate::gofmt::go_v`] of the patch for strategic merge patches.
 pub fn decode_patched(
     res: &'static ResourceDef,
     patched: &[u8],

@@ -22,8 +22,9 @@ use serde::de::{
 use serde_json::{Map, Value};
 
 use super::json::Val;
-use super::{gobase64, gotime, gotypes, quantity};
+use super::{gobase64, gotime, gotypes};
 use crate::error::go_quote;
+use crate::quantity;
 
 /// Why the walk stopped.
 #[derive(Debug)]

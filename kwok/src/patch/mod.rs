@@ -10,7 +10,6 @@
 #![allow(clippy::result_large_err)]
 
 mod apply;
-mod go_fmt;
 mod go_json;
 mod go_sort;
 mod json_patch;

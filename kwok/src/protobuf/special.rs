@@ -22,7 +22,7 @@ pub(crate) fn quantity(bytes: &[u8]) -> Result<Value, DecodeError> {
     }
     match text {
         None => Ok(Value::String("0".to_string())),
-        Some(text) => crate::decode::quantity::canonicalize(&text)
+        Some(text) => crate::quantity::canonicalize(&text)
             .map(Value::String)
             .map_err(DecodeError::new),
     }

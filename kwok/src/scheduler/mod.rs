@@ -29,7 +29,6 @@ mod labels;
 mod node_affinity;
 mod node_ports;
 mod preemption;
-pub(crate) mod quantity;
 mod resources;
 mod score;
 mod status;

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, Node, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::quantity::{self, Amount};
+use crate::quantity::{parse_text, Amount};
 
 /// Requests counted for a container that requests no cpu when scoring (`DefaultMilliCPURequest`).
 const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
@@ -93,7 +93,7 @@ impl Resource {
 fn to_list(map: Option<&BTreeMap<String, Quantity>>) -> ResourceList {
     map.into_iter()
         .flatten()
-        .map(|(k, q)| (k.clone(), quantity::amount(q)))
+        .map(|(k, q)| (k.clone(), parse_text(&q.0).unwrap_or(Amount::ZERO)))
         .collect()
 }
 

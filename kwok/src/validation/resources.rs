@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use super::names;
 use super::path::{forbidden, invalid, required, Path};
-use crate::decode::quantity::Quantity;
 use crate::error::{go_quote, FieldError};
+use crate::quantity::Quantity;
 
 const STANDARD_CONTAINER_RESOURCES: &[&str] = &["cpu", "memory", "ephemeral-storage"];
 

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::api::meta;
 use crate::controllers::replicaset::{parse_time, sorted, spec_replicas};
+use crate::intstr::scaled_value;
 
 /// `apps.DefaultDeploymentUniqueLabelKey`.
 pub const HASH_LABEL: &str = "pod-template-hash";
@@ -126,8 +127,7 @@ impl Spec {
     pub fn new_rs_replicas(&self, total: i64, current_new: i64) -> Result<i64, String> {
         match self.strategy {
             Strategy::RollingUpdate => {
-                let surge = scaled_value(&self.surge, self.replicas, true)
-                    .ok_or_else(|| format!("invalid value for IntOrString: {}", self.surge))?;
+                let surge = scaled_value(&self.surge, self.replicas, true)?;
                 let max_total = self.replicas + surge;
                 if total >= max_total {
                     return Ok(current_new);
@@ -141,31 +141,13 @@ impl Spec {
     }
 }
 
-/// `intstr.GetScaledValueFromIntOrPercent`: an int as is, `"N%"` of `total` rounded up or down;
-/// `None` for anything else (a string without `%`).
-pub fn scaled_value(v: &Value, total: i64, round_up: bool) -> Option<i64> {
-    match v {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => {
-            let pct: i64 = s.strip_suffix('%')?.parse().ok()?;
-            let exact = pct as f64 * total as f64 / 100.0;
-            Some(if round_up {
-                exact.ceil()
-            } else {
-                exact.floor()
-            } as i64)
-        }
-        _ => None,
-    }
-}
-
 /// `ResolveFenceposts`: surge rounds up, unavailable down; both zero means one may be
 /// unavailable (surge might be impossible, e.g. under quota).
 pub fn resolve_fenceposts(surge: &Value, unavailable: &Value, desired: i64) -> Option<(i64, i64)> {
     let zero = json!(0);
     let pick = |v: &Value| if v.is_null() { zero.clone() } else { v.clone() };
-    let s = scaled_value(&pick(surge), desired, true)?;
-    let mut u = scaled_value(&pick(unavailable), desired, false)?;
+    let s = scaled_value(&pick(surge), desired, true).ok()?;
+    let mut u = scaled_value(&pick(unavailable), desired, false).ok()?;
     if s == 0 && u == 0 {
         u = 1;
     }

@@ -174,7 +174,7 @@ impl Strategy for Pod {
 /// Guaranteed when every container limits both, and the summed requests equal the summed limits
 /// resource by resource; else Burstable.
 pub fn qos_class(pod: &Value) -> &'static str {
-    use crate::scheduler::quantity::{parse_text, Amount};
+    use crate::quantity::{parse_text, Amount};
     use std::collections::BTreeMap;
     const COMPUTE: [&str; 2] = ["cpu", "memory"];
     let spec = &pod["spec"];

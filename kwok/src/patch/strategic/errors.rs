@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::patch::go_fmt::{go_s, go_type, go_v};
+use crate::gofmt::{go_s, go_type, go_v};
 
 // Sentinel errors of k8s.io/apimachinery/pkg/util/mergepatch/errors.go.
 pub(crate) const ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST: &str =

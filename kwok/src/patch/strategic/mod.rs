@@ -19,7 +19,7 @@ pub(crate) use schema::{
 
 use serde_json::{Map, Value};
 
-use super::go_fmt::go_v;
+use crate::gofmt::go_v;
 use errors::{
     err_bad_arg_type, err_bad_patch_type, err_no_merge_key, Result,
     ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST, ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS,

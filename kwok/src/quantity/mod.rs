@@ -2,7 +2,12 @@
 //! upstream error texts, and the canonical form the server writes back (`"0.5"` is stored as
 //! `"500m"`, `"1024Mi"` as `"1Gi"`).
 //!
-//! Values are exact decimals (digits × 10^exp): no floating point, like the Go type.
+//! Values are exact decimals (digits × 10^exp): no floating point, like the Go type. The
+//! scheduler's sums read them as nano-unit [`Amount`]s.
+
+mod amount;
+
+pub(crate) use amount::{parse_text, Amount};
 
 use std::cmp::Ordering;
 
@@ -383,6 +388,32 @@ impl Quantity {
 
     pub fn is_zero(&self) -> bool {
         self.value.is_zero()
+    }
+
+    /// The value in nano-units, the smallest a Quantity holds (parsing rounds up to it);
+    /// saturating beyond i128.
+    pub(crate) fn nano_units(&self) -> i128 {
+        let nano_exp = self.value.exp + 9;
+        let magnitude = if self.value.is_zero() {
+            0
+        } else if nano_exp >= 0 {
+            let digits = self.value.digits.parse::<i128>().unwrap_or(i128::MAX);
+            10i128
+                .checked_pow(nano_exp.unsigned_abs())
+                .map_or(i128::MAX, |scale| digits.saturating_mul(scale))
+        } else {
+            // Not reached for parsed quantities (rounded up to nano); round up all the same.
+            let digits = self.value.digits.parse::<i128>().unwrap_or(i128::MAX);
+            match 10i128.checked_pow(nano_exp.unsigned_abs()) {
+                Some(div) => digits / div + i128::from(digits % div != 0),
+                None => 1,
+            }
+        };
+        if self.value.negative {
+            -magnitude
+        } else {
+            magnitude
+        }
     }
 
     pub fn is_negative(&self) -> bool {

@@ -1,6 +1,8 @@
-//! Go `fmt` renderings of decoded JSON values, for error messages the API server builds with
-//! `%v`, `%s` and `reflect.TypeOf` (strategic merge patch errors in `k8s.io/apimachinery/pkg/util/
-//! mergepatch/errors.go` and `strategicpatch/patch.go` print the offending maps and lists this way).
+//! Go `fmt` renderings of JSON values decoded into `interface{}` (`sigs.k8s.io/json` keeps
+//! integers that fit as int64, everything else float64), for the messages the API server builds
+//! with `%v`, `%s` and `reflect.TypeOf`: strategic merge patch errors
+//! (`k8s.io/apimachinery/pkg/util/mergepatch/errors.go`, `strategicpatch/patch.go`) and the
+//! `%+v` of a rejected patch (`map[spec:map[foo:1]]`).
 
 use serde_json::{Number, Value};
 
@@ -140,6 +142,26 @@ mod tests {
         assert_eq!(go_v(&json!(null)), "<nil>");
         assert_eq!(go_s(&json!(3)), "%!s(int64=3)");
         assert_eq!(go_s(&json!("merge")), "merge");
+    }
+
+    #[test]
+    fn nested_values_print_like_go_fmt() {
+        assert_eq!(
+            go_v(&json!({"spec": {"foo": 1, "bar": [true, "x"]}, "a": null})),
+            "map[a:<nil> spec:map[bar:[true x] foo:1]]"
+        );
+    }
+
+    /// An integer beyond int64 decodes as float64, and so prints in exponent form; a negative
+    /// zero float keeps its sign.
+    #[test]
+    fn numbers_outside_int64_are_floats() {
+        assert_eq!(
+            go_v(&json!(18446744073709551615u64)),
+            "1.8446744073709552e+19"
+        );
+        assert_eq!(go_v(&json!(-0.0)), "-0");
+        assert_eq!(go_v(&json!(123456.5)), "123456.5");
     }
 
     #[test]
