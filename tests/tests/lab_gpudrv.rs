@@ -3,7 +3,7 @@
 //! affinity, and a driver upgrade blocked (then walked) past a PodDisruptionBudget.
 //!
 //! Manifests and scripts come from `scenarios/gpudrv/reference/` (one source of truth); the
-//! expected texts are what the lab (`shared/labs/gpudrv.md`) and a real 1.32 cluster print:
+//! expected texts are what the lab (`scenarios/gpudrv/LAB.md`) and a real 1.32 cluster print:
 //! scheduler messages from `k/k pkg/scheduler/framework/types.go` (FitError) and
 //! `defaultpreemption`, drain output from `kubectl pkg/drain/drain.go` and
 //! `kubectl pkg/cmd/drain/drain.go`, table cells from `k/k pkg/printers/internalversion`.

@@ -3,7 +3,7 @@
 //! operands really run where, and the mistakes and odd nodes the grader throws at it.
 //!
 //! Manifests and scripts come from `scenarios/gpuops/reference/` (one source of truth); the
-//! expected texts are what the lab (`shared/labs/gpuops.md`) and a real 1.32 cluster print:
+//! expected texts are what the lab (`scenarios/gpuops/LAB.md`) and a real 1.32 cluster print:
 //! DaemonSet placement and status from `k/k pkg/controller/daemon/daemon_controller.go`
 //! (NodeShouldRunDaemonPod, updateDaemonSetStatus), daemon pod shape from
 //! `k/k pkg/controller/daemon/util/daemonset_util.go`, decode and validation errors from

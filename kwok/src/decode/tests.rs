@@ -1,4 +1,4 @@
-//! Decode behaviour against the apiserver's texts (reference section 5.3, apiserver handlers,
+//! Decode behaviour against the apiserver's texts (docs/kubernetes-behaviors.md 5.3, apiserver handlers,
 //! encoding/json and sigs.k8s.io/json).
 
 use serde_json::json;

@@ -1,5 +1,5 @@
 //! End-to-end checks of `schedule`: one test per filter and per message rule, with the exact strings
-//! of the reference (kubernetes-behaviors.md 1.2–1.5) and the gpudrv lab cases.
+//! of docs/kubernetes-behaviors.md (1.2–1.5) and the gpudrv lab cases.
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::{json, Value};

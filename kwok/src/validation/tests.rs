@@ -1,4 +1,4 @@
-//! Validation messages as the 1.32 apiserver returns them (reference section 5.1 and the upstream
+//! Validation messages as the 1.32 apiserver returns them (docs/kubernetes-behaviors.md 5.1 and the upstream
 //! validation sources).
 
 use serde_json::{json, Value};
