@@ -9,3 +9,4 @@ pub mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod scenario;
+pub mod tree;

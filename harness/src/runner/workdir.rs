@@ -5,37 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-/// Copies `from` into `to` recursively, keeping permission bits (an exec bit, or its absence,
-/// is part of what is graded). Symlinks are copied as links.
-pub fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
-    fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    let entries = match fs::read_dir(from) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(error) => return Err(error).with_context(|| format!("reading {}", from.display())),
-    };
-    for entry in entries {
-        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        let kind = entry
-            .file_type()
-            .with_context(|| format!("inspecting {}", source.display()))?;
-        if kind.is_dir() {
-            copy_dir(&source, &target)?;
-        } else if kind.is_symlink() {
-            let link = fs::read_link(&source)
-                .with_context(|| format!("reading link {}", source.display()))?;
-            let _ = fs::remove_file(&target);
-            std::os::unix::fs::symlink(&link, &target)
-                .with_context(|| format!("linking {}", target.display()))?;
-        } else if kind.is_file() {
-            copy_file(&source, &target)?;
-        }
-        // Sockets, FIFOs and devices are skipped: opening a FIFO to copy it would block.
-    }
-    Ok(())
-}
+pub use crate::tree::{copy_dir, copy_file, remove_entry};
 
 /// Copies the files of `from` that `to` does not have (a learner's helper files next to the
 /// reference state), leaving every existing file of `to` as it is.
@@ -60,30 +30,6 @@ pub fn copy_missing(from: &Path, to: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Copies one file, creating parent directories and keeping its permission bits.
-pub fn copy_file(from: &Path, to: &Path) -> anyhow::Result<()> {
-    if let Some(parent) = to.parent() {
-        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    }
-    if to.is_dir() {
-        fs::remove_dir_all(to).with_context(|| format!("replacing {}", to.display()))?;
-    }
-    fs::copy(from, to)
-        .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
-    Ok(())
-}
-
-/// Removes a file, link or directory; a missing one is not an error.
-pub fn remove_entry(path: &Path) -> anyhow::Result<()> {
-    let removed = match fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
-        Ok(_) => fs::remove_file(path),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(error) => Err(error),
-    };
-    removed.with_context(|| format!("removing {}", path.display()))
 }
 
 /// A fresh temporary directory holding a copy of `base` (which may be absent: then empty).

@@ -53,7 +53,7 @@ fn private_copy(seed: Option<&Path>) -> RunCache {
     };
     if let Some(seed) = seed {
         // A failed copy only costs the run its discovery requests.
-        if let Err(error) = crate::runner::workdir::copy_dir(seed, dir.path()) {
+        if let Err(error) = crate::tree::copy_dir(seed, dir.path()) {
             tracing::debug!("copying the kubectl cache seed: {error:#}");
         }
     }
