@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::api::{Api, WriteOptions};
@@ -16,8 +16,7 @@ use crate::http::{self, Server};
 use crate::registry;
 use crate::store::{Snapshot, Store};
 
-/// The annotation that hands a node to the fake kubelet (kwokctl's default selector).
-pub const KWOK_NODE_ANNOTATION: &str = "kwok.x-k8s.io/node";
+pub use crate::controllers::fake_node::{fake_node, KWOK_NODE_ANNOTATION};
 
 /// How to start a cluster.
 #[derive(Debug, Clone)]
@@ -58,32 +57,6 @@ impl ClusterConfig {
         }
         self
     }
-}
-
-/// A kwok fake Node: the fake kubelet keeps it Ready and runs its pods.
-pub fn fake_node(
-    name: &str,
-    labels: &BTreeMap<String, String>,
-    annotations: &BTreeMap<String, String>,
-) -> Value {
-    let mut l: BTreeMap<String, String> = BTreeMap::new();
-    l.insert("kubernetes.io/hostname".into(), name.into());
-    l.insert("kubernetes.io/os".into(), "linux".into());
-    l.insert("kubernetes.io/arch".into(), "amd64".into());
-    l.insert("type".into(), "kwok".into());
-    l.extend(labels.clone());
-    let mut a: BTreeMap<String, String> = BTreeMap::new();
-    a.insert(KWOK_NODE_ANNOTATION.into(), "fake".into());
-    a.insert("node.alpha.kubernetes.io/ttl".into(), "0".into());
-    a.extend(annotations.clone());
-    json!({
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": l, "annotations": a},
-        "spec": {},
-        "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110"},
-                   "capacity": {"cpu": "32", "memory": "256Gi", "pods": "110"}}
-    })
 }
 
 /// A running embedded cluster. Dropping it without [`Cluster::shutdown`] aborts its tasks.

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use crate::scenario::model::{NodeSpec, Perturbation};
 
 /// The annotation kwok's fake kubelet looks for (kwok `--manage-nodes-with-annotation-selector`).
-pub const KWOK_NODE_ANNOTATION: &str = "kwok.x-k8s.io/node";
+pub use kwok::cluster::KWOK_NODE_ANNOTATION;
 
 /// A node described by the harness: name, labels, annotations, taints, and whether a fake
 /// kubelet manages it.

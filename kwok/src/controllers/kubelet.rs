@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::fake_node::KWOK_NODE_ANNOTATION;
 use super::Controller;
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
-use crate::cluster::KWOK_NODE_ANNOTATION;
 use crate::registry;
 use crate::store::{Event, Stored};
 

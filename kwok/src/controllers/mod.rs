@@ -10,6 +10,7 @@ pub mod daemonset;
 pub mod deployment;
 pub mod disruption;
 pub mod events;
+pub mod fake_node;
 pub mod garbage;
 pub mod kubelet;
 pub mod namespace;
