@@ -1,0 +1,272 @@
+//! Which nodes run a daemon pod, which pods a DaemonSet owns, and the creates and deletes that
+//! bring them together (`daemon_controller.go`: `getDaemonPods`, `podsShouldBeOnNode`, `syncNodes`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::PodTemplateSpec;
+use serde_json::{json, Value};
+
+use super::pass::Snapshot;
+use super::util::{node_name_of, PodBlueprint};
+use super::{Asked, DaemonSetController, Placement, COMPONENT};
+use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::controllers::events;
+use crate::error::ApiError;
+use crate::registry;
+use crate::scheduler::node_should_run_daemon_pod;
+use crate::selectors::LabelSelector;
+use crate::store::Stored;
+
+/// `--concurrent-daemonset-syncs` burst: at most this many creates or deletes per sync.
+pub(super) const BURST_REPLICAS: usize = 250;
+/// `controller.SlowStartInitialBatchSize`.
+pub(super) const SLOW_START_INITIAL_BATCH_SIZE: usize = 1;
+
+pub(super) fn controller_ref(ds: &Value) -> Value {
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "name": meta::name(ds),
+        "uid": meta::uid(ds),
+        "controller": true,
+        "blockOwnerDeletion": true,
+    })
+}
+
+pub(super) fn controller_uid(obj: &Value) -> Option<&str> {
+    meta::controller_ref(obj).and_then(|r| r["uid"].as_str())
+}
+
+/// `podByCreationTimestampAndPhase`: scheduled pods first, then the oldest, then by name.
+pub(super) fn sort_oldest_first(pods: &mut [Stored]) {
+    pods.sort_by(|a, b| {
+        let unscheduled = |p: &Stored| node_name_of(&p.value).is_empty();
+        let created = |p: &Stored| {
+            p.value["metadata"]["creationTimestamp"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        };
+        unscheduled(a)
+            .cmp(&unscheduled(b))
+            .then_with(|| created(a).cmp(&created(b)))
+            .then_with(|| a.name().cmp(b.name()))
+    });
+}
+
+pub(super) fn is_namespace_terminating(e: &ApiError) -> bool {
+    e.details
+        .as_ref()
+        .and_then(|d| d["causes"].as_array())
+        .is_some_and(|cs| cs.iter().any(|c| c["reason"] == "NamespaceTerminating"))
+}
+
+impl DaemonSetController {
+    /// `NodeShouldRunDaemonPod` for every node, in node-list order. Answers are kept per
+    /// DaemonSet generation and node version (the same stored object), so a pass only asks
+    /// about nodes that changed; nodes are decoded only then.
+    pub(super) fn placements<'n>(
+        &mut self,
+        ds: &Value,
+        template: &PodTemplateSpec,
+        nodes: &'n [Stored],
+    ) -> Vec<(&'n Stored, (bool, bool))> {
+        let generation = ds["metadata"]["generation"].as_i64().unwrap_or(0);
+        let Self {
+            placement,
+            nodes: typed_nodes,
+            ..
+        } = self;
+        let entry = placement
+            .entry(meta::uid(ds).to_string())
+            .or_insert_with(|| Placement {
+                generation,
+                answers: Vec::new(),
+            });
+        if entry.generation != generation {
+            entry.generation = generation;
+            entry.answers.clear();
+        }
+        let previous = std::mem::take(&mut entry.answers);
+        let mut by_name: Option<HashMap<&str, &Asked>> = None;
+        let mut out = Vec::with_capacity(nodes.len());
+        for (i, node) in nodes.iter().enumerate() {
+            let known = match previous.get(i) {
+                Some((n, a)) if Arc::ptr_eq(n, node) => Some(*a),
+                // Nodes came or went: find the node by name instead.
+                _ => by_name
+                    .get_or_insert_with(|| previous.iter().map(|e| (e.0.name(), e)).collect())
+                    .get(node.name())
+                    .filter(|(n, _)| Arc::ptr_eq(n, node))
+                    .map(|(_, a)| *a),
+            };
+            let answer = known.unwrap_or_else(|| match typed_nodes.get(node) {
+                Some(typed) => node_should_run_daemon_pod(template, &typed),
+                // Never expected for a stored node: neither create nor delete there.
+                None => (false, true),
+            });
+            out.push((node, answer));
+        }
+        entry.answers = out.iter().map(|(n, a)| ((*n).clone(), *a)).collect();
+        out
+    }
+
+    /// `getDaemonPods` / `ClaimPods`: owned pods that still match, orphans that match (adopted),
+    /// owned pods that no longer match (released).
+    pub(super) fn claim_pods(
+        &self,
+        api: &Api,
+        ds: &Stored,
+        selector: &LabelSelector,
+        snap: &Snapshot,
+    ) -> Vec<Stored> {
+        let ns = ds.namespace();
+        let mut claimed = Vec::new();
+        for pod in snap.owned_pods.get(meta::uid(&ds.value)) {
+            if pod.namespace() != ns {
+                continue;
+            }
+            if selector.matches(meta::labels(&pod.value)) {
+                claimed.push((*pod).clone());
+                continue;
+            }
+            let mut released = pod.value.clone();
+            let uid = meta::uid(&ds.value).to_string();
+            if let Some(refs) = meta::meta_mut(&mut released)
+                .get_mut("ownerReferences")
+                .and_then(Value::as_array_mut)
+            {
+                refs.retain(|r| r["uid"].as_str() != Some(uid.as_str()));
+            }
+            if let Err(e) = api.update(
+                &registry::PODS,
+                ns,
+                pod.name(),
+                released,
+                None,
+                &WriteOptions::default(),
+            ) {
+                tracing::debug!(error = %e, pod = pod.name(), "releasing pod");
+            }
+        }
+        for pod in snap.orphan_pods.get(ns) {
+            if meta::is_deleting(&pod.value) || !selector.matches(meta::labels(&pod.value)) {
+                continue;
+            }
+            let mut adopted = pod.value.clone();
+            let m = meta::meta_mut(&mut adopted);
+            let refs = m.entry("ownerReferences").or_insert_with(|| json!([]));
+            if !refs.is_array() {
+                *refs = json!([]);
+            }
+            if let Some(list) = refs.as_array_mut() {
+                list.push(controller_ref(&ds.value));
+            }
+            match api.update(
+                &registry::PODS,
+                ns,
+                pod.name(),
+                adopted,
+                None,
+                &WriteOptions::default(),
+            ) {
+                Ok(p) => claimed.push(p),
+                Err(e) => tracing::debug!(error = %e, pod = pod.name(), "adopting pod"),
+            }
+        }
+        claimed
+    }
+
+    /// `syncNodes`: deletes and slow-start batched creates, each capped at the burst size.
+    /// Returns whether anything was written and the errors met.
+    pub(super) fn sync_nodes(
+        &self,
+        api: &Api,
+        ds: &Stored,
+        deletes: &[String],
+        creates: &[String],
+        blueprint: &PodBlueprint,
+    ) -> (bool, Vec<String>) {
+        let ns = ds.namespace();
+        let mut wrote = false;
+        let mut errors = Vec::new();
+        let create_count = creates.len().min(BURST_REPLICAS);
+        let delete_count = deletes.len().min(BURST_REPLICAS);
+        let mut batch = create_count.min(SLOW_START_INITIAL_BATCH_SIZE);
+        let mut pos = 0;
+        while pos < create_count {
+            let errors_before = errors.len();
+            for node in &creates[pos..pos + batch] {
+                match api.create(
+                    &registry::PODS,
+                    ns,
+                    blueprint.pod_for(node),
+                    &WriteOptions::default(),
+                ) {
+                    Ok(pod) => {
+                        wrote = true;
+                        events::record(
+                            api,
+                            &registry::DAEMONSETS,
+                            &ds.value,
+                            "Normal",
+                            "SuccessfulCreate",
+                            &format!("Created pod: {}", pod.name()),
+                            COMPONENT,
+                        );
+                    }
+                    Err(e) if is_namespace_terminating(&e) => {}
+                    Err(e) => {
+                        events::record(
+                            api,
+                            &registry::DAEMONSETS,
+                            &ds.value,
+                            "Warning",
+                            "FailedCreate",
+                            &format!("Error creating: {}", e.message),
+                            COMPONENT,
+                        );
+                        errors.push(e.message);
+                    }
+                }
+            }
+            pos += batch;
+            // Slow start: a failing batch stops the rest until the next sync.
+            if errors.len() > errors_before {
+                break;
+            }
+            batch = (2 * batch).min(create_count - pos);
+        }
+        for name in &deletes[..delete_count] {
+            match api.delete(&registry::PODS, ns, name, &DeleteOptions::default()) {
+                Ok(_) => {
+                    wrote = true;
+                    events::record(
+                        api,
+                        &registry::DAEMONSETS,
+                        &ds.value,
+                        "Normal",
+                        "SuccessfulDelete",
+                        &format!("Deleted pod: {name}"),
+                        COMPONENT,
+                    );
+                }
+                Err(e) if e.code == 404 => {}
+                Err(e) => {
+                    events::record(
+                        api,
+                        &registry::DAEMONSETS,
+                        &ds.value,
+                        "Warning",
+                        "FailedDelete",
+                        &format!("Error deleting: {}", e.message),
+                        COMPONENT,
+                    );
+                    errors.push(e.message);
+                }
+            }
+        }
+        (wrote, errors)
+    }
+}
