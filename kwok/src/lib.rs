@@ -18,6 +18,7 @@ pub mod http;
 pub mod intstr;
 pub(crate) mod kinds;
 pub mod patch;
+pub mod podutil;
 pub mod printers;
 pub mod protobuf;
 pub mod quantity;

@@ -89,13 +89,6 @@ pub fn set_condition(pod: &mut Value, cond: Value) {
     }
 }
 
-fn is_ready(pod: &Value) -> bool {
-    pod["status"]["conditions"].as_array().is_some_and(|cs| {
-        cs.iter()
-            .any(|c| c["type"] == "Ready" && c["status"] == "True")
-    })
-}
-
 /// `POST pods/<name>/eviction` (`pkg/registry/core/pod/storage/eviction.go`).
 pub fn evict(api: &Api, ns: &str, name: &str, eviction: &Value) -> ApiResult<()> {
     let body_name = eviction["metadata"]["name"].as_str().unwrap_or("");
@@ -148,7 +141,7 @@ pub fn evict(api: &Api, ns: &str, name: &str, eviction: &Value) -> ApiResult<()>
         let status = &pdb.value["status"];
         let current = status["currentHealthy"].as_i64().unwrap_or(0);
         let desired = status["desiredHealthy"].as_i64().unwrap_or(0);
-        if !is_ready(&pod.value) {
+        if !crate::podutil::is_pod_ready(&pod.value) {
             let always =
                 pdb.value["spec"]["unhealthyPodEvictionPolicy"].as_str() == Some("AlwaysAllow");
             if always || (current >= desired && desired > 0) {

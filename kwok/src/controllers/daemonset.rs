@@ -27,14 +27,14 @@ use k8s_openapi::api::core::v1::Node;
 use serde_json::Value;
 
 use super::typed::TypedCache;
-use super::{events, Controller};
+use super::{earliest, events, just_after, Controller};
 use crate::api::{meta, Api};
+use crate::podutil::{is_pod_available, is_pod_ready};
 use crate::registry;
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
 
 pub use self::update::revision_data;
-pub(super) use self::util::{is_pod_ready, parse_time};
 pub use self::util::{replace_node_name_affinity, target_node_name};
 use self::{manage::*, pass::*, status::*, update::*, util::*};
 
@@ -119,18 +119,6 @@ impl Backoff {
 struct Outcome {
     requeue: Option<Duration>,
     error: Option<String>,
-}
-
-fn earliest(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, y) => x.or(y),
-    }
-}
-
-fn until(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
-    // Availability is `Before(now)` at second precision: look again just after the instant.
-    (at - now).to_std().unwrap_or_default() + Duration::from_millis(5)
 }
 
 impl DaemonSetController {
@@ -307,7 +295,7 @@ impl DaemonSetController {
                     }
                     if let (Some(new), Some(old)) = (oldest_new, oldest_old) {
                         if !is_pod_ready(&old.value)
-                            || is_available(&new.value, min_ready, snap.now)
+                            || is_pod_available(&new.value, min_ready, snap.now)
                         {
                             deletes.push(old.name().to_string());
                         }
@@ -388,7 +376,7 @@ impl DaemonSetController {
             errors.push(e.to_string());
         }
         if let Some(at) = next_available {
-            out.requeue = earliest(out.requeue, Some(until(at, snap.now)));
+            out.requeue = earliest(out.requeue, Some(just_after(at, snap.now)));
         }
         if !errors.is_empty() {
             out.error = Some(errors.join("; "));

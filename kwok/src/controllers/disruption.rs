@@ -23,10 +23,10 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
-use super::daemonset::parse_time;
-use super::{events, Controller};
+use super::{earliest, events, just_after, Controller};
 use crate::api::subresources::set_condition;
 use crate::api::{meta, Api, WriteOptions};
+use crate::podutil::parse_time;
 use crate::registry::{self, ResourceDef};
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
@@ -58,18 +58,6 @@ enum SyncError {
     /// The status write lost a race: sync again without the failSafe.
     Conflict,
     Failed(String),
-}
-
-fn earliest(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, y) => x.or(y),
-    }
-}
-
-fn after(at: DateTime<Utc>, now: DateTime<Utc>) -> Duration {
-    // Timestamps have second precision and expiry is strict: look just after the instant.
-    (at - now).to_std().unwrap_or_default() + Duration::from_millis(5)
 }
 
 fn record(api: &Api, res: &ResourceDef, obj: &Value, type_: &str, reason: &str, message: &str) {
@@ -175,7 +163,7 @@ fn sync(
     let (disrupted, recheck) = build_disrupted_pod_map(api, v, &pods, now);
     let current = count_healthy(&pods, &disrupted, now);
     match update_pdb_status(api, pdb, current, desired, expected, &disrupted) {
-        Ok(()) => Ok(recheck.map(|at| after(at, now))),
+        Ok(()) => Ok(recheck.map(|at| just_after(at, now))),
         Err(SyncError::Conflict) => Err(SyncError::Conflict),
         Err(SyncError::Failed(e)) => fail_safe(api, pdb, &e).map(|_| None),
     }
@@ -205,13 +193,10 @@ fn reset_stale_disruption_targets(
         if cond["status"] != "True" || cond["reason"] == "TerminationByKubelet" {
             continue;
         }
-        let since = cond["lastTransitionTime"]
-            .as_str()
-            .and_then(parse_time)
-            .unwrap_or(now);
+        let since = parse_time(&cond["lastTransitionTime"]).unwrap_or(now);
         let due = since + chrono::Duration::seconds(STALE_POD_DISRUPTION_TIMEOUT);
         if due > now {
-            next = earliest(next, Some(after(due, now)));
+            next = earliest(next, Some(just_after(due, now)));
             continue;
         }
         let mut updated = v.clone();

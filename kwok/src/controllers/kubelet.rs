@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use super::fake_node::KWOK_NODE_ANNOTATION;
 use super::Controller;
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::podutil::condition;
 use crate::registry;
 use crate::store::{Event, Stored};
 
@@ -45,12 +46,6 @@ pub struct FakeKubelet {
 
 pub fn is_managed(node: &Value) -> bool {
     meta::annotation(node, KWOK_NODE_ANNOTATION) == Some("fake")
-}
-
-fn condition<'a>(obj: &'a Value, type_: &str) -> Option<&'a Value> {
-    obj["status"]["conditions"]
-        .as_array()
-        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
 }
 
 fn node_conditions(node: &Value, now: &str) -> Value {

@@ -52,6 +52,23 @@ pub trait Controller: Send + 'static {
 }
 
 /// Running controllers.
+/// The sooner of two optional wake-ups.
+pub(crate) fn earliest(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+/// How long until just after `at`: timestamps have second precision and the deadlines upstream
+/// checks are strict (`Before(now)`), so look again a moment after the instant.
+pub(crate) fn just_after(
+    at: chrono::DateTime<chrono::Utc>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Duration {
+    (at - now).to_std().unwrap_or_default() + Duration::from_millis(5)
+}
+
 pub struct Handle {
     tasks: Vec<JoinHandle<()>>,
     busy: Arc<AtomicUsize>,

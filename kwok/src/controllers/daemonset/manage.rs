@@ -12,7 +12,8 @@ use super::util::{node_name_of, PodBlueprint};
 use super::{Asked, DaemonSetController, Placement, COMPONENT};
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
 use crate::controllers::events;
-use crate::error::ApiError;
+pub(super) use crate::controllers::replicaset::controller_uid;
+use crate::controllers::replicaset::namespace_terminating;
 use crate::registry;
 use crate::scheduler::node_should_run_daemon_pod;
 use crate::selectors::LabelSelector;
@@ -23,19 +24,9 @@ pub(super) const BURST_REPLICAS: usize = 250;
 /// `controller.SlowStartInitialBatchSize`.
 pub(super) const SLOW_START_INITIAL_BATCH_SIZE: usize = 1;
 
+/// `metav1.NewControllerRef(ds, controllerKind)`.
 pub(super) fn controller_ref(ds: &Value) -> Value {
-    json!({
-        "apiVersion": "apps/v1",
-        "kind": "DaemonSet",
-        "name": meta::name(ds),
-        "uid": meta::uid(ds),
-        "controller": true,
-        "blockOwnerDeletion": true,
-    })
-}
-
-pub(super) fn controller_uid(obj: &Value) -> Option<&str> {
-    meta::controller_ref(obj).and_then(|r| r["uid"].as_str())
+    crate::controllers::replicaset::controller_ref(ds, &registry::DAEMONSETS)
 }
 
 /// `podByCreationTimestampAndPhase`: scheduled pods first, then the oldest, then by name.
@@ -53,13 +44,6 @@ pub(super) fn sort_oldest_first(pods: &mut [Stored]) {
             .then_with(|| created(a).cmp(&created(b)))
             .then_with(|| a.name().cmp(b.name()))
     });
-}
-
-pub(super) fn is_namespace_terminating(e: &ApiError) -> bool {
-    e.details
-        .as_ref()
-        .and_then(|d| d["causes"].as_array())
-        .is_some_and(|cs| cs.iter().any(|c| c["reason"] == "NamespaceTerminating"))
 }
 
 impl DaemonSetController {
@@ -216,7 +200,7 @@ impl DaemonSetController {
                             COMPONENT,
                         );
                     }
-                    Err(e) if is_namespace_terminating(&e) => {}
+                    Err(e) if namespace_terminating(&e) => {}
                     Err(e) => {
                         events::record(
                             api,

@@ -7,10 +7,11 @@ use serde_json::{json, Map, Value};
 
 use super::manage::{controller_ref, controller_uid};
 use super::pass::Snapshot;
-use super::util::{is_available, is_pod_updated, object_entry, surge_count, unavailable_count};
+use super::util::{is_pod_updated, object_entry, surge_count, unavailable_count};
 use super::{DaemonSetController, REVISION_HASH_LABEL};
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
 use crate::controllers::typed::{sorted_keys, template_hash};
+use crate::podutil::is_pod_available;
 use crate::registry;
 use crate::selectors::LabelSelector;
 use crate::store::Stored;
@@ -72,7 +73,7 @@ pub(super) fn rolling_update(
     if desired > 0 && max_unavailable == 0 && max_surge == 0 {
         max_unavailable = 1;
     }
-    let available = |p: &Stored| is_available(&p.value, min_ready, now);
+    let available = |p: &Stored| is_pod_available(&p.value, min_ready, now);
 
     if max_surge == 0 {
         let mut num_unavailable = 0;

@@ -11,54 +11,23 @@ use super::{REVISION_HASH_LABEL, TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERA
 use crate::api::meta;
 use crate::controllers::typed::sorted_keys;
 use crate::intstr::scaled_value;
+use crate::podutil::available_at;
 use crate::scheduler::add_daemon_tolerations;
 
-pub(super) fn condition<'a>(pod: &'a Value, type_: &str) -> Option<&'a Value> {
-    pod["status"]["conditions"]
-        .as_array()
-        .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
-}
-
-/// `podutil.IsPodReady`.
-pub(crate) fn is_pod_ready(pod: &Value) -> bool {
-    condition(pod, "Ready").is_some_and(|c| c["status"] == "True")
-}
-
-pub(crate) fn parse_time(s: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
-}
-
-/// `podutil.IsPodAvailable`: Ready, and Ready for longer than `min_ready` seconds. `Err(at)` when
-/// the pod is Ready but becomes available only at `at`.
+/// `podutil.IsPodAvailable` for the status and the rolling update: `Err(at)` when the pod is
+/// Ready but becomes available only at `at` (a pod without a transition time never does).
 pub(super) fn availability(
     pod: &Value,
     min_ready: i64,
     now: DateTime<Utc>,
 ) -> Result<bool, DateTime<Utc>> {
-    if !is_pod_ready(pod) {
-        return Ok(false);
+    match available_at(pod, min_ready) {
+        None => Ok(false),
+        Some(None) => Ok(true),
+        Some(Some(at)) if at == DateTime::<Utc>::MAX_UTC => Ok(false),
+        Some(Some(at)) if at < now => Ok(true),
+        Some(Some(at)) => Err(at),
     }
-    if min_ready <= 0 {
-        return Ok(true);
-    }
-    let Some(since) = condition(pod, "Ready")
-        .and_then(|c| c["lastTransitionTime"].as_str())
-        .and_then(parse_time)
-    else {
-        return Ok(false);
-    };
-    let at = since + chrono::Duration::seconds(min_ready);
-    if at < now {
-        Ok(true)
-    } else {
-        Err(at)
-    }
-}
-
-pub(super) fn is_available(pod: &Value, min_ready: i64, now: DateTime<Utc>) -> bool {
-    availability(pod, min_ready, now) == Ok(true)
 }
 
 pub(super) fn phase(pod: &Value) -> &str {

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::{record, SyncError, DISRUPTION_ALLOWED};
 use crate::api::{meta, Api, WriteOptions};
-use crate::controllers::daemonset::{is_pod_ready, parse_time};
+use crate::podutil::{is_pod_ready, parse_time};
 use crate::registry::{self};
 use crate::store::Stored;
 
@@ -17,7 +17,7 @@ use crate::store::Stored;
 pub(super) const DELETION_TIMEOUT: i64 = 120;
 
 pub(super) fn disruption_time(v: &Value) -> Option<DateTime<Utc>> {
-    v.as_str().and_then(parse_time)
+    parse_time(v)
 }
 
 /// `buildDisruptedPodMap`: the entries still waiting for their pod's deletion, and when the first

@@ -6,8 +6,9 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::access::{is_pod_active, is_pod_ready, parse_time, ready_condition};
+use super::access::{is_pod_active, is_pod_ready, parse_time};
 use crate::api::meta;
+use crate::podutil::condition;
 use crate::store::Stored;
 
 /// `controller.kubernetes.io/pod-deletion-cost` (feature PodDeletionCost, on by default).
@@ -44,7 +45,7 @@ impl<'a> RankedPod<'a> {
                 .unwrap_or(0),
             colocated: pods_on_node.get(node).copied().unwrap_or(0),
             ready_since: if ready {
-                ready_condition(pod).and_then(|c| parse_time(&c["lastTransitionTime"]))
+                condition(pod, "Ready").and_then(|c| parse_time(&c["lastTransitionTime"]))
             } else {
                 None
             },
