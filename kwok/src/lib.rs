@@ -17,6 +17,7 @@ pub(crate) mod gofmt;
 pub mod http;
 pub mod intstr;
 pub(crate) mod kinds;
+pub mod names;
 pub mod patch;
 pub mod podutil;
 pub mod printers;

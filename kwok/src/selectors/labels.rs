@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use super::label_syntax::{label_value_errors, qualified_name_errors};
 use crate::error::{aggregate, go_quote, FieldError};
+use crate::names::{label_value as label_value_errors, qualified_name as qualified_name_errors};
 
 /// `selection.Operator`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

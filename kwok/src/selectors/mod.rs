@@ -12,7 +12,6 @@ mod field_labels;
 mod fields;
 mod label_api;
 mod label_parser;
-mod label_syntax;
 mod labels;
 mod request;
 

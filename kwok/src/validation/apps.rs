@@ -7,8 +7,9 @@ use super::labels::{label_selector, render, selector_is_empty, selector_matches,
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, required, Path, IMMUTABLE};
 use super::pod::{semantic_eq, template};
-use super::{gofmt, intstr, names};
+use super::{gofmt, intstr};
 use crate::error::{go_quote, FieldError};
+use crate::names;
 
 #[derive(Clone, Copy, PartialEq)]
 pub enum Workload {

@@ -8,12 +8,12 @@ use serde_json::{Map, Value};
 use super::gofmt;
 use super::labels::label_name;
 use super::meta::{object_meta, object_meta_update};
-use super::names;
 use super::path::{
     duplicate, forbidden, invalid, not_supported, required, too_long, Path, IMMUTABLE,
 };
 use super::pod::taint_effect;
 use crate::error::{go_quote, FieldError};
+use crate::names;
 
 fn s<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")

@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::gofmt;
-use super::names;
 use super::path::{invalid, nonnegative, Path};
 use crate::error::FieldError;
+use crate::names;
 
 /// `ValidatePositiveIntOrPercent`.
 pub fn positive_int_or_percent(v: &Value, p: &Path) -> Vec<FieldError> {

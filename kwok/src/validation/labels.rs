@@ -5,9 +5,9 @@
 use serde_json::{Map, Value};
 
 use super::gofmt;
-use super::names;
 use super::path::{forbidden, invalid, required, too_long, Path};
 use crate::error::{go_quote, FieldError};
+use crate::names;
 
 /// `TotalAnnotationSizeLimitB`.
 const ANNOTATIONS_SIZE_LIMIT: usize = 256 * 1024;

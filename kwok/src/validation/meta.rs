@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::labels::{annotations, labels};
-use super::names;
 use super::path::{forbidden, invalid, nonnegative, required, Path, IMMUTABLE};
 use crate::error::{go_quote, FieldError};
+use crate::names;
 
 /// How names of a kind are checked (`ValidateNameFunc`); the flag is "is a generateName prefix".
 pub type NameFn = fn(&str, bool) -> Vec<String>;

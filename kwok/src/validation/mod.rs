@@ -8,7 +8,6 @@ pub mod gofmt;
 mod intstr;
 mod labels;
 pub(crate) mod meta;
-pub mod names;
 mod path;
 pub(crate) mod pod;
 pub(crate) mod policy;

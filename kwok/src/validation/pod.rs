@@ -8,12 +8,12 @@ use serde_json::{Map, Value};
 
 use super::labels::{annotations, label_name, labels};
 use super::meta::{object_meta, object_meta_update};
-use super::names;
 use super::path::{
     duplicate, forbidden, inclusive_range, invalid, not_found, not_supported, required, Path,
 };
 use super::{gofmt, resources};
 use crate::error::{go_quote, FieldError};
+use crate::names;
 
 fn s<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")

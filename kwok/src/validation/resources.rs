@@ -6,9 +6,9 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
 
-use super::names;
 use super::path::{forbidden, invalid, required, Path};
 use crate::error::{go_quote, FieldError};
+use crate::names;
 use crate::quantity::Quantity;
 
 const STANDARD_CONTAINER_RESOURCES: &[&str] = &["cpu", "memory", "ephemeral-storage"];

@@ -1,5 +1,6 @@
 //! Name and value formats with their messages, as k8s.io/apimachinery pkg/util/validation
-//! (validation.go) words them; each check returns the list of problem texts.
+//! (validation.go) words them; each check returns the list of problem texts. Object validation
+//! and selector parsing both quote them.
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_MSG: &str =
@@ -265,5 +266,43 @@ mod tests {
         assert_eq!(qualified_name("/x"), vec!["prefix part must be non-empty"]);
         assert_eq!(name_is_dns_subdomain("web-", true), Vec::<String>::new());
         assert_eq!(percent("5"), vec!["a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"]);
+    }
+
+    #[test]
+    fn qualified_names_follow_apimachinery() {
+        assert!(qualified_name("app").is_empty());
+        assert!(qualified_name("nvidia.com/gpu.present").is_empty());
+        assert!(qualified_name("node-role.kubernetes.io/control-plane").is_empty());
+        assert_eq!(
+            qualified_name("-app"),
+            vec!["name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"]
+        );
+        assert_eq!(
+            qualified_name("/app"),
+            vec!["prefix part must be non-empty"]
+        );
+        assert_eq!(qualified_name("a/"), vec![
+            "name part must be non-empty".to_string(),
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_string(),
+        ]);
+        assert_eq!(
+            qualified_name("Example.com/app"),
+            vec!["prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]
+        );
+        assert_eq!(
+            qualified_name(&"a".repeat(64)),
+            vec!["name part must be no more than 63 characters"]
+        );
+        assert!(qualified_name("a/b/c")[0].starts_with("a qualified name must consist of"));
+    }
+
+    #[test]
+    fn label_values_follow_apimachinery() {
+        assert!(label_value("").is_empty());
+        assert!(label_value("true").is_empty());
+        assert_eq!(
+            label_value("a b"),
+            vec!["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]
+        );
     }
 }
