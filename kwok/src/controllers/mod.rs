@@ -51,7 +51,6 @@ pub trait Controller: Send + 'static {
     fn reconcile(&mut self, api: &Api) -> Option<Duration>;
 }
 
-/// Running controllers.
 /// The sooner of two optional wake-ups.
 pub(crate) fn earliest(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
     match (a, b) {
@@ -69,6 +68,7 @@ pub(crate) fn just_after(
     (at - now).to_std().unwrap_or_default() + Duration::from_millis(5)
 }
 
+/// Running controllers.
 pub struct Handle {
     tasks: Vec<JoinHandle<()>>,
     busy: Arc<AtomicUsize>,
