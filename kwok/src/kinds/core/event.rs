@@ -1,13 +1,16 @@
-//! Core Events (`pkg/registry/core/event/strategy.go`). The same storage serves events.k8s.io/v1
-//! Events (see [`crate::kinds::events::event`]).
+//! Events (`pkg/registry/core/event/strategy.go`): one storage and one strategy for core/v1 and
+//! events.k8s.io/v1, whose validation follows the request's group version
+//! (`ValidateEventCreate`/`ValidateEventUpdate`); the events.k8s.io resource is a view of the core
+//! storage ([`crate::kinds::events::event`]).
 
 use chrono::{DateTime, Utc};
-use k8s_openapi::api::core::v1 as k8s;
+use k8s_openapi::api::{core::v1 as core_v1, events::v1 as events_v1};
 use serde_json::{Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
+use crate::kinds::events::event::{event_core_to_v1, event_v1_to_core};
 use crate::kinds::Strategy;
 use crate::printers::{events as printer, Column};
 use crate::registry::{ResourceDef, FULL_VERBS};
@@ -24,31 +27,46 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     categories: &[],
     verbs: FULL_VERBS,
     subresources: &[],
-    strategy: &Event,
+    strategy: &Event { events_api: false },
 };
 
+/// The Event strategy, for a request through core/v1 or through events.k8s.io/v1.
 #[derive(Debug)]
-pub struct Event;
+pub struct Event {
+    pub events_api: bool,
+}
 
 impl Strategy for Event {
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
-        walk::<k8s::Event>(val, check_strict, root)
+        if self.events_api {
+            walk::<events_v1::Event>(val, check_strict, root)
+        } else {
+            walk::<core_v1::Event>(val, check_strict, root)
+        }
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
-        Some(&crate::protobuf::schema::core_v1::EVENT)
+        Some(if self.events_api {
+            &crate::protobuf::schema::events_v1::EVENT
+        } else {
+            &crate::protobuf::schema::core_v1::EVENT
+        })
     }
 
     fn default(&self, obj: &mut Map<String, Value>) {
-        crate::defaults::events::core(obj);
+        if self.events_api {
+            crate::defaults::events::v1(obj);
+        } else {
+            crate::defaults::events::core(obj);
+        }
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        validation::event(obj, false)
+        validation::event(obj, self.events_api)
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        validation::event_update(new, old, false)
+        validation::event_update(new, old, self.events_api)
     }
 
     fn columns(&self) -> &'static [Column] {
@@ -56,6 +74,27 @@ impl Strategy for Event {
     }
 
     fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
-        printer::cells(obj, false, now)
+        printer::cells(obj, self.events_api, now)
+    }
+
+    /// events.k8s.io/v1 reads and writes the core storage.
+    fn storage(&self) -> Option<&'static ResourceDef> {
+        self.events_api.then_some(&RESOURCE)
+    }
+
+    fn to_storage_shape(&self, value: &Value) -> Value {
+        if self.events_api {
+            event_v1_to_core(value)
+        } else {
+            value.clone()
+        }
+    }
+
+    fn to_view_shape(&self, stored: &Value) -> Value {
+        if self.events_api {
+            event_core_to_v1(stored)
+        } else {
+            stored.clone()
+        }
     }
 }

@@ -1,18 +1,11 @@
 //! events.k8s.io/v1 Events: the core Event storage seen through the v1 conversion
-//! (`pkg/apis/events/v1/conversion.go`); validation takes the events API's rules
-//! (`ValidateEventCreate` with the request's group version).
+//! (`pkg/apis/events/v1/conversion.go`). The core Event strategy serves both groups, as upstream's
+//! does with the request's group version ([`crate::kinds::core::event`]).
 
-use chrono::{DateTime, Utc};
-use k8s_openapi::api::events::v1 as k8s;
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::error::FieldError;
-use crate::kinds::Strategy;
-use crate::printers::{events as printer, Column};
+use crate::kinds::core::event::Event;
 use crate::registry::{ResourceDef, EVENTS, FULL_VERBS};
-use crate::validation::core as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
     group: "events.k8s.io",
@@ -25,53 +18,8 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     categories: &[],
     verbs: FULL_VERBS,
     subresources: &[],
-    strategy: &Event,
+    strategy: &Event { events_api: true },
 };
-
-#[derive(Debug)]
-pub struct Event;
-
-impl Strategy for Event {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
-        walk::<k8s::Event>(val, check_strict, root)
-    }
-
-    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
-        Some(&crate::protobuf::schema::events_v1::EVENT)
-    }
-
-    fn default(&self, obj: &mut Map<String, Value>) {
-        crate::defaults::events::v1(obj);
-    }
-
-    fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        validation::event(obj, true)
-    }
-
-    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        validation::event_update(new, old, true)
-    }
-
-    fn columns(&self) -> &'static [Column] {
-        printer::COLUMNS
-    }
-
-    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
-        printer::cells(obj, true, now)
-    }
-
-    fn storage(&self) -> Option<&'static ResourceDef> {
-        Some(&EVENTS)
-    }
-
-    fn to_storage_shape(&self, v1: &Value) -> Value {
-        event_v1_to_core(v1)
-    }
-
-    fn to_view_shape(&self, core: &Value) -> Value {
-        event_core_to_v1(core)
-    }
-}
 
 /// (core/v1 field, events.k8s.io/v1 field): `Convert_core_Event_To_v1_Event` and back.
 const EVENT_FIELDS: [(&str, &str); 14] = [
@@ -117,11 +65,13 @@ fn convert_fields(
     out
 }
 
-fn event_core_to_v1(core: &Value) -> Value {
+/// A stored core Event as events.k8s.io/v1 shows it.
+pub(crate) fn event_core_to_v1(core: &Value) -> Value {
     convert_fields(core, &RESOURCE, EVENT_FIELDS.iter().copied())
 }
 
-fn event_v1_to_core(v1: &Value) -> Value {
+/// An events.k8s.io/v1 Event in the core storage's shape.
+pub(crate) fn event_v1_to_core(v1: &Value) -> Value {
     convert_fields(
         v1,
         &EVENTS,
