@@ -7,7 +7,12 @@ use serde_json::{json, Map, Value};
 use crate::scenario::model::{NodeSpec, Perturbation};
 
 /// The annotation kwok's fake kubelet looks for (kwok `--manage-nodes-with-annotation-selector`).
+#[cfg(feature = "embedded")]
 pub use kwok::cluster::KWOK_NODE_ANNOTATION;
+/// The annotation kwok's fake kubelet looks for (kwok `--manage-nodes-with-annotation-selector`);
+/// without the embedded cluster, kwokctl's kwok reads it.
+#[cfg(not(feature = "embedded"))]
+pub const KWOK_NODE_ANNOTATION: &str = "kwok.x-k8s.io/node";
 
 /// A node described by the harness: name, labels, annotations, taints, and whether a fake
 /// kubelet manages it.

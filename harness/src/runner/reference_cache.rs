@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::reference::{ReferenceDirs, ReferenceRun, ReferenceState};
+#[cfg(feature = "embedded")]
+use super::reference::ReferenceState;
+use super::reference::{ReferenceDirs, ReferenceRun};
 use super::workdir::copy_dir;
 use crate::cluster::Snapshot;
 use crate::sandbox::on_path;
@@ -105,6 +107,7 @@ pub fn cache_key(lab: &Lab) -> String {
     format!("{}-{:016x}", lab.name(), hasher.finish())
 }
 
+#[cfg(feature = "embedded")]
 fn isolation_name(text: &str) -> &'static str {
     match text.trim() {
         "bubblewrap" => "bubblewrap",
