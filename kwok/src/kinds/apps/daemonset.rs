@@ -37,6 +37,13 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct DaemonSet;
 
+/// The stored template generation (every DaemonSet is created with one).
+fn template_generation(obj: &Value) -> i64 {
+    meta::annotation(obj, TEMPLATE_GENERATION)
+        .and_then(|s| s.parse::<i64>().ok())
+        .unwrap_or(1)
+}
+
 fn set_template_generation(obj: &mut Value, generation: i64) {
     let annotations = meta::meta_mut(obj)
         .entry("annotations")
@@ -71,23 +78,25 @@ impl Strategy for DaemonSet {
         validation::validate_create(Workload::DaemonSet, obj)
     }
 
-    /// The status stays; a spec change bumps the generation, a template change the template
-    /// generation too.
+    /// The status and the template generation stay (`Spec.TemplateGeneration = old`); a spec
+    /// change bumps the generation, a template change the template generation too.
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
         keep(new, old, "status");
         let changed = field_changed(new, old, "spec");
         next_generation_if(new, old, changed);
-        if changed {
-            let previous = meta::annotation(old, TEMPLATE_GENERATION)
-                .and_then(|s| s.parse::<i64>().ok())
-                .unwrap_or(1);
-            let template_changed = new["spec"]["template"] != old["spec"]["template"];
-            set_template_generation(new, previous + i64::from(template_changed));
-        }
+        let template_changed = new["spec"]["template"] != old["spec"]["template"];
+        set_template_generation(new, template_generation(old) + i64::from(template_changed));
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         validation::validate_update(Workload::DaemonSet, new, old)
+    }
+
+    /// `daemonSetStatusStrategy.PrepareForUpdate` resets the spec, the template generation
+    /// included.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "spec");
+        set_template_generation(new, template_generation(old));
     }
 
     fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
@@ -117,5 +126,37 @@ impl Strategy for DaemonSet {
                 metadata.as_object_mut().map(|m| m.remove("annotations"));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn daemonset(template_generation: &str, image: &str) -> Value {
+        json!({"metadata": {"generation": 2,
+                "annotations": {TEMPLATE_GENERATION: template_generation}},
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "image": image}]}}}})
+    }
+
+    /// `daemonSetStrategy.PrepareForUpdate`: a client cannot set the template generation; a
+    /// template change moves it and the generation by one.
+    #[test]
+    fn the_template_generation_is_the_servers() {
+        let old = daemonset("3", "a:1");
+        let mut edited = daemonset("7", "a:1");
+        DaemonSet.prepare_for_update(&mut edited, &old);
+        assert_eq!(meta::annotation(&edited, TEMPLATE_GENERATION), Some("3"));
+        let mut rolled = daemonset("3", "a:2");
+        DaemonSet.prepare_for_update(&mut rolled, &old);
+        assert_eq!(meta::annotation(&rolled, TEMPLATE_GENERATION), Some("4"));
+        assert_eq!(rolled["metadata"]["generation"], 3);
+        let mut status_write = daemonset("9", "a:5");
+        DaemonSet.prepare_for_status_update(&mut status_write, &old);
+        assert_eq!(
+            meta::annotation(&status_write, TEMPLATE_GENERATION),
+            Some("3")
+        );
+        assert_eq!(status_write["spec"], old["spec"]);
     }
 }
