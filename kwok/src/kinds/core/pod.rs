@@ -97,16 +97,12 @@ impl Strategy for Pod {
     fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
         keep(new, old, "spec");
         keep_meta(new, old, "ownerReferences");
-        let qos = old["status"].get("qosClass").cloned();
-        if let (Some(qos), Some(status)) =
-            (qos, new.get_mut("status").and_then(Value::as_object_mut))
-        {
-            if status
-                .get("qosClass")
-                .and_then(Value::as_str)
-                .is_none_or(str::is_empty)
-            {
-                status.insert("qosClass".into(), qos);
+        if let Some(qos) = old["status"].get("qosClass").filter(|q| !q.is_null()) {
+            if !new["status"].is_object() {
+                new["status"] = json!({});
+            }
+            if new["status"]["qosClass"].as_str().is_none_or(str::is_empty) {
+                new["status"]["qosClass"] = qos.clone();
             }
         }
     }
