@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 
 use crate::registry::ResourceDef;
 
-/// Server-set fields on create, then the kind's `PrepareForCreate`.
+/// The kind's `PrepareForCreate` (the generic uid, timestamps and name are set by the create
+/// itself).
 pub fn prepare_create(res: &ResourceDef, obj: &mut Value) {
     res.strategy.prepare_for_create(obj);
 }

@@ -44,8 +44,8 @@ pub const COMPONENT: &str = "daemonset-controller";
 pub const REVISION_HASH_LABEL: &str = "controller-revision-hash";
 /// `extensions.DaemonSetTemplateGenerationKey`.
 pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
-/// The annotation the API server keeps the template generation in (daemonset strategy).
-pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+/// The annotation v1 DaemonSets carry the template generation in (the kind's strategy keeps it).
+pub use crate::kinds::apps::daemonset::TEMPLATE_GENERATION as TEMPLATE_GENERATION_ANNOTATION;
 
 /// `failedPodsBackoff = flowcontrol.NewBackOff(1*time.Second, 15*time.Minute)`.
 const FAILED_POD_BACKOFF_INITIAL: Duration = Duration::from_secs(1);

@@ -4,7 +4,8 @@
 //! defaulting, what create, update and status writes reset, validation, the printer, the strategic
 //! merge patch schema and the protobuf message. The layers below (validation, defaults, printers,
 //! protobuf, patch) hold the shared machinery; nothing outside this folder switches on a kind's
-//! rules. The registry lists the kinds.
+//! strategy. (Admission plugins and field-selector labels are registered per resource where they
+//! live, as upstream registers them.) The registry lists the kinds.
 //!
 //! Subresource bodies that are not resources of their own (`autoscaling/v1` Scale, `policy/v1`
 //! Eviction) are kinds here too, with only the facets a body needs.

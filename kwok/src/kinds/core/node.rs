@@ -26,6 +26,8 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     strategy: &Node,
 };
 
+/// A node keeps the status its creator sends on create (the kubelet registers with one), so the
+/// strategy has no PrepareForCreate.
 #[derive(Debug)]
 pub struct Node;
 
@@ -42,7 +44,6 @@ impl Strategy for Node {
         crate::defaults::core::node(obj);
     }
 
-    /// A node keeps the status its creator sends (the kubelet registers with one).
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::node(obj)
     }
