@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{aggregate, go_quote, FieldError};
-use crate::names::{label_value as label_value_errors, qualified_name as qualified_name_errors};
+use crate::names;
 
 /// `selection.Operator`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +56,7 @@ fn render_values(values: &[String]) -> String {
 
 /// `validateLabelKey`: an `Invalid` field error on `path` (`<nil>` when parsing a string selector).
 pub(crate) fn validate_label_key(key: &str, path: &str) -> Result<(), FieldError> {
-    let errs = qualified_name_errors(key);
+    let errs = names::qualified_name(key);
     if errs.is_empty() {
         Ok(())
     } else {
@@ -120,7 +120,7 @@ impl Requirement {
             }
         }
         for (i, v) in values.iter().enumerate() {
-            let msgs = label_value_errors(v);
+            let msgs = names::label_value(v);
             if !msgs.is_empty() {
                 errs.push(FieldError::invalid(
                     format!("values[{i}][{key}]"),
