@@ -297,7 +297,7 @@ impl Api {
                 m.remove(k);
             }
         }
-        strategy::prepare_create(res, &mut obj);
+        res.strategy.prepare_for_create(&mut obj);
         for attempt in 0..8 {
             if generate {
                 let prefix = meta::str_field(&obj, "generateName").to_string();

@@ -337,14 +337,7 @@ impl DeploymentSync<'_> {
             || self.dv.get("status") != self.d.value.get("status")
         {
             let mut v = self.d.value.clone();
-            match annotations(&self.dv) {
-                Some(a) => {
-                    meta::meta_mut(&mut v).insert("annotations".into(), a);
-                }
-                None => {
-                    meta::meta_mut(&mut v).remove("annotations");
-                }
-            }
+            crate::kinds::keep_meta(&mut v, &self.dv, "annotations");
             v["status"] = self.dv["status"].clone();
             self.d = self.api.update(
                 &registry::DEPLOYMENTS,

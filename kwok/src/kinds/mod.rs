@@ -143,32 +143,33 @@ pub(crate) fn default(res: &crate::registry::ResourceDef, obj: &mut Value) {
     }
 }
 
-/// Set `new[key]` to `old[key]`, or remove it when `old` has none (`newObj.Spec = oldObj.Spec`).
+/// Set `into[key]` to `from`, or remove it when `from` is `None`: a Go assignment of a field that
+/// may be unset.
+pub(crate) fn restore(into: &mut Map<String, Value>, key: &str, from: Option<&Value>) {
+    match from {
+        Some(v) => {
+            into.insert(key.to_string(), v.clone());
+        }
+        None => {
+            into.remove(key);
+        }
+    }
+}
+
+/// `newObj.Spec = oldObj.Spec` for a top-level field.
 pub(crate) fn keep(new: &mut Value, old: &Value, key: &str) {
     if let Some(map) = new.as_object_mut() {
-        match old.get(key) {
-            Some(v) => {
-                map.insert(key.to_string(), v.clone());
-            }
-            None => {
-                map.remove(key);
-            }
-        }
+        restore(map, key, old.get(key));
     }
 }
 
 /// The same for a metadata field (`newObj.Labels = oldObj.Labels`).
 pub(crate) fn keep_meta(new: &mut Value, old: &Value, key: &str) {
-    let old_value = old["metadata"].get(key).cloned();
-    let meta = crate::api::meta::meta_mut(new);
-    match old_value {
-        Some(v) => {
-            meta.insert(key.to_string(), v);
-        }
-        None => {
-            meta.remove(key);
-        }
-    }
+    restore(
+        crate::api::meta::meta_mut(new),
+        key,
+        old["metadata"].get(key),
+    );
 }
 
 /// `Generation = 1`, which the strategies of kinds that track spec changes set on create.

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{keep, Deletion, Strategy};
+use crate::kinds::{keep, restore, Deletion, Strategy};
 use crate::printers::{core as printer, Column};
 use crate::registry::{status, ResourceDef, SubresourceDef};
 use crate::validation::core as validation;
@@ -68,12 +68,8 @@ impl Strategy for Namespace {
     /// oldNamespace.Status`: only the finalize subresource changes the finalizers.
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
         keep(new, old, "status");
-        let finalizers = old["spec"].get("finalizers").cloned();
         if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
-            match finalizers {
-                Some(f) => spec.insert("finalizers".into(), f),
-                None => spec.remove("finalizers"),
-            };
+            restore(spec, "finalizers", old["spec"].get("finalizers"));
         }
     }
 
