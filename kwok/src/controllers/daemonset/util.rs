@@ -7,10 +7,11 @@ use k8s_openapi::api::core::v1::{PodSpec, Toleration};
 use serde_json::{json, Map, Value};
 
 use super::manage::controller_ref;
-use super::{REVISION_HASH_LABEL, TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL};
+use super::{REVISION_HASH_LABEL, TEMPLATE_GENERATION_LABEL};
 use crate::api::meta;
 use crate::controllers::typed::sorted_keys;
 use crate::intstr::scaled_value;
+pub(super) use crate::kinds::apps::daemonset::template_generation;
 use crate::podutil::available_at;
 use crate::scheduler::add_daemon_tolerations;
 
@@ -112,11 +113,6 @@ pub(super) fn toleration_json(t: &Toleration) -> Value {
         m.insert("tolerationSeconds".into(), json!(s));
     }
     Value::Object(m)
-}
-
-/// `util.GetTemplateGeneration`.
-pub(super) fn template_generation(ds: &Value) -> Option<i64> {
-    meta::annotation(ds, TEMPLATE_GENERATION_ANNOTATION).and_then(|s| s.parse().ok())
 }
 
 /// `util.IsPodUpdated`: the pod carries the current revision hash or template generation.

@@ -37,11 +37,14 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct DaemonSet;
 
-/// The stored template generation (every DaemonSet is created with one).
-fn template_generation(obj: &Value) -> i64 {
-    meta::annotation(obj, TEMPLATE_GENERATION)
-        .and_then(|s| s.parse::<i64>().ok())
-        .unwrap_or(1)
+/// `util.GetTemplateGeneration`: the template generation the DaemonSet carries, if any.
+pub(crate) fn template_generation(ds: &Value) -> Option<i64> {
+    meta::annotation(ds, TEMPLATE_GENERATION).and_then(|s| s.parse().ok())
+}
+
+/// The stored one, which every DaemonSet is created with.
+fn stored_template_generation(old: &Value) -> i64 {
+    template_generation(old).unwrap_or(1)
 }
 
 fn set_template_generation(obj: &mut Value, generation: i64) {
@@ -85,7 +88,10 @@ impl Strategy for DaemonSet {
         let changed = field_changed(new, old, "spec");
         next_generation_if(new, old, changed);
         let template_changed = new["spec"]["template"] != old["spec"]["template"];
-        set_template_generation(new, template_generation(old) + i64::from(template_changed));
+        set_template_generation(
+            new,
+            stored_template_generation(old) + i64::from(template_changed),
+        );
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
@@ -96,7 +102,7 @@ impl Strategy for DaemonSet {
     /// included.
     fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
         keep(new, old, "spec");
-        set_template_generation(new, template_generation(old));
+        set_template_generation(new, stored_template_generation(old));
     }
 
     fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
