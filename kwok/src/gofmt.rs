@@ -22,35 +22,30 @@ pub(crate) fn go_type(v: &Value) -> &'static str {
 
 /// `fmt.Sprintf("%v", v)`: maps print as `map[k:v ...]` with sorted keys, slices as `[a b]`.
 pub(crate) fn go_v(v: &Value) -> String {
-    match v {
+    with_scalars(v, &|scalar| match scalar {
         Value::Null => "<nil>".to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => go_number(n),
         Value::String(s) => s.clone(),
-        Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(go_v).collect();
-            format!("[{}]", parts.join(" "))
-        }
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let parts: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{k}:{}", go_v(&map[k.as_str()])))
-                .collect();
-            format!("map[{}]", parts.join(" "))
-        }
-    }
+        _ => String::new(),
+    })
 }
 
 /// `fmt.Sprintf("%s", v)` of an `interface{}`: strings print bare, other scalars as `%!s(T=v)`.
 pub(crate) fn go_s(v: &Value) -> String {
-    match v {
+    with_scalars(v, &|scalar| match scalar {
         Value::Null => "%!s(<nil>)".to_string(),
         Value::String(s) => s.clone(),
-        Value::Bool(_) | Value::Number(_) => format!("%!s({}={})", go_type(v), go_v(v)),
+        other => format!("%!s({}={})", go_type(other), go_v(other)),
+    })
+}
+
+/// How fmt prints containers, whatever the verb: slices as `[a b]`, maps as `map[k:v ...]` with
+/// sorted keys; `scalar` prints the rest.
+fn with_scalars(v: &Value, scalar: &dyn Fn(&Value) -> String) -> String {
+    match v {
         Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(go_s).collect();
+            let parts: Vec<String> = items.iter().map(|i| with_scalars(i, scalar)).collect();
             format!("[{}]", parts.join(" "))
         }
         Value::Object(map) => {
@@ -58,10 +53,11 @@ pub(crate) fn go_s(v: &Value) -> String {
             keys.sort();
             let parts: Vec<String> = keys
                 .into_iter()
-                .map(|k| format!("{k}:{}", go_s(&map[k.as_str()])))
+                .map(|k| format!("{k}:{}", with_scalars(&map[k.as_str()], scalar)))
                 .collect();
             format!("map[{}]", parts.join(" "))
         }
+        other => scalar(other),
     }
 }
 
