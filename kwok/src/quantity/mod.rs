@@ -393,22 +393,16 @@ impl Quantity {
     /// The value in nano-units, the smallest a Quantity holds (parsing rounds up to it);
     /// saturating beyond i128.
     pub(crate) fn nano_units(&self) -> i128 {
-        let nano_exp = self.value.exp + 9;
-        let magnitude = if self.value.is_zero() {
-            0
-        } else if nano_exp >= 0 {
-            let digits = self.value.digits.parse::<i128>().unwrap_or(i128::MAX);
-            10i128
-                .checked_pow(nano_exp.unsigned_abs())
-                .map_or(i128::MAX, |scale| digits.saturating_mul(scale))
-        } else {
-            // Not reached for parsed quantities (rounded up to nano); round up all the same.
-            let digits = self.value.digits.parse::<i128>().unwrap_or(i128::MAX);
-            match 10i128.checked_pow(nano_exp.unsigned_abs()) {
-                Some(div) => digits / div + i128::from(digits % div != 0),
-                None => 1,
-            }
-        };
+        if self.value.is_zero() {
+            return 0;
+        }
+        // ParseQuantity rounds every value up to a nano-unit, so the exponent is at least -9.
+        debug_assert!(self.value.exp >= -9, "{:?} finer than nano", self.value);
+        let digits = self.value.digits.parse::<i128>().unwrap_or(i128::MAX);
+        let magnitude = u32::try_from(self.value.exp + 9)
+            .ok()
+            .and_then(|e| 10i128.checked_pow(e))
+            .map_or(i128::MAX, |scale| digits.saturating_mul(scale));
         if self.value.negative {
             -magnitude
         } else {
