@@ -51,12 +51,17 @@ pub fn is_pod_available(pod: &Value, min_ready_seconds: i64, now: DateTime<Utc>)
     }
 }
 
-/// `controller.IsPodActive`: not terminal and not being deleted.
-pub fn is_pod_active(pod: &Value) -> bool {
-    !matches!(
+/// `IsPodTerminal`: Succeeded or Failed.
+pub fn is_pod_terminal(pod: &Value) -> bool {
+    matches!(
         pod["status"]["phase"].as_str(),
         Some("Succeeded" | "Failed")
-    ) && !meta::is_deleting(pod)
+    )
+}
+
+/// `controller.IsPodActive`: not terminal and not being deleted.
+pub fn is_pod_active(pod: &Value) -> bool {
+    !is_pod_terminal(pod) && !meta::is_deleting(pod)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use serde_json::Value;
 use super::typed::TypedCache;
 use super::{earliest, events, just_after, Controller};
 use crate::api::{meta, Api};
-use crate::podutil::{is_pod_available, is_pod_ready};
+use crate::podutil::{is_pod_available, is_pod_ready, is_pod_terminal};
 use crate::registry;
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
@@ -177,7 +177,7 @@ impl DaemonSetController {
         let mut per_node: Vec<Vec<Stored>> = vec![Vec::new(); snap.nodes.len()];
         let mut elsewhere: BTreeMap<&str, Vec<Stored>> = BTreeMap::new();
         for pod in &claimed {
-            if is_terminal(&pod.value) && meta::is_deleting(&pod.value) {
+            if is_pod_terminal(&pod.value) && meta::is_deleting(&pod.value) {
                 continue;
             }
             let Some(node) = target_node_name(&pod.value) else {

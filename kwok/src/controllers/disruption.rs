@@ -179,9 +179,7 @@ fn reset_stale_disruption_targets(
     let mut next = None;
     for pod in pods {
         let v = &pod.value;
-        if meta::is_deleting(v)
-            || matches!(v["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
-        {
+        if !crate::podutil::is_pod_active(v) {
             continue;
         }
         let Some(cond) = v["status"]["conditions"]

@@ -441,7 +441,7 @@ impl FakeKubelet {
             return;
         }
         let status = &pod.value["status"];
-        if matches!(status["phase"].as_str(), Some("Succeeded" | "Failed"))
+        if crate::podutil::is_pod_terminal(&pod.value)
             || status["podIP"].as_str().is_some_and(|s| !s.is_empty())
         {
             return;

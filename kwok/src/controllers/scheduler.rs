@@ -40,10 +40,7 @@ fn is_pending(pod: &Value) -> bool {
         && pod["spec"]["schedulingGates"]
             .as_array()
             .is_none_or(|g| g.is_empty())
-        && !matches!(
-            pod["status"]["phase"].as_str(),
-            Some("Succeeded" | "Failed")
-        )
+        && !crate::podutil::is_pod_terminal(pod)
 }
 
 impl Controller for SchedulerLoop {
@@ -104,10 +101,7 @@ impl Controller for SchedulerLoop {
                 }
                 continue;
             }
-            if matches!(
-                stored.value["status"]["phase"].as_str(),
-                Some("Succeeded" | "Failed")
-            ) {
+            if crate::podutil::is_pod_terminal(&stored.value) {
                 continue;
             }
             if let Some(&n) = index.get(node) {

@@ -35,10 +35,6 @@ pub(super) fn phase(pod: &Value) -> &str {
     pod["status"]["phase"].as_str().unwrap_or("")
 }
 
-pub(super) fn is_terminal(pod: &Value) -> bool {
-    matches!(phase(pod), "Succeeded" | "Failed")
-}
-
 pub(super) fn node_name_of(pod: &Value) -> &str {
     pod["spec"]["nodeName"].as_str().unwrap_or("")
 }

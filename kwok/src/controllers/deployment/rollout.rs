@@ -185,10 +185,7 @@ impl DeploymentSync<'_> {
                 && self.selector.matches(meta::labels(&p.value))
                 && controller_uid(&p.value)
                     .is_some_and(|u| old_uids.contains(&u) && Some(u) != new_uid)
-                && !matches!(
-                    p.value["status"]["phase"].as_str(),
-                    Some("Succeeded" | "Failed")
-                )
+                && !crate::podutil::is_pod_terminal(&p.value)
         })
     }
 }
