@@ -87,21 +87,16 @@ impl BodyType {
 
     /// The body type of a subresource (`pods/eviction` takes a policy/v1 Eviction).
     pub fn of_subresource(parent: &ResourceDef, sub: &SubresourceDef) -> Self {
-        let strategy = sub.body.unwrap_or(parent.strategy);
-        if sub.group.is_empty() && sub.version.is_empty() {
-            BodyType {
-                group: parent.group,
-                version: parent.version,
-                kind: sub.kind,
-                strategy,
-            }
+        let (group, version) = if sub.group.is_empty() && sub.version.is_empty() {
+            (parent.group, parent.version)
         } else {
-            BodyType {
-                group: sub.group,
-                version: sub.version,
-                kind: sub.kind,
-                strategy,
-            }
+            (sub.group, sub.version)
+        };
+        BodyType {
+            group,
+            version,
+            kind: sub.kind,
+            strategy: sub.body.unwrap_or(parent.strategy),
         }
     }
 
