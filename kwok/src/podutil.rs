@@ -26,29 +26,42 @@ pub fn parse_time(v: &Value) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
-/// When a ready pod counts as available (`IsPodAvailable`): at once without minReadySeconds
-/// (`Some(None)`), else strictly after being ready that long; a zero `lastTransitionTime` never
-/// (`Some(Some(MAX_UTC))`). `None` for pods that are not ready.
-pub fn available_at(pod: &Value, min_ready_seconds: i64) -> Option<Option<DateTime<Utc>>> {
+/// Where a pod stands with `IsPodAvailable`, as of a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Availability {
+    NotReady,
+    Available,
+    /// Ready, and available strictly after this instant (minReadySeconds not yet over).
+    After(DateTime<Utc>),
+    /// Ready without a `lastTransitionTime`, which `IsPodAvailable` never counts (`!IsZero`).
+    Never,
+}
+
+/// `IsPodAvailable` as of `now`, saying when a ready pod will count: at once without
+/// minReadySeconds, else strictly after being ready that long.
+pub fn availability(pod: &Value, min_ready_seconds: i64, now: DateTime<Utc>) -> Availability {
     if !is_pod_ready(pod) {
-        return None;
+        return Availability::NotReady;
     }
     if min_ready_seconds <= 0 {
-        return Some(None);
+        return Availability::Available;
     }
-    let since = condition(pod, "Ready").and_then(|c| parse_time(&c["lastTransitionTime"]));
-    Some(Some(since.map_or(DateTime::<Utc>::MAX_UTC, |t| {
-        t + chrono::Duration::seconds(min_ready_seconds)
-    })))
+    match condition(pod, "Ready").and_then(|c| parse_time(&c["lastTransitionTime"])) {
+        None => Availability::Never,
+        Some(since) => {
+            let at = since + chrono::Duration::seconds(min_ready_seconds);
+            if at < now {
+                Availability::Available
+            } else {
+                Availability::After(at)
+            }
+        }
+    }
 }
 
 /// `IsPodAvailable` as of `now`.
 pub fn is_pod_available(pod: &Value, min_ready_seconds: i64, now: DateTime<Utc>) -> bool {
-    match available_at(pod, min_ready_seconds) {
-        None => false,
-        Some(None) => true,
-        Some(Some(at)) => at < now,
-    }
+    availability(pod, min_ready_seconds, now) == Availability::Available
 }
 
 /// `IsPodTerminal`: Succeeded or Failed.

@@ -29,7 +29,7 @@ use serde_json::Value;
 use super::typed::TypedCache;
 use super::{earliest, events, just_after, Controller};
 use crate::api::{meta, Api};
-use crate::podutil::{is_pod_available, is_pod_ready, is_pod_terminal};
+use crate::podutil::{availability, is_pod_available, is_pod_ready, is_pod_terminal, Availability};
 use crate::registry;
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
@@ -359,9 +359,11 @@ impl DaemonSetController {
                 if is_pod_ready(&pod.value) {
                     counts.ready += 1;
                     match availability(&pod.value, min_ready, snap.now) {
-                        Ok(true) => counts.available += 1,
-                        Ok(false) => {}
-                        Err(at) => next_available = Some(next_available.map_or(at, |n| n.min(at))),
+                        Availability::Available => counts.available += 1,
+                        Availability::After(at) => {
+                            next_available = Some(next_available.map_or(at, |n| n.min(at)))
+                        }
+                        Availability::NotReady | Availability::Never => {}
                     }
                 }
                 if is_pod_updated(&pod.value, &hash, generation) {

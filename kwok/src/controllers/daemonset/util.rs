@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1::{PodSpec, Toleration};
 use serde_json::{json, Map, Value};
 
@@ -12,24 +11,7 @@ use crate::api::meta;
 use crate::controllers::typed::sorted_keys;
 use crate::intstr::scaled_value;
 pub(super) use crate::kinds::apps::daemonset::template_generation;
-use crate::podutil::available_at;
 use crate::scheduler::add_daemon_tolerations;
-
-/// `podutil.IsPodAvailable` for the status and the rolling update: `Err(at)` when the pod is
-/// Ready but becomes available only at `at` (a pod without a transition time never does).
-pub(super) fn availability(
-    pod: &Value,
-    min_ready: i64,
-    now: DateTime<Utc>,
-) -> Result<bool, DateTime<Utc>> {
-    match available_at(pod, min_ready) {
-        None => Ok(false),
-        Some(None) => Ok(true),
-        Some(Some(at)) if at == DateTime::<Utc>::MAX_UTC => Ok(false),
-        Some(Some(at)) if at < now => Ok(true),
-        Some(Some(at)) => Err(at),
-    }
-}
 
 pub(super) fn phase(pod: &Value) -> &str {
     pod["status"]["phase"].as_str().unwrap_or("")

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 pub(crate) use crate::controllers::earliest;
 use crate::error::ApiError;
-pub(crate) use crate::podutil::{available_at, is_pod_active, is_pod_ready, parse_time};
+pub(crate) use crate::podutil::{is_pod_active, is_pod_ready, parse_time};
 
 /// A JSON object with its keys sorted, as Go encodes a `map[string]string`.
 pub(crate) fn sorted(map: &Map<String, Value>) -> Map<String, Value> {

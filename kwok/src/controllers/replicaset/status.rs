@@ -4,9 +4,10 @@
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-use super::access::{available_at, spec_replicas};
+use super::access::spec_replicas;
 use super::REPLICA_FAILURE;
 use crate::api::meta;
+use crate::podutil::{availability, Availability};
 use crate::store::Stored;
 
 #[derive(Debug, Default, PartialEq)]
@@ -36,21 +37,18 @@ impl PodCounts {
             if fully {
                 c.fully_labeled += 1;
             }
-            match available_at(&pod.value, min_ready) {
-                None => {}
-                Some(None) => {
+            match availability(&pod.value, min_ready, now) {
+                Availability::NotReady => {}
+                Availability::Available => {
                     c.ready += 1;
                     c.available += 1;
                 }
-                Some(Some(at)) => {
+                Availability::After(at) => {
                     c.ready += 1;
-                    if at < now {
-                        c.available += 1;
-                    } else if at != DateTime::<Utc>::MAX_UTC {
-                        c.next_available =
-                            Some(c.next_available.map_or(at, |n: DateTime<Utc>| n.min(at)));
-                    }
+                    c.next_available =
+                        Some(c.next_available.map_or(at, |n: DateTime<Utc>| n.min(at)));
                 }
+                Availability::Never => c.ready += 1,
             }
         }
         c
