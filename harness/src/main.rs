@@ -8,24 +8,35 @@ use tracing_subscriber::EnvFilter;
 
 use proctor::cli::Cli;
 use proctor::commands::{dispatch, Verdict};
+use proctor::report::style::Stream;
+use proctor::report::{ColorChoice, Style};
 
-fn init_logging(verbose: u8) {
-    let default = match verbose {
+/// `-v` and `-vv` raise Proctor's own crates only: its dependencies (HTTP/2, TLS, the kube
+/// client) log every frame at debug, thousands of lines per grading that hide its decisions.
+/// `-vvv` shows everything; `RUST_LOG` replaces the filter.
+fn log_filter(verbose: u8) -> &'static str {
+    match verbose {
         0 => "warn",
-        1 => "info",
+        1 => "warn,proctor=info,kwok=info,graders=info",
+        2 => "warn,proctor=debug,kwok=debug,graders=debug",
         _ => "debug",
-    };
+    }
+}
+
+fn init_logging(verbose: u8, color: ColorChoice) {
+    let default = log_filter(verbose);
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(Style::resolve(color, Stream::Stderr).color)
         .with_target(false)
         .try_init();
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.verbose);
+    init_logging(cli.verbose, cli.color);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

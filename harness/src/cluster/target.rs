@@ -290,6 +290,7 @@ impl Target {
             #[cfg(feature = "embedded")]
             (Backend::Embedded(cluster), Snapshot::Embedded(state)) => {
                 let rewound = cluster.restore(state);
+                log_rewound(&rewound);
                 // Nothing changed since the snapshot (a script that only read): nothing for
                 // the controllers to react to, so no need to wait for them.
                 if rewound.is_empty() {
@@ -414,6 +415,46 @@ impl Target {
             Backend::Kwokctl(mut cluster) => cluster.delete().await,
             Backend::External => {}
         }
+    }
+}
+
+/// What a restore put back, for `-v`: how many objects of which kinds (heartbeats counted
+/// apart), and at `-vv` which ones, on one line.
+#[cfg(feature = "embedded")]
+fn log_rewound(rewound: &[kwok::store::Rewound]) {
+    if rewound.is_empty() {
+        return;
+    }
+    let changed: Vec<&kwok::store::Rewound> = rewound
+        .iter()
+        .filter(|object| !is_heartbeat(object))
+        .collect();
+    let mut kinds: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for object in &changed {
+        *kinds.entry(object.resource.kind).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds
+        .iter()
+        .map(|(kind, count)| format!("{count} {kind}"))
+        .collect();
+    tracing::info!(
+        heartbeats = rewound.len() - changed.len(),
+        "restore put back {}",
+        if kinds.is_empty() {
+            "only heartbeats".to_string()
+        } else {
+            kinds.join(", ")
+        }
+    );
+    if tracing::enabled!(tracing::Level::DEBUG) && !changed.is_empty() {
+        let names: Vec<String> = changed
+            .iter()
+            .map(|object| match object.namespace.as_str() {
+                "" => format!("{} {}", object.resource.kind, object.name),
+                namespace => format!("{} {namespace}/{}", object.resource.kind, object.name),
+            })
+            .collect();
+        tracing::debug!("restored {}", names.join(", "));
     }
 }
 

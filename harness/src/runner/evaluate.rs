@@ -93,13 +93,15 @@ pub async fn evaluate_to_report(
             check.id
         );
     }
-    Ok(report_line(
-        step,
-        position,
-        check,
-        outcome,
-        started.elapsed(),
-    ))
+    let took = started.elapsed();
+    tracing::info!(
+        check = %format!("{}.{position}", step.id),
+        id = %check.id,
+        passed = outcome.passed,
+        ?took,
+        "check judged"
+    );
+    Ok(report_line(step, position, check, outcome, took))
 }
 
 pub fn report_line(

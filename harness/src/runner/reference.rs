@@ -192,7 +192,12 @@ async fn run_step(
             transcript(&outcome),
         );
     }
-    tracing::debug!("{}: reference step {} done", lab.name(), step.id);
+    tracing::info!(
+        took = ?outcome.duration,
+        "{}: reference step {} done",
+        lab.name(),
+        step.id
+    );
     target.settle().await;
     Ok(outcome.isolation)
 }

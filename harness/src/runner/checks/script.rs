@@ -325,9 +325,12 @@ pub async fn check_script(
             continue;
         };
         match env.target.inject(perturbation).await {
-            Ok(name) => injected
-                .nodes
-                .push((name, format!("{}<{key}>", perturbation.name_prefix))),
+            Ok(name) => {
+                tracing::debug!(node = %name, perturbation = %key, "injected a node");
+                injected
+                    .nodes
+                    .push((name, format!("{}<{key}>", perturbation.name_prefix)))
+            }
             Err(error) => {
                 env.target.remove_nodes(&injected.names()).await;
                 return Outcome::fail(format!("could not add the test node {key:?}: {error:#}"));
@@ -412,7 +415,18 @@ async fn run_all(
             .join(" ");
         let pair = run_pair(env, spec, learner, reference, &args, start).await;
         let (learner, reference) = match pair {
-            Ok(pair) => pair,
+            Ok(pair) => {
+                tracing::info!(
+                    run = %injected.stable(&invocation),
+                    node = %node.as_deref().map(|node| injected.stable(node)).unwrap_or_default(),
+                    learner = %describe_exit(&pair.0.exit),
+                    learner_took = ?pair.0.duration,
+                    reference = %describe_exit(&pair.1.exit),
+                    reference_took = ?pair.1.duration,
+                    "script pair ran"
+                );
+                pair
+            }
             Err(error) => {
                 let message = format!("could not run {invocation}: {error:#}");
                 return Outcome::fail(injected.stable(&message));
