@@ -1,6 +1,6 @@
 //! Command-line interface (clap derive).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
@@ -40,7 +40,8 @@ objects they create, and outputs by their meaning.",
     after_help = EXAMPLES
 )]
 pub struct Cli {
-    /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.
+    /// More log output on stderr: -v Proctor's decisions (checks, runs, restores), -vv its
+    /// details, -vvv every dependency's too; RUST_LOG overrides.
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
 
@@ -83,6 +84,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// List the labs.
     Labs,
+    /// Work with gradebooks (`grade --submissions --gradebook FILE`).
+    #[command(subcommand)]
+    Gradebook(GradebookCommand),
     /// Check a lab's scenario without running it: the format, every resource against the kinds
     /// the cluster serves, every path against the lab's files, the bundled expect.yaml files.
     Lint(LintArgs),
@@ -141,16 +145,33 @@ pub struct CheckArgs {
     pub output: OutputArgs,
 }
 
+const GRADE_EXAMPLES: &str = "\
+Examples:
+  proctor grade gpudrv --submission ./alice --format json --output results.json
+  proctor grade gpudrv --submissions ./class --gradebook grades.csv --gradebook grades.json
+  proctor grade gpudrv --submissions ./class --resume          grade only what changed
+  proctor grade gpudrv --submissions /class --shard-count 8 --gradebook '/out/shard-{shard}.json'
+                                        one pod of an Indexed Job (reads JOB_COMPLETION_INDEX)
+  proctor gradebook merge /out/shard-*.json --output grades.csv
+
+With --submissions the exit status is 0 once every submission is graded, whatever the scores
+(they are in the gradebook), and 2 if some could not be graded (status error).";
+
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Example:\n  proctor grade gpudrv --submission ./alice --format json --output results.json"
-)]
+#[command(after_help = GRADE_EXAMPLES)]
+#[command(group = clap::ArgGroup::new("subject").required(true).args(["submission", "submissions"]))]
 pub struct GradeArgs {
     /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
     pub lab: String,
     /// The submitted lab dir (what the learner's /root/<lab> looked like at the end).
     #[arg(long, value_name = "DIR")]
-    pub submission: PathBuf,
+    pub submission: Option<PathBuf>,
+    /// Grade every submission in DIR: each folder in it is one learner's lab dir, named for the
+    /// learner (files in it are reported as malformed; names starting with a dot are skipped).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["submission", "output"])]
+    pub submissions: Option<PathBuf>,
+    #[command(flatten)]
+    pub batch: BatchArgs,
     /// Grade on this cluster instead of a private embedded one (its state is restored after).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
@@ -162,6 +183,56 @@ pub struct GradeArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 }
+
+/// Options of `grade --submissions` (a batch); `{shard}` in a path is the shard's index.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Batch grading (--submissions)")]
+pub struct BatchArgs {
+    /// Submissions graded at once, each on its own embedded cluster [default: the number of
+    /// cores]. A --kubeconfig or kwokctl cluster grades one at a time.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Where each submission's report is written, as <name>.<txt|json|xml|md> by --format.
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = DEFAULT_REPORTS
+    )]
+    pub reports: PathBuf,
+    /// Write the gradebook to FILE: .csv (name, score, max, status, a column per step) or .json;
+    /// may be given more than once.
+    #[arg(long, value_name = "FILE")]
+    pub gradebook: Vec<PathBuf>,
+    /// Skip submissions already graded into --reports with the same inputs (the same files,
+    /// scenario, tools, Proctor build, cluster kind and format).
+    #[arg(long)]
+    pub resume: bool,
+    /// Grade only shard I of N (0-based, e.g. 0/4): a stable share of the submissions, by a hash
+    /// of each one's name, so N machines grade each submission exactly once.
+    #[arg(long, value_name = "I/N", conflicts_with = "shard_count")]
+    pub shard: Option<crate::batch::shard::Shard>,
+    /// Grade shard $JOB_COMPLETION_INDEX of N (a Kubernetes Indexed Job's pod).
+    #[arg(long, value_name = "N")]
+    pub shard_count: Option<u64>,
+}
+
+impl BatchArgs {
+    /// The first batch-only option given, if any (for a clear refusal without --submissions).
+    pub fn given(&self) -> Option<&'static str> {
+        [
+            (self.jobs.is_some(), "--jobs"),
+            (self.reports != Path::new(DEFAULT_REPORTS), "--reports"),
+            (!self.gradebook.is_empty(), "--gradebook"),
+            (self.resume, "--resume"),
+            (self.shard.is_some(), "--shard"),
+            (self.shard_count.is_some(), "--shard-count"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+}
+
+const DEFAULT_REPORTS: &str = "proctor-reports";
 
 #[derive(Debug, Args)]
 pub struct OutputArgs {
@@ -212,4 +283,25 @@ pub struct DemoArgs {
     pub no_cache: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GradebookCommand {
+    /// Join the gradebooks of several shards into one (each submission must appear once, or
+    /// identically).
+    #[command(
+        after_help = "Example:\n  proctor gradebook merge out/shard-*.json --output grades.csv --output grades.json"
+    )]
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' gradebooks (.json, or .csv as Proctor writes it).
+    #[arg(value_name = "FILE", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write the merged gradebook (.csv or .json; more than once for both); without
+    /// it, CSV on stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Vec<PathBuf>,
 }

@@ -10,12 +10,19 @@ use crate::runner::shadow::grading_reference;
 use crate::runner::{grade, prepare_cluster};
 
 pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict> {
+    let submission = match (&args.submission, &args.submissions) {
+        (Some(submission), _) => {
+            if let Some(flag) = args.batch.given() {
+                bail!("{flag} grades a batch: it goes with --submissions DIR, not --submission");
+            }
+            submission
+        }
+        (None, Some(dir)) => return super::batch::run(globals, args, dir).await,
+        (None, None) => bail!("give --submission DIR or --submissions DIR"),
+    };
     let lab = globals.lab(&args.lab)?;
-    if !args.submission.is_dir() {
-        bail!(
-            "submission {} is not a directory",
-            args.submission.display()
-        );
+    if !submission.is_dir() {
+        bail!("submission {} is not a directory", submission.display());
     }
     let mut progress = globals.progress(args.output.quiet);
     let target = match &args.kubeconfig {
@@ -31,14 +38,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
             prepare_cluster(&lab, &target).await?;
         }
         let reference = grading_reference(&lab, &target, !args.no_cache, progress.as_mut()).await?;
-        grade(
-            &lab,
-            &target,
-            &reference,
-            &args.submission,
-            progress.as_mut(),
-        )
-        .await
+        grade(&lab, &target, &reference, submission, progress.as_mut()).await
     })
     .await;
     target.shutdown().await;

@@ -1,9 +1,11 @@
 //! One module per subcommand.
 
+pub mod batch;
 pub mod check;
 pub mod common;
 pub mod demo;
 pub mod grade;
+pub mod gradebook;
 pub mod guard;
 pub mod labs;
 pub mod lint;
@@ -30,6 +32,7 @@ pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
         Command::Selftest(args) => selftest::run(&globals, args).await,
         Command::Demo(args) => demo::run(&globals, args).await,
         Command::Labs => labs::run(&globals),
+        Command::Gradebook(command) => gradebook::run(command),
         Command::Lint(args) => lint::run(&globals, args).await,
         Command::Schema => {
             print!("{}", crate::scenario::schema::scenario_schema());

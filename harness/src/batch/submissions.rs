@@ -1,0 +1,179 @@
+//! The submissions of a batch: every entry of the submissions folder, one per learner, and what
+//! identifies a grading of one (for `--resume`).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use sha2::{Digest, Sha256};
+
+/// One learner's submission: a folder holding what their lab dir held at the end. Anything else
+/// found in the submissions folder is listed too, to be reported as malformed, not skipped.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    pub name: String,
+    pub path: PathBuf,
+}
+
+/// The entries of `dir` in name order; names starting with a dot (editor and VCS files, the
+/// batch's own bookkeeping) are not submissions.
+pub fn list(dir: &Path) -> anyhow::Result<Vec<Submission>> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("reading the submissions folder {}", dir.display()))?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        found.push(Submission {
+            name,
+            path: entry.path(),
+        });
+    }
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(found)
+}
+
+/// Why `submission` cannot be graded at all, if it cannot: it must be a readable folder (a
+/// symlink to one is the grader's own arrangement and is followed).
+pub fn malformed(submission: &Submission) -> Option<String> {
+    let path = &submission.path;
+    match std::fs::metadata(path) {
+        Err(error) => Some(format!("cannot read {}: {error}", path.display())),
+        Ok(meta) if !meta.is_dir() => Some(format!(
+            "{} is a file, not a lab folder (unpack archives before grading)",
+            path.display()
+        )),
+        Ok(_) => std::fs::read_dir(path)
+            .err()
+            .map(|error| format!("cannot list {}: {error}", path.display())),
+    }
+}
+
+/// SHA-256 of a submission's tree: every path below it in order, with its type, its executable
+/// bit, and its bytes (a symlink's target, not what it points at). Two submissions with the
+/// same digest are graded alike; an unreadable file is an error.
+pub fn digest(dir: &Path) -> anyhow::Result<String> {
+    let mut hasher = Sha256::new();
+    hash_dir(dir, Path::new(""), &mut hasher)?;
+    Ok(hex(&hasher.finalize()))
+}
+
+fn hash_dir(root: &Path, rel: &Path, hasher: &mut Sha256) -> anyhow::Result<()> {
+    let dir = root.join(rel);
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .map(|entry| entry.map(|entry| entry.file_name()))
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("cannot list {}", dir.display()))?;
+    names.sort();
+    for name in names {
+        let rel = rel.join(&name);
+        let path = root.join(&rel);
+        let meta = std::fs::symlink_metadata(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        // Lengths before contents, so that no two trees hash the same bytes.
+        let rel_bytes = rel.as_os_str().as_encoded_bytes();
+        hasher.update((rel_bytes.len() as u64).to_be_bytes());
+        hasher.update(rel_bytes);
+        if meta.is_symlink() {
+            let target = std::fs::read_link(&path)
+                .with_context(|| format!("cannot read the link {}", path.display()))?;
+            hasher.update(b"l");
+            let target = target.as_os_str().as_encoded_bytes();
+            hasher.update((target.len() as u64).to_be_bytes());
+            hasher.update(target);
+        } else if meta.is_dir() {
+            hasher.update(b"d");
+            hash_dir(root, &rel, hasher)?;
+            hasher.update(b"e");
+        } else {
+            use std::os::unix::fs::PermissionsExt;
+            let executable = meta.permissions().mode() & 0o111 != 0;
+            hasher.update(if executable { b"x" } else { b"f" });
+            hasher.update(meta.len().to_be_bytes());
+            let mut file = std::fs::File::open(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let mut buffer = [0u8; 64 * 1024];
+            loop {
+                let read = file
+                    .read(&mut buffer)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                if read == 0 {
+                    break;
+                }
+                hasher.update(&buffer[..read]);
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tmp");
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
+        dir
+    }
+
+    #[test]
+    fn digest_follows_content_names_and_modes() {
+        let a = tree(&[("out/a.txt", "1\n"), ("s.sh", "echo\n")]);
+        let same = tree(&[("s.sh", "echo\n"), ("out/a.txt", "1\n")]);
+        let digest = |dir: &tempfile::TempDir| super::digest(dir.path()).expect("digest");
+        assert_eq!(digest(&a), digest(&same));
+
+        let content = tree(&[("out/a.txt", "2\n"), ("s.sh", "echo\n")]);
+        let renamed = tree(&[("out/b.txt", "1\n"), ("s.sh", "echo\n")]);
+        // Moving bytes between a name and a content must change the digest.
+        let shifted = tree(&[("out/a.txt1", "\n"), ("s.sh", "echo\n")]);
+        for other in [&content, &renamed, &shifted] {
+            assert_ne!(digest(&a), digest(other));
+        }
+
+        use std::os::unix::fs::PermissionsExt;
+        let executable = tree(&[("out/a.txt", "1\n"), ("s.sh", "echo\n")]);
+        let script = executable.path().join("s.sh");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        assert_ne!(digest(&a), digest(&executable));
+    }
+
+    #[test]
+    fn links_are_hashed_not_followed() {
+        let a = tree(&[("x", "1")]);
+        std::os::unix::fs::symlink("/etc/hostname", a.path().join("link")).expect("symlink");
+        let b = tree(&[("x", "1")]);
+        std::os::unix::fs::symlink("/etc/hosts", b.path().join("link")).expect("symlink");
+        assert_ne!(digest(a.path()).expect("a"), digest(b.path()).expect("b"));
+    }
+
+    #[test]
+    fn lists_folders_and_files_skips_dotfiles_and_flags_the_malformed() {
+        let root = tree(&[
+            ("bob/s.sh", "x"),
+            ("alice/out/a.txt", "1"),
+            ("carol.zip", "PK"),
+        ]);
+        std::fs::create_dir(root.path().join(".git")).expect("mkdir");
+        let found = list(root.path()).expect("list");
+        let names: Vec<_> = found.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["alice", "bob", "carol.zip"]);
+        assert!(malformed(&found[0]).is_none());
+        let why = malformed(&found[2]).expect("a file is malformed");
+        assert!(why.contains("is a file"), "{why}");
+        assert!(list(&root.path().join("missing")).is_err());
+    }
+}

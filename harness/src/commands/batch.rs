@@ -1,0 +1,281 @@
+//! `proctor grade <lab> --submissions DIR`: a class graded in one go (see [`crate::batch`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{bail, Context};
+
+use super::common::{private_cluster, Globals, Verdict};
+use crate::batch::gradebook::{Gradebook, Status};
+use crate::batch::ledger::Ledger;
+use crate::batch::progress::BatchProgress;
+use crate::batch::shard::Shard;
+use crate::batch::{self, submissions, Batch};
+use crate::cli::{BatchArgs, GradeArgs};
+use crate::cluster::{ClusterKind, Target};
+use crate::report::model::points;
+use crate::report::{style::Stream, Silent, Style};
+use crate::runner::shadow::grading_reference;
+use crate::scenario::Lab;
+
+/// The environment variable a Kubernetes Indexed Job gives each pod.
+const JOB_INDEX: &str = "JOB_COMPLETION_INDEX";
+
+pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Result<Verdict> {
+    let lab = globals.lab(&args.lab)?;
+    let options = &args.batch;
+    let shard = shard(options)?;
+    let with_shard = |path: &Path| expand_shard(path, shard);
+    let reports = batch::reports_dir(&with_shard(&options.reports))?;
+    for gradebook in &options.gradebook {
+        crate::batch::gradebook::Format::of(gradebook)?;
+    }
+
+    let mut all = submissions::list(dir)?;
+    let found = all.len();
+    if let Some(shard) = shard {
+        all.retain(|submission| shard.picks(&submission.name));
+        tracing::info!(%shard, found, picked = all.len(), "sharding the submissions");
+    }
+    let style = Style::resolve(globals.color, Stream::Stderr);
+    let progress = BatchProgress::new(all.len(), args.output.quiet, style);
+    let shard_note = shard
+        .map(|s| format!(" (shard {s} of {found})"))
+        .unwrap_or_default();
+    progress.phase(&format!(
+        "{}: {} submission(s) in {}{shard_note}",
+        lab.name(),
+        all.len(),
+        dir.display()
+    ));
+
+    let setting = format!(
+        "{:?}/{:?}/{}",
+        cluster_kind(globals, args),
+        args.output.format,
+        args.no_cache
+    );
+    let ledger = Ledger::load(&reports, lab.name());
+    let (known, pending) = batch::plan(&lab, all, &setting, &ledger, &reports, options.resume);
+    for row in &known {
+        progress.finished(row, None);
+    }
+    let ledger = Mutex::new(ledger);
+    let mut rows = known;
+    if !pending.is_empty() {
+        let work = grade_on_clusters(globals, args, &lab, &reports, pending, &ledger, &progress);
+        // Interrupts are handled inside: scripts stopped, a shared cluster restored.
+        match work.await? {
+            Some(graded) => rows.extend(graded),
+            None => {
+                progress.finish();
+                eprintln!(
+                    "interrupted: what was graded is kept in {}; --resume goes on from there",
+                    reports.display()
+                );
+                return Ok(Verdict::Interrupted);
+            }
+        }
+    }
+    progress.finish();
+
+    let mut gradebook = Gradebook { submissions: rows };
+    gradebook.sort();
+    for path in &options.gradebook {
+        gradebook.write(&with_shard(path))?;
+    }
+    summarise(&gradebook, &reports, globals);
+    // A batch did its job when every submission was graded: learners' scores are the
+    // gradebook's, not the exit status's (a Job's pod must not fail because a learner did).
+    let errors = gradebook
+        .submissions
+        .iter()
+        .filter(|row| row.status == Status::Error)
+        .count();
+    if errors > 0 {
+        bail!(
+            "{errors} submission(s) could not be graded (status error in the gradebook); \
+             --resume grades just those again"
+        );
+    }
+    Ok(Verdict::Passed)
+}
+
+/// The cluster kind the batch grades on, for its inputs key.
+fn cluster_kind(globals: &Globals, args: &GradeArgs) -> String {
+    match &args.kubeconfig {
+        Some(kubeconfig) => format!("external:{}", kubeconfig.display()),
+        None => format!("{:?}", globals.cluster),
+    }
+}
+
+/// Starts the clusters and the reference, then grades; `None` when interrupted while starting.
+async fn grade_on_clusters(
+    globals: &Globals,
+    args: &GradeArgs,
+    lab: &Lab,
+    reports: &Path,
+    pending: Vec<batch::Pending>,
+    ledger: &Mutex<Ledger>,
+    progress: &BatchProgress,
+) -> anyhow::Result<Option<Vec<batch::gradebook::Row>>> {
+    let embedded = args.kubeconfig.is_none() && globals.cluster == ClusterKind::Embedded;
+    let jobs = jobs(args.batch.jobs, embedded).min(pending.len()).max(1);
+    progress.phase(&format!(
+        "{}: grading {} submission(s), {jobs} at a time",
+        lab.name(),
+        pending.len()
+    ));
+    let mut targets = Vec::with_capacity(jobs);
+    let started = start_clusters(globals, args, lab, jobs, &mut targets).await;
+    let outcome = match started {
+        Ok(true) => {
+            let first = &targets[0];
+            let shared = first.is_shared();
+            let reference = super::guard::guarded(first, shared, async {
+                if shared {
+                    crate::runner::prepare_cluster(lab, first).await?;
+                }
+                progress.phase(&format!("{}: preparing the reference run", lab.name()));
+                let reference = grading_reference(lab, first, !args.no_cache, &mut Silent).await?;
+                let batch = Batch {
+                    lab,
+                    reference: &reference,
+                    format: args.output.format,
+                    reports,
+                };
+                Ok(batch::grade_pending(&batch, &targets, pending, ledger, progress).await)
+            })
+            .await;
+            reference
+        }
+        Ok(false) => Ok(None),
+        Err(error) => Err(error),
+    };
+    for target in targets {
+        target.shutdown().await;
+    }
+    outcome
+}
+
+/// Starts `jobs` clusters into `targets`; false when interrupted first.
+async fn start_clusters(
+    globals: &Globals,
+    args: &GradeArgs,
+    lab: &Lab,
+    jobs: usize,
+    targets: &mut Vec<Target>,
+) -> anyhow::Result<bool> {
+    if let Some(kubeconfig) = &args.kubeconfig {
+        targets.push(Target::external(kubeconfig).await?);
+        return Ok(true);
+    }
+    for _ in 0..jobs {
+        match private_cluster(globals, lab).await? {
+            Some(target) => targets.push(target),
+            None => return Ok(false),
+        }
+    }
+    Ok(true)
+}
+
+/// Workers: as asked, else one per core; one where the cluster is not a private embedded one (a
+/// `--kubeconfig` cluster is a single shared state, a kwokctl control plane costs a core).
+fn jobs(asked: Option<usize>, embedded: bool) -> usize {
+    if !embedded {
+        if asked.is_some_and(|jobs| jobs > 1) {
+            tracing::warn!("grading one submission at a time: only the embedded cluster is cheap to run several of");
+        }
+        return 1;
+    }
+    asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn shard(options: &BatchArgs) -> anyhow::Result<Option<Shard>> {
+    if let Some(shard) = options.shard {
+        return Ok(Some(shard));
+    }
+    let Some(count) = options.shard_count else {
+        return Ok(None);
+    };
+    let index = std::env::var(JOB_INDEX).with_context(|| {
+        format!("--shard-count needs ${JOB_INDEX} (set by an Indexed Job), or use --shard I/N")
+    })?;
+    let index: u64 = index
+        .trim()
+        .parse()
+        .with_context(|| format!("${JOB_INDEX} is {index:?}, not a whole number"))?;
+    Shard::new(index, count)
+        .map(Some)
+        .map_err(anyhow::Error::msg)
+}
+
+/// `{shard}` in a path becomes the shard's index (0 without sharding).
+fn expand_shard(path: &Path, shard: Option<Shard>) -> PathBuf {
+    let text = path.to_string_lossy();
+    if !text.contains("{shard}") {
+        return path.to_path_buf();
+    }
+    let index = shard.map_or(0, |shard| shard.index);
+    PathBuf::from(text.replace("{shard}", &index.to_string()))
+}
+
+fn summarise(gradebook: &Gradebook, reports: &Path, globals: &Globals) {
+    let style = Style::resolve(globals.color, Stream::Stdout);
+    println!("{}", style.bold("Gradebook"));
+    for row in &gradebook.submissions {
+        let mark = if row.status == Status::Passed {
+            style.pass_mark()
+        } else {
+            style.fail_mark()
+        };
+        println!(
+            "  {mark} {:<24} {:>9}  {}",
+            row.name,
+            format!("{} / {}", points(row.score), points(row.max_score)),
+            row.status
+        );
+    }
+    let count = |status: Status| {
+        gradebook
+            .submissions
+            .iter()
+            .filter(|row| row.status == status)
+            .count()
+    };
+    println!(
+        "{} submission(s): {} passed, {} failed, {} timed out, {} malformed, {} error(s); reports in {}",
+        gradebook.submissions.len(),
+        count(Status::Passed),
+        count(Status::Failed),
+        count(Status::TimedOut),
+        count(Status::Malformed),
+        count(Status::Error),
+        reports.display()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_placeholder_is_expanded() {
+        let shard = Shard::new(3, 4).ok();
+        assert_eq!(
+            expand_shard(Path::new("/out/shard-{shard}.json"), shard),
+            PathBuf::from("/out/shard-3.json")
+        );
+        assert_eq!(
+            expand_shard(Path::new("/out/grades.json"), shard),
+            PathBuf::from("/out/grades.json")
+        );
+    }
+
+    #[test]
+    fn only_the_embedded_cluster_grades_several_at_once() {
+        assert_eq!(jobs(Some(4), true), 4);
+        assert_eq!(jobs(Some(4), false), 1);
+        assert!(jobs(None, true) >= 1);
+    }
+}

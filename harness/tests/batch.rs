@@ -1,0 +1,388 @@
+//! `grade --submissions`: a class graded in one batch, each row of its gradebook checked against
+//! grading the same submission alone; `--resume`; shards that partition the class and merge back
+//! into the single batch's gradebook.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use common::{lab, report_json, write, SETTINGS, TIER_SH};
+use serde_json::Value;
+
+const HARD_CODED: &str = "#!/bin/bash\necho gold\n";
+const CRASHES: &str = "#!/bin/bash\nkill -SEGV $$\n";
+
+/// A class: folders of learners (full marks, partial, hard-coded, crashing) and a stray file.
+fn class(root: &Path) {
+    let learner = |name: &str, tier_sh: &str, settings: bool| {
+        let dir = root.join(name);
+        write(&dir.join("tier.sh"), tier_sh, 0o755);
+        write(&dir.join("out/tier.txt"), "gold\n", 0o644);
+        if settings {
+            write(&dir.join("k8s/settings.yaml"), SETTINGS, 0o644);
+        }
+    };
+    learner("ada", TIER_SH, true);
+    learner("bo", TIER_SH, false);
+    learner("cy", HARD_CODED, true);
+    learner("di", CRASHES, true);
+    write(&root.join("eve.zip"), "PK\u{3}\u{4}", 0o644);
+    fs::create_dir_all(root.join(".git")).expect("mkdir");
+}
+
+fn proctor(scenarios: &Path, cache: &Path) -> assert_cmd::Command {
+    let mut command = cargo_bin_cmd!("proctor");
+    command
+        .args(["--color", "never", "--scenarios"])
+        .arg(scenarios)
+        .env("PROCTOR_CACHE", cache)
+        .env_remove("JOB_COMPLETION_INDEX");
+    command
+}
+
+fn batch(scenarios: &Path, cache: &Path, class: &Path, reports: &Path, extra: &[&str]) -> Output {
+    proctor(scenarios, cache)
+        .args(["grade", "mini", "--format", "json", "--submissions"])
+        .arg(class)
+        .arg("--reports")
+        .arg(reports)
+        .args(extra)
+        .output()
+        .expect("runs")
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Per step: (score, max) summed over a Gradescope report's tests ("<step>.<position>").
+fn step_scores(report: &Value) -> BTreeMap<String, (f64, f64)> {
+    let mut steps: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for test in report["tests"].as_array().expect("tests") {
+        let number = test["number"].as_str().expect("number");
+        let step = number.split('.').next().expect("step").to_string();
+        let entry = steps.entry(step).or_default();
+        entry.0 += test["score"].as_f64().expect("score");
+        entry.1 += test["max_score"].as_f64().expect("max_score");
+    }
+    steps
+}
+
+#[test]
+fn a_class_is_graded_as_each_submission_alone() {
+    let scenarios = lab();
+    let cache = tempfile::tempdir().expect("tmp");
+    let work = tempfile::tempdir().expect("tmp");
+    let submissions = work.path().join("class");
+    class(&submissions);
+    let reports = work.path().join("reports");
+    let csv = work.path().join("grades.csv");
+    let json = work.path().join("grades.json");
+    let output = batch(
+        scenarios.path(),
+        cache.path(),
+        &submissions,
+        &reports,
+        &["--jobs", "2", "--gradebook"],
+    );
+    // `--gradebook` needs a value: clap refuses, and nothing is graded.
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+
+    let output = batch(
+        scenarios.path(),
+        cache.path(),
+        &submissions,
+        &reports,
+        &["--jobs", "2", "--gradebook", csv.to_str().expect("utf-8")]
+            .into_iter()
+            .chain(["--gradebook", json.to_str().expect("utf-8")])
+            .collect::<Vec<_>>(),
+    );
+    // Learners failed checks; the batch itself did its job.
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let gradebook = read_json(&json);
+    let rows = gradebook["submissions"].as_array().expect("rows");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["ada", "bo", "cy", "di", "eve.zip"]);
+
+    for row in &rows[..4] {
+        let name = row["name"].as_str().expect("name");
+        let alone = proctor(scenarios.path(), cache.path())
+            .args([
+                "grade",
+                "mini",
+                "--format",
+                "json",
+                "--quiet",
+                "--submission",
+            ])
+            .arg(submissions.join(name))
+            .output()
+            .expect("runs");
+        let alone = report_json(&alone);
+        assert_eq!(row["score"], alone["score"], "{name}: {row:#}");
+        assert_eq!(row["max_score"], alone["max_score"], "{name}");
+        let full = alone["score"] == alone["max_score"];
+        assert_eq!(
+            row["status"],
+            if full { "passed" } else { "failed" },
+            "{name}"
+        );
+        for (step, (score, max)) in step_scores(&alone) {
+            assert_eq!(
+                row["steps"][&step]["score"].as_f64(),
+                Some(score),
+                "{name} {step}"
+            );
+            assert_eq!(
+                row["steps"][&step]["max_score"].as_f64(),
+                Some(max),
+                "{name} {step}"
+            );
+        }
+        // The batch's report is the one grading alone gives (but for the time it took).
+        let mut batch_report = read_json(&reports.join(format!("{name}.json")));
+        let mut alone = alone;
+        batch_report["execution_time"] = Value::Null;
+        alone["execution_time"] = Value::Null;
+        assert_eq!(batch_report, alone, "{name}");
+    }
+    assert_eq!(rows[0]["status"], "passed");
+    assert!(rows[1]["score"].as_f64() < rows[1]["max_score"].as_f64());
+    assert!(rows[2]["score"].as_f64() < rows[2]["max_score"].as_f64());
+    assert!(rows[3]["score"].as_f64() < rows[3]["max_score"].as_f64());
+    let stray = &rows[4];
+    assert_eq!(stray["status"], "malformed");
+    assert_eq!(stray["score"], 0.0);
+    assert_eq!(stray["max_score"], rows[0]["max_score"]);
+    assert!(stray["message"]
+        .as_str()
+        .expect("message")
+        .contains("is a file"));
+    assert!(!reports.join("eve.zip.json").exists());
+
+    // The CSV says the same: name, score, max, status, then each step's points.
+    let text = fs::read_to_string(&csv).expect("csv");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "name,score,max,status,step 1,step 2");
+    let ada = &rows[0];
+    let cells = |row: &Value| {
+        let points = |v: &Value| {
+            let v = v.as_f64().expect("number");
+            if v.fract() == 0.0 {
+                format!("{}", v as i64)
+            } else {
+                format!("{v:.2}")
+            }
+        };
+        format!(
+            "{},{},{},{},{},{}",
+            row["name"].as_str().expect("name"),
+            points(&row["score"]),
+            points(&row["max_score"]),
+            row["status"].as_str().expect("status"),
+            points(&row["steps"]["1"]["score"]),
+            points(&row["steps"]["2"]["score"]),
+        )
+    };
+    assert_eq!(lines[1], cells(ada));
+    assert_eq!(lines[5], "eve.zip,0,7,malformed,,");
+}
+
+#[test]
+fn resume_grades_only_what_changed() {
+    let scenarios = lab();
+    let cache = tempfile::tempdir().expect("tmp");
+    let work = tempfile::tempdir().expect("tmp");
+    let submissions = work.path().join("class");
+    class(&submissions);
+    let reports = work.path().join("reports");
+    let run = |extra: &[&str]| {
+        let output = batch(
+            scenarios.path(),
+            cache.path(),
+            &submissions,
+            &reports,
+            extra,
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stderr(&output)
+    };
+    let reused = |log: &str| {
+        log.lines()
+            .filter(|l| l.contains("(already graded)"))
+            .count()
+    };
+    assert_eq!(reused(&run(&["--resume"])), 0);
+    // Four folders; the stray file is not graded either way.
+    assert_eq!(reused(&run(&["--resume"])), 4);
+    write(&submissions.join("bo/k8s/settings.yaml"), SETTINGS, 0o644);
+    let log = run(&["--resume"]);
+    assert_eq!(reused(&log), 3, "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.contains(" bo ") && l.contains("passed")),
+        "{log}"
+    );
+    // Without --resume everything is graded again.
+    assert_eq!(reused(&run(&[])), 0);
+}
+
+#[test]
+fn shards_partition_the_class_and_merge_into_the_whole() {
+    let scenarios = lab();
+    let cache = tempfile::tempdir().expect("tmp");
+    let work = tempfile::tempdir().expect("tmp");
+    let submissions = work.path().join("class");
+    for i in 0..8 {
+        let dir = submissions.join(format!("learner-{i}"));
+        let script = if i % 3 == 0 { HARD_CODED } else { TIER_SH };
+        write(&dir.join("tier.sh"), script, 0o755);
+        write(&dir.join("out/tier.txt"), "gold\n", 0o644);
+        if i % 2 == 0 {
+            write(&dir.join("k8s/settings.yaml"), SETTINGS, 0o644);
+        }
+    }
+    let whole = work.path().join("whole.json");
+    let output = batch(
+        scenarios.path(),
+        cache.path(),
+        &submissions,
+        &work.path().join("reports"),
+        &["--gradebook", whole.to_str().expect("utf-8")],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+
+    let mut shard_files = Vec::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for index in 0..4 {
+        let file = work.path().join(format!("shard-{index}.json"));
+        let reports = work.path().join("reports-{shard}");
+        let reports = reports.to_str().expect("utf-8");
+        let mut command = proctor(scenarios.path(), cache.path());
+        command
+            .args(["grade", "mini", "--format", "json", "--submissions"])
+            .arg(&submissions)
+            .args(["--reports", reports, "--gradebook"])
+            .arg(work.path().join("shard-{shard}.json"));
+        // Half the shards as an Indexed Job's pods see it.
+        if index % 2 == 0 {
+            command.arg(format!("--shard={index}/4"));
+        } else {
+            command
+                .args(["--shard-count", "4"])
+                .env("JOB_COMPLETION_INDEX", index.to_string());
+        }
+        let output = command.output().expect("runs");
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(work.path().join(format!("reports-{index}")).is_dir());
+        for row in read_json(&file)["submissions"].as_array().expect("rows") {
+            *seen
+                .entry(row["name"].as_str().expect("name").to_string())
+                .or_default() += 1;
+        }
+        shard_files.push(file);
+    }
+    assert_eq!(seen.len(), 8, "{seen:?}");
+    assert!(seen.values().all(|&count| count == 1), "{seen:?}");
+
+    let merged = work.path().join("merged.json");
+    let output = proctor(scenarios.path(), cache.path())
+        .args(["gradebook", "merge"])
+        .args(&shard_files)
+        .arg("--output")
+        .arg(&merged)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(read_json(&merged), read_json(&whole));
+
+    // Shards that overlap (the same shard graded on different inputs) are refused.
+    let mut conflicting = read_json(&shard_files[0]);
+    if let Some(row) = conflicting["submissions"].get_mut(0) {
+        row["score"] = Value::from(-1.0);
+        let file = work.path().join("conflict.json");
+        fs::write(&file, conflicting.to_string()).expect("write");
+        let output = proctor(scenarios.path(), cache.path())
+            .args(["gradebook", "merge"])
+            .arg(&shard_files[0])
+            .arg(&file)
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(2));
+        assert!(
+            stderr(&output).contains("graded differently"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn bad_batch_arguments_are_refused_before_grading() {
+    let scenarios = lab();
+    let cache = tempfile::tempdir().expect("tmp");
+    let work = tempfile::tempdir().expect("tmp");
+    let reports = work.path().join("reports");
+    let run = |args: &[&str]| {
+        proctor(scenarios.path(), cache.path())
+            .args(["grade", "mini"])
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    let class = work.path().to_str().expect("utf-8");
+    let missing = work.path().join("nope");
+    for (args, says) in [
+        (
+            vec!["--submissions", class, "--shard", "4/4"],
+            "from 0 to 3",
+        ),
+        (
+            vec!["--submissions", class, "--shard-count", "4"],
+            "JOB_COMPLETION_INDEX",
+        ),
+        (
+            vec!["--submissions", class, "--gradebook", "g.xlsx"],
+            ".csv or a .json",
+        ),
+        (
+            vec!["--submissions", missing.to_str().expect("utf-8")],
+            "reading the submissions folder",
+        ),
+        (
+            vec!["--submission", class, "--submissions", class],
+            "cannot be used with",
+        ),
+        (
+            vec!["--jobs", "2", "--submission", class],
+            "goes with --submissions",
+        ),
+        (
+            vec!["--resume", "--submission", class],
+            "goes with --submissions",
+        ),
+    ] {
+        let output = run(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains(says),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    assert!(!reports.exists());
+}
