@@ -1,6 +1,7 @@
 //! Proctor: grades hands-on Kubernetes labs by re-running a reference solution and comparing
 //! the learner's files, scripts and cluster objects against it.
 
+pub mod autograder;
 pub mod batch;
 pub mod cache_dir;
 pub mod cli;

@@ -54,7 +54,7 @@ fn correct_submission_gets_full_marks() {
         .filter_map(|t| t["number"].as_str())
         .collect();
     assert_eq!(numbers, vec!["1.2", "1.3", "2.1", "2.2"]);
-    assert_eq!(test_named(&json, "1.3")["visibility"], "hidden");
+    assert_eq!(test_named(&json, "1.3")["visibility"], "after_published");
 }
 
 #[test]

@@ -84,6 +84,8 @@ pub enum Command {
     Demo(DemoArgs),
     /// List the labs.
     Labs,
+    /// Write a Gradescope autograder (zip) that grades the lab's submissions.
+    Gradescope(GradescopeArgs),
     /// Work with gradebooks (`grade --submissions --gradebook FILE`).
     #[command(subcommand)]
     Gradebook(GradebookCommand),
@@ -304,4 +306,26 @@ pub struct MergeArgs {
     /// it, CSV on stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Example:
+  proctor gradescope gpudrv --out gpudrv-autograder.zip
+
+Upload the zip as the assignment's autograder (a base image whose glibc is at least as new as
+the one proctor was built with, e.g. Ubuntu 24.04). Learners upload their lab folder's contents,
+or the folder itself. Hidden checks are shown once grades are published.")]
+pub struct GradescopeArgs {
+    /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
+    pub lab: String,
+    /// Where to write the autograder zip.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The proctor binary to ship [default: this one].
+    #[arg(long, value_name = "FILE")]
+    pub binary: Option<PathBuf>,
+    /// The kubectl binary to ship [default: the kubectl on PATH].
+    #[arg(long, value_name = "FILE")]
+    pub kubectl: Option<PathBuf>,
 }

@@ -6,6 +6,7 @@ pub mod common;
 pub mod demo;
 pub mod grade;
 pub mod gradebook;
+pub mod gradescope;
 pub mod guard;
 pub mod labs;
 pub mod lint;
@@ -33,6 +34,7 @@ pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
         Command::Demo(args) => demo::run(&globals, args).await,
         Command::Labs => labs::run(&globals),
         Command::Gradebook(command) => gradebook::run(command),
+        Command::Gradescope(args) => gradescope::run(&globals, args),
         Command::Lint(args) => lint::run(&globals, args).await,
         Command::Schema => {
             print!("{}", crate::scenario::schema::scenario_schema());

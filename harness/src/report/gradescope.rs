@@ -39,10 +39,12 @@ fn test(check: &CheckReport) -> Test<'_> {
         max_score: check.points,
         status: if check.passed { "passed" } else { "failed" },
         output: check.details(),
-        // Gradescope's own vocabulary: "hidden" is never shown to students.
+        // Gradescope's vocabulary: "hidden" would never be shown to a learner, but a hidden
+        // check is only hidden while the learner works; once grades are published they see
+        // what they lost points for.
         visibility: match check.visibility {
             Visibility::Visible => "visible",
-            Visibility::Hidden => "hidden",
+            Visibility::Hidden => "after_published",
         },
         tags: vec![format!("step-{}", check.step), check.id.clone()],
     }

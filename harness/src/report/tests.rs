@@ -86,7 +86,7 @@ fn gradescope_results_json() {
     assert_eq!(tests[1]["number"], "1.2");
     assert_eq!(tests[1]["status"], "failed");
     assert_eq!(tests[1]["score"], 0.0);
-    assert_eq!(tests[1]["visibility"], "hidden");
+    assert_eq!(tests[1]["visibility"], "after_published");
     let output = tests[1]["output"].as_str().expect("output string");
     assert!(
         output.starts_with("out/tags.txt differs from the reference\n--- expected"),

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image; the bundle is
+# unpacked in /autograder/source. Written by `proctor gradescope`.
+set -euo pipefail
+source_dir="${AUTOGRADER_ROOT:-/autograder}/source"
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# jq: the labs' scripts use it; bubblewrap: the script sandbox (without it Proctor falls back to
+# a weaker isolation and says so in each report).
+apt-get install -y -qq --no-install-recommends jq bubblewrap ca-certificates >/dev/null
+
+chmod 755 "$source_dir/bin/"* "$source_dir/run_autograder"
+if ! "$source_dir/bin/proctor" --version; then
+  echo "The bundled proctor does not run on this image (it needs a glibc at least as new as" >&2
+  echo "the one it was built with): choose a newer base image, or bundle a build made on an" >&2
+  echo "older system with 'proctor gradescope --binary FILE'." >&2
+  exit 1
+fi
+"$source_dir/bin/kubectl" version --client
+
+# The reference run depends only on the lab, the tools and this build: computed now, once, so
+# that grading a submission does not pay for it.
+export PATH="$source_dir/bin:$PATH" PROCTOR_CACHE="$source_dir/cache"
+empty="$(mktemp -d)"
+proctor grade "@LAB@" --scenarios "$source_dir/scenarios" --submission "$empty" \
+  --format json --output /dev/null --quiet --color never || true
+rm -rf "$empty"
