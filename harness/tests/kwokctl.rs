@@ -1,6 +1,6 @@
 //! `--cluster kwokctl`: a real control plane (kube-apiserver, etcd, controller manager, scheduler,
-//! kwok) per run, from the binaries `upstream/build.sh` builds. A shipped lab's correct
-//! submission gets full marks there, and the cluster is gone afterwards, also when `proctor up`
+//! kwok) per run, from the binaries `upstream/build.sh` builds. Every shipped lab's full-score
+//! submissions get full marks there, and the cluster is gone afterwards, also when `proctor up`
 //! is stopped with Ctrl-C and when a grade is stopped with SIGTERM.
 //!
 //! Without the binaries every test says so in one line and returns; `PROCTOR_REQUIRE_UPSTREAM=1`
@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use proctor::cluster::upstream::Upstream;
+
+mod common;
 
 /// The tests count the control-plane processes on the machine: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -91,17 +93,28 @@ fn assert_nothing_left(what: &str) {
     }
 }
 
+/// Every lab's full-score submissions get full marks on a real control plane too.
 #[test]
-fn the_gpuops_solution_gets_full_marks_on_kwokctl() {
+fn full_score_submissions_get_full_marks_on_kwokctl() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     if !upstream_or_skip() {
         return;
     }
+    for (lab, file) in common::real_labs() {
+        for submission in common::bundled(&lab, &file) {
+            if common::exit_for(&submission.expect) == 0 {
+                full_marks_on_kwokctl(&lab, &submission.dir);
+            }
+        }
+    }
+}
+
+fn full_marks_on_kwokctl(lab: &str, submission: &Path) {
     let cache = tempfile::tempdir().expect("cache dir");
     let output = proctor()
-        .args(["grade", "gpuops", "--quiet", "--format", "json"])
+        .args(["grade", lab, "--quiet", "--format", "json"])
         .arg("--submission")
-        .arg(repo().join("scenarios/gpuops/submissions/perfect"))
+        .arg(submission)
         .env("PROCTOR_CACHE", cache.path())
         .output()
         .expect("proctor runs");
@@ -118,9 +131,9 @@ fn the_gpuops_solution_gets_full_marks_on_kwokctl() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert_eq!(report["score"], report["max_score"], "{report:#}");
+    assert_eq!(report["score"], report["max_score"], "{lab}: {report:#}");
     assert!(report["score"].as_f64().is_some_and(|s| s > 0.0));
-    assert_nothing_left("after grading");
+    assert_nothing_left(&format!("after grading {lab}"));
 }
 
 #[test]
@@ -132,8 +145,9 @@ fn ctrl_c_on_up_deletes_the_cluster() {
     let dir = tempfile::tempdir().expect("dir");
     let kubeconfig = dir.path().join("kubeconfig");
     let mut child = proctor()
-        .args(["up", "gpudrv", "--kubeconfig"])
+        .args(["up", "--kubeconfig"])
         .arg(&kubeconfig)
+        .env("PROCTOR_CACHE", dir.path().join("cache"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -170,10 +184,13 @@ fn sigterm_mid_grade_deletes_the_cluster() {
         return;
     }
     let cache = tempfile::tempdir().expect("cache dir");
+    // Any lab will do: the first one, and a submission of it.
+    let (lab, file) = common::real_labs().remove(0);
+    let submission = common::bundled(&lab, &file).remove(0);
     let mut child = proctor()
-        .args(["grade", "gpudrv", "--quiet", "--format", "json"])
+        .args(["grade", &lab, "--quiet", "--format", "json"])
         .arg("--submission")
-        .arg(repo().join("scenarios/gpudrv/submissions/perfect"))
+        .arg(&submission.dir)
         .env("PROCTOR_CACHE", cache.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

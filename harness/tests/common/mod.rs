@@ -126,3 +126,80 @@ pub fn report_json(output: &std::process::Output) -> serde_json::Value {
         )
     })
 }
+
+/// The repository's root.
+pub fn repo() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// Every lab shipped in scenarios/: (folder name, its scenario.yaml); never empty.
+pub fn real_labs() -> Vec<(String, std::path::PathBuf)> {
+    let root = repo().join("scenarios");
+    let labs = proctor::scenario::lookup::list_labs(Some(&root));
+    assert!(
+        !labs.is_empty(),
+        "no <lab>/scenario.yaml under {}",
+        root.display()
+    );
+    labs
+}
+
+/// A lab's bundled submissions with their expect.yaml; never empty.
+pub fn bundled(lab: &str, file: &Path) -> Vec<proctor::scenario::lab::BundledSubmission> {
+    let found = proctor::scenario::Lab::load(file)
+        .and_then(|lab| lab.bundled_submissions())
+        .unwrap_or_else(|error| panic!("{lab}: {error:#}"));
+    assert!(
+        !found.is_empty(),
+        "{lab}: no submissions/<case>/expect.yaml"
+    );
+    found
+}
+
+/// The exit status `proctor grade` gives a submission expected to score `expect`.
+pub fn exit_for(expect: &proctor::scenario::Expectation) -> i32 {
+    match expect {
+        proctor::scenario::Expectation::FullScore => 0,
+        _ => 1,
+    }
+}
+
+/// `proctor` with its own reference cache and nothing inherited that would change what it does
+/// (a cluster kind, a scenarios dir, a kubeconfig, a log level).
+pub fn proctor(cache: &Path) -> assert_cmd::Command {
+    let mut command = assert_cmd::cargo::cargo_bin_cmd!("proctor");
+    command.env("PROCTOR_CACHE", cache);
+    for variable in [
+        "PROCTOR_CLUSTER",
+        "PROCTOR_SCENARIOS",
+        "KUBECONFIG",
+        "RUST_LOG",
+    ] {
+        command.env_remove(variable);
+    }
+    command
+}
+
+/// The same as a std Command, for processes that are spawned and signalled.
+pub fn proctor_process(cache: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_proctor"));
+    command.env("PROCTOR_CACHE", cache);
+    for variable in [
+        "PROCTOR_CLUSTER",
+        "PROCTOR_SCENARIOS",
+        "KUBECONFIG",
+        "RUST_LOG",
+    ] {
+        command.env_remove(variable);
+    }
+    command
+}
+
+/// The reference cache of a test whose scenarios dir is `root` (a temporary one of its own):
+/// beside its labs, so it is the test's alone and goes with it.
+pub fn cache_in(root: &Path) -> std::path::PathBuf {
+    root.join(".proctor-cache")
+}

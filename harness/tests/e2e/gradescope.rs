@@ -3,14 +3,12 @@
 //! (`/autograder/source` = the unpacked zip, `/autograder/submission`, results in
 //! `/autograder/results/results.json`), under a root given by AUTOGRADER_ROOT.
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::common::{lab, write, SETTINGS, TIER_SH};
 use assert_cmd::cargo::cargo_bin_cmd;
-use common::{lab, write, SETTINGS, TIER_SH};
 use serde_json::Value;
 
 /// The autograder of the mini lab, unpacked as Gradescope unpacks it; returns the root.

@@ -2,17 +2,16 @@
 //! binary, in every report format. Exercises the reference run, replay, object, manifest,
 //! script (with an injected node) and file checks.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
+use crate::common::{lab, report_json, submission, SETTINGS, TIER_SH};
 use assert_cmd::cargo::cargo_bin_cmd;
-use common::{lab, report_json, submission, SETTINGS, TIER_SH};
 use serde_json::Value;
 
 fn grade_json(root: &Path, submission: &Path) -> (i32, Value) {
     let output = cargo_bin_cmd!("proctor")
+        .env("PROCTOR_CACHE", crate::common::cache_in(root))
         .args([
             "grade",
             "mini",
@@ -145,6 +144,7 @@ fn junit_and_markdown_reports() {
     let out = tempfile::tempdir().expect("tempdir");
     let junit = out.path().join("report.xml");
     cargo_bin_cmd!("proctor")
+        .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
         .args([
             "grade",
             "mini",
@@ -170,6 +170,7 @@ fn junit_and_markdown_reports() {
         "{xml}"
     );
     let output = cargo_bin_cmd!("proctor")
+        .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
         .args([
             "grade",
             "mini",
@@ -191,6 +192,7 @@ fn junit_and_markdown_reports() {
 fn selftest_proves_the_mini_lab() {
     let root = lab();
     let output = cargo_bin_cmd!("proctor")
+        .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
         .args(["selftest", "mini", "--color", "never", "--scenarios"])
         .arg(root.path())
         .output()
@@ -215,7 +217,7 @@ fn selftest_proves_the_mini_lab() {
 #[test]
 fn a_script_that_writes_does_not_change_what_the_reference_saw() {
     let root = lab();
-    common::write(
+    crate::common::write(
         &root.path().join("mini/reference/tier.sh"),
         &format!(
             "#!/bin/bash\nsleep 1\n{}",
@@ -244,12 +246,12 @@ fn a_script_that_writes_does_not_change_what_the_reference_saw() {
 #[test]
 fn a_failing_reference_stops_grading_and_solving_with_exit_2() {
     let root = lab();
-    let broken = common::SCENARIO.replace(
+    let broken = crate::common::SCENARIO.replace(
         "      ./tier.sh lab-node-0 > out/tier.txt\n",
         "      ./tier.sh lab-node-0 > out/tier.txt\n      echo checking the tier >&2\n      [ \"$(cat out/tier.txt)\" = silver ]\n",
     );
-    assert_ne!(broken, common::SCENARIO, "the scenario changed");
-    common::write(&root.path().join("mini/scenario.yaml"), &broken, 0o644);
+    assert_ne!(broken, crate::common::SCENARIO, "the scenario changed");
+    crate::common::write(&root.path().join("mini/scenario.yaml"), &broken, 0o644);
     let good = submission(Some((TIER_SH, 0o755)), Some("gold\n"), Some(SETTINGS));
     let solved = tempfile::tempdir().expect("tempdir");
     let cache = tempfile::tempdir().expect("tempdir");
@@ -307,11 +309,11 @@ fn a_failing_reference_stops_grading_and_solving_with_exit_2() {
 #[test]
 fn a_reference_script_run_that_hits_a_limit_stops_grading_with_exit_2() {
     let root = lab();
-    let tight = common::SCENARIO.replace("steps:\n", "limits: {timeout: 2s}\nsteps:\n");
-    common::write(&root.path().join("mini/scenario.yaml"), &tight, 0o644);
+    let tight = crate::common::SCENARIO.replace("steps:\n", "limits: {timeout: 2s}\nsteps:\n");
+    crate::common::write(&root.path().join("mini/scenario.yaml"), &tight, 0o644);
     // Quick on the lab's own node (the reference step calls it there), slow on the grader's.
     let slow = "#!/bin/bash\ncase \"$1\" in tier-node-*) sleep 30 ;; esac\nkubectl get node \"$1\" -o jsonpath='{.metadata.labels.tier}'\necho\n";
-    common::write(&root.path().join("mini/reference/tier.sh"), slow, 0o755);
+    crate::common::write(&root.path().join("mini/reference/tier.sh"), slow, 0o755);
     let good = submission(Some((TIER_SH, 0o755)), Some("gold\n"), Some(SETTINGS));
     let cache = tempfile::tempdir().expect("tempdir");
     let output = cargo_bin_cmd!("proctor")
@@ -340,8 +342,8 @@ fn a_reference_script_run_that_hits_a_limit_stops_grading_with_exit_2() {
 #[test]
 fn checks_after_the_grade_budget_are_reported_not_graded() {
     let root = lab();
-    let tight = common::SCENARIO.replace("steps:\n", "limits: {grade: 1ms}\nsteps:\n");
-    common::write(&root.path().join("mini/scenario.yaml"), &tight, 0o644);
+    let tight = crate::common::SCENARIO.replace("steps:\n", "limits: {grade: 1ms}\nsteps:\n");
+    crate::common::write(&root.path().join("mini/scenario.yaml"), &tight, 0o644);
     let good = submission(Some((TIER_SH, 0o755)), Some("gold\n"), Some(SETTINGS));
     let (code, json) = grade_json(root.path(), good.path());
     assert_eq!(code, 1, "{json}");

@@ -174,22 +174,6 @@ fn valid_scenario_file_is_accepted_by_path() {
         .success();
 }
 
-#[test]
-fn lint_passes_the_bundled_labs() {
-    let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    cargo_bin_cmd!("proctor")
-        .args(["lint", "--all", "--scenarios"])
-        .arg(&scenarios)
-        .assert()
-        .success()
-        .stderr(predicate::str::contains(
-            "gpudrv/scenario.yaml: no problems",
-        ))
-        .stderr(predicate::str::contains(
-            "gpuops/scenario.yaml: no problems",
-        ));
-}
-
 /// What loading cannot see: a resource the cluster does not serve, a kind it does not serve, a
 /// file no step asks for, a scenario file the reference uses that is not there; each is named
 /// with its line, and the lint exits 1.

@@ -2,15 +2,13 @@
 //! grading the same submission alone; `--resume`; shards that partition the class and merge back
 //! into the single batch's gradebook.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::process::Output;
 
+use crate::common::{lab, report_json, write, SETTINGS, TIER_SH};
 use assert_cmd::cargo::cargo_bin_cmd;
-use common::{lab, report_json, write, SETTINGS, TIER_SH};
 use serde_json::Value;
 
 const HARD_CODED: &str = "#!/bin/bash\necho gold\n";
@@ -385,4 +383,30 @@ fn bad_batch_arguments_are_refused_before_grading() {
         );
     }
     assert!(!reports.exists());
+}
+
+/// A submission whose grade runs out of time (`limits.grade`) is a `timed-out` row, and the
+/// batch still ends normally.
+#[test]
+fn a_grade_out_of_time_is_a_timed_out_row() {
+    let scenarios = lab();
+    let tight = crate::common::SCENARIO.replace("steps:\n", "limits: {grade: 1ms}\nsteps:\n");
+    write(&scenarios.path().join("mini/scenario.yaml"), &tight, 0o644);
+    let cache = tempfile::tempdir().expect("tmp");
+    let work = tempfile::tempdir().expect("tmp");
+    let submissions = work.path().join("class");
+    class(&submissions);
+    let json = work.path().join("grades.json");
+    let output = batch(
+        scenarios.path(),
+        cache.path(),
+        &submissions,
+        &work.path().join("reports"),
+        &["--gradebook", json.to_str().expect("utf-8")],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let gradebook = read_json(&json);
+    let ada = &gradebook["submissions"][0];
+    assert_eq!(ada["name"], "ada");
+    assert_eq!(ada["status"], "timed-out", "{ada:#}");
 }

@@ -544,36 +544,18 @@ fn grading_in_parallel_gives_the_verdicts_of_grading_one_by_one() {
 // ---------------------------------------------------------------------------------------------
 // Soak (`just soak`): the real labs
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(PathBuf::from)
-        .unwrap_or_default()
-}
-
-/// gpuops: the perfect submission and one wrong one; gpudrv: every bundled submission.
-fn real_cases(scenarios: &Path) -> Vec<Case> {
+/// Every bundled submission of every lab, with the exit status its expect.yaml gives.
+fn real_cases() -> Vec<(Case, i32)> {
     let mut cases = Vec::new();
-    for (lab, only) in [
-        ("gpuops", Some(&["perfect", "desired-count"][..])),
-        ("gpudrv", None),
-    ] {
-        let dir = scenarios.join(lab).join("submissions");
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
-            .flatten()
-            .filter(|entry| entry.path().is_dir())
-            .map(|entry| entry.file_name().to_string_lossy().into_owned())
-            .filter(|name| only.is_none_or(|only| only.contains(&name.as_str())))
-            .collect();
-        names.sort();
-        assert!(!names.is_empty(), "no submissions in {}", dir.display());
-        for name in names {
-            cases.push(Case {
-                lab: lab.to_string(),
-                dir: dir.join(&name),
-                name,
-            });
+    for (lab, file) in crate::common::real_labs() {
+        for submission in crate::common::bundled(&lab, &file) {
+            let code = crate::common::exit_for(&submission.expect);
+            let case = Case {
+                lab: lab.clone(),
+                name: submission.name,
+                dir: submission.dir,
+            };
+            cases.push((case, code));
         }
     }
     cases
@@ -582,27 +564,22 @@ fn real_cases(scenarios: &Path) -> Vec<Case> {
 #[test]
 #[ignore = "soak: 50 gradings of each real submission (just soak)"]
 fn soak_real_submissions_graded_repeatedly_give_the_same_report() {
-    let scenarios = repo().join("scenarios");
-    let cases = real_cases(&scenarios);
+    let scenarios = crate::common::repo().join("scenarios");
+    let (cases, codes): (Vec<Case>, Vec<i32>) = real_cases().into_iter().unzip();
     let cache = tempfile::tempdir().expect("tempdir");
     let firsts = assert_repeatable(&scenarios, &cases, runs(50), cache.path());
-    for (case, first) in cases.iter().zip(&firsts) {
+    for ((case, first), code) in cases.iter().zip(&firsts).zip(codes) {
         let tests = first.report["tests"].as_array().map_or(0, Vec::len);
         assert!(tests > 0, "{} {}: no checks graded", case.lab, case.name);
-        let expected_code = if case.name == "perfect" {
-            Some(0)
-        } else {
-            Some(1)
-        };
-        assert_eq!(first.code, expected_code, "{} {}", case.lab, case.name);
+        assert_eq!(first.code, Some(code), "{} {}", case.lab, case.name);
     }
 }
 
 #[test]
 #[ignore = "soak: 20 real gradings at once vs one by one (just soak)"]
 fn soak_real_submissions_graded_in_parallel_give_the_serial_verdicts() {
-    let scenarios = repo().join("scenarios");
-    let cases = real_cases(&scenarios);
+    let scenarios = crate::common::repo().join("scenarios");
+    let cases: Vec<Case> = real_cases().into_iter().map(|(case, _)| case).collect();
     let cache = tempfile::tempdir().expect("tempdir");
     let parallel = env_count("PROCTOR_DETERMINISM_PARALLEL", 20);
     assert_parallel_matches_serial(&scenarios, &cases, parallel, cache.path());

@@ -157,6 +157,7 @@ impl Cluster {
         let dir = tempfile::tempdir().expect("tempdir");
         let kubeconfig = dir.path().join("kubeconfig");
         let mut up = Command::new(assert_cmd::cargo::cargo_bin!("proctor"))
+            .env("PROCTOR_CACHE", dir.path().join("cache"))
             .args(["up", "--color", "never", "--kubeconfig"])
             .arg(&kubeconfig)
             .stdout(Stdio::piped())
@@ -583,42 +584,28 @@ fn sigterm_during_the_reference_run_leaves_the_cluster_as_it_found_it() {
 // ---------------------------------------------------------------------------------------------
 // Soak (`just soak`): the real labs on an external cluster
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(PathBuf::from)
-        .unwrap_or_default()
-}
-
-/// Every bundled submission of both labs graded on one external cluster, each leaving it as it
+/// Every bundled submission of every lab graded on one external cluster, each leaving it as it
 /// was found, with the verdict its expect.yaml states (exit 0 for a full score, else 1); then
 /// gradings interrupted after 5, 15, 30 and 60 s.
 #[test]
 #[ignore = "soak: the real labs graded on an external cluster (just soak)"]
 fn soak_real_labs_on_an_external_cluster_are_left_as_found() {
-    let scenarios = repo().join("scenarios");
+    let scenarios = crate::common::repo().join("scenarios");
     let cluster = Cluster::start(false);
     let before = cluster.state();
     let mut cases = Vec::new();
-    for lab in ["gpudrv", "gpuops"] {
-        let dir = scenarios.join(lab).join("submissions");
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.is_dir())
-            .collect();
-        names.sort();
-        cases.extend(names.into_iter().map(|path| (lab, path)));
+    for (lab, file) in crate::common::real_labs() {
+        for submission in crate::common::bundled(&lab, &file) {
+            let code = crate::common::exit_for(&submission.expect);
+            cases.push((lab.clone(), submission.dir, code));
+        }
     }
-    for (lab, submission) in &cases {
+    for (lab, submission, code) in &cases {
         let mut grading = Grading::start_lab(&scenarios, lab, submission, &cluster);
         let (status, took) = grading.finish(Duration::from_secs(900));
-        let expect = std::fs::read_to_string(submission.join("expect.yaml")).unwrap_or_default();
-        let full = expect.contains("score: full");
         assert_eq!(
             status.code(),
-            Some(if full { 0 } else { 1 }),
+            Some(*code),
             "{lab} {}\n{}\n{}",
             submission.display(),
             grading.stdout(),
@@ -628,7 +615,7 @@ fn soak_real_labs_on_an_external_cluster_are_left_as_found() {
         assert_left_as_found(&cluster, &before, &grading);
     }
     for (index, after) in [5, 15, 30, 60].into_iter().enumerate() {
-        let (lab, submission) = &cases[index % cases.len()];
+        let (lab, submission, _) = &cases[index % cases.len()];
         let mut grading = Grading::start_lab(&scenarios, lab, submission, &cluster);
         std::thread::sleep(Duration::from_secs(after));
         if let Ok(Some(_)) = grading.child.try_wait() {

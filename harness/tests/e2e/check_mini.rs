@@ -1,15 +1,13 @@
 //! End to end: `proctor up` serving a lab, `proctor solve` applying the reference to it and
 //! `proctor check` judging the live cluster and lab dir.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::lab;
 use assert_cmd::cargo::cargo_bin_cmd;
-use common::lab;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
@@ -22,6 +20,7 @@ struct Up {
 impl Up {
     fn start(scenarios: &Path, kubeconfig: &Path, lab_dir: &Path) -> Up {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin!("proctor"))
+            .env("PROCTOR_CACHE", crate::common::cache_in(scenarios))
             .args(["up", "mini", "--scenarios"])
             .arg(scenarios)
             .arg("--kubeconfig")
@@ -131,6 +130,7 @@ fn check_fails_before_solve_and_passes_after() {
     );
 
     cargo_bin_cmd!("proctor")
+        .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
         .args(["solve", "mini", "--scenarios"])
         .arg(root.path())
         .arg("--dir")
@@ -189,12 +189,13 @@ fn grading_on_an_external_cluster_leaves_it_as_found() {
     let work = tempfile::tempdir().expect("tempdir");
     let kubeconfig = work.path().join("kubeconfig");
     let up = Up::start(root.path(), &kubeconfig, &work.path().join("lab"));
-    let good = common::submission(
-        Some((common::TIER_SH, 0o755)),
+    let good = crate::common::submission(
+        Some((crate::common::TIER_SH, 0o755)),
         Some("gold\n"),
-        Some(common::SETTINGS),
+        Some(crate::common::SETTINGS),
     );
     let graded = cargo_bin_cmd!("proctor")
+        .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
         .args([
             "grade",
             "mini",
@@ -248,12 +249,12 @@ fn grading_on_an_external_cluster_leaves_it_as_found() {
 #[test]
 fn check_with_a_failing_reference_exits_2() {
     let root = lab();
-    let broken = common::SCENARIO.replace(
+    let broken = crate::common::SCENARIO.replace(
         "      ./tier.sh lab-node-0 > out/tier.txt\n",
         "      ./tier.sh lab-node-0 > out/tier.txt\n      [ \"$(cat out/tier.txt)\" = silver ]\n",
     );
-    assert_ne!(broken, common::SCENARIO, "the scenario changed");
-    common::write(&root.path().join("mini/scenario.yaml"), &broken, 0o644);
+    assert_ne!(broken, crate::common::SCENARIO, "the scenario changed");
+    crate::common::write(&root.path().join("mini/scenario.yaml"), &broken, 0o644);
     let work = tempfile::tempdir().expect("tempdir");
     let kubeconfig = work.path().join("kubeconfig");
     let lab_dir = work.path().join("lab");

@@ -2,13 +2,11 @@
 //! scenario version and reuses it, with the same verdicts as a fresh run; a damaged or outdated
 //! entry is never trusted.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
+use crate::common::{lab, report_json, submission, SETTINGS, TIER_SH};
 use assert_cmd::cargo::cargo_bin_cmd;
-use common::{lab, report_json, submission, SETTINGS, TIER_SH};
 use serde_json::Value;
 
 struct Graded {
