@@ -81,6 +81,8 @@ fn main() {
                 .with_ignored_flag(skip.is_some())
         })
         .collect();
+    let mut trials = trials;
+    trials.push(Trial::test("deploy-job", deploy_job).with_ignored_flag(skip.is_some()));
     let conclusion = libtest_mimic::run(&args, trials);
     if let Some(tally) = TALLY.lock().ok().and_then(|mut t| t.take()) {
         println!(
@@ -240,5 +242,122 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
             unlisted.join("\n")
         )
         .into())
+    }
+}
+
+/// `deploy/job.yaml`, the Indexed Job that grades a course, on the upstream control plane: a
+/// server-side dry run accepts it (and refuses a broken copy, so the dry run judges), and created
+/// for real, the Job controller gives its pods the completion indexes 0..N-1 and the
+/// JOB_COMPLETION_INDEX variable that `--shard-count` reads.
+fn deploy_job() -> Result<(), Failed> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/job.yaml");
+    let text = std::fs::read_to_string(&manifest)?;
+    let job: serde_json::Value = serde_yaml::from_str(&text)?;
+    let name = job["metadata"]["name"]
+        .as_str()
+        .ok_or("the Job has no name")?;
+    let completions = job["spec"]["completions"]
+        .as_u64()
+        .ok_or("no completions")?;
+    let broken = text.replace("completionMode: Indexed", "completionMode: Sometimes");
+    if broken == text {
+        return Err("the Job is not Indexed".into());
+    }
+    let path = manifest.display().to_string();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let upstream = Target::kwokctl(&[], None)
+            .await
+            .map_err(|e| format!("the upstream cluster: {e:#}"))?;
+        let result = async {
+            let kubectl = upstream.kubectl();
+            let dry = kubectl
+                .run(&["apply", "--dry-run=server", "-f", &path], None)
+                .await?;
+            let want = format!("job.batch/{name} created (server dry run)");
+            anyhow::ensure!(
+                dry.success && dry.stdout.contains(&want),
+                "dry run of {path}: {}{}",
+                dry.stdout,
+                dry.error_text()
+            );
+            let refused = kubectl
+                .run(
+                    &["apply", "--dry-run=server", "-f", "-"],
+                    Some(broken.as_bytes()),
+                )
+                .await?;
+            anyhow::ensure!(
+                !refused.success && refused.stderr.contains("Unsupported value: \"Sometimes\""),
+                "a broken completionMode was not refused: {}{}",
+                refused.stdout,
+                refused.stderr
+            );
+            kubectl.ok(&["apply", "-f", &path], None).await?;
+            let pods = job_pods(kubectl, name, completions).await?;
+            let mut indexes: Vec<String> = Vec::new();
+            for pod in &pods {
+                let annotations = &pod["metadata"]["annotations"];
+                let index = annotations["batch.kubernetes.io/job-completion-index"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                let env = pod["spec"]["containers"][0]["env"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                let from = env
+                    .iter()
+                    .find(|var| var["name"] == "JOB_COMPLETION_INDEX")
+                    .map(|var| var["valueFrom"]["fieldRef"]["fieldPath"].clone());
+                anyhow::ensure!(
+                    from == Some(serde_json::Value::from(
+                        "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+                    )),
+                    "pod {} has no JOB_COMPLETION_INDEX from its index: {env:?}",
+                    pod["metadata"]["name"]
+                );
+                indexes.push(index);
+            }
+            indexes.sort();
+            let want: Vec<String> = (0..completions).map(|i| i.to_string()).collect();
+            anyhow::ensure!(
+                indexes == want,
+                "completion indexes {indexes:?}, expected {want:?}"
+            );
+            anyhow::Ok(())
+        }
+        .await;
+        upstream.shutdown().await;
+        result.map_err(|e| Failed::from(format!("{e:#}")))
+    })
+}
+
+/// The pods the Job controller created for Job `name`, once there are `count` of them.
+async fn job_pods(
+    kubectl: &proctor::cluster::kubectl::Kubectl,
+    name: &str,
+    count: u64,
+) -> anyhow::Result<Vec<serde_json::Value>> {
+    let selector = format!("batch.kubernetes.io/job-name={name}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let listed = kubectl
+            .ok(&["get", "pods", "-l", &selector, "-o", "json"], None)
+            .await?;
+        let list: serde_json::Value = serde_json::from_str(&listed)?;
+        let pods = list["items"].as_array().cloned().unwrap_or_default();
+        if pods.len() as u64 >= count {
+            return Ok(pods);
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "the Job controller created {} of {count} pods in 60 s",
+            pods.len()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     }
 }

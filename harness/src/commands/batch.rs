@@ -26,12 +26,11 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
     let options = &args.batch;
     let shard = shard(options)?;
     let with_shard = |path: &Path| expand_shard(path, shard);
-    let reports = batch::reports_dir(&with_shard(&options.reports))?;
     for gradebook in &options.gradebook {
         crate::batch::gradebook::Format::of(gradebook)?;
     }
-
     let mut all = submissions::list(dir)?;
+    let reports = batch::reports_dir(&with_shard(&options.reports))?;
     let found = all.len();
     if let Some(shard) = shard {
         all.retain(|submission| shard.picks(&submission.name));

@@ -385,6 +385,44 @@ fn bad_batch_arguments_are_refused_before_grading() {
     assert!(!reports.exists());
 }
 
+/// The arguments `deploy/job.yaml` gives each pod of the Indexed Job are a command this proctor
+/// runs: with JOB_COMPLETION_INDEX set (and the course volume somewhere else), it grades its
+/// share and writes that shard's gradebooks.
+#[test]
+fn the_deploy_job_runs_a_valid_batch() {
+    let manifest = crate::common::repo().join("deploy/job.yaml");
+    let job: serde_yaml::Value =
+        serde_yaml::from_str(&fs::read_to_string(&manifest).expect("deploy/job.yaml"))
+            .expect("yaml");
+    let container = &job["spec"]["template"]["spec"]["containers"][0];
+    let course = tempfile::tempdir().expect("tmp");
+    let root = course.path().to_str().expect("utf-8");
+    let args: Vec<String> = container["args"]
+        .as_sequence()
+        .expect("args")
+        .iter()
+        .map(|arg| arg.as_str().expect("a string").replace("/course", root))
+        .collect();
+    assert_eq!(args[0], "grade");
+    let count: u64 = job["spec"]["completions"].as_u64().expect("completions");
+    assert!(
+        args.contains(&format!("--shard-count={count}")),
+        "--shard-count matches completions: {args:?}"
+    );
+    fs::create_dir_all(course.path().join("submissions")).expect("mkdir");
+    let cache = tempfile::tempdir().expect("tmp");
+    let output = crate::common::proctor(cache.path())
+        .args(&args)
+        .env("JOB_COMPLETION_INDEX", "2")
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let gradebook = read_json(&course.path().join("gradebooks/shard-2.json"));
+    assert_eq!(gradebook["submissions"], Value::Array(Vec::new()));
+    assert!(course.path().join("gradebooks/shard-2.csv").is_file());
+    assert!(course.path().join("reports/shard-2").is_dir());
+}
+
 /// A submission whose grade runs out of time (`limits.grade`) is a `timed-out` row, and the
 /// batch still ends normally.
 #[test]
