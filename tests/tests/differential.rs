@@ -248,7 +248,7 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
 /// `deploy/job.yaml`, the Indexed Job that grades a course, on the upstream control plane: a
 /// server-side dry run accepts it (and refuses a broken copy, so the dry run judges), and created
 /// for real, the Job controller gives its pods the completion indexes 0..N-1 and the
-/// JOB_COMPLETION_INDEX variable that `--shard-count` reads.
+/// JOB_COMPLETION_INDEX variable (holding that index) that `--shard-count` reads.
 fn deploy_job() -> Result<(), Failed> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/job.yaml");
     let text = std::fs::read_to_string(&manifest)?;
@@ -300,11 +300,6 @@ fn deploy_job() -> Result<(), Failed> {
             let pods = job_pods(kubectl, name, completions).await?;
             let mut indexes: Vec<String> = Vec::new();
             for pod in &pods {
-                let annotations = &pod["metadata"]["annotations"];
-                let index = annotations["batch.kubernetes.io/job-completion-index"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
                 let env = pod["spec"]["containers"][0]["env"]
                     .as_array()
                     .cloned()
@@ -312,15 +307,25 @@ fn deploy_job() -> Result<(), Failed> {
                 let from = env
                     .iter()
                     .find(|var| var["name"] == "JOB_COMPLETION_INDEX")
-                    .map(|var| var["valueFrom"]["fieldRef"]["fieldPath"].clone());
-                anyhow::ensure!(
-                    from == Some(serde_json::Value::from(
-                        "metadata.annotations['batch.kubernetes.io/job-completion-index']"
-                    )),
-                    "pod {} has no JOB_COMPLETION_INDEX from its index: {env:?}",
-                    pod["metadata"]["name"]
-                );
-                indexes.push(index);
+                    .and_then(|var| var["valueFrom"]["fieldRef"]["fieldPath"].as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                // 1.28 on reads the pod's label (PodIndexLabel), before it the annotation:
+                // either way the variable must hold the pod's own index.
+                let key = "batch.kubernetes.io/job-completion-index";
+                let index = match from.as_str() {
+                    f if f == format!("metadata.labels['{key}']") => {
+                        &pod["metadata"]["labels"][key]
+                    }
+                    f if f == format!("metadata.annotations['{key}']") => {
+                        &pod["metadata"]["annotations"][key]
+                    }
+                    _ => anyhow::bail!(
+                        "pod {} has no JOB_COMPLETION_INDEX from its index: {env:?}",
+                        pod["metadata"]["name"]
+                    ),
+                };
+                indexes.push(index.as_str().unwrap_or_default().to_string());
             }
             indexes.sort();
             let want: Vec<String> = (0..completions).map(|i| i.to_string()).collect();
