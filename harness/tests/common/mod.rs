@@ -170,17 +170,7 @@ pub fn exit_for(expect: &proctor::scenario::Expectation) -> i32 {
 /// `proctor` with its own reference cache and nothing inherited that would change what it does
 /// (a cluster kind, a scenarios dir, a kubeconfig, a log level).
 pub fn proctor(cache: &Path) -> assert_cmd::Command {
-    let mut command = assert_cmd::cargo::cargo_bin_cmd!("proctor");
-    command.env("PROCTOR_CACHE", cache);
-    for variable in [
-        "PROCTOR_CLUSTER",
-        "PROCTOR_SCENARIOS",
-        "KUBECONFIG",
-        "RUST_LOG",
-    ] {
-        command.env_remove(variable);
-    }
-    command
+    assert_cmd::Command::from_std(proctor_process(cache))
 }
 
 /// The same as a std Command, for processes that are spawned and signalled.
