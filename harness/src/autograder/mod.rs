@@ -42,12 +42,9 @@ fn files(bundle: &Bundle<'_>) -> anyhow::Result<Vec<(String, bool, Vec<u8>)>> {
         files.push((path.to_string(), true, bytes));
     }
     let root = &bundle.lab.dir;
-    add_tree(
-        root,
-        Path::new(""),
-        &format!("scenarios/{name}"),
-        &mut files,
-    )?;
+    let prefix = format!("scenarios/{name}");
+    let mut seen = std::collections::HashSet::new();
+    add_tree(root, Path::new(""), &prefix, &mut seen, &mut files)?;
     Ok(files)
 }
 
@@ -56,9 +53,17 @@ fn add_tree(
     root: &Path,
     rel: &Path,
     prefix: &str,
+    seen: &mut std::collections::HashSet<PathBuf>,
     files: &mut Vec<(String, bool, Vec<u8>)>,
 ) -> anyhow::Result<()> {
     let dir = root.join(rel);
+    // A link back up the tree would recurse for ever.
+    let canonical = dir
+        .canonicalize()
+        .with_context(|| format!("reading {}", dir.display()))?;
+    if !seen.insert(canonical) {
+        bail!("{} links back into the lab's folder", dir.display());
+    }
     let mut entries: Vec<_> = std::fs::read_dir(&dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .collect::<Result<_, _>>()
@@ -74,7 +79,7 @@ fn add_tree(
         let meta =
             std::fs::metadata(&path).with_context(|| format!("reading {}", path.display()))?;
         if meta.is_dir() {
-            add_tree(root, &rel, prefix, files)?;
+            add_tree(root, &rel, prefix, seen, files)?;
         } else {
             use std::os::unix::fs::PermissionsExt;
             let bytes =

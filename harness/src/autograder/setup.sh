@@ -22,7 +22,13 @@ fi
 # The reference run depends only on the lab, the tools and this build: computed now, once, so
 # that grading a submission does not pay for it.
 export PATH="$source_dir/bin:$PATH" PROCTOR_CACHE="$source_dir/cache"
+# An empty submission fails its checks (exit 1); only exit 2 says the reference itself failed.
 empty="$(mktemp -d)"
+status=0
 proctor grade "@LAB@" --scenarios "$source_dir/scenarios" --submission "$empty" \
-  --format json --output /dev/null --quiet --color never || true
+  --format json --output /dev/null --quiet --color never || status=$?
 rm -rf "$empty"
+if [ "$status" -gt 1 ]; then
+  echo "the lab's reference run failed (exit $status): see the lines above" >&2
+  exit 1
+fi
