@@ -23,7 +23,7 @@ pub enum Status {
     Failed,
     /// Graded in part: the grade's time budget (`limits.grade`) ran out first.
     TimedOut,
-    /// Not a lab dir that can be graded (a file, an unreadable folder, a symlink out of it).
+    /// Not a lab dir that can be graded (a file, a folder or a file in it that cannot be read).
     Malformed,
     /// Proctor could not grade it (the cluster or the scenario failed); grading it again may work.
     Error,

@@ -13,7 +13,7 @@ pub mod submissions;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -120,7 +120,11 @@ pub async fn grade_pending(
         let (queue, rows) = (&queue, &rows);
         async move {
             loop {
-                let next = queue.lock().ok().and_then(|mut queue| queue.pop_front());
+                // A worker that panicked holding a lock is caught below; its data is still sound.
+                let next = queue
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .pop_front();
                 let Some(next) = next else { break };
                 let started = Instant::now();
                 tracing::info!(worker, submission = %next.submission.name, "grading");
@@ -135,14 +139,14 @@ pub async fn grade_pending(
                 );
                 record(batch, ledger, &next, &row);
                 progress.finished(&row, Some(took));
-                if let Ok(mut rows) = rows.lock() {
-                    rows.push(row);
-                }
+                rows.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(row);
             }
         }
     });
     futures::future::join_all(workers).await;
-    rows.into_inner().unwrap_or_default()
+    rows.into_inner().unwrap_or_else(PoisonError::into_inner)
 }
 
 async fn grade_one(batch: &Batch<'_>, target: &Target, submission: &Submission) -> Row {
@@ -173,16 +177,19 @@ async fn grade_one(batch: &Batch<'_>, target: &Target, submission: &Submission) 
     let file = batch
         .reports
         .join(report_name(&submission.name, batch.format));
-    if let Err(error) = std::fs::write(&file, text) {
+    // Through a rename: a report cut short by a crash must not be taken for a whole one.
+    let temporary = file.with_extension(format!("{}.tmp", std::process::id()));
+    let written =
+        std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, &file));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&temporary);
         return failed(format!("writing the report {}: {error}", file.display()));
     }
     Row::from_report(&submission.name, &report)
 }
 
 fn record(batch: &Batch<'_>, ledger: &Mutex<Ledger>, pending: &Pending, row: &Row) {
-    let Ok(mut ledger) = ledger.lock() else {
-        return;
-    };
+    let mut ledger = ledger.lock().unwrap_or_else(PoisonError::into_inner);
     ledger.entries.insert(
         pending.submission.name.clone(),
         Entry {

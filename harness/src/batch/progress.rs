@@ -16,7 +16,9 @@ pub struct BatchProgress {
     quiet: bool,
     total: u64,
     done: std::sync::atomic::AtomicU64,
-    started: Instant,
+    /// When grading started, and how many rows were done by then (known without grading):
+    /// the ETA is the pace of the grading alone.
+    started: std::sync::Mutex<(Instant, u64)>,
 }
 
 impl BatchProgress {
@@ -37,7 +39,19 @@ impl BatchProgress {
             quiet,
             total,
             done: std::sync::atomic::AtomicU64::new(0),
-            started: Instant::now(),
+            started: std::sync::Mutex::new((Instant::now(), 0)),
+        }
+    }
+
+    /// The clusters and the reference are ready: the ETA counts from here.
+    pub fn grading_starts(&self) {
+        let done = self.done.load(std::sync::atomic::Ordering::SeqCst);
+        *self
+            .started
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = (Instant::now(), done);
+        if let Some(bar) = &self.bar {
+            bar.reset_eta();
         }
     }
 
@@ -85,11 +99,16 @@ impl BatchProgress {
 
     /// ", ETA 3m12s" from the pace so far, once something has been graded.
     fn eta(&self, done: u64) -> String {
+        let (started, before) = *self
+            .started
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let left = self.total.saturating_sub(done);
-        if done == 0 || left == 0 {
+        let graded = done.saturating_sub(before);
+        if graded == 0 || left == 0 {
             return String::new();
         }
-        let per = self.started.elapsed().as_secs_f64() / done as f64;
+        let per = started.elapsed().as_secs_f64() / graded as f64;
         let seconds = (per * left as f64).round() as u64;
         format!(", ETA {}m{:02}s", seconds / 60, seconds % 60)
     }

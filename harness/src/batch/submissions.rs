@@ -36,6 +36,36 @@ pub fn list(dir: &Path) -> anyhow::Result<Vec<Submission>> {
     Ok(found)
 }
 
+/// Whether `submission` is, or holds, one of the batch's own outputs (its reports folder, a
+/// gradebook), given as [`resolve`]d paths: `--submissions .` must not grade its own reports.
+pub fn holds_output(submission: &Submission, outputs: &[PathBuf]) -> bool {
+    let path = resolve(&submission.path);
+    outputs.iter().any(|output| output.starts_with(&path))
+}
+
+/// `path` made absolute with links and `..` resolved as far as it exists (an output may not exist
+/// yet: its existing ancestor is resolved and the rest appended).
+pub fn resolve(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut missing = Vec::new();
+    let mut existing = absolute.as_path();
+    loop {
+        if let Ok(found) = existing.canonicalize() {
+            return missing
+                .iter()
+                .rev()
+                .fold(found, |path, part| path.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                missing.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
 /// Why `submission` cannot be graded at all, if it cannot: it must be a readable folder (a
 /// symlink to one is the grader's own arrangement and is followed).
 pub fn malformed(submission: &Submission) -> Option<String> {
@@ -89,6 +119,9 @@ fn hash_dir(root: &Path, rel: &Path, hasher: &mut Sha256) -> anyhow::Result<()> 
             hasher.update(b"d");
             hash_dir(root, &rel, hasher)?;
             hasher.update(b"e");
+        } else if !meta.is_file() {
+            // A FIFO or a device would block or never end: its type is its content.
+            hasher.update(b"o");
         } else {
             use std::os::unix::fs::PermissionsExt;
             let executable = meta.permissions().mode() & 0o111 != 0;
@@ -149,6 +182,36 @@ mod tests {
         let script = executable.path().join("s.sh");
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         assert_ne!(digest(&a), digest(&executable));
+    }
+
+    #[test]
+    fn a_fifo_is_hashed_without_being_read() {
+        let a = tree(&[("x", "1")]);
+        let fifo = a.path().join("pipe");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+        // Reading the FIFO would block this test forever.
+        let with = digest(a.path()).expect("digest");
+        std::fs::remove_file(&fifo).expect("rm");
+        assert_ne!(with, digest(a.path()).expect("digest"));
+    }
+
+    #[test]
+    fn a_batch_knows_its_own_outputs() {
+        let root = tree(&[("alice/s.sh", "x"), ("reports/alice.json", "{}")]);
+        let found = list(root.path()).expect("list");
+        let outputs = [
+            resolve(&root.path().join("reports/../reports")),
+            resolve(&root.path().join("grades/new.csv")),
+        ];
+        let holds: Vec<bool> = found.iter().map(|s| holds_output(s, &outputs)).collect();
+        assert_eq!(holds, [false, true]);
+        assert_eq!(
+            resolve(&root.path().join("grades/new.csv")),
+            root.path()
+                .canonicalize()
+                .expect("canonical")
+                .join("grades/new.csv")
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Command-line interface (clap derive).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
@@ -192,15 +192,12 @@ pub struct GradeArgs {
 pub struct BatchArgs {
     /// Submissions graded at once, each on its own embedded cluster [default: the number of
     /// cores]. A --kubeconfig or kwokctl cluster grades one at a time.
-    #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<usize>,
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// Where each submission's report is written, as <name>.<txt|json|xml|md> by --format.
-    #[arg(
-        long,
-        value_name = "DIR",
-        default_value = DEFAULT_REPORTS
-    )]
-    pub reports: PathBuf,
+    /// [default: proctor-reports]
+    #[arg(long, value_name = "DIR")]
+    pub reports: Option<PathBuf>,
     /// Write the gradebook to FILE: .csv (name, score, max, status, a column per step) or .json;
     /// may be given more than once.
     #[arg(long, value_name = "FILE")]
@@ -223,7 +220,7 @@ impl BatchArgs {
     pub fn given(&self) -> Option<&'static str> {
         [
             (self.jobs.is_some(), "--jobs"),
-            (self.reports != Path::new(DEFAULT_REPORTS), "--reports"),
+            (self.reports.is_some(), "--reports"),
             (!self.gradebook.is_empty(), "--gradebook"),
             (self.resume, "--resume"),
             (self.shard.is_some(), "--shard"),
@@ -234,7 +231,8 @@ impl BatchArgs {
     }
 }
 
-const DEFAULT_REPORTS: &str = "proctor-reports";
+/// Where a batch writes its reports when --reports is not given.
+pub const DEFAULT_REPORTS: &str = "proctor-reports";
 
 #[derive(Debug, Args)]
 pub struct OutputArgs {

@@ -7,11 +7,11 @@ use anyhow::{bail, Context};
 
 use super::common::{private_cluster, Globals, Verdict};
 use crate::batch::gradebook::{Gradebook, Status};
-use crate::batch::ledger::Ledger;
+use crate::batch::ledger::{self, Ledger};
 use crate::batch::progress::BatchProgress;
 use crate::batch::shard::Shard;
 use crate::batch::{self, submissions, Batch};
-use crate::cli::{BatchArgs, GradeArgs};
+use crate::cli::{BatchArgs, GradeArgs, DEFAULT_REPORTS};
 use crate::cluster::{ClusterKind, Target};
 use crate::report::model::points;
 use crate::report::{style::Stream, Silent, Style};
@@ -30,7 +30,33 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
         crate::batch::gradebook::Format::of(gradebook)?;
     }
     let mut all = submissions::list(dir)?;
-    let reports = batch::reports_dir(&with_shard(&options.reports))?;
+    if all.is_empty() {
+        // Most often a volume mounted at the wrong place: said, though not an error.
+        eprintln!("warning: {} holds no submissions", dir.display());
+    }
+    let reports_path = with_shard(
+        options
+            .reports
+            .as_deref()
+            .unwrap_or(Path::new(DEFAULT_REPORTS)),
+    );
+    let gradebooks: Vec<PathBuf> = options
+        .gradebook
+        .iter()
+        .map(|path| with_shard(path))
+        .collect();
+    let outputs: Vec<PathBuf> = std::iter::once(&reports_path)
+        .chain(&gradebooks)
+        .map(|path| submissions::resolve(path))
+        .collect();
+    all.retain(|submission| {
+        let output = submissions::holds_output(submission, &outputs);
+        if output {
+            tracing::info!(entry = %submission.name, "not a submission: it holds this batch's output");
+        }
+        !output
+    });
+    let reports = batch::reports_dir(&reports_path)?;
     let found = all.len();
     if let Some(shard) = shard {
         all.retain(|submission| shard.picks(&submission.name));
@@ -54,7 +80,8 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
         args.output.format,
         args.no_cache
     );
-    let ledger = Ledger::load(&reports, lab.name());
+    let ledger = Ledger::load(&reports, &ledger::file_name(shard), lab.name());
+    let expected = all.len();
     let (known, pending) = batch::plan(&lab, all, &setting, &ledger, &reports, options.resume);
     for row in &known {
         progress.finished(row, None);
@@ -78,10 +105,16 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
     }
     progress.finish();
 
+    if rows.len() != expected {
+        bail!(
+            "{} of {expected} submissions have a row: a batch must account for every one",
+            rows.len()
+        );
+    }
     let mut gradebook = Gradebook { submissions: rows };
     gradebook.sort();
-    for path in &options.gradebook {
-        gradebook.write(&with_shard(path))?;
+    for path in &gradebooks {
+        gradebook.write(path)?;
     }
     summarise(&gradebook, &reports, globals);
     // A batch did its job when every submission was graded: learners' scores are the
@@ -119,7 +152,9 @@ async fn grade_on_clusters(
     progress: &BatchProgress,
 ) -> anyhow::Result<Option<Vec<batch::gradebook::Row>>> {
     let embedded = args.kubeconfig.is_none() && globals.cluster == ClusterKind::Embedded;
-    let jobs = jobs(args.batch.jobs, embedded).min(pending.len()).max(1);
+    let jobs = jobs(args.batch.jobs.map(usize::from), embedded)
+        .min(pending.len())
+        .max(1);
     progress.phase(&format!(
         "{}: grading {} submission(s), {jobs} at a time",
         lab.name(),
@@ -137,6 +172,7 @@ async fn grade_on_clusters(
                 }
                 progress.phase(&format!("{}: preparing the reference run", lab.name()));
                 let reference = grading_reference(lab, first, !args.no_cache, &mut Silent).await?;
+                progress.grading_starts();
                 let batch = Batch {
                     lab,
                     reference: &reference,

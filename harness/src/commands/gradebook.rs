@@ -11,8 +11,19 @@ use crate::cli::GradebookCommand;
 pub fn run(command: &GradebookCommand) -> anyhow::Result<Verdict> {
     match command {
         GradebookCommand::Merge(args) => {
+            let csv_in = args
+                .inputs
+                .iter()
+                .find(|path| matches!(Format::of(path), Ok(Format::Csv)));
             for output in &args.output {
-                Format::of(output)?;
+                if let (Format::Json, Some(csv)) = (Format::of(output)?, csv_in) {
+                    anyhow::bail!(
+                        "{}: a CSV gradebook does not hold each step's maximum nor a row's \
+                         message, so a JSON gradebook cannot be made from it; merge the shards' \
+                         JSON gradebooks",
+                        csv.display()
+                    );
+                }
             }
             let parts = args
                 .inputs

@@ -159,9 +159,11 @@ fn a_class_is_graded_as_each_submission_alone() {
         assert_eq!(batch_report, alone, "{name}");
     }
     assert_eq!(rows[0]["status"], "passed");
-    assert!(rows[1]["score"].as_f64() < rows[1]["max_score"].as_f64());
-    assert!(rows[2]["score"].as_f64() < rows[2]["max_score"].as_f64());
-    assert!(rows[3]["score"].as_f64() < rows[3]["max_score"].as_f64());
+    for row in &rows[1..4] {
+        let score = row["score"].as_f64().expect("score");
+        let max = row["max_score"].as_f64().expect("max_score");
+        assert!(score < max, "{row:#}");
+    }
     let stray = &rows[4];
     assert_eq!(stray["status"], "malformed");
     assert_eq!(stray["score"], 0.0);
@@ -207,16 +209,28 @@ fn resume_grades_only_what_changed() {
     let work = tempfile::tempdir().expect("tmp");
     let submissions = work.path().join("class");
     class(&submissions);
-    let reports = work.path().join("reports");
+    // Reports and gradebook inside the class folder (`--submissions .`): never graded.
+    let reports = submissions.join("reports");
+    let gradebook = submissions.join("grades.json");
     let run = |extra: &[&str]| {
+        let mut args = extra.to_vec();
+        args.extend(["--gradebook", gradebook.to_str().expect("utf-8")]);
         let output = batch(
             scenarios.path(),
             cache.path(),
             &submissions,
             &reports,
-            extra,
+            &args,
         );
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let book = read_json(&gradebook);
+        let names: Vec<&str> = book["submissions"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|row| row["name"].as_str().expect("name"))
+            .collect();
+        assert_eq!(names, ["ada", "bo", "cy", "di", "eve.zip"]);
         stderr(&output)
     };
     let reused = |log: &str| {
@@ -309,24 +323,30 @@ fn shards_partition_the_class_and_merge_into_the_whole() {
     assert_eq!(read_json(&merged), read_json(&whole));
 
     // Shards that overlap (the same shard graded on different inputs) are refused.
-    let mut conflicting = read_json(&shard_files[0]);
-    if let Some(row) = conflicting["submissions"].get_mut(0) {
-        row["score"] = Value::from(-1.0);
-        let file = work.path().join("conflict.json");
-        fs::write(&file, conflicting.to_string()).expect("write");
-        let output = proctor(scenarios.path(), cache.path())
-            .args(["gradebook", "merge"])
-            .arg(&shard_files[0])
-            .arg(&file)
-            .output()
-            .expect("runs");
-        assert_eq!(output.status.code(), Some(2));
-        assert!(
-            stderr(&output).contains("graded differently"),
-            "{}",
-            stderr(&output)
-        );
-    }
+    let with_rows = shard_files
+        .iter()
+        .find(|file| {
+            read_json(file)["submissions"]
+                .as_array()
+                .is_some_and(|rows| !rows.is_empty())
+        })
+        .expect("a shard with submissions");
+    let mut conflicting = read_json(with_rows);
+    conflicting["submissions"][0]["score"] = Value::from(-1.0);
+    let file = work.path().join("conflict.json");
+    fs::write(&file, conflicting.to_string()).expect("write");
+    let output = proctor(scenarios.path(), cache.path())
+        .args(["gradebook", "merge"])
+        .arg(with_rows)
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("graded differently"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -336,11 +356,13 @@ fn bad_batch_arguments_are_refused_before_grading() {
     let work = tempfile::tempdir().expect("tmp");
     let reports = work.path().join("reports");
     let run = |args: &[&str]| {
-        proctor(scenarios.path(), cache.path())
-            .args(["grade", "mini"])
-            .args(args)
-            .output()
-            .expect("runs")
+        let mut command = proctor(scenarios.path(), cache.path());
+        command.args(["grade", "mini"]).args(args);
+        // Every refused batch would otherwise have written here.
+        if args.contains(&"--submissions") {
+            command.arg("--reports").arg(&reports);
+        }
+        command.output().expect("runs")
     };
     let class = work.path().to_str().expect("utf-8");
     let missing = work.path().join("nope");
@@ -373,6 +395,10 @@ fn bad_batch_arguments_are_refused_before_grading() {
             vec!["--resume", "--submission", class],
             "goes with --submissions",
         ),
+        (
+            vec!["--submissions", class, "--jobs", "0"],
+            "0 is not in 1..",
+        ),
     ] {
         let output = run(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
@@ -382,7 +408,10 @@ fn bad_batch_arguments_are_refused_before_grading() {
             stderr(&output)
         );
     }
-    assert!(!reports.exists());
+    assert!(
+        !reports.exists(),
+        "a refused batch wrote its reports folder"
+    );
 }
 
 /// The arguments `deploy/job.yaml` gives each pod of the Indexed Job are a command this proctor
@@ -417,10 +446,19 @@ fn the_deploy_job_runs_a_valid_batch() {
         .output()
         .expect("runs");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let gradebook = read_json(&course.path().join("gradebooks/shard-2.json"));
+    let gradebook = read_json(&course.path().join("out/gradebooks/shard-2.json"));
     assert_eq!(gradebook["submissions"], Value::Array(Vec::new()));
-    assert!(course.path().join("gradebooks/shard-2.csv").is_file());
-    assert!(course.path().join("reports/shard-2").is_dir());
+    assert!(course.path().join("out/gradebooks/shard-2.csv").is_file());
+    assert!(course.path().join("out/reports/shard-2").is_dir());
+    // The pods write only below the volume's out/: submissions/ is mounted read-only.
+    let mounts = container["volumeMounts"]
+        .as_sequence()
+        .expect("volumeMounts");
+    let submissions = mounts
+        .iter()
+        .find(|mount| mount["mountPath"] == "/course/submissions")
+        .expect("a submissions mount");
+    assert_eq!(submissions["readOnly"], serde_yaml::Value::Bool(true));
 }
 
 /// A submission whose grade runs out of time (`limits.grade`) is a `timed-out` row, and the
