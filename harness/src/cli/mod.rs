@@ -190,8 +190,8 @@ pub struct GradeArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Batch grading (--submissions)")]
 pub struct BatchArgs {
-    /// Submissions graded at once, each on its own embedded cluster [default: the number of
-    /// cores]. A --kubeconfig or kwokctl cluster grades one at a time.
+    /// Submissions graded at once, each on its own embedded cluster [default: twice the number
+    /// of cores: a grading mostly waits]. A --kubeconfig or kwokctl cluster grades one at a time.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// Where each submission's report is written, as <name>.<txt|json|xml|md> by --format.
