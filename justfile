@@ -4,6 +4,11 @@
 demo:
     cargo run --release -p proctor -- demo
 
+# The fast tier: every crate's unit tests (the libraries, no cluster-wide suite); a few minutes
+# on 2 cores, for the edit-compile-test loop.
+fast:
+    cargo test --workspace --lib
+
 # The full test suite (what CI runs).
 test:
     cargo test --workspace
@@ -12,7 +17,7 @@ test:
 soak:
     cargo test --workspace --release -- --ignored
 
-# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, grading, self-check, controllers at scale, embedded beside upstream (BENCH_ONLY=api|grade|check|controllers|upstream|upstream-grade for one section).
+# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, grading, a 200-submission batch and its shards, self-check, controllers at scale, embedded beside upstream (BENCH_ONLY=api|grade|batch|hanging|check|controllers|upstream|upstream-restore|upstream-grade for one section).
 bench:
     cargo build --release -p proctor
     cargo run --release -p proctor-tests --bin bench

@@ -2,6 +2,7 @@
 //! where a process floor exists (kubectl start-up), ratios against it, because these machines
 //! are shared and noisy.
 
+mod bench_batch;
 mod bench_upstream;
 
 use std::process::Command;
@@ -284,7 +285,7 @@ async fn main() {
             .join(" ")
     );
 
-    // BENCH_ONLY=api|grade|hanging|check|controllers|upstream|upstream-restore|upstream-grade runs
+    // BENCH_ONLY=api|grade|batch|hanging|check|controllers|upstream|upstream-restore|upstream-grade runs
     // one section.
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     let runs = |section: &str| only.is_empty() || only == section;
@@ -295,6 +296,13 @@ async fn main() {
         tokio::task::spawn_blocking(grading_figures)
             .await
             .expect("grading figures");
+    }
+    if runs("batch") {
+        if let Some(proctor) = built_proctor("batch") {
+            tokio::task::spawn_blocking(move || bench_batch::batch_figures(&proctor, &repo()))
+                .await
+                .expect("batch figures");
+        }
     }
     if runs("hanging") {
         tokio::task::spawn_blocking(hanging_figures)

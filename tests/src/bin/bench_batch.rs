@@ -1,0 +1,275 @@
+//! `BENCH_ONLY=batch`: a course-sized batch. 200 gpudrv submissions made from the bundled ones
+//! and the test fixtures (copies, each with a harmless change so that no two trees are alike),
+//! graded in one `grade --submissions` with the reference cached: wall time, per-submission p50
+//! and p99 (from the batch's own progress lines), peak RSS of the proctor process; beside it, in
+//! the same run, 20 of them as 20 `proctor grade` processes at once and as one batch of 20; then
+//! the 200 as 4 shards one after another, whose merged gradebook must equal the single batch's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const LAB: &str = "gpudrv";
+const COUNT: usize = 200;
+
+fn copy_tree(from: &Path, to: &Path) {
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp");
+    assert!(status.success(), "cp -a {}", from.display());
+}
+
+/// COUNT submissions in `dir`, cycling through the bundled ones and the fixtures.
+fn make_class(repo: &Path, dir: &Path) -> Vec<String> {
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for root in [
+        repo.join("scenarios").join(LAB).join("submissions"),
+        repo.join("tests/fixtures/submissions").join(LAB),
+    ] {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
+            .expect("submissions")
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.is_dir())
+            .collect();
+        found.sort();
+        sources.extend(found);
+    }
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let mut names = Vec::new();
+    for i in 0..COUNT {
+        let name = format!("learner-{i:03}");
+        let to = dir.join(&name);
+        copy_tree(&sources[i % sources.len()], &to);
+        // A mutation that changes the tree but not the grade.
+        std::fs::write(to.join("NOTES.txt"), format!("learner {i}\n")).expect("notes");
+        names.push(name);
+    }
+    names
+}
+
+/// Peak resident memory of `pid` so far (VmHWM), polled while it runs.
+fn vm_hwm_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+}
+
+struct BatchRun {
+    wall: Duration,
+    per_submission: Vec<Duration>,
+    peak_kib: u64,
+    code: Option<i32>,
+}
+
+/// Runs one batch, reading its per-submission times from its progress lines on stderr
+/// (`[n/N, ETA …] ✓ name 10 / 10 passed (3.2 s)`).
+fn run_batch(proctor: &Path, cache: &Path, args: &[&str], extra: &[String]) -> BatchRun {
+    let started = Instant::now();
+    let mut child = Command::new(proctor)
+        .args(["grade", LAB, "--color", "never", "--format", "json"])
+        .args(args)
+        .args(extra)
+        .env("PROCTOR_CACHE", cache)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("proctor grade --submissions");
+    let pid = child.id();
+    let stderr = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let mut peak = 0;
+    let code = loop {
+        if let Some(kib) = vm_hwm_kib(pid) {
+            peak = peak.max(kib);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            break status.code();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let wall = started.elapsed();
+    let log = reader.join().unwrap_or_default();
+    let per_submission = log
+        .lines()
+        .filter_map(|line| {
+            let (_, rest) = line.rsplit_once('(')?;
+            let seconds = rest.strip_suffix(" s)")?;
+            seconds.parse::<f64>().ok().map(Duration::from_secs_f64)
+        })
+        .collect();
+    BatchRun {
+        wall,
+        per_submission,
+        peak_kib: peak,
+        code,
+    }
+}
+
+fn percentile(mut values: Vec<Duration>, p: f64) -> Duration {
+    if values.is_empty() {
+        return Duration::ZERO;
+    }
+    values.sort();
+    let index = ((values.len() as f64 - 1.0) * p).round() as usize;
+    values[index]
+}
+
+fn s(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+pub fn batch_figures(proctor: &Path, repo: &Path) {
+    let work = tempfile::tempdir().expect("tmp");
+    let cache = work.path().join("cache");
+    let scenarios = repo.join("scenarios");
+    let scenarios = scenarios.to_str().expect("utf-8");
+    let class = work.path().join("class");
+    let names = make_class(repo, &class);
+    // The reference, computed once and cached, as a course's first grading would.
+    let warm = Command::new(proctor)
+        .args([
+            "grade",
+            LAB,
+            "--quiet",
+            "--format",
+            "json",
+            "--scenarios",
+            scenarios,
+        ])
+        .arg("--submission")
+        .arg(class.join(&names[0]))
+        .env("PROCTOR_CACHE", &cache)
+        .output()
+        .expect("warm-up grade");
+    assert!(
+        matches!(warm.status.code(), Some(0 | 1)),
+        "warm-up: {}",
+        String::from_utf8_lossy(&warm.stderr)
+    );
+
+    // 20 at once: 20 processes against one batch of 20.
+    let twenty = work.path().join("twenty");
+    std::fs::create_dir_all(&twenty).expect("mkdir");
+    for name in names.iter().take(20) {
+        copy_tree(&class.join(name), &twenty.join(name));
+    }
+    let started = Instant::now();
+    let children: Vec<_> = names
+        .iter()
+        .take(20)
+        .map(|name| {
+            Command::new(proctor)
+                .args([
+                    "grade",
+                    LAB,
+                    "--quiet",
+                    "--format",
+                    "json",
+                    "--scenarios",
+                    scenarios,
+                ])
+                .arg("--submission")
+                .arg(twenty.join(name))
+                .env("PROCTOR_CACHE", &cache)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("proctor grade")
+        })
+        .collect();
+    for mut child in children {
+        let _ = child.wait();
+    }
+    let processes = started.elapsed();
+    let twenty_reports = work.path().join("reports-20");
+    let batch20 = run_batch(
+        proctor,
+        &cache,
+        &["--scenarios", scenarios],
+        &[
+            format!("--submissions={}", twenty.display()),
+            format!("--reports={}", twenty_reports.display()),
+        ],
+    );
+    println!(
+        "20 gpudrv submissions, reference cached: 20 `proctor grade` processes at once {}, one batch of 20 {} (ratio {:.2})",
+        s(processes),
+        s(batch20.wall),
+        batch20.wall.as_secs_f64() / processes.as_secs_f64()
+    );
+
+    let whole = work.path().join("whole.json");
+    let run = run_batch(
+        proctor,
+        &cache,
+        &["--scenarios", scenarios],
+        &[
+            format!("--submissions={}", class.display()),
+            format!("--reports={}", work.path().join("reports").display()),
+            format!("--gradebook={}", whole.display()),
+        ],
+    );
+    println!(
+        "{COUNT} gpudrv submissions in one batch ({} jobs, exit {:?}): {} wall, per submission p50 {} / p99 {} ({} timed), peak RSS of proctor {:.1} MiB",
+        2 * std::thread::available_parallelism().map_or(1, |n| n.get()),
+        run.code,
+        s(run.wall),
+        s(percentile(run.per_submission.clone(), 0.5)),
+        s(percentile(run.per_submission.clone(), 0.99)),
+        run.per_submission.len(),
+        run.peak_kib as f64 / 1024.0
+    );
+
+    let mut shards = Vec::new();
+    let mut shard_wall = Duration::ZERO;
+    for index in 0..4 {
+        let file = work.path().join(format!("shard-{index}.json"));
+        let shard = run_batch(
+            proctor,
+            &cache,
+            &["--scenarios", scenarios],
+            &[
+                format!("--submissions={}", class.display()),
+                format!(
+                    "--reports={}",
+                    work.path().join("reports-{shard}").display()
+                ),
+                format!("--gradebook={}", file.display()),
+                format!("--shard={index}/4"),
+            ],
+        );
+        shard_wall += shard.wall;
+        println!(
+            "  shard {index}/4: {} submissions in {}",
+            shard.per_submission.len(),
+            s(shard.wall)
+        );
+        shards.push(file);
+    }
+    let merged = work.path().join("merged.json");
+    let merge = Command::new(proctor)
+        .args(["gradebook", "merge"])
+        .args(&shards)
+        .arg("--output")
+        .arg(&merged)
+        .output()
+        .expect("gradebook merge");
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_default();
+    let same = merge.status.success() && read(&merged) == read(&whole) && !read(&whole).is_empty();
+    println!(
+        "{COUNT} in 4 shards one after another: {} in all; merged gradebook {} the single batch's",
+        s(shard_wall),
+        if same {
+            "identical to"
+        } else {
+            "DIFFERENT from"
+        }
+    );
+}
