@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::report::model::points;
 use crate::report::Report;
+use crate::runner::grade::NOT_GRADED;
 
 /// How a submission's grading ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,9 +79,6 @@ pub struct Row {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
-
-/// Marks a report whose grade ran out of time (see `runner::grade`'s budget).
-const NOT_GRADED: &str = "not graded: the grade's time budget";
 
 impl Row {
     pub fn from_report(name: &str, report: &Report) -> Row {

@@ -12,11 +12,10 @@ pub mod shard;
 pub mod submissions;
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use anyhow::Context;
 use futures::FutureExt;
 
 use crate::cluster::Target;
@@ -201,11 +200,4 @@ fn record(batch: &Batch<'_>, ledger: &Mutex<Ledger>, pending: &Pending, row: &Ro
     if let Err(error) = ledger.save(batch.reports) {
         tracing::warn!("the batch ledger was not saved, --resume will grade again: {error:#}");
     }
-}
-
-/// Creates the reports folder (and refuses one that is a file).
-pub fn reports_dir(path: &Path) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(path)
-        .with_context(|| format!("creating the reports folder {}", path.display()))?;
-    Ok(path.to_path_buf())
 }

@@ -110,6 +110,9 @@ pub async fn grade(
     })
 }
 
+/// How the message of a check the budget left ungraded starts (a batch's `timed-out` rows).
+pub const NOT_GRADED: &str = "not graded: the grade's time budget";
+
 /// The grade's overall time budget (`limits.grade`): a check not started when it is spent is
 /// reported as not graded, so that one slow submission cannot hold up the grading of a class. A
 /// check already running finishes within its own limits.
@@ -140,7 +143,7 @@ impl Budget {
 
     fn not_graded(&self, step: &Step, position: usize, check: &Check) -> CheckReport {
         let message = format!(
-            "not graded: the grade's time budget of {:?} (limits.grade) ran out before this check",
+            "{NOT_GRADED} of {:?} (limits.grade) ran out before this check",
             self.total
         );
         if !self.told.replace(true) {
