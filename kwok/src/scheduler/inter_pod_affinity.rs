@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::core::v1::{Node, Pod, PodAffinityTerm};
 
-use super::labels::{Labels, Selector};
+use super::labels::{as_selector, Labels, Selector};
 use super::node_affinity::node_labels;
 use super::status::Status;
 use super::NodeInfo;
@@ -73,8 +73,8 @@ impl AffinityTerm {
         };
         Self {
             namespaces,
-            namespace_selector: Selector::from_label_selector(term.namespace_selector.as_ref()),
-            selector: Selector::from_label_selector(term.label_selector.as_ref()),
+            namespace_selector: as_selector(term.namespace_selector.as_ref()),
+            selector: as_selector(term.label_selector.as_ref()),
             topology_key: term.topology_key.clone(),
         }
     }
@@ -100,7 +100,7 @@ impl AffinityTerm {
                 self.namespaces.insert(name.clone());
             }
         }
-        self.namespace_selector = Selector::Nothing;
+        self.namespace_selector = Selector::nothing();
     }
 }
 

@@ -10,8 +10,8 @@
 //! Volume plugins and DRA are not modelled (fake nodes have no volumes).
 //!
 //! The DaemonSet controller shares the placement helpers: [`required_node_affinity_matches`],
-//! [`find_untolerated_taint`], [`node_should_run_daemon_pod`], [`add_daemon_tolerations`],
-//! [`daemon_pod_node_affinity`] and [`target_node_name`].
+//! [`find_untolerated_taint`], [`node_should_run_daemon_pod`] and [`add_daemon_tolerations`]; it
+//! writes and reads the `metadata.name` term of a daemon pod itself (`daemon/util`).
 //!
 //! There is no I/O here: the caller passes the nodes and the pods bound to them, binds the chosen
 //! node, and writes conditions and events.
@@ -43,9 +43,7 @@ pub use fit_error::{
     failed_scheduling_note, FitError, PreemptionPlan, Victim, NO_NODES_AVAILABLE,
     REASON_UNSCHEDULABLE,
 };
-pub use node_affinity::{
-    daemon_pod_node_affinity, required_node_affinity_matches, target_node_name,
-};
+pub use node_affinity::required_node_affinity_matches;
 pub use preemption::pod_priority;
 pub use taints::{find_untolerated_taint, tolerates, tolerations_tolerate};
 

@@ -1,16 +1,15 @@
 //! Node selection by labels and fields: `nodeSelector`, required and preferred node affinity
 //! (`component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go`), the NodeAffinity plugin's
-//! PreFilter (`k/k pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go`) and the DaemonSet
-//! helpers that write and read the `metadata.name` matchFields term (`k/k pkg/controller/daemon/util`).
+//! PreFilter (`k/k pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go`).
 
 use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{
-    Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
-    PodSpec,
+    Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PodSpec,
 };
 
-use super::labels::{Labels, Requirement, Selector};
+use super::labels::{Labels, Selector};
+use crate::selectors::{Operator, Requirement};
 
 /// `metav1.ObjectNameField`, the only field a node selector term can match.
 const OBJECT_NAME_FIELD: &str = "metadata.name";
@@ -59,8 +58,12 @@ fn compile_term(term: &NodeSelectorTerm) -> Option<CompiledTerm> {
         let mut reqs = Vec::with_capacity(exprs.len());
         for e in exprs {
             reqs.push(
-                Requirement::new(&e.key, &e.operator, e.values.as_deref().unwrap_or_default())
-                    .ok()?,
+                Requirement::new(
+                    &e.key,
+                    Operator::from_node_selector(&e.operator).ok()?,
+                    e.values.clone().unwrap_or_default(),
+                )
+                .ok()?,
             );
         }
         Some(reqs)
@@ -224,58 +227,11 @@ pub(crate) fn preferred_score(spec: &PodSpec, node: &Node) -> i64 {
         .sum()
 }
 
-fn name_term(node_name: &str) -> NodeSelectorTerm {
-    NodeSelectorTerm {
-        match_expressions: None,
-        match_fields: Some(vec![NodeSelectorRequirement {
-            key: OBJECT_NAME_FIELD.to_string(),
-            operator: "In".to_string(),
-            values: Some(vec![node_name.to_string()]),
-        }]),
-    }
-}
-
-/// `ReplaceDaemonSetPodNodeNameNodeAffinity`: the required node affinity becomes exactly one term,
-/// `matchFields: [{key: metadata.name, operator: In, values: [node]}]`, replacing whatever required
-/// terms the template had. Preferred terms, pod affinity and anti-affinity are kept.
-pub fn daemon_pod_node_affinity(spec: &mut PodSpec, node_name: &str) {
-    let affinity = spec.affinity.get_or_insert_with(Affinity::default);
-    let node_affinity = affinity
-        .node_affinity
-        .get_or_insert_with(NodeAffinity::default);
-    let required = node_affinity
-        .required_during_scheduling_ignored_during_execution
-        .get_or_insert_with(NodeSelector::default);
-    required.node_selector_terms = vec![name_term(node_name)];
-}
-
-/// `GetTargetNodeName`: `spec.nodeName` if set, else the value of the first `metadata.name In` field
-/// requirement of the required node affinity, which must hold exactly one value. `None` when the pod
-/// names no node that way.
-pub fn target_node_name(pod: &Pod) -> Option<String> {
-    let spec = pod.spec.as_ref()?;
-    if let Some(name) = spec.node_name.as_ref().filter(|n| !n.is_empty()) {
-        return Some(name.clone());
-    }
-    for term in &required_terms(spec)?.node_selector_terms {
-        for exp in term.match_fields.iter().flatten() {
-            if exp.key == OBJECT_NAME_FIELD && exp.operator == "In" {
-                let values = exp.values.as_deref().unwrap_or_default();
-                // More than one value is an error upstream ("... is not unique for pod ...").
-                return match values {
-                    [only] => Some(only.clone()),
-                    _ => None,
-                };
-            }
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::PreferredSchedulingTerm;
+    use k8s_openapi::api::core::v1::{Affinity, NodeAffinity};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     fn node(name: &str, labels: &[(&str, &str)]) -> Node {
@@ -382,8 +338,10 @@ mod tests {
 
     #[test]
     fn match_fields_select_by_node_name() {
-        let mut spec = PodSpec::default();
-        daemon_pod_node_affinity(&mut spec, "w3");
+        let spec = spec_with_terms(vec![NodeSelectorTerm {
+            match_expressions: None,
+            match_fields: Some(vec![expr("metadata.name", "In", &["w3"])]),
+        }]);
         assert!(required_node_affinity_matches(&spec, &node("w3", &[])));
         assert!(!required_node_affinity_matches(&spec, &node("w1", &[])));
         let not_in = spec_with_terms(vec![NodeSelectorTerm {
@@ -415,54 +373,6 @@ mod tests {
         assert_eq!(prefilter_node_names(&conflict), NodeNameHint::Conflict);
         let mixed = spec_with_terms(vec![fields(&["a"]), term(vec![expr("k", "Exists", &[])])]);
         assert_eq!(prefilter_node_names(&mixed), NodeNameHint::AllNodes);
-    }
-
-    #[test]
-    fn daemon_affinity_replaces_required_terms_and_keeps_preferred() {
-        let mut spec = spec_with_terms(vec![term(vec![expr("k", "Exists", &[])])]);
-        let preferred = vec![PreferredSchedulingTerm {
-            weight: 5,
-            preference: term(vec![expr("zone", "In", &["a"])]),
-        }];
-        if let Some(na) = spec
-            .affinity
-            .as_mut()
-            .and_then(|a| a.node_affinity.as_mut())
-        {
-            na.preferred_during_scheduling_ignored_during_execution = Some(preferred.clone());
-        }
-        daemon_pod_node_affinity(&mut spec, "lab-node-1");
-        let na = spec
-            .affinity
-            .as_ref()
-            .and_then(|a| a.node_affinity.as_ref())
-            .expect("node affinity");
-        let terms = &na
-            .required_during_scheduling_ignored_during_execution
-            .as_ref()
-            .expect("required")
-            .node_selector_terms;
-        assert_eq!(terms, &vec![name_term("lab-node-1")]);
-        assert_eq!(
-            na.preferred_during_scheduling_ignored_during_execution,
-            Some(preferred)
-        );
-    }
-
-    #[test]
-    fn target_node_name_prefers_spec_then_match_fields() {
-        let mut spec = PodSpec::default();
-        daemon_pod_node_affinity(&mut spec, "lab-node-2");
-        let mut pod = Pod {
-            spec: Some(spec),
-            ..Default::default()
-        };
-        assert_eq!(target_node_name(&pod).as_deref(), Some("lab-node-2"));
-        if let Some(s) = pod.spec.as_mut() {
-            s.node_name = Some("lab-node-0".into());
-        }
-        assert_eq!(target_node_name(&pod).as_deref(), Some("lab-node-0"));
-        assert_eq!(target_node_name(&Pod::default()), None);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 
 use super::filters::{filter_node, PodCtx, SnapshotState};
 use super::fit_error::{Diagnosis, FitError, PostFilter, PreemptionPlan, Victim};
-use super::labels::Selector;
+use super::labels::as_selector;
 use super::node_affinity::node_name;
 use super::status::{Code, Status};
 use super::NodeInfo;
@@ -134,9 +134,7 @@ fn split_by_pdb<'a>(
                 if pdb.metadata.namespace != pod.metadata.namespace {
                     continue;
                 }
-                let selector = Selector::from_label_selector(
-                    pdb.spec.as_ref().and_then(|s| s.selector.as_ref()),
-                );
+                let selector = as_selector(pdb.spec.as_ref().and_then(|s| s.selector.as_ref()));
                 if selector.is_empty() || !selector.matches(&labels) {
                     continue;
                 }

@@ -298,7 +298,9 @@ fn worked_example_daemon_pod_prefilter_result() {
         containers: serde_json::from_value(requests(json!({"memory": "2Gi"}))).expect("containers"),
         ..Default::default()
     };
-    daemon_pod_node_affinity(&mut spec, "w3");
+    spec.affinity = serde_json::from_value(json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["w3"]}]}]}}}))
+    .expect("affinity");
     add_daemon_tolerations(&mut spec);
     let p = Pod {
         metadata: serde_json::from_value(json!({"name": "agent-x", "namespace": "kube-system"}))

@@ -11,11 +11,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{Node, Pod, TopologySpreadConstraint};
 
-use super::labels::{Labels, Requirement, Selector};
+use super::labels::{as_selector, Labels, Selector};
 use super::node_affinity::{node_labels, node_name, required_node_affinity_matches};
 use super::status::Status;
 use super::taints::{find_untolerated_taint, EFFECT_NO_EXECUTE, EFFECT_NO_SCHEDULE};
 use super::NodeInfo;
+use crate::selectors::{Operator, Requirement};
 
 /// Filter reason when the skew would exceed maxSkew (Unschedulable).
 pub const ERR_REASON_CONSTRAINTS_NOT_MATCH: &str =
@@ -63,14 +64,12 @@ impl Constraint {
     /// `filterTopologySpreadConstraints` for one constraint: the label selector, with the pod's values
     /// for `matchLabelKeys` AND-ed in; nodeAffinityPolicy defaults to Honor, nodeTaintsPolicy to Ignore.
     fn from_spec(pod: &Pod, c: &TopologySpreadConstraint) -> Self {
-        let mut selector = Selector::from_label_selector(c.label_selector.as_ref());
+        let mut selector = as_selector(c.label_selector.as_ref());
         let own = pod_labels(pod);
-        if let Selector::All(reqs) = &mut selector {
-            for key in c.match_label_keys.iter().flatten() {
-                if let Some(v) = own.get(key) {
-                    if let Ok(r) = Requirement::new(key, "In", std::slice::from_ref(v)) {
-                        reqs.push(r);
-                    }
+        for key in c.match_label_keys.iter().flatten() {
+            if let Some(v) = own.get(key) {
+                if let Ok(r) = Requirement::new(key, Operator::In, vec![v.clone()]) {
+                    selector = selector.and(r);
                 }
             }
         }
@@ -100,7 +99,7 @@ impl Constraint {
 
     fn matches(&self, pod: &Pod) -> bool {
         match &self.matcher {
-            PodMatcher::Labels(sel) => !sel.is_empty() && sel.matches(&pod_labels(pod)),
+            PodMatcher::Labels(sel) => !sel.is_empty() && sel.matches(pod_labels(pod)),
             PodMatcher::Controller(uid) => controller_uid(pod).as_deref() == Some(uid.as_str()),
         }
     }

@@ -9,6 +9,7 @@
 //! and workloads (Deployment, ReplicaSet, DaemonSet) never reach it with an empty selector because
 //! validation rejects that.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 use serde_json::Value;
 
 use super::labels::{LabelSelector, Operator, Requirement};
@@ -60,25 +61,66 @@ pub(super) fn from_api(sel: &Value) -> Result<LabelSelector, String> {
         Some(Value::Array(a)) => a.as_slice(),
         Some(_) => return Err("matchExpressions: expected a list".to_string()),
     };
-    if labels.map_or(0, |m| m.len()) + expressions.len() == 0 {
-        return Ok(LabelSelector::everything());
-    }
-    let mut reqs = Vec::new();
+    let mut pairs = Vec::new();
     for (key, value) in labels.into_iter().flatten() {
         let value = value
             .as_str()
             .ok_or_else(|| format!("matchLabels[{key}]: expected a string"))?;
+        pairs.push((key.as_str(), value));
+    }
+    let mut exprs = Vec::new();
+    for expr in expressions {
+        let key = expr.get("key").and_then(Value::as_str).unwrap_or("");
+        let op = expr.get("operator").and_then(Value::as_str).unwrap_or("");
+        let values = string_list(expr.get("values"), "matchExpressions.values")?;
+        exprs.push((key, op, values));
+    }
+    as_selector(pairs, exprs)
+}
+
+/// [`from_api`] over the typed `metav1.LabelSelector` of a k8s-openapi object: `None` selects
+/// nothing.
+pub(super) fn from_typed(sel: Option<&metav1::LabelSelector>) -> Result<LabelSelector, String> {
+    let Some(sel) = sel else {
+        return Ok(LabelSelector::nothing());
+    };
+    let pairs = sel
+        .match_labels
+        .iter()
+        .flatten()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let exprs = sel
+        .match_expressions
+        .iter()
+        .flatten()
+        .map(|e| {
+            let values = e.values.clone().unwrap_or_default();
+            (e.key.as_str(), e.operator.as_str(), values)
+        })
+        .collect();
+    as_selector(pairs, exprs)
+}
+
+/// The body of `LabelSelectorAsSelector`: no requirement at all selects everything; `matchLabels`
+/// are `=` requirements, expressions use the four label-selector operators.
+fn as_selector(
+    match_labels: Vec<(&str, &str)>,
+    expressions: Vec<(&str, &str, Vec<String>)>,
+) -> Result<LabelSelector, String> {
+    if match_labels.len() + expressions.len() == 0 {
+        return Ok(LabelSelector::everything());
+    }
+    let mut reqs = Vec::with_capacity(match_labels.len() + expressions.len());
+    for (key, value) in match_labels {
         reqs.push(Requirement::new(
             key,
             Operator::Equals,
             vec![value.to_string()],
         )?);
     }
-    for expr in expressions {
-        let key = expr.get("key").and_then(Value::as_str).unwrap_or("");
-        let op = operator(expr.get("operator").and_then(Value::as_str).unwrap_or(""))?;
-        let values = string_list(expr.get("values"), "matchExpressions.values")?;
-        reqs.push(Requirement::new(key, op, values)?);
+    for (key, op, values) in expressions {
+        reqs.push(Requirement::new(key, operator(op)?, values)?);
     }
     Ok(LabelSelector::from_requirements(reqs))
 }

@@ -1,10 +1,44 @@
 //! Label selectors: requirements, matching and the string form, as `k8s.io/apimachinery/pkg/labels`
 //! (`selector.go`) defines them.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value};
 
 use crate::error::{aggregate, go_quote, FieldError};
 use crate::names;
+
+/// `labels.Labels`: what a selector reads labels from — an object's `metadata.labels` JSON or a
+/// typed object's map — so one selector serves the API server, controllers and scheduler.
+pub trait LabelSet {
+    /// The value of label `key`, if the set has it.
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl LabelSet for Map<String, Value> {
+    /// A non-string label value cannot be stored; it reads as the empty string rather than panic.
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(|v| v.as_str().unwrap_or(""))
+    }
+}
+
+impl LabelSet for BTreeMap<String, String> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+impl<T: LabelSet + ?Sized> LabelSet for Option<&T> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.and_then(|l| l.label(key))
+    }
+}
+
+impl<T: LabelSet + ?Sized> LabelSet for &T {
+    fn label(&self, key: &str) -> Option<&str> {
+        (**self).label(key)
+    }
+}
 
 /// `selection.Operator`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +55,19 @@ pub enum Operator {
 }
 
 impl Operator {
+    /// `nodeSelectorRequirementsAsSelector`'s mapping of a `NodeSelectorOperator`.
+    pub fn from_node_selector(op: &str) -> Result<Self, String> {
+        Ok(match op {
+            "In" => Self::In,
+            "NotIn" => Self::NotIn,
+            "Exists" => Self::Exists,
+            "DoesNotExist" => Self::DoesNotExist,
+            "Gt" => Self::GreaterThan,
+            "Lt" => Self::LessThan,
+            other => return Err(format!("{other:?} is not a valid node selector operator")),
+        })
+    }
+
     /// The operator's own spelling (`selection.Operator` string values).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -157,10 +204,8 @@ impl Requirement {
     }
 
     /// `Requirement.Matches`.
-    pub fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
-        let found = labels.and_then(|l| l.get(&self.key));
-        // A non-string label value cannot be stored; treat it as the empty string rather than panic.
-        let value = found.map(|v| v.as_str().unwrap_or(""));
+    pub fn matches(&self, labels: impl LabelSet) -> bool {
+        let value = labels.label(&self.key);
         match self.operator {
             Operator::In | Operator::Equals | Operator::DoubleEquals => {
                 value.is_some_and(|v| self.has_value(v))
@@ -275,10 +320,41 @@ impl LabelSelector {
         super::label_api::from_api(sel)
     }
 
-    pub fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
+    /// [`Self::from_api`] over a typed `metav1.LabelSelector` (`None` selects nothing).
+    pub fn from_typed(
+        sel: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Result<LabelSelector, String> {
+        super::label_api::from_typed(sel)
+    }
+
+    /// `labels.SelectorFromSet`: every key must carry exactly that value.
+    pub fn from_set(set: &BTreeMap<String, String>) -> Self {
+        Self::from_requirements(
+            set.iter()
+                .map(|(k, v)| Requirement {
+                    key: k.clone(),
+                    operator: Operator::Equals,
+                    values: vec![v.clone()],
+                })
+                .collect(),
+        )
+    }
+
+    /// This selector AND `req` (`Selector.Add`).
+    pub fn and(self, req: Requirement) -> Self {
+        match self.kind {
+            Kind::Nothing => self,
+            Kind::Requirements(mut reqs) => {
+                reqs.push(req);
+                Self::from_requirements(reqs)
+            }
+        }
+    }
+
+    pub fn matches(&self, labels: impl LabelSet) -> bool {
         match &self.kind {
             Kind::Nothing => false,
-            Kind::Requirements(reqs) => reqs.iter().all(|r| r.matches(labels)),
+            Kind::Requirements(reqs) => reqs.iter().all(|r| r.matches(&labels)),
         }
     }
 

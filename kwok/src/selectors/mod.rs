@@ -18,7 +18,7 @@ mod request;
 pub use field_labels::field_value;
 pub use fields::{FieldOp, FieldSelector, FieldTerm};
 pub use label_api::format_label_selector;
-pub use labels::{format_labels, LabelSelector, Operator, Requirement};
+pub use labels::{format_labels, LabelSelector, LabelSet, Operator, Requirement};
 pub use request::{field_selector_param, label_selector_param, list_selectors, selector_error};
 
 #[cfg(test)]

@@ -62,9 +62,9 @@ fn label_operators_match_like_upstream() {
     for (s, want) in cases {
         assert_eq!(sel(s).matches(Some(&l)), *want, "selector {s:?}");
     }
-    assert!(!sel("app").matches(None));
-    assert!(sel("!app").matches(None));
-    assert!(sel("").matches(None));
+    assert!(!sel("app").matches(None::<&Map<String, Value>>));
+    assert!(sel("!app").matches(None::<&Map<String, Value>>));
+    assert!(sel("").matches(None::<&Map<String, Value>>));
 }
 
 #[test]
@@ -179,7 +179,7 @@ fn api_selector_semantics() {
     assert!(!null.is_empty());
     let empty = LabelSelector::from_api(&json!({})).unwrap_or_else(|_| LabelSelector::nothing());
     assert!(empty.matches(Some(&l)), "{{}} selects everything");
-    assert!(empty.matches(None));
+    assert!(empty.matches(None::<&Map<String, Value>>));
     let s = LabelSelector::from_api(&json!({
         "matchLabels": {"app": "gpu-agent"},
         "matchExpressions": [

@@ -8,6 +8,7 @@ use super::gofmt;
 use super::path::{forbidden, invalid, required, too_long, Path};
 use crate::error::{go_quote, FieldError};
 use crate::names;
+use crate::selectors::LabelSelector;
 
 /// `TotalAnnotationSizeLimitB`.
 const ANNOTATIONS_SIZE_LIMIT: usize = 256 * 1024;
@@ -116,27 +117,14 @@ pub fn label_selector(sel: Option<&Value>, p: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// Does `LabelSelectorAsSelector` accept the selector (known operators with their value rules)?
+/// `metav1.LabelSelectorAsSelector` of a spec's selector (absent is nil, which selects nothing).
+fn as_selector(sel: Option<&Value>) -> Result<LabelSelector, String> {
+    LabelSelector::from_api(sel.unwrap_or(&Value::Null))
+}
+
+/// Does `LabelSelectorAsSelector` accept the selector (operators, keys and values)?
 pub fn selector_parses(sel: Option<&Value>) -> bool {
-    let Some(sel) = sel.filter(|s| s.is_object()) else {
-        return true;
-    };
-    let exprs = sel
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    exprs.iter().all(|r| {
-        let n = r
-            .get("values")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        match r.get("operator").and_then(Value::as_str).unwrap_or("") {
-            "In" | "NotIn" => n > 0,
-            "Exists" | "DoesNotExist" => n == 0,
-            _ => false,
-        }
-    })
+    as_selector(sel).is_ok()
 }
 
 /// Is the selector empty (no matchLabels and no matchExpressions)?
@@ -154,37 +142,7 @@ pub fn selector_is_empty(sel: &Value) -> bool {
 
 /// `selector.Matches(labels.Set(l))`; a nil selector matches nothing, an empty one everything.
 pub fn selector_matches(sel: Option<&Value>, l: Option<&Value>) -> bool {
-    let Some(sel) = sel.filter(|s| s.is_object()) else {
-        return false;
-    };
-    let empty = Map::new();
-    let l = l.and_then(Value::as_object).unwrap_or(&empty);
-    let get = |k: &str| l.get(k).and_then(Value::as_str);
-    if let Some(m) = sel.get("matchLabels").and_then(Value::as_object) {
-        if !m.iter().all(|(k, v)| get(k) == v.as_str()) {
-            return false;
-        }
-    }
-    let exprs = sel
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    exprs.iter().all(|r| {
-        let key = r.get("key").and_then(Value::as_str).unwrap_or("");
-        let values: Vec<&str> = r
-            .get("values")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        match r.get("operator").and_then(Value::as_str).unwrap_or("") {
-            "In" => get(key).is_some_and(|v| values.contains(&v)),
-            "NotIn" => get(key).is_none_or(|v| !values.contains(&v)),
-            "Exists" => get(key).is_some(),
-            "DoesNotExist" => get(key).is_none(),
-            _ => false,
-        }
-    })
+    as_selector(sel).is_ok_and(|s| s.matches(l.and_then(Value::as_object)))
 }
 
 /// `%#v` of a selector, for the messages that print one.

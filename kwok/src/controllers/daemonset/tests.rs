@@ -2,7 +2,6 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use k8s_openapi::api::core::v1::PodSpec;
 use serde_json::{json, Value};
 
 use super::manage::*;
@@ -110,8 +109,7 @@ fn event_messages(api: &Api, reason: &str) -> Vec<String> {
 }
 
 #[test]
-fn json_affinity_helpers_agree_with_the_typed_ones() {
-    use k8s_openapi::api::core::v1::Pod;
+fn daemon_affinity_replaces_required_terms_and_keeps_the_rest() {
     let mut spec = json!({
         "affinity": {
             "nodeAffinity": {
@@ -122,15 +120,20 @@ fn json_affinity_helpers_agree_with_the_typed_ones() {
         },
         "containers": [{"name": "c", "image": "i"}]
     });
-    let mut typed: PodSpec = serde_json::from_value(spec.clone()).expect("decodes");
-    crate::scheduler::daemon_pod_node_affinity(&mut typed, "lab-node-1");
+    let untouched = spec.clone();
     replace_node_name_affinity(&mut spec, "lab-node-1");
-    let ours: PodSpec = serde_json::from_value(spec.clone()).expect("decodes");
-    assert_eq!(ours.affinity, typed.affinity);
-    let pod: Pod = serde_json::from_value(json!({"spec": spec})).expect("decodes");
+    // ReplaceDaemonSetPodNodeNameNodeAffinity: the required terms become the one name term.
     assert_eq!(
-        crate::scheduler::target_node_name(&pod).as_deref(),
-        Some("lab-node-1")
+        spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"],
+        json!({"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["lab-node-1"]}]}]})
+    );
+    assert_eq!(
+        spec["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"],
+        untouched["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+    );
+    assert_eq!(
+        spec["affinity"]["podAntiAffinity"],
+        untouched["affinity"]["podAntiAffinity"]
     );
     assert_eq!(target_node_name(&json!({"spec": spec})), Some("lab-node-1"));
     // spec.nodeName wins; two values name no node.
