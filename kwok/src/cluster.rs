@@ -120,7 +120,10 @@ impl Cluster {
         });
         let handle = task;
         let controllers = if config.controllers {
-            Some(crate::controllers::start(api.clone(), &cert.cert_pem, rx))
+            Some(
+                crate::controllers::start(api.clone(), &cert.cert_pem, rx)
+                    .context("starting the controllers' thread")?,
+            )
         } else {
             None
         };

@@ -47,7 +47,6 @@ const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"]
 #[derive(Clone)]
 pub struct Api {
     store: Arc<Store>,
-    events: Arc<crate::controllers::events::Correlator>,
 }
 
 /// How one try of a write ended when it did not succeed: lost a race with another writer (worth
@@ -82,19 +81,11 @@ fn store_err(e: StoreError, res: &ResourceDef, name: &str) -> ApiError {
 
 impl Api {
     pub fn new(store: Arc<Store>) -> Self {
-        Self {
-            store,
-            events: Arc::default(),
-        }
+        Self { store }
     }
 
     pub fn store(&self) -> &Arc<Store> {
         &self.store
-    }
-
-    /// The event correlator shared by every recorder of this cluster.
-    pub fn event_correlator(&self) -> &crate::controllers::events::Correlator {
-        &self.events
     }
 
     /// Create the namespaces a fresh cluster has.

@@ -26,8 +26,9 @@ use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::Node;
 use serde_json::Value;
 
+use super::events::Recorder;
 use super::typed::TypedCache;
-use super::{earliest, events, just_after, Controller};
+use super::{earliest, just_after, retry_delay, Controller, Pass};
 use crate::api::{meta, Api};
 use crate::podutil::{availability, is_pod_available, is_pod_ready, is_pod_terminal, Availability};
 use crate::registry;
@@ -50,12 +51,8 @@ pub use crate::kinds::apps::daemonset::TEMPLATE_GENERATION as TEMPLATE_GENERATIO
 /// `failedPodsBackoff = flowcontrol.NewBackOff(1*time.Second, 15*time.Minute)`.
 const FAILED_POD_BACKOFF_INITIAL: Duration = Duration::from_secs(1);
 const FAILED_POD_BACKOFF_MAX: Duration = Duration::from_secs(15 * 60);
-/// The workqueue's per-item rate limiter (`DefaultControllerRateLimiter`: 5 ms doubling to 1000 s).
-const ERROR_BACKOFF_BASE: Duration = Duration::from_millis(5);
-const ERROR_BACKOFF_MAX: Duration = Duration::from_secs(1000);
-
-#[derive(Default)]
 pub struct DaemonSetController {
+    recorder: Recorder,
     nodes: TypedCache<Node>,
     daemonsets: TypedCache<DaemonSet>,
     /// `NodeShouldRunDaemonPod` answers by DaemonSet uid, valid for one generation.
@@ -66,6 +63,20 @@ pub struct DaemonSetController {
     /// The resourceVersion a `SelectingAll` event was last recorded for, by uid (one event per
     /// change of the DaemonSet, as upstream syncs it once per change).
     selecting_all: HashMap<String, u64>,
+}
+
+impl Default for DaemonSetController {
+    fn default() -> Self {
+        Self {
+            recorder: Recorder::new(COMPONENT),
+            nodes: TypedCache::default(),
+            daemonsets: TypedCache::default(),
+            placement: HashMap::new(),
+            failed_pods: Backoff::default(),
+            synced: HashMap::new(),
+            selecting_all: HashMap::new(),
+        }
+    }
 }
 
 /// `NodeShouldRunDaemonPod`'s (shouldRun, shouldContinueRunning) for one node object.
@@ -137,14 +148,13 @@ impl DaemonSetController {
         {
             if self.selecting_all.get(&uid) != Some(&ds.resource_version()) {
                 self.selecting_all.insert(uid, ds.resource_version());
-                events::record(
+                self.recorder.event(
                     api,
                     &registry::DAEMONSETS,
                     &ds.value,
                     "Warning",
                     "SelectingAll",
                     "This daemon set is selecting all pods. A non-empty selector is required.",
-                    COMPONENT,
                 );
             }
             return out;
@@ -159,7 +169,8 @@ impl DaemonSetController {
                 return out;
             }
         };
-        let claimed = self.claim_pods(api, ds, &selector, snap);
+        let mut claim_errors = Vec::new();
+        let claimed = self.claim_pods(api, ds, &selector, snap, &mut claim_errors);
         let (hash, old_revisions) = match self.construct_history(api, ds, &selector, &claimed, snap)
         {
             Ok(x) => x,
@@ -228,9 +239,7 @@ impl DaemonSetController {
                                     continue;
                                 }
                                 self.failed_pods.next(&key, snap.instant);
-                                events::record(
-                                    api,
-                                    &registry::DAEMONSETS,
+                                self.recorder.event(api, &registry::DAEMONSETS,
                                     &ds.value,
                                     "Warning",
                                     "FailedDaemonPod",
@@ -239,15 +248,11 @@ impl DaemonSetController {
                                         pod.namespace(),
                                         pod.name(),
                                         name
-                                    ),
-                                    COMPONENT,
-                                );
+                                    ));
                                 deletes.push(pod.name().to_string());
                             }
                             "Succeeded" => {
-                                events::record(
-                                    api,
-                                    &registry::DAEMONSETS,
+                                self.recorder.event(api, &registry::DAEMONSETS,
                                     &ds.value,
                                     "Normal",
                                     "SucceededDaemonPod",
@@ -256,9 +261,7 @@ impl DaemonSetController {
                                         pod.namespace(),
                                         pod.name(),
                                         name
-                                    ),
-                                    COMPONENT,
-                                );
+                                    ));
                                 deletes.push(pod.name().to_string());
                             }
                             _ => running.push(pod),
@@ -321,6 +324,7 @@ impl DaemonSetController {
         }
         let blueprint = PodBlueprint::new(&ds.value, &hash);
         let (wrote, mut errors) = self.sync_nodes(api, ds, &deletes, &creates, &blueprint);
+        errors.append(&mut claim_errors);
 
         // Rolling updates run once the creates and deletes above have been observed.
         let outdated = claimed
@@ -344,7 +348,9 @@ impl DaemonSetController {
             let (_, e) = self.sync_nodes(api, ds, &deletes, &creates, &blueprint);
             errors.extend(e);
         }
-        self.cleanup_history(api, ds, old_revisions, &claimed);
+        if let Err(e) = self.cleanup_history(api, ds, old_revisions, &claimed) {
+            errors.push(e);
+        }
 
         // Status, from the pods this pass started with.
         let mut counts = Counts::default();
@@ -399,13 +405,13 @@ impl Controller for DaemonSetController {
             || std::ptr::eq(ev.res, &registry::CONTROLLERREVISIONS)
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
         let store = api.store();
         let (ds_objs, _) = store.list(&registry::DAEMONSETS, None);
         if ds_objs.is_empty() {
             self.placement.clear();
             self.synced.clear();
-            return None;
+            return Pass::default();
         }
         let (nodes, _) = store.list(&registry::NODES, None);
         self.nodes.retain(&nodes);
@@ -433,10 +439,8 @@ impl Controller for DaemonSetController {
             match &out.error {
                 Some(e) => {
                     tracing::debug!(error = %e, daemonset = ds.name(), "syncing daemon set");
-                    let delay = ERROR_BACKOFF_BASE
-                        .saturating_mul(1u32 << failures.min(20))
-                        .min(ERROR_BACKOFF_MAX);
-                    requeue = earliest(requeue, Some(delay));
+                    // Each set keeps its own count, as upstream's per-key queue does.
+                    requeue = earliest(requeue, Some(retry_delay(failures)));
                     failures += 1;
                 }
                 None => failures = 0,
@@ -459,6 +463,6 @@ impl Controller for DaemonSetController {
         self.selecting_all
             .retain(|uid, _| live.contains(uid.as_str()));
         self.failed_pods.gc(snap.instant);
-        next
+        Pass::after(next)
     }
 }

@@ -28,11 +28,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use self::util::*;
+use super::events::Recorder;
 use super::replicaset::{
-    adopt, claim, controller_ref, controller_uid, earliest, release, spec_replicas, status_int,
-    Claim,
+    adopt, claim, controller_ref, controller_uid, release, spec_replicas, status_int, Claim,
 };
-use super::{events, Controller};
+use super::{Controller, Pass};
 use crate::api::{meta, Api, WriteOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::registry;
@@ -41,15 +41,20 @@ use crate::store::{Event, EventKind, Stored};
 
 /// The event source of this controller.
 pub const COMPONENT: &str = "deployment-controller";
-/// The longest wait between retries of a failing sync.
-const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
-#[derive(Default)]
 pub struct DeploymentController {
-    /// Consecutive passes with a failed sync, for the retry backoff.
-    failures: u32,
     /// Whether any Deployment uses Recreate, the only strategy that waits on pod deletions.
     has_recreate: bool,
+    recorder: Recorder,
+}
+
+impl Default for DeploymentController {
+    fn default() -> Self {
+        Self {
+            has_recreate: false,
+            recorder: Recorder::new(COMPONENT),
+        }
+    }
 }
 
 impl Controller for DeploymentController {
@@ -66,41 +71,26 @@ impl Controller for DeploymentController {
                 && ev.kind == EventKind::Deleted)
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         let store = api.store();
         let (deployments, _) = store.list(&registry::DEPLOYMENTS, None);
         self.has_recreate = deployments
             .iter()
             .any(|d| Spec::of(&d.value).strategy == Strategy::Recreate);
         if deployments.is_empty() {
-            self.failures = 0;
-            return None;
+            return pass;
         }
         let (sets, _) = store.list(&registry::REPLICASETS, None);
         let index = SetIndex::new(&sets);
         let pods = LazyPods::default();
-        let mut next = None;
-        let mut failed = false;
         for d in &deployments {
-            match sync_deployment(api, d, &index, &pods) {
-                Ok(after) => next = earliest(next, after),
-                Err(e) => {
-                    tracing::debug!(error = %e, deployment = d.name(), "deployment sync");
-                    failed = true;
-                }
+            match sync_deployment(&self.recorder, api, d, &index, &pods) {
+                Ok(after) => pass.wake(after),
+                Err(e) => pass.fail("syncing a deployment", e),
             }
         }
-        if failed {
-            // Upstream requeues failed syncs with exponential backoff.
-            self.failures = self.failures.saturating_add(1);
-            let backoff = Duration::from_millis(5)
-                .saturating_mul(1u32 << self.failures.min(20))
-                .min(MAX_BACKOFF);
-            next = earliest(next, Some(backoff));
-        } else {
-            self.failures = 0;
-        }
-        next
+        pass
     }
 }
 
@@ -182,6 +172,7 @@ fn claim_sets(
 
 /// `syncDeployment`. Returns when to look again without a change (progress deadlines).
 fn sync_deployment(
+    recorder: &Recorder,
     api: &Api,
     d: &Stored,
     index: &SetIndex<'_>,
@@ -189,7 +180,7 @@ fn sync_deployment(
 ) -> ApiResult<Option<Duration>> {
     let selector_json = &d.value["spec"]["selector"];
     if selector_json.as_object().is_some_and(|s| s.is_empty()) {
-        select_all_warning(api, d)?;
+        select_all_warning(recorder, api, d)?;
         return Ok(None);
     }
     let selector = LabelSelector::from_api(selector_json).map_err(|e| {
@@ -202,6 +193,7 @@ fn sync_deployment(
     let sets = claim_sets(api, d, &selector, index);
     let mut s = DeploymentSync {
         api,
+        recorder,
         d: d.clone(),
         dv: d.value.clone(),
         spec: Spec::of(&d.value),
@@ -215,15 +207,14 @@ fn sync_deployment(
 }
 
 /// An everything-selector is refused (`syncDeployment`): a warning, and the generation noted.
-fn select_all_warning(api: &Api, d: &Stored) -> ApiResult<()> {
-    events::record(
+fn select_all_warning(recorder: &Recorder, api: &Api, d: &Stored) -> ApiResult<()> {
+    recorder.event(
         api,
         &registry::DEPLOYMENTS,
         &d.value,
         "Warning",
         "SelectingAll",
         "This deployment is selecting all pods. A non-empty selector is required.",
-        COMPONENT,
     );
     let generation = d.value["metadata"]["generation"].as_i64().unwrap_or(0);
     if status_int(&d.value, "observedGeneration") < generation {
@@ -245,6 +236,7 @@ fn select_all_warning(api: &Api, d: &Stored) -> ApiResult<()> {
 /// status run ahead until written, and the ReplicaSets it owns (kept current after each write).
 struct DeploymentSync<'a> {
     api: &'a Api,
+    recorder: &'a Recorder,
     d: Stored,
     dv: Value,
     spec: Spec,
@@ -352,15 +344,31 @@ impl DeploymentSync<'_> {
         Ok(())
     }
 
+    /// Update the `i`th owned ReplicaSet to `rs`, keeping the stored result.
+    fn write_set(&mut self, i: usize, rs: Value) -> ApiResult<()> {
+        let (ns, name) = (
+            self.sets[i].namespace().to_string(),
+            self.sets[i].name().to_string(),
+        );
+        self.sets[i] = self.api.update(
+            &registry::REPLICASETS,
+            &ns,
+            &name,
+            rs,
+            None,
+            &WriteOptions::default(),
+        )?;
+        Ok(())
+    }
+
     fn event(&self, type_: &str, reason: &str, message: &str) {
-        events::record(
+        self.recorder.event(
             self.api,
             &registry::DEPLOYMENTS,
             &self.dv,
             type_,
             reason,
             message,
-            COMPONENT,
         );
     }
 

@@ -23,11 +23,12 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
-use super::{earliest, events, just_after, Controller};
+use super::events::Recorder;
+use super::{just_after, Controller, Pass};
 use crate::api::subresources::set_condition;
 use crate::api::{meta, Api, WriteOptions};
 use crate::podutil::parse_time;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
 
@@ -37,14 +38,20 @@ use self::{expected::*, status::*};
 pub const COMPONENT: &str = "controllermanager";
 /// `stalePodDisruptionTimeout`.
 const STALE_POD_DISRUPTION_TIMEOUT: i64 = 120;
-/// Retry delay after a conflicting status write.
-const CONFLICT_RETRY: Duration = Duration::from_millis(50);
-
 pub const DISRUPTION_ALLOWED: &str = "DisruptionAllowed";
 
-#[derive(Default)]
 pub struct DisruptionController {
     synced: HashMap<(String, String), Synced>,
+    recorder: Recorder,
+}
+
+impl Default for DisruptionController {
+    fn default() -> Self {
+        Self {
+            synced: HashMap::new(),
+            recorder: Recorder::new(COMPONENT),
+        }
+    }
 }
 
 /// What a budget was last synced against.
@@ -58,10 +65,6 @@ enum SyncError {
     /// The status write lost a race: sync again without the failSafe.
     Conflict,
     Failed(String),
-}
-
-fn record(api: &Api, res: &ResourceDef, obj: &Value, type_: &str, reason: &str, message: &str) {
-    events::record(api, res, obj, type_, reason, message, COMPONENT);
 }
 
 /// `metav1.LabelSelector`'s generated `String()`, which `%v` prints in the UnmanagedPods event.
@@ -103,6 +106,7 @@ pub fn go_label_selector_string(sel: &Value) -> String {
 /// `trySync` (and `sync`'s failSafe on errors): returns when to look again for an expiring
 /// `disruptedPods` entry.
 fn sync(
+    recorder: &Recorder,
     api: &Api,
     pdb: &Stored,
     pods: Result<Vec<&Stored>, String>,
@@ -112,7 +116,7 @@ fn sync(
     let pods = match pods {
         Ok(p) => p,
         Err(e) => {
-            record(
+            recorder.event(
                 api,
                 &registry::PODDISRUPTIONBUDGETS,
                 v,
@@ -124,7 +128,7 @@ fn sync(
         }
     };
     if pods.is_empty() {
-        record(
+        recorder.event(
             api,
             &registry::PODDISRUPTIONBUDGETS,
             v,
@@ -136,7 +140,7 @@ fn sync(
     let (expected, desired, unmanaged) = match expected_pod_count(api, v, &pods) {
         Ok(x) => x,
         Err(e) => {
-            record(
+            recorder.event(
                 api,
                 &registry::PODDISRUPTIONBUDGETS,
                 v,
@@ -148,8 +152,8 @@ fn sync(
         }
     };
     if !unmanaged.is_empty() {
-        record(
-            api,
+        recorder.event(
+                api,
             &registry::PODDISRUPTIONBUDGETS,
             v,
             "Warning",
@@ -160,7 +164,7 @@ fn sync(
             ),
         );
     }
-    let (disrupted, recheck) = build_disrupted_pod_map(api, v, &pods, now);
+    let (disrupted, recheck) = build_disrupted_pod_map(recorder, api, v, &pods, now);
     let current = count_healthy(&pods, &disrupted, now);
     match update_pdb_status(api, pdb, current, desired, expected, &disrupted) {
         Ok(()) => Ok(recheck.map(|at| just_after(at, now))),
@@ -171,12 +175,8 @@ fn sync(
 
 /// The stale-DisruptionTarget worker: a pod that has carried `DisruptionTarget=True` for two
 /// minutes without being deleted gets the condition set to False. Returns when to look again.
-fn reset_stale_disruption_targets(
-    api: &Api,
-    pods: &[Stored],
-    now: DateTime<Utc>,
-) -> Option<Duration> {
-    let mut next = None;
+fn reset_stale_disruption_targets(api: &Api, pods: &[Stored], now: DateTime<Utc>) -> Pass {
+    let mut pass = Pass::default();
     for pod in pods {
         let v = &pod.value;
         if !crate::podutil::is_pod_active(v) {
@@ -194,7 +194,7 @@ fn reset_stale_disruption_targets(
         let since = parse_time(&cond["lastTransitionTime"]).unwrap_or(now);
         let due = since + chrono::Duration::seconds(STALE_POD_DISRUPTION_TIMEOUT);
         if due > now {
-            next = earliest(next, Some(just_after(due, now)));
+            pass.wake(Some(just_after(due, now)));
             continue;
         }
         let mut updated = v.clone();
@@ -202,18 +202,17 @@ fn reset_stale_disruption_targets(
             &mut updated,
             json!({"type": "DisruptionTarget", "status": "False", "lastProbeTime": null, "lastTransitionTime": meta::now()}),
         );
-        if let Err(e) = api.update(
+        let written = api.update(
             &registry::PODS,
             pod.namespace(),
             pod.name(),
             updated,
             Some("status"),
             &WriteOptions::default(),
-        ) {
-            tracing::debug!(error = %e, pod = pod.name(), "resetting DisruptionTarget");
-        }
+        );
+        pass.check("resetting a stale DisruptionTarget", written);
     }
-    next
+    pass
 }
 
 fn fingerprint(pdb: &Stored, pods: &Result<Vec<&Stored>, String>) -> u64 {
@@ -238,16 +237,16 @@ impl Controller for DisruptionController {
             || std::ptr::eq(ev.res, &registry::PODS)
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
         let store = api.store();
         let now = Utc::now();
         let instant = Instant::now();
         let (pods, _) = store.list(&registry::PODS, None);
-        let mut next = reset_stale_disruption_targets(api, &pods, now);
+        let mut pass = reset_stale_disruption_targets(api, &pods, now);
         let (pdbs, _) = store.list(&registry::PODDISRUPTIONBUDGETS, None);
         if pdbs.is_empty() {
             self.synced.clear();
-            return next;
+            return pass;
         }
         let mut by_ns: HashMap<&str, Vec<&Stored>> =
             pdbs.iter().map(|p| (p.namespace(), Vec::new())).collect();
@@ -275,13 +274,13 @@ impl Controller for DisruptionController {
             if let Some(s) = self.synced.get(&key) {
                 let due = s.recheck_at.is_some_and(|t| instant >= t);
                 if s.fingerprint == fp && !due {
-                    next = earliest(next, s.recheck_at.map(|t| t - instant));
+                    pass.wake(s.recheck_at.map(|t| t - instant));
                     continue;
                 }
             }
-            match sync(api, pdb, selected, now) {
+            match sync(&self.recorder, api, pdb, selected, now) {
                 Ok(recheck) => {
-                    next = earliest(next, recheck);
+                    pass.wake(recheck);
                     self.synced.insert(
                         key,
                         Synced {
@@ -292,16 +291,15 @@ impl Controller for DisruptionController {
                 }
                 Err(SyncError::Conflict) => {
                     self.synced.remove(&key);
-                    next = earliest(next, Some(CONFLICT_RETRY));
+                    pass.fail("syncing a PodDisruptionBudget", "conflict");
                 }
                 Err(SyncError::Failed(e)) => {
-                    tracing::debug!(error = %e, pdb = pdb.name(), "syncing PodDisruptionBudget");
                     self.synced.remove(&key);
-                    next = earliest(next, Some(Duration::from_secs(1)));
+                    pass.fail("syncing a PodDisruptionBudget", e);
                 }
             }
         }
         self.synced.retain(|k, _| live.contains(k));
-        next
+        pass
     }
 }

@@ -6,12 +6,11 @@
 //! Each pass indexes every object by uid once, so it costs one walk of the store.
 
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::Controller;
-use crate::api::{meta, Api, DeleteOptions, Propagation};
+use super::{Controller, Pass};
+use crate::api::{meta, Api, DeleteOptions, Propagation, WriteOptions};
 use crate::registry::{self, ResourceDef};
 use crate::store::{Event, EventKind, Stored};
 
@@ -58,7 +57,8 @@ impl Controller for GarbageCollector {
             || (std::ptr::eq(ev.res, &registry::PODS) && ev.kind == EventKind::Added)
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         let store = api.store();
         let mut by_uid: HashMap<String, OwnerFacts> = HashMap::new();
         let mut dependents: Vec<(&'static ResourceDef, Stored)> = Vec::new();
@@ -96,7 +96,8 @@ impl Controller for GarbageCollector {
                         propagation: Some(Propagation::Foreground),
                         ..Default::default()
                     };
-                    let _ = api.delete(res, dep.namespace(), dep.name(), &opts);
+                    let deleted = api.delete(res, dep.namespace(), dep.name(), &opts);
+                    pass.check("deleting a dependent in the foreground", deleted);
                 }
             }
             if !orphaned_by.is_empty() {
@@ -111,7 +112,16 @@ impl Controller for GarbageCollector {
                 } else {
                     v["metadata"]["ownerReferences"] = json!(keep);
                 }
-                let _ = store.update(res, v, Some(dep.resource_version()));
+                // `orphanDependents` patches the references away through the API.
+                let updated = api.update(
+                    res,
+                    dep.namespace(),
+                    dep.name(),
+                    v,
+                    None,
+                    &WriteOptions::default(),
+                );
+                pass.check("orphaning a dependent", updated);
                 continue;
             }
             if live == 0 && !meta::is_deleting(&dep.value) {
@@ -119,9 +129,8 @@ impl Controller for GarbageCollector {
                     propagation: Some(Propagation::Background),
                     ..Default::default()
                 };
-                if let Err(e) = api.delete(res, dep.namespace(), dep.name(), &opts) {
-                    tracing::debug!(error = %e, "garbage collecting");
-                }
+                let deleted = api.delete(res, dep.namespace(), dep.name(), &opts);
+                pass.check("garbage collecting", deleted);
             }
         }
         // Owners whose foreground or orphan finalizer has nothing left to wait for.
@@ -137,19 +146,24 @@ impl Controller for GarbageCollector {
             if rest.len() == fins.len() {
                 continue;
             }
+            // `removeFinalizer`: an update without the finalizer; the last one gone ends the
+            // deletion, as for any client's update.
             let o = &owner.obj;
+            let mut v = o.value.clone();
             if rest.is_empty() {
-                let _ = store.delete(
-                    owner.res,
-                    o.namespace(),
-                    o.name(),
-                    Some(o.resource_version()),
-                );
+                meta::meta_mut(&mut v).remove("finalizers");
             } else {
-                let mut v = o.value.clone();
                 v["metadata"]["finalizers"] = json!(rest);
-                let _ = store.update(owner.res, v, Some(o.resource_version()));
             }
+            let updated = api.update(
+                owner.res,
+                o.namespace(),
+                o.name(),
+                v,
+                None,
+                &WriteOptions::default(),
+            );
+            pass.check("removing a deletion finalizer", updated);
         }
         // podgc: pods bound to nodes that are gone.
         let nodes: HashSet<String> = store
@@ -165,10 +179,11 @@ impl Controller for GarbageCollector {
                     grace_period_seconds: Some(0),
                     ..Default::default()
                 };
-                let _ = api.delete(&registry::PODS, pod.namespace(), pod.name(), &opts);
+                let deleted = api.delete(&registry::PODS, pod.namespace(), pod.name(), &opts);
+                pass.check("deleting a pod whose node is gone", deleted);
             }
         }
-        None
+        pass
     }
 }
 

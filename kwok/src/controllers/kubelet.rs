@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::fake_node::KWOK_NODE_ANNOTATION;
-use super::Controller;
+use super::{Controller, Pass};
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
 use crate::podutil::condition;
 use crate::registry;
@@ -346,19 +346,31 @@ impl FakeKubelet {
         });
         match api.store().get(&registry::LEASES, "kube-node-lease", &name) {
             None => {
-                let _ = api.create(
+                let created = api.create(
                     &registry::LEASES,
                     "kube-node-lease",
                     lease,
                     &WriteOptions::default(),
                 );
+                if let Err(e) = created {
+                    // Renewed again on the next beat, as kwok's lease loop does.
+                    tracing::debug!(error = %e, "creating a node lease");
+                }
             }
             Some(old) => {
                 let mut v = old.value.clone();
                 v["spec"]["renewTime"] = json!(now);
-                let _ = api
-                    .store()
-                    .update(&registry::LEASES, v, Some(old.resource_version()));
+                let renewed = api.update(
+                    &registry::LEASES,
+                    "kube-node-lease",
+                    &name,
+                    v,
+                    None,
+                    &WriteOptions::default(),
+                );
+                if let Err(e) = renewed {
+                    tracing::debug!(error = %e, "renewing a node lease");
+                }
             }
         }
         Some(LEASE_RENEW)
@@ -417,46 +429,63 @@ impl FakeKubelet {
     }
 
     /// kwok's pod stages for one pod.
-    fn sync_pod(&mut self, api: &Api, pod: &Stored) {
+    fn sync_pod(&mut self, api: &Api, pod: &Stored) -> Pass {
+        let mut pass = Pass::default();
         let node_name = pod.value["spec"]["nodeName"].as_str().unwrap_or("");
         let Some(node) = self.managed.get(node_name).cloned() else {
-            return;
+            return pass;
         };
         if meta::is_deleting(&pod.value) {
             // kwok's pod-delete stage: drop finalizers, then delete with a zero grace period.
-            let store = api.store();
             if !meta::finalizers(&pod.value).is_empty() {
                 let mut v = pod.value.clone();
                 meta::meta_mut(&mut v).remove("finalizers");
-                let _ = store.update(&registry::PODS, v, Some(pod.resource_version()));
+                let updated = api.update(
+                    &registry::PODS,
+                    pod.namespace(),
+                    pod.name(),
+                    v,
+                    None,
+                    &WriteOptions::default(),
+                );
+                pass.check("removing a deleted pod's finalizers", updated);
             }
             let opts = DeleteOptions {
                 grace_period_seconds: Some(0),
                 ..Default::default()
             };
-            if let Err(e) = api.delete(&registry::PODS, pod.namespace(), pod.name(), &opts) {
-                tracing::debug!(error = %e, pod = pod.name(), "finishing pod deletion");
-            }
+            let deleted = api.delete(&registry::PODS, pod.namespace(), pod.name(), &opts);
+            pass.check("finishing a pod's deletion", deleted);
             self.ips.remove(meta::uid(&pod.value));
-            return;
+            return pass;
         }
         let status = &pod.value["status"];
         if crate::podutil::is_pod_terminal(&pod.value)
             || status["podIP"].as_str().is_some_and(|s| !s.is_empty())
         {
-            return;
+            return pass;
         }
         let updated = self.running_pod(&pod.value, &node.value);
-        if let Err(e) = api.update(
+        let written = api.update(
             &registry::PODS,
             pod.namespace(),
             pod.name(),
             updated,
             Some("status"),
             &WriteOptions::default(),
-        ) {
-            tracing::debug!(error = %e, pod = pod.name(), "pod status");
+        );
+        pass.check("writing a running pod's status", written);
+        pass
+    }
+
+    /// [`Self::sync_pod`], remembering a pod whose write failed for the retry.
+    fn sync_pod_or_requeue(&mut self, api: &Api, pod: &Stored, pass: &mut Pass) {
+        let synced = self.sync_pod(api, pod);
+        if synced.failed() {
+            self.dirty
+                .insert((pod.namespace().to_string(), pod.name().to_string()));
         }
+        pass.absorb(synced);
     }
 }
 
@@ -488,7 +517,8 @@ impl Controller for FakeKubelet {
         self.full = true;
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         let first = !self.started;
         self.started = true;
         if first || self.full {
@@ -504,13 +534,13 @@ impl Controller for FakeKubelet {
                 .collect();
             self.ips.retain(|uid, _| live.contains(uid));
             for pod in &pods {
-                self.sync_pod(api, pod);
+                self.sync_pod_or_requeue(api, pod, &mut pass);
             }
         } else {
             let dirty: Vec<(String, String)> = self.dirty.drain().collect();
             for (ns, name) in dirty {
                 if let Some(pod) = api.store().get(&registry::PODS, &ns, &name) {
-                    self.sync_pod(api, &pod);
+                    self.sync_pod_or_requeue(api, &pod, &mut pass);
                 }
             }
         }
@@ -519,7 +549,8 @@ impl Controller for FakeKubelet {
             let next = self.sync_leases(api).unwrap_or(LEASE_RENEW);
             self.lease_due = Some(now + next);
         }
-        self.lease_due.map(|due| due.saturating_duration_since(now))
+        pass.wake(self.lease_due.map(|due| due.saturating_duration_since(now)));
+        pass
     }
 }
 

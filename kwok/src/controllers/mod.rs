@@ -15,6 +15,7 @@ pub mod garbage;
 pub mod kubelet;
 pub mod namespace;
 pub mod node_lifecycle;
+pub(crate) mod ownership;
 pub mod replicaset;
 pub mod root_ca;
 pub mod scheduler;
@@ -27,13 +28,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::broadcast::error::TryRecvError;
-use tokio::task::JoinHandle;
 
 use crate::api::Api;
+use crate::error::ApiResult;
 use crate::store::Event;
-
-/// How soon a controller looks again after a write that failed.
-pub(crate) const RETRY: Duration = Duration::from_secs(1);
 
 /// One control loop.
 pub trait Controller: Send + 'static {
@@ -46,9 +44,78 @@ pub trait Controller: Send + 'static {
     /// The change stream was lost (the controller fell behind): forget any dirty set and look at
     /// everything on the next pass.
     fn resync(&mut self) {}
-    /// Bring the world closer to the desired state. Returns when to look again even without a
-    /// change (timers: grace periods, heartbeats).
-    fn reconcile(&mut self, api: &Api) -> Option<Duration>;
+    /// Bring the world closer to the desired state. The pass says when to look again even without
+    /// a change (timers: grace periods, heartbeats) and which writes failed; a pass with failures
+    /// is run again on the loop's backoff.
+    fn reconcile(&mut self, api: &Api) -> Pass;
+}
+
+/// What one reconcile pass leaves behind. A whole-state pass goes on past a failed write (one
+/// object's conflict must not starve the others, as upstream's per-key queues ensure) and reports
+/// the failures at the end, like kube-runtime's reconcile `Result` with one retry policy.
+#[derive(Debug, Default)]
+#[must_use]
+pub struct Pass {
+    after: Option<Duration>,
+    failures: usize,
+}
+
+impl Pass {
+    /// A pass that wants to look again after `after` (or only on a change).
+    pub fn after(after: Option<Duration>) -> Self {
+        Self { after, failures: 0 }
+    }
+
+    /// Look again no later than `after`.
+    pub fn wake(&mut self, after: Option<Duration>) {
+        self.after = earliest(self.after, after);
+    }
+
+    /// Take a write's outcome: a failure is logged and makes the loop retry. A NotFound counts as
+    /// done — the object is gone already, as upstream's controllers ignore `IsNotFound` on their
+    /// deletes and the next change brings any new one.
+    pub fn check<T>(&mut self, what: &str, result: ApiResult<T>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) if e.code == 404 => None,
+            Err(e) => {
+                tracing::debug!(error = %e, "{what}");
+                self.failures += 1;
+                None
+            }
+        }
+    }
+
+    /// A failure that is not one write's (a step that gave up part-way).
+    pub fn fail(&mut self, what: &str, error: impl std::fmt::Display) {
+        tracing::debug!(%error, "{what}");
+        self.failures += 1;
+    }
+
+    /// Merge the outcome of a sub-pass.
+    pub fn absorb(&mut self, other: Pass) {
+        self.wake(other.after);
+        self.failures += other.failures;
+    }
+
+    pub fn failed(&self) -> bool {
+        self.failures > 0
+    }
+
+    /// When the pass asked to look again without a change.
+    pub fn wake_after(&self) -> Option<Duration> {
+        self.after
+    }
+}
+
+/// The one retry policy, for a loop whose pass failed and for a controller that tracks failures
+/// per object: client-go's `ItemExponentialFailureRateLimiter` (5 ms, doubling with each
+/// consecutive failure), capped at a second since nothing here waits on a slow network.
+pub(crate) fn retry_delay(consecutive_failures: u32) -> Duration {
+    const BASE: Duration = Duration::from_millis(5);
+    const CAP: Duration = Duration::from_secs(1);
+    BASE.saturating_mul(1u32 << consecutive_failures.min(16))
+        .min(CAP)
 }
 
 /// The sooner of two optional wake-ups.
@@ -68,9 +135,11 @@ pub(crate) fn just_after(
     (at - now).to_std().unwrap_or_default() + Duration::from_millis(5)
 }
 
-/// Running controllers.
+/// Running controllers: their own thread and runtime, so a long pass never holds a worker thread
+/// the API server answers requests on.
 pub struct Handle {
-    tasks: Vec<JoinHandle<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
     busy: Arc<AtomicUsize>,
 }
 
@@ -80,12 +149,16 @@ impl Handle {
         self.busy.load(Ordering::SeqCst) > 0
     }
 
-    pub async fn stop(self) {
-        for t in &self.tasks {
-            t.abort();
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
         }
-        for t in self.tasks {
-            let _ = t.await;
+        if let Some(thread) = self.thread.take() {
+            // Joining blocks until the current passes end; keep that off the caller's runtime.
+            let joined = tokio::task::spawn_blocking(move || thread.join()).await;
+            if !matches!(joined, Ok(Ok(()))) {
+                tracing::warn!("the controllers' thread ended abnormally");
+            }
         }
     }
 }
@@ -105,61 +178,69 @@ impl Drop for BusyGuard<'_> {
     }
 }
 
-fn spawn(
-    mut ctrl: Box<dyn Controller>,
-    api: Api,
-    busy: Arc<AtomicUsize>,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
-) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut rx = api.store().subscribe();
-        let mut next: Option<Duration> = {
-            let _g = BusyGuard::new(&busy);
-            ctrl.reconcile(&api)
+/// Run one pass, timed for `-vvv`.
+fn pass(ctrl: &mut dyn Controller, api: &Api, busy: &AtomicUsize) -> Pass {
+    let _g = BusyGuard::new(busy);
+    let started = std::time::Instant::now();
+    let pass = ctrl.reconcile(api);
+    tracing::trace!(controller = ctrl.name(), elapsed = ?started.elapsed(), failed = pass.failures, "reconciled");
+    pass
+}
+
+/// One loop: a pass, then wait for an interesting change, the pass's timer or its retry.
+async fn run(mut ctrl: Box<dyn Controller>, api: Api, busy: Arc<AtomicUsize>) {
+    let mut rx = api.store().subscribe();
+    let mut failed_passes = 0;
+    let mut last = pass(ctrl.as_mut(), &api, &busy);
+    loop {
+        let retry = if last.failed() {
+            failed_passes += 1;
+            Some(retry_delay(failed_passes - 1))
+        } else {
+            failed_passes = 0;
+            None
         };
-        loop {
-            let wait = next.unwrap_or(Duration::from_secs(3600));
-            let woke = tokio::select! {
-                r = rx.recv() => match r {
-                    Ok(ev) => {
-                        ctrl.observe(&ev);
-                        ctrl.interested(&ev)
-                    }
-                    // Fell behind the change stream: a full reconcile catches up.
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        ctrl.resync();
-                        true
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                },
-                _ = tokio::time::sleep(wait) => true,
-                _ = shutdown.changed() => return,
-            };
-            if !woke {
-                continue;
-            }
-            let _g = BusyGuard::new(&busy);
-            // Coalesce the burst: everything already queued is covered by one pass.
-            loop {
-                match rx.try_recv() {
-                    Ok(ev) => ctrl.observe(&ev),
-                    Err(TryRecvError::Lagged(_)) => ctrl.resync(),
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Closed) => return,
+        let wait = earliest(last.after, retry).unwrap_or(Duration::from_secs(3600));
+        let woke = tokio::select! {
+            r = rx.recv() => match r {
+                Ok(ev) => {
+                    ctrl.observe(&ev);
+                    ctrl.interested(&ev)
                 }
-            }
-            let name = ctrl.name();
-            let started = std::time::Instant::now();
-            next = ctrl.reconcile(&api);
-            tracing::trace!(controller = name, elapsed = ?started.elapsed(), "reconciled");
-            // Yield so the API server and other loops get the cores between passes.
-            tokio::task::yield_now().await;
+                // Fell behind the change stream: a full reconcile catches up.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    ctrl.resync();
+                    true
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+            _ = tokio::time::sleep(wait) => true,
+        };
+        if !woke {
+            continue;
         }
-    })
+        // Coalesce the burst: everything already queued is covered by one pass.
+        loop {
+            match rx.try_recv() {
+                Ok(ev) => ctrl.observe(&ev),
+                Err(TryRecvError::Lagged(_)) => ctrl.resync(),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Closed) => return,
+            }
+        }
+        last = pass(ctrl.as_mut(), &api, &busy);
+        // Let the other loops of this thread have their turn between passes.
+        tokio::task::yield_now().await;
+    }
 }
 
 /// Start every controller of the embedded cluster; `root_ca` is the PEM of the cluster's CA.
-pub fn start(api: Api, root_ca: &str, shutdown: tokio::sync::watch::Receiver<bool>) -> Handle {
+/// They stop on [`Handle::stop`] or when `shutdown` changes.
+pub fn start(
+    api: Api,
+    root_ca: &str,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<Handle> {
     let busy = Arc::new(AtomicUsize::new(0));
     let controllers: Vec<Box<dyn Controller>> = vec![
         Box::new(node_lifecycle::NodeLifecycle::default()),
@@ -172,12 +253,32 @@ pub fn start(api: Api, root_ca: &str, shutdown: tokio::sync::watch::Receiver<boo
         Box::new(root_ca::RootCaPublisher::new(root_ca)),
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(disruption::DisruptionController::default()),
-        Box::new(replicaset::ReplicaSetController),
+        Box::new(replicaset::ReplicaSetController::default()),
         Box::new(deployment::DeploymentController::default()),
     ];
-    let tasks = controllers
-        .into_iter()
-        .map(|c| spawn(c, api.clone(), busy.clone(), shutdown.clone()))
-        .collect();
-    Handle { tasks, busy }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let loops_busy = busy.clone();
+    let thread = std::thread::Builder::new()
+        .name("kwok-controllers".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let mut loops = tokio::task::JoinSet::new();
+                for c in controllers {
+                    loops.spawn(run(c, api.clone(), loops_busy.clone()));
+                }
+                tokio::select! {
+                    _ = &mut stop_rx => {}
+                    _ = shutdown.changed() => {}
+                    _ = loops.join_all() => {}
+                }
+            });
+        })?;
+    Ok(Handle {
+        thread: Some(thread),
+        stop: Some(stop_tx),
+        busy,
+    })
 }

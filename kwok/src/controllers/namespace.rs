@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::Controller;
-use crate::api::{meta, Api, DeleteOptions};
+use super::{Controller, Pass};
+use crate::api::{meta, subresources, Api, DeleteOptions};
 use crate::registry;
 use crate::store::Event;
 
@@ -22,8 +22,8 @@ impl Controller for NamespaceController {
         std::ptr::eq(ev.res, &registry::NAMESPACES) || ev.kind == crate::store::EventKind::Deleted
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
-        let mut again = None;
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         for ns in api.store().list(&registry::NAMESPACES, None).0 {
             if !meta::is_deleting(&ns.value) {
                 continue;
@@ -44,29 +44,28 @@ impl Controller for NamespaceController {
                     if meta::is_deleting(&o.value) {
                         continue;
                     }
-                    let _ = api.delete(res, &name, o.name(), &DeleteOptions::default());
+                    let deleted = api.delete(res, &name, o.name(), &DeleteOptions::default());
+                    pass.check("deleting a terminating namespace's content", deleted);
                 }
             }
             if remaining > 0 {
                 // Pods on nodes without a kubelet never finish; look again now and then.
-                again = Some(Duration::from_secs(1));
+                pass.wake(Some(Duration::from_secs(1)));
                 continue;
             }
-            let mut v = ns.value.clone();
-            v["spec"]["finalizers"] = json!([]);
-            if meta::finalizers(&v).is_empty() {
-                let _ = api.store().delete(
-                    &registry::NAMESPACES,
-                    "",
-                    &name,
-                    Some(ns.resource_version()),
-                );
-            } else {
-                let _ = api
-                    .store()
-                    .update(&registry::NAMESPACES, v, Some(ns.resource_version()));
+            let spec_finalized = ns.value["spec"]["finalizers"]
+                .as_array()
+                .is_none_or(Vec::is_empty);
+            if spec_finalized && !meta::finalizers(&ns.value).is_empty() {
+                // Someone else's finalizer holds it; their update ends it.
+                continue;
             }
+            // The finalize subresource, as `namespaced_resources_deleter.go finalizeNamespace`
+            // calls it; it also removes a namespace left with no finalizer at all.
+            let finalized =
+                subresources::finalize_namespace(api, &name, &json!({"spec": {"finalizers": []}}));
+            pass.check("finalizing a namespace", finalized);
         }
-        again
+        pass
     }
 }

@@ -7,11 +7,11 @@
 //! `RemovingNode` events as nodes come and go.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{events, Controller};
+use super::events::Recorder;
+use super::{Controller, Pass};
 use crate::api::{meta, Api, WriteOptions};
 use crate::registry;
 use crate::store::Event;
@@ -23,24 +23,34 @@ pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 /// The controller's source component (`v1.EventSource{Component: "node-controller"}`).
 const COMPONENT: &str = "node-controller";
 
-#[derive(Default)]
 pub struct NodeLifecycle {
     /// `knownNodeSet`: the nodes seen on the last pass, by name, with their uid.
     known: BTreeMap<String, String>,
+    recorder: Recorder,
+}
+
+impl Default for NodeLifecycle {
+    fn default() -> Self {
+        Self {
+            known: BTreeMap::new(),
+            recorder: Recorder::new(COMPONENT),
+        }
+    }
 }
 
 /// `RecordNodeEvent`: an event about a node, named by a reference built from its name and uid
 /// (no resourceVersion), worded "Node <name> event: <event>".
-fn record_node_event(api: &Api, name: &str, uid: &str, reason: &str, event: &str) {
+fn record_node_event(
+    recorder: &Recorder,
+    api: &Api,
+    name: &str,
+    uid: &str,
+    reason: &str,
+    event: &str,
+) {
     let reference = json!({"kind": "Node", "name": name, "uid": uid, "apiVersion": "v1"});
-    events::record_reference(
-        api,
-        reference,
-        "Normal",
-        reason,
-        &format!("Node {name} event: {event}"),
-        COMPONENT,
-    );
+    let message = format!("Node {name} event: {event}");
+    recorder.event_about(api, reference, "Normal", reason, &message);
 }
 
 /// The NoSchedule taints the node's state calls for (doNoScheduleTaintingPass).
@@ -157,13 +167,13 @@ impl NodeLifecycle {
         for (name, uid) in &seen {
             if !self.known.contains_key(name) {
                 let event = format!("Registered Node {name} in Controller");
-                record_node_event(api, name, uid, "RegisteredNode", &event);
+                record_node_event(&self.recorder, api, name, uid, "RegisteredNode", &event);
             }
         }
         for (name, uid) in &self.known {
             if !seen.contains_key(name) {
                 let event = format!("Removing Node {name} from Controller");
-                record_node_event(api, name, uid, "RemovingNode", &event);
+                record_node_event(&self.recorder, api, name, uid, "RemovingNode", &event);
             }
         }
         self.known = seen;
@@ -179,7 +189,8 @@ impl Controller for NodeLifecycle {
         std::ptr::eq(ev.res, &registry::NODES)
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         let nodes = api.store().list(&registry::NODES, None).0;
         let names: Vec<(&str, &str)> = nodes
             .iter()
@@ -215,18 +226,17 @@ impl Controller for NodeLifecycle {
             } else {
                 updated["spec"]["taints"] = json!(want);
             }
-            if let Err(e) = api.update(
+            let written = api.update(
                 &registry::NODES,
                 "",
                 node.name(),
                 updated,
                 None,
                 &WriteOptions::default(),
-            ) {
-                tracing::debug!(error = %e, node = node.name(), "tainting");
-            }
+            );
+            pass.check("tainting a node", written);
         }
-        None
+        pass
     }
 }
 
@@ -296,13 +306,13 @@ mod tests {
             .create(&registry::NODES, "", node("a"), &options)
             .expect("a");
         let mut controller = NodeLifecycle::default();
-        controller.reconcile(&api);
+        assert!(!controller.reconcile(&api).failed());
         api.create(&registry::NODES, "", node("b"), &options)
             .expect("b");
         api.delete(&registry::NODES, "", "a", &DeleteOptions::default())
             .expect("gone");
-        controller.reconcile(&api);
-        controller.reconcile(&api);
+        assert!(!controller.reconcile(&api).failed());
+        assert!(!controller.reconcile(&api).failed());
 
         let events = api.store().list(&registry::EVENTS, Some("default")).0;
         let mut seen: Vec<(&str, &str, &str)> = events

@@ -5,15 +5,15 @@
 //! reports replicas / fullyLabeledReplicas / readyReplicas / availableReplicas and the
 //! ReplicaFailure condition — writing the status only when it changed.
 //!
-//! The helpers shared with the Deployment controller live in [`ownership`] (controller references,
-//! claiming) and [`access`] (pod readiness, replica counts).
+//! Claiming goes through [`super::ownership`], shared with the Deployment and DaemonSet
+//! controllers; the helpers shared with the Deployment controller live in [`access`] (pod
+//! readiness, replica counts).
 
 // The errors are the API's own Status values, returned at most once per sync: boxing them
 // would buy nothing.
 #![allow(clippy::result_large_err)]
 
 pub(crate) mod access;
-pub(crate) mod ownership;
 mod status;
 mod victims;
 
@@ -23,16 +23,17 @@ use std::time::Duration;
 use chrono::Utc;
 use serde_json::{json, Map, Value};
 
-use super::{events, Controller};
+use super::events::Recorder;
+use super::{Controller, Pass};
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
 use crate::registry::{self, ResourceDef};
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
 
+pub(crate) use super::ownership::{adopt, claim, controller_ref, controller_uid, release, Claim};
 pub(crate) use access::{
-    earliest, is_pod_active, namespace_terminating, parse_time, sorted, spec_replicas, status_int,
+    is_pod_active, namespace_terminating, parse_time, sorted, spec_replicas, status_int,
 };
-pub(crate) use ownership::{adopt, claim, controller_ref, controller_uid, release, Claim};
 use status::{calculate_status, status_changed, with_observed_generation, PodCounts};
 use victims::pods_to_delete;
 
@@ -45,8 +46,17 @@ const BURST_REPLICAS: usize = 500;
 const SLOW_START_INITIAL_BATCH: usize = 1;
 const REPLICA_FAILURE: &str = "ReplicaFailure";
 
-#[derive(Default)]
-pub struct ReplicaSetController;
+pub struct ReplicaSetController {
+    recorder: Recorder,
+}
+
+impl Default for ReplicaSetController {
+    fn default() -> Self {
+        Self {
+            recorder: Recorder::new(COMPONENT),
+        }
+    }
+}
 
 impl Controller for ReplicaSetController {
     fn name(&self) -> &'static str {
@@ -57,11 +67,12 @@ impl Controller for ReplicaSetController {
         std::ptr::eq(ev.res, &registry::REPLICASETS) || std::ptr::eq(ev.res, &registry::PODS)
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         let store = api.store();
         let (sets, _) = store.list(&registry::REPLICASETS, None);
         if sets.is_empty() {
-            return None;
+            return pass;
         }
         let (pods, _) = store.list(&registry::PODS, None);
         let index = PodIndex::new(&pods);
@@ -71,12 +82,10 @@ impl Controller for ReplicaSetController {
                 siblings.entry(owner).or_default().push(rs);
             }
         }
-        let mut next: Option<Duration> = None;
         for rs in &sets {
-            let after = sync_replica_set(api, rs, &index, &siblings);
-            next = earliest(next, after);
+            pass.absorb(sync_replica_set(&self.recorder, api, rs, &index, &siblings));
         }
-        next
+        pass
     }
 }
 
@@ -131,21 +140,23 @@ impl<'a> PodIndex<'a> {
 }
 
 fn sync_replica_set(
+    recorder: &Recorder,
     api: &Api,
     rs: &Stored,
     index: &PodIndex<'_>,
     siblings: &HashMap<&str, Vec<&Stored>>,
-) -> Option<Duration> {
+) -> Pass {
+    let mut pass = Pass::default();
     let v = &rs.value;
     // An invalid selector matches nothing; upstream logs it and gives up on the set.
     let Ok(selector) = LabelSelector::from_api(&v["spec"]["selector"]) else {
-        return None;
+        return pass;
     };
-    let active = claim_pods(api, rs, &selector, index);
+    let active = claim_pods(api, rs, &selector, index, &mut pass);
     let manage_err = if meta::is_deleting(v) {
         None
     } else {
-        manage_replicas(api, rs, &active, index, siblings).err()
+        manage_replicas(recorder, api, rs, &active, index, siblings).err()
     };
     let now = Utc::now();
     let counts = PodCounts::of(v, &active, now);
@@ -153,26 +164,27 @@ fn sync_replica_set(
     if status_changed(v, &status) {
         let mut updated = v.clone();
         updated["status"] = with_observed_generation(status, v);
-        if let Err(e) = api.update(
+        let written = api.update(
             &registry::REPLICASETS,
             rs.namespace(),
             rs.name(),
             updated,
             Some("status"),
             &WriteOptions::default(),
-        ) {
-            tracing::debug!(error = %e, rs = rs.name(), "replica set status");
-        }
+        );
+        pass.check("writing a replica set's status", written);
     }
-    if manage_err.is_some() {
-        // Upstream requeues with backoff on errors; look again shortly.
-        return Some(Duration::from_secs(1));
+    if let Some(e) = manage_err {
+        pass.fail("managing a replica set's pods", e);
     }
     // Wake when the next ready pod passes minReadySeconds (upstream resyncs after
     // minReadySeconds for the same reason).
-    counts
-        .next_available
-        .map(|at| (at - now).to_std().unwrap_or_default() + Duration::from_millis(10))
+    pass.wake(
+        counts
+            .next_available
+            .map(|at| (at - now).to_std().unwrap_or_default() + Duration::from_millis(10)),
+    );
+    pass
 }
 
 /// `ReplicaSetController.claimPods` over the active pods of the namespace.
@@ -181,6 +193,7 @@ fn claim_pods(
     rs: &Stored,
     selector: &LabelSelector,
     index: &PodIndex<'_>,
+    pass: &mut Pass,
 ) -> Vec<Stored> {
     let v = &rs.value;
     let mut claimed = Vec::new();
@@ -192,9 +205,8 @@ fn claim_pods(
         match claim(v, &pod.value, selected) {
             Claim::Owned => claimed.push((*pod).clone()),
             Claim::Release => {
-                if let Err(e) = release(api, &registry::PODS, pod, meta::uid(v)) {
-                    tracing::debug!(error = %e, pod = pod.name(), "releasing pod");
-                }
+                let released = release(api, &registry::PODS, pod, meta::uid(v));
+                pass.check("releasing a pod", released);
             }
             Claim::Adopt | Claim::Ignore => {}
         }
@@ -204,15 +216,15 @@ fn claim_pods(
         if claim(v, &pod.value, selected) != Claim::Adopt {
             continue;
         }
-        match adopt(
+        let adopted = adopt(
             api,
             &registry::PODS,
             pod,
             controller_ref(v, &registry::REPLICASETS),
-        ) {
-            Ok(adopted) => claimed.push(adopted),
-            // Another controller adopted it first, or it is gone: not ours this pass.
-            Err(e) => tracing::debug!(error = %e, pod = pod.name(), "adopting pod"),
+        );
+        // Another controller adopted it first, or it is gone: not ours this pass.
+        if let Some(adopted) = pass.check("adopting a pod", adopted) {
+            claimed.push(adopted);
         }
     }
     claimed
@@ -220,6 +232,7 @@ fn claim_pods(
 
 /// `ReplicaSetController.manageReplicas`: the error message becomes the ReplicaFailure condition.
 fn manage_replicas(
+    recorder: &Recorder,
     api: &Api,
     rs: &Stored,
     active: &[Stored],
@@ -229,7 +242,7 @@ fn manage_replicas(
     let want = usize::try_from(spec_replicas(&rs.value)).unwrap_or(0);
     if active.len() < want {
         let diff = (want - active.len()).min(BURST_REPLICAS);
-        return create_pods(api, rs, diff);
+        return create_pods(recorder, api, rs, diff);
     }
     if active.len() > want {
         let diff = (active.len() - want).min(BURST_REPLICAS);
@@ -237,7 +250,7 @@ fn manage_replicas(
         let victims = pods_to_delete(active, &related, diff, Utc::now());
         let mut first_err = None;
         for pod in victims {
-            if let Err(e) = delete_pod(api, rs, pod) {
+            if let Err(e) = delete_pod(recorder, api, rs, pod) {
                 first_err.get_or_insert(e);
             }
         }
@@ -247,14 +260,14 @@ fn manage_replicas(
 }
 
 /// `slowStartBatch`: batches of 1, 2, 4, ... stopping after the first batch with a failure.
-fn create_pods(api: &Api, rs: &Stored, count: usize) -> Result<(), String> {
+fn create_pods(recorder: &Recorder, api: &Api, rs: &Stored, count: usize) -> Result<(), String> {
     let mut remaining = count;
     let mut batch = SLOW_START_INITIAL_BATCH;
     while remaining > 0 {
         let size = batch.min(remaining);
         let mut first_err: Option<String> = None;
         for _ in 0..size {
-            if let Err(e) = create_pod(api, rs) {
+            if let Err(e) = create_pod(recorder, api, rs) {
                 first_err.get_or_insert(e);
             }
         }
@@ -292,7 +305,7 @@ pub(crate) fn pod_from_template(rs: &Value, res: &ResourceDef) -> Value {
 }
 
 /// `RealPodControl.CreatePods` with its events.
-fn create_pod(api: &Api, rs: &Stored) -> Result<(), String> {
+fn create_pod(recorder: &Recorder, api: &Api, rs: &Stored) -> Result<(), String> {
     let pod = pod_from_template(&rs.value, &registry::REPLICASETS);
     if meta::labels(&pod).is_none_or(|l| l.is_empty()) {
         return Err("unable to create pods, no labels".into());
@@ -304,28 +317,26 @@ fn create_pod(api: &Api, rs: &Stored) -> Result<(), String> {
         &WriteOptions::default(),
     ) {
         Ok(created) => {
-            events::record(
+            recorder.event(
                 api,
                 &registry::REPLICASETS,
                 &rs.value,
                 "Normal",
                 "SuccessfulCreate",
                 &format!("Created pod: {}", created.name()),
-                COMPONENT,
             );
             Ok(())
         }
         // Every create fails in a terminating namespace; that is not a replica failure.
         Err(e) if namespace_terminating(&e) => Ok(()),
         Err(e) => {
-            events::record(
+            recorder.event(
                 api,
                 &registry::REPLICASETS,
                 &rs.value,
                 "Warning",
                 "FailedCreate",
                 &format!("Error creating: {}", e.message),
-                COMPONENT,
             );
             Err(e.message)
         }
@@ -333,7 +344,7 @@ fn create_pod(api: &Api, rs: &Stored) -> Result<(), String> {
 }
 
 /// `RealPodControl.DeletePod` with its events; a pod already gone is no error.
-fn delete_pod(api: &Api, rs: &Stored, pod: &Stored) -> Result<(), String> {
+fn delete_pod(recorder: &Recorder, api: &Api, rs: &Stored, pod: &Stored) -> Result<(), String> {
     match api.delete(
         &registry::PODS,
         pod.namespace(),
@@ -341,27 +352,25 @@ fn delete_pod(api: &Api, rs: &Stored, pod: &Stored) -> Result<(), String> {
         &DeleteOptions::default(),
     ) {
         Ok(_) => {
-            events::record(
+            recorder.event(
                 api,
                 &registry::REPLICASETS,
                 &rs.value,
                 "Normal",
                 "SuccessfulDelete",
                 &format!("Deleted pod: {}", pod.name()),
-                COMPONENT,
             );
             Ok(())
         }
         Err(e) if e.code == 404 => Ok(()),
         Err(e) => {
-            events::record(
+            recorder.event(
                 api,
                 &registry::REPLICASETS,
                 &rs.value,
                 "Warning",
                 "FailedDelete",
                 &format!("Error deleting: {}", e.message),
-                COMPONENT,
             );
             Err(format!("unable to delete pods: {}", e.message))
         }

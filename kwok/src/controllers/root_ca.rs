@@ -2,11 +2,9 @@
 //! namespace has a `kube-root-ca.crt` ConfigMap holding the cluster's CA, for the token volume
 //! pods mount; edits and deletions are undone.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
-use super::{Controller, RETRY};
+use super::{Controller, Pass};
 use crate::admission::service_account::ROOT_CA_CONFIG_MAP;
 use crate::api::{meta, Api, WriteOptions};
 use crate::registry;
@@ -94,19 +92,17 @@ impl Controller for RootCaPublisher {
                 && ev.object.name() == ROOT_CA_CONFIG_MAP)
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
-        let mut again = None;
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         for ns in api.store().list(&registry::NAMESPACES, None).0 {
             // A terminating namespace refuses new content; upstream's create fails and is let go.
             if meta::is_deleting(&ns.value) {
                 continue;
             }
-            if let Err(error) = self.sync(api, ns.name()) {
-                tracing::debug!(%error, namespace = ns.name(), "publishing the root CA");
-                again = Some(RETRY);
-            }
+            let synced = self.sync(api, ns.name());
+            pass.check("publishing the root CA", synced);
         }
-        again
+        pass
     }
 }
 
@@ -123,7 +119,9 @@ mod tests {
         let api = Api::new(Arc::new(crate::store::Store::new()));
         api.bootstrap().expect("system namespaces");
         let mut publisher = RootCaPublisher::new(PEM);
-        assert_eq!(publisher.reconcile(&api), None);
+        let pass = publisher.reconcile(&api);
+        assert!(!pass.failed());
+        assert_eq!(pass.wake_after(), None);
         let maps = api.store().list(&registry::CONFIGMAPS, None).0;
         let namespaces: Vec<&str> = maps.iter().map(|m| m.namespace()).collect();
         assert_eq!(
@@ -158,7 +156,7 @@ mod tests {
             &DeleteOptions::default(),
         )
         .expect("deleted");
-        publisher.reconcile(&api);
+        assert!(!publisher.reconcile(&api).failed());
         let restored = api
             .get(&registry::CONFIGMAPS, "default", ROOT_CA_CONFIG_MAP)
             .expect("kept");

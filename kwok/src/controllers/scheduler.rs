@@ -6,13 +6,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::{json, Value};
 
+use super::events::Recorder;
 use super::typed::TypedCache;
-use super::{events, Controller};
+use super::{Controller, Pass};
 use crate::api::subresources::{bind, set_condition};
 use crate::api::{meta, Api, WriteOptions};
 use crate::registry;
@@ -21,14 +21,25 @@ use crate::store::{Event, EventKind, Stored};
 
 pub const SCHEDULER_NAME: &str = "default-scheduler";
 
-#[derive(Default)]
 pub struct SchedulerLoop {
+    recorder: Recorder,
     nodes: TypedCache<Node>,
     pods: TypedCache<Pod>,
     /// When each pod entered the queue (the store revision of its creation, by uid): the
     /// queue's `podInfo.Timestamp`, which orders pods of equal priority finer than the
     /// one-second creationTimestamp does.
     queued: HashMap<String, u64>,
+}
+
+impl Default for SchedulerLoop {
+    fn default() -> Self {
+        Self {
+            recorder: Recorder::new(SCHEDULER_NAME),
+            nodes: TypedCache::default(),
+            pods: TypedCache::default(),
+            queued: HashMap::new(),
+        }
+    }
 }
 
 fn is_pending(pod: &Value) -> bool {
@@ -62,14 +73,15 @@ impl Controller for SchedulerLoop {
         }
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         let store = api.store();
         let (pod_objs, _) = store.list(&registry::PODS, None);
         let live: std::collections::HashSet<&str> =
             pod_objs.iter().map(|p| meta::uid(&p.value)).collect();
         self.queued.retain(|uid, _| live.contains(uid.as_str()));
         if !pod_objs.iter().any(|p| is_pending(&p.value)) {
-            return None;
+            return pass;
         }
         let (node_objs, _) = store.list(&registry::NODES, None);
         let nodes: Vec<Arc<Node>> = node_objs.iter().filter_map(|n| self.nodes.get(n)).collect();
@@ -151,32 +163,29 @@ impl Controller for SchedulerLoop {
                 Ok(node) => {
                     let opts = WriteOptions::default();
                     let binding = json!({"metadata": {"name": stored.name()}, "target": {"kind": "Node", "name": node}});
-                    match bind(api, stored.namespace(), stored.name(), &binding, &opts) {
-                        Ok(()) => {
-                            events::record(
-                                api,
-                                &registry::PODS,
-                                &stored.value,
-                                "Normal",
-                                "Scheduled",
-                                &format!(
-                                    "Successfully assigned {}/{} to {}",
-                                    stored.namespace(),
-                                    stored.name(),
-                                    node
-                                ),
-                                SCHEDULER_NAME,
-                            );
-                            if let Some(&n) = index.get(node.as_str()) {
-                                infos[n].pods.push(typed);
-                            }
+                    let bound = bind(api, stored.namespace(), stored.name(), &binding, &opts);
+                    if pass.check("binding a pod", bound).is_some() {
+                        self.recorder.event(
+                            api,
+                            &registry::PODS,
+                            &stored.value,
+                            "Normal",
+                            "Scheduled",
+                            &format!(
+                                "Successfully assigned {}/{} to {}",
+                                stored.namespace(),
+                                stored.name(),
+                                node
+                            ),
+                        );
+                        if let Some(&n) = index.get(node.as_str()) {
+                            infos[n].pods.push(typed);
                         }
-                        Err(e) => tracing::debug!(error = %e, pod = stored.name(), "binding"),
                     }
                 }
                 Err(fit) => {
                     if let Some(plan) = fit.preemption() {
-                        preempt(api, stored, plan);
+                        pass.absorb(preempt(&self.recorder, api, stored, plan));
                     }
                     let message = fit.message();
                     let current = stored.value["status"]["conditions"]
@@ -195,39 +204,45 @@ impl Controller for SchedulerLoop {
                             "lastTransitionTime": meta::now(), "reason": fit.reason(), "message": message,
                         }),
                     );
-                    if api
-                        .update(
-                            &registry::PODS,
-                            stored.namespace(),
-                            stored.name(),
-                            updated,
-                            Some("status"),
-                            &WriteOptions::default(),
-                        )
-                        .is_ok()
+                    let written = api.update(
+                        &registry::PODS,
+                        stored.namespace(),
+                        stored.name(),
+                        updated,
+                        Some("status"),
+                        &WriteOptions::default(),
+                    );
+                    if pass
+                        .check("writing a pod's PodScheduled condition", written)
+                        .is_some()
                     {
-                        events::record(
+                        self.recorder.event(
                             api,
                             &registry::PODS,
                             &stored.value,
                             "Warning",
                             "FailedScheduling",
                             &scheduler::failed_scheduling_note(&message),
-                            SCHEDULER_NAME,
                         );
                     }
                 }
             }
         }
-        None
+        pass
     }
 }
 
 /// Carry out a preemption (`prepareCandidate`): nominate the node, mark and delete the victims.
-fn preempt(api: &Api, preemptor: &Stored, plan: &scheduler::PreemptionPlan) {
+fn preempt(
+    recorder: &Recorder,
+    api: &Api,
+    preemptor: &Stored,
+    plan: &scheduler::PreemptionPlan,
+) -> Pass {
+    let mut pass = Pass::default();
     let mut nominated = preemptor.value.clone();
     nominated["status"]["nominatedNodeName"] = json!(plan.node_name);
-    let _ = api.update(
+    let written = api.update(
         &registry::PODS,
         preemptor.namespace(),
         preemptor.name(),
@@ -235,6 +250,7 @@ fn preempt(api: &Api, preemptor: &Stored, plan: &scheduler::PreemptionPlan) {
         Some("status"),
         &WriteOptions::default(),
     );
+    pass.check("nominating a node", written);
     for v in &plan.victims {
         let Some(victim) = api.store().get(&registry::PODS, &v.namespace, &v.name) else {
             continue;
@@ -251,7 +267,7 @@ fn preempt(api: &Api, preemptor: &Stored, plan: &scheduler::PreemptionPlan) {
                 "message": format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
             }),
         );
-        let _ = api.update(
+        let written = api.update(
             &registry::PODS,
             &v.namespace,
             &v.name,
@@ -259,7 +275,8 @@ fn preempt(api: &Api, preemptor: &Stored, plan: &scheduler::PreemptionPlan) {
             Some("status"),
             &WriteOptions::default(),
         );
-        events::record(
+        pass.check("marking a preemption victim", written);
+        recorder.event(
             api,
             &registry::PODS,
             &victim.value,
@@ -270,10 +287,11 @@ fn preempt(api: &Api, preemptor: &Stored, plan: &scheduler::PreemptionPlan) {
                 meta::uid(&preemptor.value),
                 plan.node_name
             ),
-            SCHEDULER_NAME,
         );
-        let _ = api.delete(&registry::PODS, &v.namespace, &v.name, &Default::default());
+        let deleted = api.delete(&registry::PODS, &v.namespace, &v.name, &Default::default());
+        pass.check("deleting a preemption victim", deleted);
     }
+    pass
 }
 
 fn namespace_labels(api: &Api) -> BTreeMap<String, BTreeMap<String, String>> {

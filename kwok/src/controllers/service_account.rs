@@ -1,9 +1,7 @@
 //! The ServiceAccount controller (`pkg/controller/serviceaccount/serviceaccounts_controller.go`):
 //! every active namespace has a `default` ServiceAccount, recreated when it is deleted.
 
-use std::time::Duration;
-
-use super::{Controller, RETRY};
+use super::{Controller, Pass};
 use crate::admission::service_account::{ensure_default, DEFAULT_SERVICE_ACCOUNT};
 use crate::api::{meta, Api};
 use crate::registry;
@@ -26,8 +24,8 @@ impl Controller for ServiceAccountController {
     }
 
     /// `syncNamespace` for every namespace.
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
-        let mut again = None;
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         for ns in api.store().list(&registry::NAMESPACES, None).0 {
             let active = ns.value["status"]["phase"].as_str() == Some("Active")
                 && !meta::is_deleting(&ns.value);
@@ -40,15 +38,15 @@ impl Controller for ServiceAccountController {
             {
                 continue;
             }
-            if let Err(error) = ensure_default(api, name) {
+            match ensure_default(api, name) {
                 // A namespace that started terminating meanwhile is not an error.
-                if !error.has_cause("NamespaceTerminating") {
-                    tracing::debug!(%error, namespace = name, "creating the default service account");
-                    again = Some(RETRY);
+                Err(error) if error.has_cause("NamespaceTerminating") => {}
+                created => {
+                    pass.check("creating the default service account", created);
                 }
             }
         }
-        again
+        pass
     }
 }
 
@@ -87,7 +85,9 @@ mod tests {
         api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default())
             .expect("namespace");
         let mut controller = ServiceAccountController;
-        assert_eq!(controller.reconcile(&api), None);
+        let pass = controller.reconcile(&api);
+        assert!(!pass.failed());
+        assert_eq!(pass.wake_after(), None);
         assert_eq!(
             namespaces_with_default(&api),
             [
@@ -100,14 +100,16 @@ mod tests {
         );
         delete_default(&api, "lab");
         assert!(!namespaces_with_default(&api).contains(&"lab".to_string()));
-        controller.reconcile(&api);
+        assert!(!controller.reconcile(&api).failed());
         assert!(namespaces_with_default(&api).contains(&"lab".to_string()));
 
         // A terminating namespace gets none back.
         api.delete(&registry::NAMESPACES, "", "lab", &DeleteOptions::default())
             .expect("deleting");
         delete_default(&api, "lab");
-        assert_eq!(controller.reconcile(&api), None);
+        let pass = controller.reconcile(&api);
+        assert!(!pass.failed());
+        assert_eq!(pass.wake_after(), None);
         assert!(!namespaces_with_default(&api).contains(&"lab".to_string()));
     }
 }

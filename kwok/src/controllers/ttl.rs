@@ -2,9 +2,7 @@
 //! `node.alpha.kubernetes.io/ttl`, the seconds a kubelet may cache the objects it watches, chosen
 //! from the cluster's size with hysteresis between the boundaries (`ttlBoundaries`).
 
-use std::time::Duration;
-
-use super::Controller;
+use super::{Controller, Pass};
 use crate::api::{Api, WriteOptions};
 use crate::registry;
 use crate::store::Event;
@@ -50,7 +48,8 @@ impl Controller for TtlController {
         std::ptr::eq(ev.res, &registry::NODES)
     }
 
-    fn reconcile(&mut self, api: &Api) -> Option<Duration> {
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
         let nodes = api.store().list(&registry::NODES, None).0;
         let want = self.desired_ttl(nodes.len()).to_string();
         for node in nodes {
@@ -70,11 +69,10 @@ impl Controller for TtlController {
                 annotations.insert(TTL_ANNOTATION.into(), want.clone().into());
             }
             let options = WriteOptions::controller_manager();
-            if let Err(e) = api.update(&registry::NODES, "", node.name(), updated, None, &options) {
-                tracing::debug!(error = %e, node = node.name(), "setting the ttl annotation");
-            }
+            let written = api.update(&registry::NODES, "", node.name(), updated, None, &options);
+            pass.check("setting the ttl annotation", written);
         }
-        None
+        pass
     }
 }
 

@@ -5,13 +5,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::PodTemplateSpec;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::pass::Snapshot;
 use super::util::{node_name_of, PodBlueprint};
-use super::{Asked, DaemonSetController, Placement, COMPONENT};
+use super::{Asked, DaemonSetController, Placement};
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
-use crate::controllers::events;
+use crate::controllers::ownership::{adopt, claim, release, Claim};
 pub(super) use crate::controllers::replicaset::controller_uid;
 use crate::controllers::replicaset::namespace_terminating;
 use crate::registry;
@@ -26,7 +26,7 @@ pub(super) const SLOW_START_INITIAL_BATCH_SIZE: usize = 1;
 
 /// `metav1.NewControllerRef(ds, controllerKind)`.
 pub(super) fn controller_ref(ds: &Value) -> Value {
-    crate::controllers::replicaset::controller_ref(ds, &registry::DAEMONSETS)
+    crate::controllers::ownership::controller_ref(ds, &registry::DAEMONSETS)
 }
 
 /// `podByCreationTimestampAndPhase`: scheduled pods first, then the oldest, then by name.
@@ -97,66 +97,41 @@ impl DaemonSetController {
     }
 
     /// `getDaemonPods` / `ClaimPods`: owned pods that still match, orphans that match (adopted),
-    /// owned pods that no longer match (released).
+    /// owned pods that no longer match (released). Failed writes are added to `errors`.
     pub(super) fn claim_pods(
         &self,
         api: &Api,
         ds: &Stored,
         selector: &LabelSelector,
         snap: &Snapshot,
+        errors: &mut Vec<String>,
     ) -> Vec<Stored> {
+        let v = &ds.value;
         let ns = ds.namespace();
         let mut claimed = Vec::new();
-        for pod in snap.owned_pods.get(meta::uid(&ds.value)) {
+        for pod in snap.owned_pods.get(meta::uid(v)) {
             if pod.namespace() != ns {
                 continue;
             }
-            if selector.matches(meta::labels(&pod.value)) {
-                claimed.push((*pod).clone());
-                continue;
-            }
-            let mut released = pod.value.clone();
-            let uid = meta::uid(&ds.value).to_string();
-            if let Some(refs) = meta::meta_mut(&mut released)
-                .get_mut("ownerReferences")
-                .and_then(Value::as_array_mut)
-            {
-                refs.retain(|r| r["uid"].as_str() != Some(uid.as_str()));
-            }
-            if let Err(e) = api.update(
-                &registry::PODS,
-                ns,
-                pod.name(),
-                released,
-                None,
-                &WriteOptions::default(),
-            ) {
-                tracing::debug!(error = %e, pod = pod.name(), "releasing pod");
+            match claim(v, &pod.value, selector.matches(meta::labels(&pod.value))) {
+                Claim::Owned => claimed.push((*pod).clone()),
+                Claim::Release => {
+                    if let Err(e) = release(api, &registry::PODS, pod, meta::uid(v)) {
+                        errors.push(e.to_string());
+                    }
+                }
+                Claim::Adopt | Claim::Ignore => {}
             }
         }
         for pod in snap.orphan_pods.get(ns) {
-            if meta::is_deleting(&pod.value) || !selector.matches(meta::labels(&pod.value)) {
+            if claim(v, &pod.value, selector.matches(meta::labels(&pod.value))) != Claim::Adopt {
                 continue;
             }
-            let mut adopted = pod.value.clone();
-            let m = meta::meta_mut(&mut adopted);
-            let refs = m.entry("ownerReferences").or_insert_with(|| json!([]));
-            if !refs.is_array() {
-                *refs = json!([]);
-            }
-            if let Some(list) = refs.as_array_mut() {
-                list.push(controller_ref(&ds.value));
-            }
-            match api.update(
-                &registry::PODS,
-                ns,
-                pod.name(),
-                adopted,
-                None,
-                &WriteOptions::default(),
-            ) {
+            match adopt(api, &registry::PODS, pod, controller_ref(v)) {
                 Ok(p) => claimed.push(p),
-                Err(e) => tracing::debug!(error = %e, pod = pod.name(), "adopting pod"),
+                // Another controller adopted it first, or it is gone: not ours this pass.
+                Err(e) if e.code == 404 => {}
+                Err(e) => errors.push(e.to_string()),
             }
         }
         claimed
@@ -190,26 +165,24 @@ impl DaemonSetController {
                 ) {
                     Ok(pod) => {
                         wrote = true;
-                        events::record(
+                        self.recorder.event(
                             api,
                             &registry::DAEMONSETS,
                             &ds.value,
                             "Normal",
                             "SuccessfulCreate",
                             &format!("Created pod: {}", pod.name()),
-                            COMPONENT,
                         );
                     }
                     Err(e) if namespace_terminating(&e) => {}
                     Err(e) => {
-                        events::record(
+                        self.recorder.event(
                             api,
                             &registry::DAEMONSETS,
                             &ds.value,
                             "Warning",
                             "FailedCreate",
                             &format!("Error creating: {}", e.message),
-                            COMPONENT,
                         );
                         errors.push(e.message);
                     }
@@ -226,26 +199,24 @@ impl DaemonSetController {
             match api.delete(&registry::PODS, ns, name, &DeleteOptions::default()) {
                 Ok(_) => {
                     wrote = true;
-                    events::record(
+                    self.recorder.event(
                         api,
                         &registry::DAEMONSETS,
                         &ds.value,
                         "Normal",
                         "SuccessfulDelete",
                         &format!("Deleted pod: {name}"),
-                        COMPONENT,
                     );
                 }
                 Err(e) if e.code == 404 => {}
                 Err(e) => {
-                    events::record(
+                    self.recorder.event(
                         api,
                         &registry::DAEMONSETS,
                         &ds.value,
                         "Warning",
                         "FailedDelete",
                         &format!("Error deleting: {}", e.message),
-                        COMPONENT,
                     );
                     errors.push(e.message);
                 }

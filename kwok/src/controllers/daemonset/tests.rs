@@ -599,8 +599,8 @@ fn an_empty_selector_is_refused_with_a_warning_event() {
         .create(&registry::DAEMONSETS, ds)
         .expect("stored");
     let mut ctrl = DaemonSetController::default();
-    ctrl.reconcile(&api);
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
+    assert!(!ctrl.reconcile(&api).failed());
     assert_eq!(
         event_messages(&api, "SelectingAll"),
         ["This daemon set is selecting all pods. A non-empty selector is required."]
@@ -635,7 +635,7 @@ fn unscheduled_pods_of_vanished_nodes_are_deleted_and_orphans_adopted() {
     )
     .expect("daemonset");
     let mut ctrl = DaemonSetController::default();
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     let stray = api.get(&registry::PODS, NS, "stray").expect("stray");
     assert_eq!(
         meta::controller_ref(&stray.value).and_then(|r| r["kind"].as_str()),
@@ -649,7 +649,7 @@ fn unscheduled_pods_of_vanished_nodes_are_deleted_and_orphans_adopted() {
     // n0 goes away before the pod was scheduled: the DaemonSet deletes it.
     api.delete(&registry::NODES, "", "n0", &DeleteOptions::default())
         .expect("node deleted");
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     let names: Vec<String> = api
         .store()
         .list(&registry::PODS, Some(NS))
@@ -659,9 +659,9 @@ fn unscheduled_pods_of_vanished_nodes_are_deleted_and_orphans_adopted() {
         .collect();
     assert_eq!(names, ["stray"]);
     // A second pass with nothing new writes nothing.
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     let rv = api.store().revision();
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     assert_eq!(api.store().revision(), rv);
 }
 
@@ -682,7 +682,7 @@ fn extra_pods_on_a_node_keep_the_scheduled_oldest() {
         )
         .expect("daemonset");
     let mut ctrl = DaemonSetController::default();
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     let created = api.store().list(&registry::PODS, Some(NS)).0;
     assert_eq!(created.len(), 1);
     // A second pod of the DaemonSet, already bound to n0: bound pods sort first, so it stays.
@@ -691,7 +691,7 @@ fn extra_pods_on_a_node_keep_the_scheduled_oldest() {
         "spec": {"nodeName": "n0", "containers": [{"name": "main", "image": "img:1"}]}});
     api.create(&registry::PODS, NS, bound, &WriteOptions::default())
         .expect("pod");
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     let names: Vec<String> = api
         .store()
         .list(&registry::PODS, Some(NS))

@@ -5,11 +5,12 @@ use std::collections::{BTreeMap, HashSet};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-use super::manage::{controller_ref, controller_uid};
+use super::manage::controller_ref;
 use super::pass::Snapshot;
 use super::util::{is_pod_updated, object_entry, surge_count, unavailable_count};
 use super::{DaemonSetController, REVISION_HASH_LABEL};
 use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::controllers::ownership::{adopt, claim, release, Claim};
 use crate::controllers::typed::{sorted_keys, template_hash};
 use crate::podutil::is_pod_available;
 use crate::registry;
@@ -175,51 +176,26 @@ impl DaemonSetController {
         let uid = meta::uid(&ds.value);
         let opts = WriteOptions::default();
         let mut histories = Vec::new();
+        // `controlledHistories`: ClaimControllerRevisions, the same claiming as for pods.
         for cr in snap.revisions.get(ns) {
-            let matches = selector.matches(meta::labels(&cr.value));
-            match controller_uid(&cr.value) {
-                Some(owner) if owner == uid => {
-                    if matches {
-                        histories.push((*cr).clone());
-                    } else {
-                        let mut released = cr.value.clone();
-                        if let Some(refs) = meta::meta_mut(&mut released)
-                            .get_mut("ownerReferences")
-                            .and_then(Value::as_array_mut)
-                        {
-                            refs.retain(|r| r["uid"].as_str() != Some(uid));
-                        }
-                        let _ = api.update(
-                            &registry::CONTROLLERREVISIONS,
-                            ns,
-                            cr.name(),
-                            released,
-                            None,
-                            &opts,
-                        );
-                    }
+            let selected = selector.matches(meta::labels(&cr.value));
+            match claim(&ds.value, &cr.value, selected) {
+                Claim::Owned => histories.push((*cr).clone()),
+                Claim::Release => {
+                    release(api, &registry::CONTROLLERREVISIONS, cr, uid)
+                        .map_err(|e| format!("releasing {}: {e}", cr.name()))?;
                 }
-                Some(_) => {}
-                None if matches && !meta::is_deleting(&cr.value) => {
-                    let mut adopted = cr.value.clone();
-                    let m = meta::meta_mut(&mut adopted);
-                    let refs = m.entry("ownerReferences").or_insert_with(|| json!([]));
-                    if let Some(list) = refs.as_array_mut() {
-                        list.push(controller_ref(&ds.value));
-                    }
-                    match api.update(
+                Claim::Adopt => {
+                    let adopted = adopt(
+                        api,
                         &registry::CONTROLLERREVISIONS,
-                        ns,
-                        cr.name(),
-                        adopted,
-                        None,
-                        &opts,
-                    ) {
-                        Ok(c) => histories.push(c),
-                        Err(e) => return Err(format!("adopting {}: {e}", cr.name())),
-                    }
+                        cr,
+                        controller_ref(&ds.value),
+                    )
+                    .map_err(|e| format!("adopting {}: {e}", cr.name()))?;
+                    histories.push(adopted);
                 }
-                None => {}
+                Claim::Ignore => {}
             }
         }
         let data = revision_data(&ds.value);
@@ -404,13 +380,13 @@ impl DaemonSetController {
         ds: &Stored,
         mut old: Vec<Stored>,
         pods: &[Stored],
-    ) {
+    ) -> Result<(), String> {
         let keep = ds.value["spec"]["revisionHistoryLimit"]
             .as_i64()
             .unwrap_or(DEFAULT_REVISION_HISTORY_LIMIT);
         let mut to_kill = old.len() as i64 - keep;
         if to_kill <= 0 {
-            return;
+            return Ok(());
         }
         let live: HashSet<&str> = pods
             .iter()
@@ -425,16 +401,17 @@ impl DaemonSetController {
             if meta::label(&h.value, REVISION_HASH_LABEL).is_some_and(|x| live.contains(x)) {
                 continue;
             }
-            if let Err(e) = api.delete(
+            let deleted = api.delete(
                 &registry::CONTROLLERREVISIONS,
                 ds.namespace(),
                 h.name(),
                 &DeleteOptions::default(),
-            ) {
-                tracing::debug!(error = %e, revision = h.name(), "cleaning up history");
-                return;
+            );
+            if let Err(e) = deleted.map_err(|e| e.to_string()) {
+                return Err(format!("cleaning up history: {e}"));
             }
             to_kill -= 1;
         }
+        Ok(())
     }
 }

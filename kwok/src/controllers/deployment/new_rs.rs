@@ -34,18 +34,7 @@ impl DeploymentSync<'_> {
             let min_ready = rs["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
             if annotations_updated || min_ready != self.spec.min_ready_seconds {
                 set_min_ready_seconds(&mut rs, self.spec.min_ready_seconds);
-                let (ns, name) = (
-                    self.sets[i].namespace().to_string(),
-                    self.sets[i].name().to_string(),
-                );
-                self.sets[i] = self.api.update(
-                    &registry::REPLICASETS,
-                    &ns,
-                    &name,
-                    rs,
-                    None,
-                    &WriteOptions::default(),
-                )?;
+                self.write_set(i, rs)?;
                 return Ok(Some(i));
             }
             let rev = meta::annotation(&rs, REVISION).unwrap_or("").to_string();
@@ -150,7 +139,8 @@ impl DeploymentSync<'_> {
                             &msg,
                             &meta::now(),
                         ));
-                        // The bigger problem is reported below; a failed status write adds nothing.
+                        // The create error is what gets retried; upstream drops this status
+                        // write's error too (`_, _ = UpdateStatus` in `getNewReplicaSet`).
                         let _ = self.write_deployment();
                     }
                     self.event("Warning", REASON_RS_CREATE_ERROR, &msg);

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::util::*;
 use super::{with_new, DeploymentSync};
-use crate::api::{meta, DeleteOptions, WriteOptions};
+use crate::api::{meta, DeleteOptions};
 use crate::controllers::replicaset::{spec_replicas, status_int};
 use crate::error::ApiResult;
 use crate::registry;
@@ -29,18 +29,8 @@ impl DeploymentSync<'_> {
         let mut rs = self.rs(i).clone();
         rs["spec"]["replicas"] = json!(new_scale);
         set_replicas_annotations(&mut rs, desired, max);
-        let (ns, name) = (
-            self.sets[i].namespace().to_string(),
-            self.sets[i].name().to_string(),
-        );
-        self.sets[i] = self.api.update(
-            &registry::REPLICASETS,
-            &ns,
-            &name,
-            rs,
-            None,
-            &WriteOptions::default(),
-        )?;
+        let name = self.sets[i].name().to_string();
+        self.write_set(i, rs)?;
         if size_changes {
             self.event(
                 "Normal",

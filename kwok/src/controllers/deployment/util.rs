@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use crate::api::meta;
 use crate::controllers::replicaset::{parse_time, sorted, spec_replicas};
 use crate::intstr::scaled_value;
+use crate::validation::pod::semantic_eq;
 
 /// `apps.DefaultDeploymentUniqueLabelKey`.
 pub const HASH_LABEL: &str = "pod-template-hash";
@@ -287,57 +288,20 @@ fn finish_annotations(rs: &mut Value, changed: bool) -> bool {
     changed
 }
 
-/// Null and absent alike, and empty maps or lists like absent ones (Go's semantic equality of
-/// nil and empty maps and slices).
-fn loose_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
-    fn blank(v: Option<&Value>) -> bool {
-        match v {
-            None | Some(Value::Null) => true,
-            Some(Value::Object(m)) => m.is_empty(),
-            Some(Value::Array(a)) => a.is_empty(),
-            _ => false,
-        }
-    }
-    match (a, b) {
-        _ if blank(a) && blank(b) => true,
-        (Some(Value::Object(x)), Some(Value::Object(y))) => objects_eq(x, y, None),
-        (Some(Value::Array(x)), Some(Value::Array(y))) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| loose_eq(Some(p), Some(q)))
-        }
-        (Some(x), Some(y)) => x == y,
-        _ => false,
-    }
-}
-
-/// Objects equal key by key, `skip` left out of the comparison.
-fn objects_eq(a: &Map<String, Value>, b: &Map<String, Value>, skip: Option<&str>) -> bool {
-    a.keys()
-        .chain(b.keys())
-        .filter(|k| Some(k.as_str()) != skip)
-        .all(|k| loose_eq(a.get(k), b.get(k)))
-}
-
-/// `EqualIgnoreHash`: pod templates equal apart from the pod-template-hash label.
+/// `EqualIgnoreHash`: pod templates equal apart from the pod-template-hash label (both copies
+/// lose it, then `apiequality.Semantic.DeepEqual`).
 pub fn equal_ignore_hash(a: &Value, b: &Value) -> bool {
-    let empty = Map::new();
-    let obj = |v: &Value| v.as_object().cloned().unwrap_or_default();
-    let (ta, tb) = (obj(a), obj(b));
-    if !objects_eq(&ta, &tb, Some("metadata")) {
-        return false;
-    }
-    let (ma, mb) = (obj(&a["metadata"]), obj(&b["metadata"]));
-    if !objects_eq(&ma, &mb, Some("labels")) {
-        return false;
-    }
-    let la = ma
-        .get("labels")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let lb = mb
-        .get("labels")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    objects_eq(la, lb, Some(HASH_LABEL))
+    let without_hash = |t: &Value| {
+        let mut t = t.clone();
+        if let Some(labels) = t
+            .pointer_mut("/metadata/labels")
+            .and_then(Value::as_object_mut)
+        {
+            labels.remove(HASH_LABEL);
+        }
+        t
+    };
+    semantic_eq(&without_hash(a), &without_hash(b))
 }
 
 /// `CloneAndAddLabel` on a template's labels.

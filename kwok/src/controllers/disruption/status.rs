@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-use super::{record, SyncError, DISRUPTION_ALLOWED};
+use super::{SyncError, DISRUPTION_ALLOWED};
 use crate::api::{meta, Api, WriteOptions};
+use crate::controllers::events::Recorder;
 use crate::podutil::{is_pod_ready, parse_time};
 use crate::registry::{self};
 use crate::store::Stored;
@@ -23,6 +24,7 @@ pub(super) fn disruption_time(v: &Value) -> Option<DateTime<Utc>> {
 /// `buildDisruptedPodMap`: the entries still waiting for their pod's deletion, and when the first
 /// of them expires. Expired entries get a `NotDeleted` event on the pod.
 pub(super) fn build_disrupted_pod_map(
+    recorder: &Recorder,
     api: &Api,
     pdb: &Value,
     pods: &[&Stored],
@@ -47,7 +49,7 @@ pub(super) fn build_disrupted_pod_map(
         if expected < now {
             // Upstream prints the budget's namespace twice.
             let ns = meta::namespace(pdb);
-            record(
+            recorder.event(
                 api,
                 &registry::PODS,
                 &pod.value,

@@ -4,6 +4,7 @@ use super::*;
 use crate::api::subresources::evict;
 use crate::api::PatchKind;
 use crate::cluster::{Cluster, ClusterConfig};
+use crate::registry::ResourceDef;
 use crate::store::Store;
 
 const NS: &str = "default";
@@ -121,7 +122,7 @@ fn synced(spec: Value, pods: impl Fn(&Api)) -> Api {
     let api = bare_api();
     pods(&api);
     pdb(&api, spec);
-    DisruptionController::default().reconcile(&api);
+    assert!(!DisruptionController::default().reconcile(&api).failed());
     api
 }
 
@@ -284,10 +285,10 @@ fn writes_happen_only_on_change_and_transition_time_only_on_flips() {
     }
     pdb(&api, json!({"minAvailable": 2}));
     let mut ctrl = DisruptionController::default();
-    ctrl.reconcile(&api);
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
+    assert!(!ctrl.reconcile(&api).failed());
     let rv = api.store().revision();
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     assert_eq!(
         api.store().revision(),
         rv,
@@ -310,7 +311,7 @@ fn writes_happen_only_on_change_and_transition_time_only_on_flips() {
         &WriteOptions::default(),
     )
     .expect("status");
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     assert_eq!(
         condition(&api)["lastTransitionTime"],
         "2020-01-01T00:00:00Z",
@@ -328,7 +329,7 @@ fn writes_happen_only_on_change_and_transition_time_only_on_flips() {
         &WriteOptions::default(),
     )
     .expect("status");
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     assert_eq!(numbers(&api), [0, 2, 2, 3]);
     let c = condition(&api);
     assert_eq!(
@@ -346,7 +347,7 @@ fn disrupted_pods_hold_for_two_minutes_and_are_pruned() {
     }
     pdb(&api, json!({"minAvailable": 1}));
     let mut ctrl = DisruptionController::default();
-    ctrl.reconcile(&api);
+    assert!(!ctrl.reconcile(&api).failed());
     let fresh = meta::now();
     let stale = (Utc::now() - chrono::Duration::seconds(180))
         .format("%Y-%m-%dT%H:%M:%SZ")
@@ -370,7 +371,7 @@ fn disrupted_pods_hold_for_two_minutes_and_are_pruned() {
     assert_eq!(status["disruptedPods"], json!({"web-0": fresh}));
     // web-0 is expected to go: 2 healthy, 1 desired.
     assert_eq!(numbers(&api), [1, 2, 1, 3]);
-    let wait = next.expect("requeued for the expiry");
+    let wait = next.wake_after().expect("requeued for the expiry");
     assert!(
         wait > Duration::from_secs(100) && wait <= Duration::from_secs(121),
         "{wait:?}"
@@ -403,7 +404,7 @@ fn a_stale_disruption_target_is_reset() {
         &WriteOptions::default(),
     )
     .expect("status");
-    DisruptionController::default().reconcile(&api);
+    assert!(!DisruptionController::default().reconcile(&api).failed());
     let p = api.get(&registry::PODS, NS, "web-0").expect("pod");
     let c = p.value["status"]["conditions"]
         .as_array()

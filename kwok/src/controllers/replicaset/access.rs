@@ -3,7 +3,6 @@
 
 use serde_json::{Map, Value};
 
-pub(crate) use crate::controllers::earliest;
 use crate::error::ApiError;
 pub(crate) use crate::podutil::{is_pod_active, is_pod_ready, parse_time};
 

@@ -1,5 +1,5 @@
 //! Controller references and claiming (`pkg/controller/controller_ref_manager.go`), shared by
-//! the ReplicaSet and Deployment controllers.
+//! the ReplicaSet, Deployment and DaemonSet controllers.
 
 use serde_json::{json, Value};
 
