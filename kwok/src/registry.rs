@@ -124,6 +124,7 @@ pub use kinds::apps::controllerrevision::RESOURCE as CONTROLLERREVISIONS;
 pub use kinds::apps::daemonset::RESOURCE as DAEMONSETS;
 pub use kinds::apps::deployment::RESOURCE as DEPLOYMENTS;
 pub use kinds::apps::replicaset::RESOURCE as REPLICASETS;
+pub use kinds::batch::job::RESOURCE as JOBS;
 pub use kinds::coordination::lease::RESOURCE as LEASES;
 pub use kinds::core::binding::RESOURCE as BINDINGS;
 pub use kinds::core::configmap::RESOURCE as CONFIGMAPS;
@@ -150,6 +151,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &DAEMONSETS,
     &DEPLOYMENTS,
     &REPLICASETS,
+    &JOBS,
     &PODDISRUPTIONBUDGETS,
     &LEASES,
     &EVENTS_V1,
@@ -159,6 +161,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
 pub static GROUPS: &[(&str, &str)] = &[
     ("apps", "v1"),
     ("events.k8s.io", "v1"),
+    ("batch", "v1"),
     ("policy", "v1"),
     ("coordination.k8s.io", "v1"),
 ];

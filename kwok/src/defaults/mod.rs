@@ -6,6 +6,7 @@
 //! Each kind's module ([`crate::kinds`]) says which of these its objects get; strategy-level
 //! resets (status on create, generation) are the kind's too.
 
+pub(crate) mod batch;
 pub(crate) mod core;
 pub(crate) mod events;
 pub(crate) mod fields;

@@ -55,7 +55,7 @@ pub fn daemon_set(obj: &mut Map<String, Value>) {
 
 /// A `template` (PodTemplateSpec, a value struct: always encoded, with `metadata: {}` and its
 /// `creationTimestamp: null`, as kubectl shows for workload templates).
-fn template(spec: &mut Map<String, Value>) {
+pub(crate) fn template(spec: &mut Map<String, Value>) {
     let Some(t) = child(spec, "template") else {
         return;
     };

@@ -129,6 +129,6 @@ mod tests {
             .unwrap()
             .iter()
             .any(|r| r["shortNames"] == json!(["pdb"])));
-        assert!(resource_list("batch", "v1").is_none());
+        assert!(resource_list("storage.k8s.io", "v1").is_none());
     }
 }

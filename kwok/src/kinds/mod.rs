@@ -12,6 +12,7 @@
 
 pub mod apps;
 pub mod autoscaling;
+pub mod batch;
 pub mod coordination;
 pub mod core;
 pub mod events;

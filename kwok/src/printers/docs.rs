@@ -56,3 +56,6 @@ pub(crate) const CONFIGMAP_DATA: &str = "Data contains the configuration data. E
 pub(crate) const LEASE_HOLDER: &str = "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.";
 pub(crate) const REVISION: &str =
     "Revision indicates the revision of the state represented by Data.";
+
+pub(crate) const JOB_SUCCEEDED: &str = "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.";
+pub(crate) const JOB_SELECTOR: &str = "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";

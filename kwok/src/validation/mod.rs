@@ -3,6 +3,7 @@
 //! ObjectMeta validation. Objects are the decoded and defaulted JSON.
 
 pub(crate) mod apps;
+pub(crate) mod batch;
 pub(crate) mod core;
 pub mod gofmt;
 mod intstr;

@@ -77,6 +77,16 @@ pub fn too_long(p: &Path, max: usize) -> FieldError {
     )
 }
 
+/// `TooMany(path, actual, max)`: `must have at most N items`.
+pub fn too_many(p: &Path, actual: usize, max: usize) -> FieldError {
+    FieldError::new(
+        FieldErrorKind::TooMany,
+        p.as_str(),
+        Some(actual.to_string()),
+        format!("must have at most {max} items"),
+    )
+}
+
 /// `ValidateNonnegativeField`.
 pub fn nonnegative(value: Option<i64>, p: &Path) -> Vec<FieldError> {
     match value {

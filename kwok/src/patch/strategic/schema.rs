@@ -184,7 +184,7 @@ pub(crate) static META_ONLY: Schema = Schema::Struct(&[plain("metadata", &OBJECT
 
 // --- apps/v1, policy/v1 ----------------------------------------------------------------------
 
-/// `DeploymentSpec`, `ReplicaSetSpec`, `DaemonSetSpec`: the pod template. (`strategy` is tagged
+/// `DeploymentSpec`, `ReplicaSetSpec`, `DaemonSetSpec`, `JobSpec`: the pod template. (`strategy` is tagged
 /// `retainKeys`, which only the client side acts on.)
 static WORKLOAD_SPEC: Schema = Schema::Struct(&[plain("template", &POD_TEMPLATE_SPEC)]);
 

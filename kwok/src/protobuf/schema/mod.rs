@@ -10,6 +10,7 @@
 
 pub(crate) mod apps_v1;
 pub(crate) mod autoscaling_v1;
+pub(crate) mod batch_v1;
 pub(crate) mod coordination_v1;
 pub(crate) mod core_v1;
 pub(crate) mod events_v1;

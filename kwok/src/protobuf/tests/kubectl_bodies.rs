@@ -459,3 +459,37 @@ fn kubectl_1_32_sa() {
     });
     assert_eq!(decode(&body).unwrap(), expected);
 }
+
+/// `kubectl create job hello2 --image=busybox:1.36 -- echo hello` (kubectl 1.32).
+const JOB_BODY: &str = concat!(
+    "6b3873000a0f0a0862617463682f763112034a6f621294010a160a0668656c6c6f3212001a0022002a00320038004200",
+    "1270326e0a100a0012001a0022002a00320038004200125a12370a0668656c6c6f32120c62757379626f783a312e3336",
+    "1a046563686f1a0568656c6c6f2a0042006a007200800100880100900100a201001a054e65766572320042004a005200",
+    "5800600068008201008a01009a0100c201001a082000280030003a001a002200",
+);
+
+#[test]
+fn kubectl_1_32_job() {
+    let body = hex(JOB_BODY);
+    let expected = json!({
+        "kind": "Job",
+        "apiVersion": "batch/v1",
+        "metadata": {"name": "hello2", "creationTimestamp": null},
+        "spec": {
+            "template": {
+                "metadata": {"creationTimestamp": null},
+                "spec": {
+                    "containers": [{
+                        "name": "hello2",
+                        "image": "busybox:1.36",
+                        "command": ["echo", "hello"],
+                        "resources": {}
+                    }],
+                    "restartPolicy": "Never"
+                }
+            }
+        },
+        "status": {}
+    });
+    assert_eq!(decode(&body).unwrap(), expected);
+}

@@ -1,0 +1,203 @@
+//! Jobs (`pkg/registry/batch/job/strategy.go`).
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::batch::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::api::meta;
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::printers::{batch as printer, Column};
+use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::validation::batch as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "batch",
+    version: "v1",
+    kind: "Job",
+    plural: "jobs",
+    singular: "job",
+    namespaced: true,
+    short_names: &[],
+    categories: &["all"],
+    verbs: FULL_VERBS,
+    subresources: &[status("Job")],
+    strategy: &Job,
+};
+
+/// `batch.ControllerUidLabel`: the label every pod of a job carries, and its selector.
+pub const CONTROLLER_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
+/// `batch.JobNameLabel`.
+pub const JOB_NAME_LABEL: &str = "batch.kubernetes.io/job-name";
+/// `batch.LegacyControllerUidLabel`.
+const LEGACY_CONTROLLER_UID_LABEL: &str = "controller-uid";
+/// `batch.LegacyJobNameLabel`.
+const LEGACY_JOB_NAME_LABEL: &str = "job-name";
+
+#[derive(Debug)]
+pub struct Job;
+
+/// `generateSelector`: the job-name and controller-uid labels (legacy and prefixed) on the
+/// template, unless already there, and the prefixed controller-uid in the selector.
+fn generate_selector(obj: &mut Value) {
+    let (name, uid) = (meta::name(obj).to_string(), meta::uid(obj).to_string());
+    let spec = object_at(obj, "spec");
+    let template_meta = object_at_map(object_at_map(spec, "template"), "metadata");
+    let labels = object_at_map(template_meta, "labels");
+    for (key, value) in [
+        (LEGACY_JOB_NAME_LABEL, &name),
+        (JOB_NAME_LABEL, &name),
+        (LEGACY_CONTROLLER_UID_LABEL, &uid),
+        (CONTROLLER_UID_LABEL, &uid),
+    ] {
+        labels.entry(key).or_insert_with(|| json!(value));
+    }
+    let match_labels = object_at_map(object_at_map(spec, "selector"), "matchLabels");
+    match_labels
+        .entry(CONTROLLER_UID_LABEL)
+        .or_insert_with(|| json!(uid));
+}
+
+/// The object under `key` of `v`, made an object if it is not one.
+fn object_at<'a>(v: &'a mut Value, key: &str) -> &'a mut Map<String, Value> {
+    if !v.is_object() {
+        *v = json!({});
+    }
+    match v {
+        Value::Object(m) => object_at_map(m, key),
+        _ => unreachable!("made an object above"),
+    }
+}
+
+fn object_at_map<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+    let slot = m.entry(key).or_insert_with(|| json!({}));
+    if !slot.is_object() {
+        *slot = json!({});
+    }
+    match slot {
+        Value::Object(inner) => inner,
+        _ => unreachable!("made an object above"),
+    }
+}
+
+fn template_labels(obj: &Value) -> Option<&Value> {
+    obj.pointer("/spec/template/metadata/labels")
+        .filter(|l| l.is_object())
+}
+
+impl Strategy for Job {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::Job>(val, check_strict, root)
+    }
+
+    fn default(&self, obj: &mut Map<String, Value>) {
+        crate::defaults::batch::job(obj);
+    }
+
+    /// `generateSelectorIfNeeded`, an empty status and generation 1. Defaulting gave the job its
+    /// template's labels when it had none; upstream shares that map with the template, so the
+    /// generated labels show on the job too.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        let own = obj.pointer("/metadata/labels").cloned();
+        let shared = own.is_none() || own.as_ref() == template_labels(obj);
+        if obj.pointer("/spec/manualSelector") != Some(&json!(true)) {
+            generate_selector(obj);
+        }
+        if shared {
+            if let Some(labels) = template_labels(obj).cloned() {
+                meta::meta_mut(obj).insert("labels".into(), labels);
+            }
+        }
+        obj["status"] = json!({});
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::validate_job(obj)
+    }
+
+    /// The status stays; a spec change bumps the generation.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_job_update(new, old)
+    }
+
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_job_status_update(new, old)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::batch_v1::JOB)
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::WORKLOAD
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::JOB_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::job_cells(obj, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn created(metadata: Value, spec: Value) -> Value {
+        let mut obj = json!({"metadata": metadata, "spec": spec});
+        if let Some(m) = obj.as_object_mut() {
+            crate::defaults::batch::job(m);
+        }
+        Job.prepare_for_create(&mut obj);
+        obj
+    }
+
+    #[test]
+    fn the_selector_and_labels_are_generated_and_shared_with_the_job() {
+        let obj = created(
+            json!({"name": "train", "uid": "u-1"}),
+            json!({"template": {"metadata": {"labels": {"app": "gpu"}}, "spec": {}}}),
+        );
+        let expected = json!({"app": "gpu", "batch.kubernetes.io/controller-uid": "u-1",
+            "batch.kubernetes.io/job-name": "train", "controller-uid": "u-1", "job-name": "train"});
+        assert_eq!(obj["spec"]["template"]["metadata"]["labels"], expected);
+        assert_eq!(obj["metadata"]["labels"], expected);
+        assert_eq!(
+            obj["spec"]["selector"],
+            json!({"matchLabels": {"batch.kubernetes.io/controller-uid": "u-1"}})
+        );
+        assert_eq!(
+            (&obj["status"], &obj["metadata"]["generation"]),
+            (&json!({}), &json!(1))
+        );
+    }
+
+    #[test]
+    fn own_labels_and_a_manual_selector_are_left_alone() {
+        let obj = created(
+            json!({"name": "train", "uid": "u-1", "labels": {"team": "ml"}}),
+            json!({"manualSelector": true, "selector": {"matchLabels": {"app": "gpu"}},
+                "template": {"metadata": {"labels": {"app": "gpu"}}, "spec": {}}}),
+        );
+        assert_eq!(obj["metadata"]["labels"], json!({"team": "ml"}));
+        assert_eq!(
+            obj["spec"]["template"]["metadata"]["labels"],
+            json!({"app": "gpu"})
+        );
+        assert_eq!(
+            obj["spec"]["selector"],
+            json!({"matchLabels": {"app": "gpu"}})
+        );
+    }
+}

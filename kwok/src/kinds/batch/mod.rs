@@ -1,0 +1,3 @@
+//! The batch group's kinds (`pkg/registry/batch/<kind>`).
+
+pub mod job;

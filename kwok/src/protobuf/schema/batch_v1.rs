@@ -1,0 +1,127 @@
+//! `batch/v1` messages (k8s.io/api/batch/v1).
+//!
+//! Field numbers as in `staging/src/k8s.io/api/batch/v1/generated.proto`; JSON names and presence as in the
+//! package's `types.go` struct tags (see the parent module).
+
+use super::core_v1;
+use super::meta_v1;
+use super::Kind::{Bool, Msg, Str, Time, I32, I64};
+use super::{keep, list, message, opt, Message};
+
+pub(crate) static JOB: Message = message(
+    "Job",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&JOB_SPEC)),
+        keep(3, "status", Msg(&JOB_STATUS)),
+    ],
+);
+
+pub(super) static JOB_CONDITION: Message = message(
+    "JobCondition",
+    &[
+        keep(1, "type", Str),
+        keep(2, "status", Str),
+        keep(3, "lastProbeTime", Time),
+        keep(4, "lastTransitionTime", Time),
+        opt(5, "reason", Str),
+        opt(6, "message", Str),
+    ],
+);
+
+pub(super) static JOB_SPEC: Message = message(
+    "JobSpec",
+    &[
+        keep(1, "parallelism", I32),
+        keep(2, "completions", I32),
+        keep(3, "activeDeadlineSeconds", I64),
+        keep(11, "podFailurePolicy", Msg(&POD_FAILURE_POLICY)),
+        keep(16, "successPolicy", Msg(&SUCCESS_POLICY)),
+        keep(7, "backoffLimit", I32),
+        keep(12, "backoffLimitPerIndex", I32),
+        keep(13, "maxFailedIndexes", I32),
+        keep(4, "selector", Msg(&meta_v1::LABEL_SELECTOR)),
+        keep(5, "manualSelector", Bool),
+        keep(6, "template", Msg(&core_v1::POD_TEMPLATE_SPEC)),
+        keep(8, "ttlSecondsAfterFinished", I32),
+        keep(9, "completionMode", Str),
+        keep(10, "suspend", Bool),
+        keep(14, "podReplacementPolicy", Str),
+        keep(15, "managedBy", Str),
+    ],
+);
+
+pub(super) static JOB_STATUS: Message = message(
+    "JobStatus",
+    &[
+        list(1, "conditions", Msg(&JOB_CONDITION)),
+        keep(2, "startTime", Time),
+        keep(3, "completionTime", Time),
+        opt(4, "active", I32),
+        opt(5, "succeeded", I32),
+        opt(6, "failed", I32),
+        keep(11, "terminating", I32),
+        opt(7, "completedIndexes", Str),
+        keep(10, "failedIndexes", Str),
+        keep(
+            8,
+            "uncountedTerminatedPods",
+            Msg(&UNCOUNTED_TERMINATED_PODS),
+        ),
+        keep(9, "ready", I32),
+    ],
+);
+
+pub(super) static POD_FAILURE_POLICY: Message = message(
+    "PodFailurePolicy",
+    &[list(1, "rules", Msg(&POD_FAILURE_POLICY_RULE))],
+);
+
+pub(super) static POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT: Message = message(
+    "PodFailurePolicyOnExitCodesRequirement",
+    &[
+        keep(1, "containerName", Str),
+        keep(2, "operator", Str),
+        list(3, "values", I32),
+    ],
+);
+
+pub(super) static POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN: Message = message(
+    "PodFailurePolicyOnPodConditionsPattern",
+    &[keep(1, "type", Str), keep(2, "status", Str)],
+);
+
+pub(super) static POD_FAILURE_POLICY_RULE: Message = message(
+    "PodFailurePolicyRule",
+    &[
+        keep(1, "action", Str),
+        keep(
+            2,
+            "onExitCodes",
+            Msg(&POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT),
+        ),
+        list(
+            3,
+            "onPodConditions",
+            Msg(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN),
+        ),
+    ],
+);
+
+pub(super) static SUCCESS_POLICY: Message = message(
+    "SuccessPolicy",
+    &[list(1, "rules", Msg(&SUCCESS_POLICY_RULE))],
+);
+
+pub(super) static SUCCESS_POLICY_RULE: Message = message(
+    "SuccessPolicyRule",
+    &[
+        keep(1, "succeededIndexes", Str),
+        keep(2, "succeededCount", I32),
+    ],
+);
+
+pub(super) static UNCOUNTED_TERMINATED_PODS: Message = message(
+    "UncountedTerminatedPods",
+    &[list(1, "succeeded", Str), list(2, "failed", Str)],
+);
