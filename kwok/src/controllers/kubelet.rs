@@ -23,6 +23,8 @@ use crate::store::{Event, Stored};
 pub const FAULT: &str = "proctor.dev/pod-fault";
 pub const FAULT_IMAGES: &str = "proctor.dev/pod-fault-images";
 pub const NODE_READY: &str = "proctor.dev/node-ready";
+/// A job pod (restart policy Never) with this annotation fails with that exit code.
+pub const EXIT_CODE: &str = "proctor.dev/pod-exit-code";
 
 /// The address kwok reports for its nodes by default (`--node-ip`).
 const NODE_IP: &str = "196.168.0.1";
@@ -169,6 +171,42 @@ fn fault_for<'a>(pod: &'a Value, node: &'a Value, image: &str) -> Option<&'a str
             .then_some(fault),
         _ => Some(fault),
     }
+}
+
+/// The selector of kwok's `pod-complete` stage: an owner reference of kind Job.
+fn owned_by_job(pod: &Value) -> bool {
+    pod["metadata"]["ownerReferences"]
+        .as_array()
+        .is_some_and(|refs| refs.iter().any(|r| r["kind"] == "Job"))
+}
+
+/// kwok's `pod-complete` stage, a merge patch of the status: every container terminated with
+/// exit code 0 ("Completed"), the phase Succeeded, the rest (conditions) untouched. A pod whose
+/// restart policy is Never and that carries [`EXIT_CODE`] ends Failed instead, its containers
+/// terminated with that code ("Error"), as a real kubelet reports a failed run.
+fn completed_pod(pod: &Value) -> Value {
+    let now = meta::now();
+    let exit_code = meta::annotation(pod, EXIT_CODE)
+        .and_then(|c| c.trim().parse::<i32>().ok())
+        .filter(|c| *c != 0 && pod["spec"]["restartPolicy"] == "Never");
+    let (code, reason, phase) = match exit_code {
+        Some(c) => (c, "Error", "Failed"),
+        None => (0, "Completed", "Succeeded"),
+    };
+    let statuses: Vec<Value> = pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            json!({"image": c["image"], "name": c["name"], "ready": false, "restartCount": 0,
+                "started": false, "state": {"terminated": {"exitCode": code,
+                "finishedAt": now, "reason": reason, "startedAt": now}}})
+        })
+        .collect();
+    let mut p = pod.clone();
+    p["status"]["containerStatuses"] = json!(statuses);
+    p["status"]["phase"] = json!(phase);
+    p
 }
 
 fn ipv4(n: u32) -> String {
@@ -460,9 +498,22 @@ impl FakeKubelet {
             return pass;
         }
         let status = &pod.value["status"];
-        if crate::podutil::is_pod_terminal(&pod.value)
-            || status["podIP"].as_str().is_some_and(|s| !s.is_empty())
-        {
+        if crate::podutil::is_pod_terminal(&pod.value) {
+            return pass;
+        }
+        if status["podIP"].as_str().is_some_and(|s| !s.is_empty()) {
+            if status["phase"] == "Running" && owned_by_job(&pod.value) {
+                let completed = completed_pod(&pod.value);
+                let written = api.update(
+                    &registry::PODS,
+                    pod.namespace(),
+                    pod.name(),
+                    completed,
+                    Some("status"),
+                    &WriteOptions::default(),
+                );
+                pass.check("completing a job's pod", written);
+            }
             return pass;
         }
         let updated = self.running_pod(&pod.value, &node.value);

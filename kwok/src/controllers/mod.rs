@@ -12,6 +12,7 @@ pub mod disruption;
 pub mod events;
 pub mod fake_node;
 pub mod garbage;
+pub mod job;
 pub mod kubelet;
 pub mod namespace;
 pub mod node_lifecycle;
@@ -21,6 +22,7 @@ pub mod root_ca;
 pub mod scheduler;
 pub mod service_account;
 pub mod ttl;
+pub mod ttl_after_finished;
 pub mod typed;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -255,6 +257,8 @@ pub fn start(
         Box::new(disruption::DisruptionController::default()),
         Box::new(replicaset::ReplicaSetController::default()),
         Box::new(deployment::DeploymentController::default()),
+        Box::new(job::JobController::default()),
+        Box::new(ttl_after_finished::TtlAfterFinished),
     ];
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -1,0 +1,325 @@
+//! Jobs in whole in-process clusters, checked against what a real cluster shows (the
+//! differential session `jobs` compares the same work with upstream).
+
+use serde_json::{json, Value};
+
+use super::TRACKING_FINALIZER;
+use crate::api::{meta, DeleteOptions, Propagation};
+use crate::controllers::kubelet::EXIT_CODE;
+use crate::controllers::replicaset::tests::{
+    create, events_about, eventually, get, modify, pods_labelled, start_cluster,
+};
+use crate::registry;
+
+fn job(name: &str, spec: Value) -> Value {
+    let mut spec = spec;
+    spec["template"] = json!({
+        "metadata": {"labels": {"app": name}},
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "work:1"}]}
+    });
+    json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": name, "namespace": "default"}, "spec": spec})
+}
+
+fn failing_job(name: &str, exit_code: i64, spec: Value) -> Value {
+    let mut j = job(name, spec);
+    j["spec"]["template"]["metadata"]["annotations"] = json!({EXIT_CODE: exit_code.to_string()});
+    j
+}
+
+/// (type, status, reason, message) of the job's conditions, in order.
+fn conditions(job: &Value) -> Vec<(String, String, String, String)> {
+    job["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
+            (s("type"), s("status"), s("reason"), s("message"))
+        })
+        .collect()
+}
+
+fn has_condition(job: &Value, type_: &str) -> bool {
+    conditions(job)
+        .iter()
+        .any(|(t, s, _, _)| t == type_ && s == "True")
+}
+
+fn owned(s: &[(&str, &str, &str, &str)]) -> Vec<(String, String, String, String)> {
+    s.iter()
+        .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_job_runs_its_completions_parallelism_at_a_time_and_completes() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        job("many", json!({"completions": 3, "parallelism": 2})),
+    );
+    eventually(&cluster, "the job completes", || async {
+        has_condition(&get(api, &registry::JOBS, "default", "many"), "Complete")
+    })
+    .await;
+    let done = get(api, &registry::JOBS, "default", "many");
+    let status = &done["status"];
+    assert_eq!(status["succeeded"], 3);
+    assert_eq!(status["active"], Value::Null, "active is omitted at 0");
+    assert_eq!(
+        (&status["ready"], &status["terminating"]),
+        (&json!(0), &json!(0))
+    );
+    assert_eq!(status["uncountedTerminatedPods"], json!({}));
+    assert!(status["completionTime"].is_string() && status["startTime"].is_string());
+    let reached = "Reached expected number of succeeded pods";
+    assert_eq!(
+        conditions(&done),
+        owned(&[
+            ("SuccessCriteriaMet", "True", "CompletionsReached", reached),
+            ("Complete", "True", "CompletionsReached", reached),
+        ])
+    );
+    let pods = pods_labelled(api, "default", "app", "many");
+    assert_eq!(pods.len(), 3, "one pod per completion, none replaced");
+    for pod in &pods {
+        assert_eq!(pod["status"]["phase"], "Succeeded");
+        assert!(
+            !meta::finalizers(pod)
+                .iter()
+                .any(|f| f == TRACKING_FINALIZER),
+            "counted pods lose the tracking finalizer"
+        );
+        assert_eq!(
+            pod["status"]["containerStatuses"][0]["state"]["terminated"]["reason"],
+            "Completed"
+        );
+        assert_eq!(
+            meta::label(pod, "batch.kubernetes.io/job-name"),
+            Some("many")
+        );
+    }
+    let reasons: Vec<String> = events_about(api, "default", "Job", "many")
+        .into_iter()
+        .map(|(reason, _, source, _)| {
+            assert_eq!(source, "job-controller");
+            reason
+        })
+        .collect();
+    assert_eq!(
+        reasons.iter().filter(|r| *r == "SuccessfulCreate").count(),
+        3
+    );
+    assert_eq!(reasons.last().map(String::as_str), Some("Completed"));
+    cluster.shutdown().await;
+}
+
+#[tokio::test]
+async fn failures_past_the_backoff_limit_fail_the_job() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        failing_job("crash", 1, json!({"backoffLimit": 0})),
+    );
+    eventually(&cluster, "the job fails", || async {
+        has_condition(&get(api, &registry::JOBS, "default", "crash"), "Failed")
+    })
+    .await;
+    let failed = get(api, &registry::JOBS, "default", "crash");
+    assert_eq!(failed["status"]["failed"], 1);
+    assert_eq!(failed["status"]["succeeded"], Value::Null);
+    assert!(
+        failed["status"]["completionTime"].is_null(),
+        "only success completes"
+    );
+    let limit = "Job has reached the specified backoff limit";
+    assert_eq!(
+        conditions(&failed),
+        owned(&[
+            ("FailureTarget", "True", "BackoffLimitExceeded", limit),
+            ("Failed", "True", "BackoffLimitExceeded", limit),
+        ])
+    );
+    let pods = pods_labelled(api, "default", "app", "crash");
+    assert_eq!(pods.len(), 1);
+    let terminated = &pods[0]["status"]["containerStatuses"][0]["state"]["terminated"];
+    assert_eq!(
+        (&terminated["exitCode"], &terminated["reason"]),
+        (&json!(1), &json!("Error"))
+    );
+    assert_eq!(pods[0]["status"]["phase"], "Failed");
+    let last = events_about(api, "default", "Job", "crash").pop();
+    assert_eq!(
+        last.map(|(reason, message, _, _)| (reason, message)),
+        Some(("BackoffLimitExceeded".into(), limit.into()))
+    );
+    cluster.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_fail_job_rule_fails_the_job_with_its_message() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    let policy = json!({"rules": [
+        {"action": "FailJob", "onExitCodes": {"containerName": "main", "operator": "In", "values": [42]}}
+    ]});
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        failing_job(
+            "fatal",
+            42,
+            json!({"backoffLimit": 6, "podFailurePolicy": policy}),
+        ),
+    );
+    eventually(&cluster, "the job fails", || async {
+        has_condition(&get(api, &registry::JOBS, "default", "fatal"), "Failed")
+    })
+    .await;
+    let pods = pods_labelled(api, "default", "app", "fatal");
+    assert_eq!(
+        pods.len(),
+        1,
+        "the first failure ends the job, with retries left"
+    );
+    let message = format!(
+        "Container main for pod default/{} failed with exit code 42 matching FailJob rule at index 0",
+        meta::name(&pods[0])
+    );
+    let failed = get(api, &registry::JOBS, "default", "fatal");
+    assert_eq!(
+        conditions(&failed),
+        owned(&[
+            ("FailureTarget", "True", "PodFailurePolicy", &message),
+            ("Failed", "True", "PodFailurePolicy", &message),
+        ])
+    );
+    assert_eq!(failed["status"]["failed"], 1);
+    cluster.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_passed_deadline_deletes_the_pods_and_fails_the_job() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    let mut stuck = job("stuck", json!({"activeDeadlineSeconds": 1}));
+    stuck["spec"]["template"]["spec"]["nodeSelector"] = json!({"absent": "label"});
+    create(api, &registry::JOBS, "default", stuck);
+    eventually(&cluster, "the job fails", || async {
+        has_condition(&get(api, &registry::JOBS, "default", "stuck"), "Failed")
+    })
+    .await;
+    let failed = get(api, &registry::JOBS, "default", "stuck");
+    let deadline = "Job was active longer than specified deadline";
+    assert_eq!(
+        conditions(&failed),
+        owned(&[
+            ("FailureTarget", "True", "DeadlineExceeded", deadline),
+            ("Failed", "True", "DeadlineExceeded", deadline),
+        ])
+    );
+    assert_eq!(
+        failed["status"]["failed"], 1,
+        "the deleted pending pod counts as failed"
+    );
+    assert_eq!(failed["status"]["terminating"], 0);
+    assert!(pods_labelled(api, "default", "app", "stuck").is_empty());
+    cluster.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_suspended_job_waits_and_resumes_with_a_new_start_time() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        job("later", json!({"suspend": true})),
+    );
+    eventually(&cluster, "the job is suspended", || async {
+        has_condition(&get(api, &registry::JOBS, "default", "later"), "Suspended")
+    })
+    .await;
+    let suspended = get(api, &registry::JOBS, "default", "later");
+    assert!(suspended["status"]["startTime"].is_null());
+    assert!(pods_labelled(api, "default", "app", "later").is_empty());
+    modify(api, &registry::JOBS, "default", "later", |j| {
+        j["spec"]["suspend"] = json!(false)
+    });
+    eventually(&cluster, "the job completes", || async {
+        has_condition(&get(api, &registry::JOBS, "default", "later"), "Complete")
+    })
+    .await;
+    let done = get(api, &registry::JOBS, "default", "later");
+    let suspension = conditions(&done)
+        .into_iter()
+        .find(|(t, ..)| t == "Suspended");
+    assert_eq!(
+        suspension.map(|(_, s, r, m)| (s, r, m)),
+        Some(("False".into(), "JobResumed".into(), "Job resumed".into()))
+    );
+    let reasons: Vec<String> = events_about(api, "default", "Job", "later")
+        .into_iter()
+        .map(|(r, ..)| r)
+        .collect();
+    // `syncJob` runs `manageJob` before it records the resumption.
+    assert_eq!(
+        reasons,
+        ["Suspended", "SuccessfulCreate", "Resumed", "Completed"]
+    );
+    cluster.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_finished_job_with_ttl_zero_is_deleted_with_its_pods() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        job("brief", json!({"ttlSecondsAfterFinished": 0})),
+    );
+    eventually(&cluster, "the job and its pods are gone", || async {
+        api.get(&registry::JOBS, "default", "brief").is_err()
+            && pods_labelled(api, "default", "app", "brief").is_empty()
+    })
+    .await;
+    cluster.shutdown().await;
+}
+
+#[tokio::test]
+async fn orphaned_pods_lose_the_tracking_finalizer() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    let mut blocked = job("orphaned", json!({}));
+    blocked["spec"]["template"]["spec"]["nodeSelector"] = json!({"absent": "label"});
+    create(api, &registry::JOBS, "default", blocked);
+    eventually(&cluster, "a pod waits", || async {
+        !pods_labelled(api, "default", "app", "orphaned").is_empty()
+    })
+    .await;
+    let orphan = DeleteOptions {
+        propagation: Some(Propagation::Orphan),
+        ..Default::default()
+    };
+    api.delete(&registry::JOBS, "default", "orphaned", &orphan)
+        .expect("delete");
+    eventually(&cluster, "the pod is released", || async {
+        let pods = pods_labelled(api, "default", "app", "orphaned");
+        pods.len() == 1
+            && meta::finalizers(&pods[0]).is_empty()
+            && pods[0]["metadata"]["ownerReferences"].is_null()
+    })
+    .await;
+    cluster.shutdown().await;
+}
