@@ -16,6 +16,7 @@
 //! acted on here.
 
 mod backoff;
+mod conditions;
 mod failure_policy;
 #[cfg(test)]
 mod tests;
@@ -35,27 +36,17 @@ use crate::podutil::{condition, is_pod_ready, is_pod_terminal, parse_time};
 use crate::registry;
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
+pub use conditions::is_finished;
+use conditions::{
+    condition_true, push_condition, set_condition, Finish, BACKOFF_LIMIT_EXCEEDED,
+    DEADLINE_EXCEEDED, POD_FAILURE_POLICY,
+};
 use failure_policy::Verdict;
 pub use tracking::TRACKING_FINALIZER;
 use tracking::{has_finalizer, remove_finalizer, Uncounted};
 
 /// The event source of this controller.
 pub const COMPONENT: &str = "job-controller";
-
-const BACKOFF_LIMIT_EXCEEDED: (&str, &str) = (
-    "BackoffLimitExceeded",
-    "Job has reached the specified backoff limit",
-);
-const DEADLINE_EXCEEDED: (&str, &str) = (
-    "DeadlineExceeded",
-    "Job was active longer than specified deadline",
-);
-/// `batch.JobReasonPodFailurePolicy`.
-const POD_FAILURE_POLICY: &str = "PodFailurePolicy";
-const COMPLETIONS_REACHED: (&str, &str) = (
-    "CompletionsReached",
-    "Reached expected number of succeeded pods",
-);
 
 pub struct JobController {
     recorder: Recorder,
@@ -116,16 +107,6 @@ impl Controller for JobController {
     }
 }
 
-/// A condition of `type_` with status True.
-fn condition_true(obj: &Value, type_: &str) -> bool {
-    condition(obj, type_).is_some_and(|c| c["status"] == "True")
-}
-
-/// `util.IsJobFinished`.
-pub fn is_finished(job: &Value) -> bool {
-    condition_true(job, "Complete") || condition_true(job, "Failed")
-}
-
 fn phase(pod: &Value) -> &str {
     pod["status"]["phase"].as_str().unwrap_or("")
 }
@@ -136,41 +117,6 @@ struct Sync<'a> {
     recorder: &'a Recorder,
     job: &'a Stored,
     now: DateTime<Utc>,
-}
-
-/// What a finishing job is waiting to become: its interim condition (FailureTarget or
-/// SuccessCriteriaMet) is written first, its terminal one (Failed or Complete) once every pod is
-/// counted and none is terminating.
-struct Finish {
-    interim: &'static str,
-    terminal: &'static str,
-    reason: String,
-    message: String,
-}
-
-impl Finish {
-    fn failed(reason: String, message: String) -> Self {
-        Self {
-            interim: "FailureTarget",
-            terminal: "Failed",
-            reason,
-            message,
-        }
-    }
-
-    fn failed_because((reason, message): (&str, &str)) -> Self {
-        Self::failed(reason.into(), message.into())
-    }
-
-    fn complete() -> Self {
-        let (reason, message) = COMPLETIONS_REACHED;
-        Self {
-            interim: "SuccessCriteriaMet",
-            terminal: "Complete",
-            reason: reason.into(),
-            message: message.into(),
-        }
-    }
 }
 
 /// `getFailJobMessage`: the message of the first failed pod a FailJob rule matches.
@@ -604,41 +550,6 @@ impl Sync<'_> {
                 &now,
             );
             self.event("Normal", "Resumed", "Job resumed");
-        }
-    }
-}
-
-/// A new True condition at the end of `status.conditions`.
-fn push_condition(
-    status: &mut Map<String, Value>,
-    type_: &str,
-    reason: &str,
-    msg: &str,
-    now: &str,
-) {
-    set_condition(status, type_, "True", reason, msg, now);
-}
-
-/// `ensureJobConditionStatus`: replace the condition of that type, or append it.
-fn set_condition(
-    status: &mut Map<String, Value>,
-    type_: &str,
-    value: &str,
-    reason: &str,
-    message: &str,
-    now: &str,
-) {
-    let c = json!({"type": type_, "status": value, "lastProbeTime": now,
-        "lastTransitionTime": now, "reason": reason, "message": message});
-    let list = status.entry("conditions").or_insert_with(|| json!([]));
-    if !list.is_array() {
-        *list = json!([]);
-    }
-    if let Some(items) = list.as_array_mut() {
-        match items.iter_mut().find(|x| x["type"] == type_) {
-            Some(existing) if existing["status"] == value => {}
-            Some(existing) => *existing = c,
-            None => items.push(c),
         }
     }
 }

@@ -6,7 +6,11 @@
 //! - `proctor.dev/pod-fault: ImagePullBackOff | ErrImagePull | CrashLoopBackOff` — the pod never
 //!   becomes Ready (Pending with a waiting container, or Running with a crash-looping one);
 //! - `proctor.dev/pod-fault-images: <glob>[,<glob>...]` — only containers whose image matches;
-//! - `proctor.dev/node-ready: "False"` on a node — the node reports NotReady.
+//! - `proctor.dev/node-ready: "False"` on a node — the node reports NotReady;
+//! - `proctor.dev/pod-exit-code: "<n>"` — a Job pod that never restarts fails with exit code n.
+
+mod node;
+mod pod_stages;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -19,6 +23,8 @@ use crate::api::{meta, Api, DeleteOptions, WriteOptions};
 use crate::podutil::condition;
 use crate::registry;
 use crate::store::{Event, Stored};
+use node::initialized_node;
+use pod_stages::{completed_pod, fault_for, owned_by_job};
 
 pub const FAULT: &str = "proctor.dev/pod-fault";
 pub const FAULT_IMAGES: &str = "proctor.dev/pod-fault-images";
@@ -48,165 +54,6 @@ pub struct FakeKubelet {
 
 pub fn is_managed(node: &Value) -> bool {
     meta::annotation(node, KWOK_NODE_ANNOTATION) == Some("fake")
-}
-
-fn node_conditions(node: &Value, now: &str) -> Value {
-    let created = node["metadata"]["creationTimestamp"].clone();
-    let ready = meta::annotation(node, NODE_READY).is_none_or(|v| !v.eq_ignore_ascii_case("false"));
-    let c = |t: &str, s: &str, r: &str, m: &str| json!({"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": now, "lastTransitionTime": created});
-    json!([
-        if ready {
-            c(
-                "Ready",
-                "True",
-                "KubeletReady",
-                "kubelet is posting ready status",
-            )
-        } else {
-            c(
-                "Ready",
-                "False",
-                "KubeletNotReady",
-                "container runtime network not ready: NetworkReady=false",
-            )
-        },
-        c(
-            "MemoryPressure",
-            "False",
-            "KubeletHasSufficientMemory",
-            "kubelet has sufficient memory available"
-        ),
-        c(
-            "DiskPressure",
-            "False",
-            "KubeletHasNoDiskPressure",
-            "kubelet has no disk pressure"
-        ),
-        c(
-            "PIDPressure",
-            "False",
-            "KubeletHasSufficientPID",
-            "kubelet has sufficient PID available"
-        ),
-        c(
-            "NetworkUnavailable",
-            "False",
-            "RouteCreated",
-            "RouteController created a route"
-        ),
-    ])
-}
-
-/// kwok's `node-initialize` stage.
-fn initialized_node(node: &Value) -> Value {
-    let now = meta::now();
-    let mut n = node.clone();
-    let status = n["status"].as_object().cloned().unwrap_or_default();
-    let mut s = Value::Object(status);
-    s["conditions"] = node_conditions(node, &now);
-    let mut addrs: Vec<Value> = s["addresses"].as_array().cloned().unwrap_or_default();
-    if !addrs.iter().any(|a| a["type"] == "InternalIP") {
-        addrs.push(json!({"type": "InternalIP", "address": NODE_IP}));
-    }
-    if !addrs.iter().any(|a| a["type"] == "Hostname") {
-        addrs.push(json!({"type": "Hostname", "address": meta::name(node)}));
-    }
-    s["addresses"] = json!(addrs);
-    for key in ["allocatable", "capacity"] {
-        if s[key].as_object().is_none_or(|m| m.is_empty()) {
-            s[key] = json!({"cpu": "1k", "memory": "1Ti", "pods": "1M"});
-        }
-    }
-    let info = s["nodeInfo"].as_object().cloned().unwrap_or_default();
-    let mut info = Value::Object(info);
-    for (k, d) in [
-        ("architecture", "amd64"),
-        ("operatingSystem", "linux"),
-        ("kubeletVersion", KUBELET_VERSION),
-        ("kubeProxyVersion", KUBELET_VERSION),
-        ("containerRuntimeVersion", KUBELET_VERSION),
-        ("kernelVersion", KUBELET_VERSION),
-        ("bootID", ""),
-        ("machineID", ""),
-        ("osImage", ""),
-        ("systemUUID", ""),
-    ] {
-        if info[k].as_str().is_none_or(str::is_empty) {
-            info[k] = json!(d);
-        }
-    }
-    s["nodeInfo"] = info;
-    s["daemonEndpoints"] = json!({"kubeletEndpoint": {"Port": 0}});
-    s["phase"] = json!("Running");
-    n["status"] = s;
-    n
-}
-
-fn glob_match(pattern: &str, text: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == text,
-        Some((pre, rest)) => {
-            if !text.starts_with(pre) {
-                return false;
-            }
-            let tail = &text[pre.len()..];
-            (0..=tail.len()).any(|i| tail.is_char_boundary(i) && glob_match(rest, &tail[i..]))
-        }
-    }
-}
-
-/// The fault a container suffers, if any: pod annotation first, then its node's.
-fn fault_for<'a>(pod: &'a Value, node: &'a Value, image: &str) -> Option<&'a str> {
-    let (fault, images) = match meta::annotation(pod, FAULT) {
-        Some(f) => (f, meta::annotation(pod, FAULT_IMAGES)),
-        None => (
-            meta::annotation(node, FAULT)?,
-            meta::annotation(node, FAULT_IMAGES),
-        ),
-    };
-    match images {
-        Some(globs) if !globs.trim().is_empty() => globs
-            .split(',')
-            .any(|g| glob_match(g.trim(), image))
-            .then_some(fault),
-        _ => Some(fault),
-    }
-}
-
-/// The selector of kwok's `pod-complete` stage: an owner reference of kind Job.
-fn owned_by_job(pod: &Value) -> bool {
-    pod["metadata"]["ownerReferences"]
-        .as_array()
-        .is_some_and(|refs| refs.iter().any(|r| r["kind"] == "Job"))
-}
-
-/// kwok's `pod-complete` stage, a merge patch of the status: every container terminated with
-/// exit code 0 ("Completed"), the phase Succeeded, the rest (conditions) untouched. A pod whose
-/// restart policy is Never and that carries [`EXIT_CODE`] ends Failed instead, its containers
-/// terminated with that code ("Error"), as a real kubelet reports a failed run.
-fn completed_pod(pod: &Value) -> Value {
-    let now = meta::now();
-    let exit_code = meta::annotation(pod, EXIT_CODE)
-        .and_then(|c| c.trim().parse::<i32>().ok())
-        .filter(|c| *c != 0 && pod["spec"]["restartPolicy"] == "Never");
-    let (code, reason, phase) = match exit_code {
-        Some(c) => (c, "Error", "Failed"),
-        None => (0, "Completed", "Succeeded"),
-    };
-    let statuses: Vec<Value> = pod["spec"]["containers"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            json!({"image": c["image"], "name": c["name"], "ready": false, "restartCount": 0,
-                "started": false, "state": {"terminated": {"exitCode": code,
-                "finishedAt": now, "reason": reason, "startedAt": now}}})
-        })
-        .collect();
-    let mut p = pod.clone();
-    p["status"]["containerStatuses"] = json!(statuses);
-    p["status"]["phase"] = json!(phase);
-    p
 }
 
 fn ipv4(n: u32) -> String {
@@ -608,19 +455,6 @@ impl Controller for FakeKubelet {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs_match_image_names() {
-        assert!(glob_match(
-            "nvcr.io/nvidia/driver*",
-            "nvcr.io/nvidia/driver:550"
-        ));
-        assert!(!glob_match(
-            "nvcr.io/nvidia/driver*",
-            "nvcr.io/nvidia/k8s/dcgm"
-        ));
-        assert!(glob_match("*dcgm*", "nvcr.io/nvidia/k8s/dcgm-exporter:3"));
-    }
 
     #[test]
     fn addresses_are_handed_out_lowest_first_and_reused() {
