@@ -313,6 +313,23 @@ impl Api {
         Err(ApiError::internal("could not generate a unique name"))
     }
 
+    /// Replace (PUT) an object's status as a controller does (`UpdateStatus`): the namespace and
+    /// name are the object's own.
+    pub fn update_status(&self, res: &'static ResourceDef, obj: Value) -> ApiResult<Stored> {
+        let (ns, name) = (
+            meta::namespace(&obj).to_string(),
+            meta::name(&obj).to_string(),
+        );
+        self.update(
+            res,
+            &ns,
+            &name,
+            obj,
+            Some("status"),
+            &WriteOptions::default(),
+        )
+    }
+
     /// Replace (PUT) an object or its status.
     pub fn update(
         &self,

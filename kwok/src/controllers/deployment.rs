@@ -220,14 +220,7 @@ fn select_all_warning(recorder: &Recorder, api: &Api, d: &Stored) -> ApiResult<(
     if status_int(&d.value, "observedGeneration") < generation {
         let mut v = d.value.clone();
         v["status"]["observedGeneration"] = json!(generation);
-        api.update(
-            &registry::DEPLOYMENTS,
-            d.namespace(),
-            d.name(),
-            v,
-            Some("status"),
-            &WriteOptions::default(),
-        )?;
+        api.update_status(&registry::DEPLOYMENTS, v)?;
     }
     Ok(())
 }
@@ -331,14 +324,7 @@ impl DeploymentSync<'_> {
             let mut v = self.d.value.clone();
             crate::kinds::keep_meta(&mut v, &self.dv, "annotations");
             v["status"] = self.dv["status"].clone();
-            self.d = self.api.update(
-                &registry::DEPLOYMENTS,
-                self.d.namespace(),
-                self.d.name(),
-                v,
-                Some("status"),
-                &WriteOptions::default(),
-            )?;
+            self.d = self.api.update_status(&registry::DEPLOYMENTS, v)?;
         }
         self.dv = self.d.value.clone();
         Ok(())

@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 use super::events::Recorder;
 use super::{just_after, Controller, Pass};
 use crate::api::subresources::set_condition;
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{meta, Api};
 use crate::podutil::parse_time;
 use crate::registry;
 use crate::selectors::LabelSelector;
@@ -202,14 +202,7 @@ fn reset_stale_disruption_targets(api: &Api, pods: &[Stored], now: DateTime<Utc>
             &mut updated,
             json!({"type": "DisruptionTarget", "status": "False", "lastProbeTime": null, "lastTransitionTime": meta::now()}),
         );
-        let written = api.update(
-            &registry::PODS,
-            pod.namespace(),
-            pod.name(),
-            updated,
-            Some("status"),
-            &WriteOptions::default(),
-        );
+        let written = api.update_status(&registry::PODS, updated);
         pass.check("resetting a stale DisruptionTarget", written);
     }
     pass

@@ -164,14 +164,7 @@ fn sync_replica_set(
     if status_changed(v, &status) {
         let mut updated = v.clone();
         updated["status"] = with_observed_generation(status, v);
-        let written = api.update(
-            &registry::REPLICASETS,
-            rs.namespace(),
-            rs.name(),
-            updated,
-            Some("status"),
-            &WriteOptions::default(),
-        );
+        let written = api.update_status(&registry::REPLICASETS, updated);
         pass.check("writing a replica set's status", written);
     }
     if let Some(e) = manage_err {

@@ -204,14 +204,7 @@ impl Controller for SchedulerLoop {
                             "lastTransitionTime": meta::now(), "reason": fit.reason(), "message": message,
                         }),
                     );
-                    let written = api.update(
-                        &registry::PODS,
-                        stored.namespace(),
-                        stored.name(),
-                        updated,
-                        Some("status"),
-                        &WriteOptions::default(),
-                    );
+                    let written = api.update_status(&registry::PODS, updated);
                     if pass
                         .check("writing a pod's PodScheduled condition", written)
                         .is_some()
@@ -242,14 +235,7 @@ fn preempt(
     let mut pass = Pass::default();
     let mut nominated = preemptor.value.clone();
     nominated["status"]["nominatedNodeName"] = json!(plan.node_name);
-    let written = api.update(
-        &registry::PODS,
-        preemptor.namespace(),
-        preemptor.name(),
-        nominated,
-        Some("status"),
-        &WriteOptions::default(),
-    );
+    let written = api.update_status(&registry::PODS, nominated);
     pass.check("nominating a node", written);
     for v in &plan.victims {
         let Some(victim) = api.store().get(&registry::PODS, &v.namespace, &v.name) else {
@@ -267,14 +253,7 @@ fn preempt(
                 "message": format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
             }),
         );
-        let written = api.update(
-            &registry::PODS,
-            &v.namespace,
-            &v.name,
-            marked,
-            Some("status"),
-            &WriteOptions::default(),
-        );
+        let written = api.update_status(&registry::PODS, marked);
         pass.check("marking a preemption victim", written);
         recorder.event(
             api,

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::api::{Api, WriteOptions};
+use crate::api::Api;
 use crate::error::ApiError;
 use crate::registry;
 use crate::store::Stored;
@@ -59,15 +59,7 @@ pub(super) fn store_status(api: &Api, ds: &Stored, c: &Counts) -> Result<(), Api
     }
     let mut updated = ds.value.clone();
     updated["status"] = Value::Object(s);
-    let opts = WriteOptions::default();
-    match api.update(
-        &registry::DAEMONSETS,
-        ds.namespace(),
-        ds.name(),
-        updated.clone(),
-        Some("status"),
-        &opts,
-    ) {
+    match api.update_status(&registry::DAEMONSETS, updated.clone()) {
         Ok(_) => Ok(()),
         // One retry against the latest version (StatusUpdateRetries).
         Err(e) if e.code == 409 => {
@@ -79,15 +71,7 @@ pub(super) fn store_status(api: &Api, ds: &Stored, c: &Counts) -> Result<(), Api
                     retry["status"][key] = v.clone();
                 }
             }
-            api.update(
-                &registry::DAEMONSETS,
-                ds.namespace(),
-                ds.name(),
-                retry,
-                Some("status"),
-                &opts,
-            )
-            .map(|_| ())
+            api.update_status(&registry::DAEMONSETS, retry).map(|_| ())
         }
         Err(e) => Err(e),
     }

@@ -298,15 +298,8 @@ impl DaemonSetController {
                 }
                 let mut v = ds.value.clone();
                 v["status"]["collisionCount"] = json!(collision.unwrap_or(0) + 1);
-                api.update(
-                    &registry::DAEMONSETS,
-                    ns,
-                    ds.name(),
-                    v,
-                    Some("status"),
-                    &WriteOptions::default(),
-                )
-                .map_err(|e| e.to_string())?;
+                api.update_status(&registry::DAEMONSETS, v)
+                    .map_err(|e| e.to_string())?;
                 Err(e.to_string())
             }
             Err(e) => Err(e.to_string()),

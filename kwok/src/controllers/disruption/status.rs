@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 use super::{SyncError, DISRUPTION_ALLOWED};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{meta, Api};
 use crate::controllers::events::Recorder;
 use crate::podutil::{is_pod_ready, parse_time};
 use crate::registry::{self};
@@ -149,14 +149,7 @@ pub(super) fn conditions_up_to_date(pdb: &Value) -> bool {
 pub(super) fn write_status(api: &Api, pdb: &Stored, status: Value) -> Result<(), SyncError> {
     let mut updated = pdb.value.clone();
     updated["status"] = status;
-    match api.update(
-        &registry::PODDISRUPTIONBUDGETS,
-        pdb.namespace(),
-        pdb.name(),
-        updated,
-        Some("status"),
-        &WriteOptions::default(),
-    ) {
+    match api.update_status(&registry::PODDISRUPTIONBUDGETS, updated) {
         Ok(_) => Ok(()),
         Err(e) if e.code == 409 => Err(SyncError::Conflict),
         Err(e) => Err(SyncError::Failed(e.message)),

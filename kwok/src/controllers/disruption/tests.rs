@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::api::subresources::evict;
-use crate::api::PatchKind;
+use crate::api::{PatchKind, WriteOptions};
 use crate::cluster::{Cluster, ClusterConfig};
 use crate::registry::ResourceDef;
 use crate::store::Store;

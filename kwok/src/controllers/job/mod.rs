@@ -360,14 +360,7 @@ impl Sync<'_> {
             status.insert("uncountedTerminatedPods".into(), uncounted.to_json());
             let mut next = job.value.clone();
             next["status"] = Value::Object(status);
-            let written = self.api.update(
-                &registry::JOBS,
-                job.namespace(),
-                job.name(),
-                next,
-                Some("status"),
-                &WriteOptions::default(),
-            );
+            let written = self.api.update_status(&registry::JOBS, next);
             if pass.check("writing a job's status", written).is_none() {
                 return pass;
             }
@@ -390,14 +383,7 @@ impl Sync<'_> {
         }
         let mut next = self.job.value.clone();
         next["status"] = Value::Object(status.clone());
-        let written = self.api.update(
-            &registry::JOBS,
-            self.job.namespace(),
-            self.job.name(),
-            next,
-            Some("status"),
-            &WriteOptions::default(),
-        );
+        let written = self.api.update_status(&registry::JOBS, next);
         pass.check("writing a job's status", written)
     }
 

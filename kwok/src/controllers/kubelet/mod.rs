@@ -277,14 +277,7 @@ impl FakeKubelet {
             let is_ready = ready.is_some_and(|c| c["status"] == "True");
             let node = if is_ready != want_ready || ready.is_none() {
                 let updated = initialized_node(&node.value);
-                match api.update(
-                    &registry::NODES,
-                    "",
-                    node.name(),
-                    updated,
-                    Some("status"),
-                    &WriteOptions::default(),
-                ) {
+                match api.update_status(&registry::NODES, updated) {
                     Ok(n) => n,
                     Err(e) => {
                         tracing::debug!(error = %e, "node status");
@@ -351,27 +344,13 @@ impl FakeKubelet {
         if status["podIP"].as_str().is_some_and(|s| !s.is_empty()) {
             if status["phase"] == "Running" && owned_by_job(&pod.value) {
                 let completed = completed_pod(&pod.value);
-                let written = api.update(
-                    &registry::PODS,
-                    pod.namespace(),
-                    pod.name(),
-                    completed,
-                    Some("status"),
-                    &WriteOptions::default(),
-                );
+                let written = api.update_status(&registry::PODS, completed);
                 pass.check("completing a job's pod", written);
             }
             return pass;
         }
         let updated = self.running_pod(&pod.value, &node.value);
-        let written = api.update(
-            &registry::PODS,
-            pod.namespace(),
-            pod.name(),
-            updated,
-            Some("status"),
-            &WriteOptions::default(),
-        );
+        let written = api.update_status(&registry::PODS, updated);
         pass.check("writing a running pod's status", written);
         pass
     }
