@@ -203,23 +203,25 @@ async fn run(mut ctrl: Box<dyn Controller>, api: Api, busy: Arc<AtomicUsize>) {
             None
         };
         let wait = earliest(last.after, retry).unwrap_or(Duration::from_secs(3600));
-        let woke = tokio::select! {
-            r = rx.recv() => match r {
-                Ok(ev) => {
-                    ctrl.observe(&ev);
-                    ctrl.interested(&ev)
-                }
-                // Fell behind the change stream: a full reconcile catches up.
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    ctrl.resync();
-                    true
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            },
-            _ = tokio::time::sleep(wait) => true,
-        };
-        if !woke {
-            continue;
+        // The timer runs from the pass, not from the last change that did not interest us.
+        let due = tokio::time::Instant::now() + wait;
+        let mut woke = false;
+        while !woke {
+            woke = tokio::select! {
+                r = rx.recv() => match r {
+                    Ok(ev) => {
+                        ctrl.observe(&ev);
+                        ctrl.interested(&ev)
+                    }
+                    // Fell behind the change stream: a full reconcile catches up.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        ctrl.resync();
+                        true
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                },
+                _ = tokio::time::sleep_until(due) => true,
+            };
         }
         // Coalesce the burst: everything already queued is covered by one pass.
         loop {

@@ -323,3 +323,29 @@ async fn orphaned_pods_lose_the_tracking_finalizer() {
     .await;
     cluster.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_deadline_fires_while_unrelated_objects_keep_changing() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    let mut stuck = job("busy", json!({"activeDeadlineSeconds": 1}));
+    stuck["spec"]["template"]["spec"]["nodeSelector"] = json!({"absent": "label"});
+    create(api, &registry::JOBS, "default", stuck);
+    let noise = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "noise"}});
+    create(api, &registry::CONFIGMAPS, "default", noise);
+    // Changes the Job controller does not watch, more often than its deadline timer.
+    let started = std::time::Instant::now();
+    let mut n = 0;
+    while !has_condition(&get(api, &registry::JOBS, "default", "busy"), "Failed") {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(8),
+            "the deadline timer kept being pushed back"
+        );
+        n += 1;
+        modify(api, &registry::CONFIGMAPS, "default", "noise", |c| {
+            c["data"] = json!({"n": n.to_string()})
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    cluster.shutdown().await;
+}
