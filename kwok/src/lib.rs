@@ -10,6 +10,7 @@ pub mod clock_shift;
 pub mod cluster;
 pub mod controllers;
 pub mod convert;
+pub mod cron;
 pub mod decode;
 pub mod defaults;
 pub mod error;
