@@ -124,6 +124,7 @@ pub use kinds::apps::controllerrevision::RESOURCE as CONTROLLERREVISIONS;
 pub use kinds::apps::daemonset::RESOURCE as DAEMONSETS;
 pub use kinds::apps::deployment::RESOURCE as DEPLOYMENTS;
 pub use kinds::apps::replicaset::RESOURCE as REPLICASETS;
+pub use kinds::batch::cronjob::RESOURCE as CRONJOBS;
 pub use kinds::batch::job::RESOURCE as JOBS;
 pub use kinds::coordination::lease::RESOURCE as LEASES;
 pub use kinds::core::binding::RESOURCE as BINDINGS;
@@ -151,6 +152,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &DAEMONSETS,
     &DEPLOYMENTS,
     &REPLICASETS,
+    &CRONJOBS,
     &JOBS,
     &PODDISRUPTIONBUDGETS,
     &LEASES,

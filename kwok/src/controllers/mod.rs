@@ -6,6 +6,7 @@
 //! and answered by one reconcile of the whole state, so a controller can never act on a stale
 //! event, and a thousand label flips cost one pass, not a thousand.
 
+pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
 pub mod disruption;
@@ -260,6 +261,7 @@ pub fn start(
         Box::new(replicaset::ReplicaSetController::default()),
         Box::new(deployment::DeploymentController::default()),
         Box::new(job::JobController::default()),
+        Box::new(cronjob::CronJobController::default()),
         Box::new(ttl_after_finished::TtlAfterFinished),
     ];
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::fields::{child, default_nil, each, existing, is_nil};
+use super::fields::{child, default_nil, default_zero, each, existing, is_nil};
 use super::workloads::template;
 
 /// `SetDefaults_Job`.
@@ -59,6 +59,27 @@ pub fn job(obj: &mut Map<String, Value>) {
             .is_some_and(|l| !l.is_empty());
         if !has_own {
             meta.insert("labels".into(), labels);
+        }
+    }
+}
+
+/// `SetDefaults_CronJob`, and the pod defaults of the job template's pod template (the job
+/// template itself gets no `SetDefaults_Job`).
+pub fn cron_job(obj: &mut Map<String, Value>) {
+    let Some(spec) = child(obj, "spec") else {
+        return;
+    };
+    default_zero(spec, "concurrencyPolicy", json!("Allow"));
+    default_nil(spec, "suspend", json!(false));
+    default_nil(spec, "successfulJobsHistoryLimit", json!(3));
+    default_nil(spec, "failedJobsHistoryLimit", json!(1));
+    if let Some(job_template) = child(spec, "jobTemplate") {
+        // `JobTemplateSpec.ObjectMeta` is a value struct: always encoded, its time null.
+        if let Some(meta) = child(job_template, "metadata") {
+            meta.entry("creationTimestamp").or_insert(Value::Null);
+        }
+        if let Some(job_spec) = child(job_template, "spec") {
+            template(job_spec);
         }
     }
 }

@@ -20,6 +20,19 @@ pub(crate) const JOB_COLUMNS: &[Column] = &[
     Column::new("Selector", "string", docs::JOB_SELECTOR).wide(),
 ];
 
+pub(crate) const CRON_JOB_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Schedule", "string", docs::CRON_JOB_SCHEDULE),
+    Column::new("Timezone", "string", docs::CRON_JOB_TIME_ZONE),
+    Column::new("Suspend", "boolean", docs::CRON_JOB_SUSPEND),
+    Column::new("Active", "integer", docs::CRON_JOB_ACTIVE),
+    Column::new("Last Schedule", "string", docs::CRON_JOB_LAST_SCHEDULE),
+    Column::age(),
+    CONTAINERS,
+    IMAGES,
+    Column::new("Selector", "string", docs::JOB_SELECTOR).wide(),
+];
+
 /// `hasJobCondition`: a condition of that type with status True.
 fn has_condition(job: &Value, type_: &str) -> bool {
     arr_at(job, &["status", "conditions"])
@@ -84,6 +97,36 @@ pub(crate) fn job_cells(job: &Value, now: DateTime<Utc>) -> Vec<Value> {
     ]
 }
 
+/// `printBoolPtr`.
+fn bool_ptr(v: &Value) -> &'static str {
+    match v.as_bool() {
+        None => "<unset>",
+        Some(true) => "True",
+        Some(false) => "False",
+    }
+}
+
+/// `printCronJob`.
+pub(crate) fn cron_job_cells(cj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let last = time_at(cj, &["status", "lastScheduleTime"])
+        .map_or_else(|| "<none>".to_string(), |t| human_duration(now - t));
+    let zone = at(cj, &["spec", "timeZone"]).as_str().unwrap_or("<none>");
+    let job_spec = at(cj, &["spec", "jobTemplate", "spec"]);
+    let (names, images) = container_cells(at(job_spec, &["template", "spec"]));
+    vec![
+        name(cj),
+        Value::from(at(cj, &["spec", "schedule"]).as_str().unwrap_or("")),
+        Value::from(zone),
+        Value::from(bool_ptr(at(cj, &["spec", "suspend"]))),
+        Value::from(arr_at(cj, &["status", "active"]).len()),
+        Value::from(last),
+        age(cj, now),
+        names,
+        images,
+        Value::from(format_label_selector(at(job_spec, &["selector"]))),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -96,6 +139,39 @@ mod tests {
 
     fn condition(type_: &str) -> Value {
         json!({"type": type_, "status": "True"})
+    }
+
+    #[test]
+    fn a_cron_job_row_shows_none_before_its_first_run() {
+        let now = at("2025-01-01T00:10:00Z");
+        let cj = json!({"metadata": {"name": "nightly", "creationTimestamp": "2025-01-01T00:00:00Z"},
+            "spec": {"schedule": "0 3 * * *", "suspend": false, "jobTemplate": {"spec": {"template": {"spec": {
+                "containers": [{"name": "probe", "image": "probe:1"}]}}}}},
+            "status": {}});
+        assert_eq!(
+            cron_job_cells(&cj, now),
+            [
+                json!("nightly"),
+                json!("0 3 * * *"),
+                json!("<none>"),
+                json!("False"),
+                json!(0),
+                json!("<none>"),
+                json!("10m"),
+                json!("probe"),
+                json!("probe:1"),
+                json!("<none>")
+            ]
+        );
+        let mut ran = cj.clone();
+        ran["spec"]["timeZone"] = json!("Asia/Seoul");
+        ran["status"] =
+            json!({"active": [{"name": "nightly-1"}], "lastScheduleTime": "2025-01-01T00:09:00Z"});
+        let cells = cron_job_cells(&ran, now);
+        assert_eq!(
+            (&cells[2], &cells[4], &cells[5]),
+            (&json!("Asia/Seoul"), &json!(1), &json!("60s"))
+        );
     }
 
     #[test]

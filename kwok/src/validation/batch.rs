@@ -79,6 +79,26 @@ fn generated_selector(obj: &Value) -> Vec<FieldError> {
 
 /// `ValidateJobSpec`: `validateJobSpec`, then the selector and its match of the template.
 fn job_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
+    let mut errs = job_spec_fields(spec, p);
+    let t = spec.get("template").unwrap_or(&Value::Null);
+    let sel = spec.get("selector").filter(|s| s.is_object());
+    match sel {
+        None => errs.push(required(&p.child("selector"), "")),
+        Some(s) => errs.extend(label_selector(Some(s), &p.child("selector"))),
+    }
+    let tlabels = t.pointer("/metadata/labels");
+    if selector_parses(sel) && !selector_matches(sel, tlabels) {
+        errs.push(invalid(
+            &p.child("template").child("metadata").child("labels"),
+            gofmt::string_map(tlabels),
+            "`selector` does not match template `labels`",
+        ));
+    }
+    errs
+}
+
+/// `validateJobSpec`: counts, completion mode, policies, the pod template and its restart policy.
+fn job_spec_fields(spec: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for key in [
         "parallelism",
@@ -152,18 +172,155 @@ fn job_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
             &["OnFailure", "Never"],
         )),
     }
-    let sel = spec.get("selector").filter(|s| s.is_object());
-    match sel {
-        None => errs.push(required(&p.child("selector"), "")),
-        Some(s) => errs.extend(label_selector(Some(s), &p.child("selector"))),
-    }
-    let tlabels = t.pointer("/metadata/labels");
-    if selector_parses(sel) && !selector_matches(sel, tlabels) {
+    errs
+}
+
+/// `ValidateCronJobCreate` (`old` absent) and `ValidateCronJobUpdate`.
+pub fn validate_cron_job(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let mut errs = match old {
+        None => object_meta(obj, true, names::name_is_dns_subdomain, true),
+        Some(old) => object_meta_update(obj, old, true),
+    };
+    errs.extend(cron_job_spec(
+        spec_of(obj),
+        old.map(spec_of),
+        &Path::new("spec"),
+    ));
+    // The controller appends an 11-character suffix to name its jobs; checked on create only.
+    let name = crate::api::meta::name(obj);
+    if old.is_none() && name.len() > 52 {
         errs.push(invalid(
-            &p.child("template").child("metadata").child("labels"),
-            gofmt::string_map(tlabels),
-            "`selector` does not match template `labels`",
+            &Path::of(&["metadata", "name"]),
+            go_quote(name),
+            "must be no more than 52 characters",
         ));
+    }
+    errs
+}
+
+/// `validateCronJobSpec`.
+fn cron_job_spec(spec: &Value, old: Option<&Value>, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let schedule = spec["schedule"].as_str().unwrap_or("");
+    if schedule.is_empty() {
+        errs.push(required(&p.child("schedule"), ""));
+    } else {
+        let tz_allowed = old.is_some_and(|o| o["schedule"].as_str().unwrap_or("").contains("TZ"));
+        errs.extend(schedule_format(
+            schedule,
+            tz_allowed,
+            spec.get("timeZone"),
+            &p.child("schedule"),
+        ));
+    }
+    errs.extend(nonnegative(
+        int(spec, "startingDeadlineSeconds"),
+        &p.child("startingDeadlineSeconds"),
+    ));
+    let zone = spec.get("timeZone").filter(|z| !z.is_null());
+    if old.is_none_or(|o| o.get("timeZone").filter(|z| !z.is_null()) != zone) {
+        errs.extend(time_zone(zone, &p.child("timeZone")));
+    }
+    const POLICIES: &[&str] = &["Allow", "Forbid", "Replace"];
+    match spec["concurrencyPolicy"].as_str().unwrap_or("") {
+        "" => errs.push(required(&p.child("concurrencyPolicy"), "")),
+        policy if !POLICIES.contains(&policy) => errs.push(not_supported(
+            &p.child("concurrencyPolicy"),
+            go_quote(policy),
+            POLICIES,
+        )),
+        _ => {}
+    }
+    // `ValidateJobTemplateSpec`: the job spec without its selector, which the Job gets generated.
+    let template_path = p.child("jobTemplate").child("spec");
+    let job_spec = &spec["jobTemplate"]["spec"];
+    errs.extend(job_spec_fields(job_spec, &template_path));
+    if let Some(sel) = job_spec.get("selector").filter(|s| !s.is_null()) {
+        errs.push(invalid(
+            &template_path.child("selector"),
+            render(sel),
+            "`selector` will be auto-generated",
+        ));
+    }
+    if job_spec["manualSelector"] == true {
+        errs.push(not_supported(
+            &template_path.child("manualSelector"),
+            "true",
+            &["nil", "false"],
+        ));
+    }
+    for key in ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"] {
+        errs.extend(nonnegative(int(spec, key), &p.child(key)));
+    }
+    errs
+}
+
+/// `validateScheduleFormat`: robfig's parse error, then the TZ rules.
+fn schedule_format(
+    schedule: &str,
+    tz_allowed: bool,
+    zone: Option<&Value>,
+    p: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Err(e) = crate::cron::parse_standard(schedule) {
+        errs.push(invalid(p, go_quote(schedule), e));
+    }
+    let zone_set = zone.is_some_and(|z| !z.is_null());
+    if tz_allowed && schedule.contains("TZ") && zone_set {
+        errs.push(invalid(
+            p,
+            go_quote(schedule),
+            "cannot use both timeZone field and TZ or CRON_TZ in schedule",
+        ));
+    } else if !tz_allowed && schedule.contains("TZ") {
+        errs.push(invalid(
+            p,
+            go_quote(schedule),
+            "cannot use TZ or CRON_TZ in schedule, use timeZone field instead",
+        ));
+    }
+    errs
+}
+
+/// `validateTimeZone`.
+fn time_zone(zone: Option<&Value>, p: &Path) -> Vec<FieldError> {
+    let Some(zone) = zone.and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let shown = go_quote(zone);
+    if zone.is_empty() {
+        return vec![invalid(
+            p,
+            shown,
+            "timeZone must be nil or non-empty string",
+        )];
+    }
+    let part_ok = |part: &str| {
+        part != "."
+            && part != ".."
+            && !part.starts_with('-')
+            && (1..=14).contains(&part.len())
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c))
+    };
+    if !zone.split('/').all(part_ok) {
+        return vec![invalid(p, shown, format!("unknown time zone {zone}"))];
+    }
+    let mut errs = Vec::new();
+    if zone.eq_ignore_ascii_case("Local") {
+        errs.push(invalid(
+            p,
+            shown.clone(),
+            "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones",
+        ));
+    }
+    // Go loads "Local" (the process's zone); any other name must be in the zone database.
+    if zone != "Local" {
+        if let Err(e) = crate::cron::load_location(zone) {
+            errs.push(invalid(p, shown, e));
+        }
     }
     errs
 }
@@ -497,5 +654,106 @@ mod tests {
             errs.contains(&"spec.completions: Invalid value: 3: field is immutable".to_string())
         );
         assert!(errs.contains(&r#"spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"#.to_string()));
+    }
+
+    fn cron_job(spec: Value) -> Value {
+        let mut obj = json!({"apiVersion": "batch/v1", "kind": "CronJob",
+            "metadata": {"name": "zoned", "namespace": "lab"}, "spec": spec});
+        if obj["spec"]["jobTemplate"].is_null() {
+            obj["spec"]["jobTemplate"] = json!({"spec": {"template": {"spec": {"restartPolicy": "OnFailure",
+                "containers": [{"name": "c", "image": "x:1"}]}}}});
+        }
+        if let Some(m) = obj.as_object_mut() {
+            crate::defaults::batch::cron_job(m);
+        }
+        obj
+    }
+
+    #[test]
+    fn a_cron_job_spec_is_checked_in_upstreams_order() {
+        let cj = cron_job(json!({"schedule": "0 9 * * *", "timeZone": "Mars/Olympus",
+            "concurrencyPolicy": "Sometimes", "startingDeadlineSeconds": -5,
+            "jobTemplate": {"spec": {"selector": {"matchLabels": {"app": "x"}}, "manualSelector": true,
+                "template": {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "c", "image": "x:1"}]}}}}}));
+        assert_eq!(
+            messages(validate_cron_job(&cj, None)),
+            [
+                "spec.startingDeadlineSeconds: Invalid value: -5: must be greater than or equal to 0",
+                r#"spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus"#,
+                r#"spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace""#,
+                r#"spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never""#,
+                r#"spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated"#,
+                r#"spec.jobTemplate.spec.manualSelector: Unsupported value: true: supported values: "nil", "false""#,
+            ]
+        );
+    }
+
+    #[test]
+    fn schedules_time_zones_and_long_names_are_refused() {
+        let check = |spec: Value| messages(validate_cron_job(&cron_job(spec), None));
+        assert_eq!(
+            check(json!({"schedule": "61 * * * 7"})),
+            [
+                r#"spec.schedule: Invalid value: "61 * * * 7": end of range (61) above maximum (59): 61"#
+            ]
+        );
+        assert_eq!(
+            check(json!({"schedule": "TZ=UTC 0 * * * *"})),
+            [
+                r#"spec.schedule: Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead"#
+            ]
+        );
+        assert_eq!(
+            check(json!({"schedule": "@hourly", "timeZone": "Local"})),
+            [
+                r#"spec.timeZone: Invalid value: "Local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"#
+            ]
+        );
+        assert_eq!(
+            check(json!({"schedule": "30 9 * * 1-5", "timeZone": "Asia/Seoul"})),
+            Vec::<String>::new()
+        );
+        let mut long = cron_job(json!({"schedule": "@hourly"}));
+        long["metadata"]["name"] = json!("this-name-is-far-too-long-for-a-cronjob-of-the-course");
+        assert_eq!(
+            messages(validate_cron_job(&long, None)),
+            [
+                r#"metadata.name: Invalid value: "this-name-is-far-too-long-for-a-cronjob-of-the-course": must be no more than 52 characters"#
+            ]
+        );
+        let old = cron_job(json!({"schedule": "@hourly"}));
+        assert!(
+            validate_cron_job(&long, Some(&old))
+                .iter()
+                .all(|e| !e.to_string().contains("52 characters")),
+            "the length rule is for create only"
+        );
+    }
+
+    #[test]
+    fn cron_job_defaults_match_set_defaults_cron_job() {
+        let cj = cron_job(json!({"schedule": "@daily", "concurrencyPolicy": ""}));
+        let spec = &cj["spec"];
+        assert_eq!(
+            (
+                &spec["concurrencyPolicy"],
+                &spec["suspend"],
+                &spec["successfulJobsHistoryLimit"],
+                &spec["failedJobsHistoryLimit"]
+            ),
+            (&json!("Allow"), &json!(false), &json!(3), &json!(1))
+        );
+        assert_eq!(
+            spec["jobTemplate"]["metadata"],
+            json!({"creationTimestamp": null})
+        );
+        assert_eq!(
+            spec["jobTemplate"]["spec"]["template"]["spec"]["dnsPolicy"],
+            "ClusterFirst"
+        );
+        assert!(
+            spec["jobTemplate"]["spec"].get("backoffLimit").is_none(),
+            "no SetDefaults_Job in a template"
+        );
     }
 }

@@ -194,6 +194,21 @@ pub(crate) static WORKLOAD: Schema = Schema::Struct(&[
     plain("status", &CONDITIONS_BY_TYPE),
 ]);
 
+/// `JobTemplateSpec`: metadata and a `JobSpec`.
+static JOB_TEMPLATE_SPEC: Schema = Schema::Struct(&[
+    plain("metadata", &OBJECT_META),
+    plain("spec", &WORKLOAD_SPEC),
+]);
+
+/// `CronJobSpec`: the job template.
+static CRON_JOB_SPEC: Schema = Schema::Struct(&[plain("jobTemplate", &JOB_TEMPLATE_SPEC)]);
+
+/// A CronJob (`CronJobStatus.active` is atomic).
+pub(crate) static CRON_JOB: Schema = Schema::Struct(&[
+    plain("metadata", &OBJECT_META),
+    plain("spec", &CRON_JOB_SPEC),
+]);
+
 static RAW_EXTENSION: Schema = Schema::Opaque("RawExtension");
 
 /// `ControllerRevision.data` is a `runtime.RawExtension`.

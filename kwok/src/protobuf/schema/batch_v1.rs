@@ -8,6 +8,38 @@ use super::meta_v1;
 use super::Kind::{Bool, Msg, Str, Time, I32, I64};
 use super::{keep, list, message, opt, Message};
 
+pub(crate) static CRON_JOB: Message = message(
+    "CronJob",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&CRON_JOB_SPEC)),
+        keep(3, "status", Msg(&CRON_JOB_STATUS)),
+    ],
+);
+
+pub(super) static CRON_JOB_SPEC: Message = message(
+    "CronJobSpec",
+    &[
+        keep(1, "schedule", Str),
+        keep(8, "timeZone", Str),
+        keep(2, "startingDeadlineSeconds", I64),
+        opt(3, "concurrencyPolicy", Str),
+        keep(4, "suspend", Bool),
+        keep(5, "jobTemplate", Msg(&JOB_TEMPLATE_SPEC)),
+        keep(6, "successfulJobsHistoryLimit", I32),
+        keep(7, "failedJobsHistoryLimit", I32),
+    ],
+);
+
+pub(super) static CRON_JOB_STATUS: Message = message(
+    "CronJobStatus",
+    &[
+        list(1, "active", Msg(&core_v1::OBJECT_REFERENCE)),
+        keep(4, "lastScheduleTime", Time),
+        keep(5, "lastSuccessfulTime", Time),
+    ],
+);
+
 pub(crate) static JOB: Message = message(
     "Job",
     &[
@@ -69,6 +101,14 @@ pub(super) static JOB_STATUS: Message = message(
             Msg(&UNCOUNTED_TERMINATED_PODS),
         ),
         keep(9, "ready", I32),
+    ],
+);
+
+pub(super) static JOB_TEMPLATE_SPEC: Message = message(
+    "JobTemplateSpec",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&JOB_SPEC)),
     ],
 );
 

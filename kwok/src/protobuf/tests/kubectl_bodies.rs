@@ -493,3 +493,44 @@ fn kubectl_1_32_job() {
     });
     assert_eq!(decode(&body).unwrap(), expected);
 }
+
+/// `kubectl create cronjob nightly --image=busybox:1.36 --schedule="0 3 * * *" -- date` (kubectl 1.32).
+const CRON_JOB_BODY: &str = concat!(
+    "6b3873000a130a0862617463682f7631120743726f6e4a6f6212b7010a170a076e696768746c7912001a0022002a0032",
+    "00380042001299010a09302033202a202a202a1a002a89010a170a076e696768746c7912001a0022002a003200380042",
+    "00126e326c0a100a0012001a0022002a00320038004200125812310a076e696768746c79120c62757379626f783a312e",
+    "33361a04646174652a0042006a007200800100880100900100a201001a094f6e4661696c757265320042004a00520058",
+    "00600068008201008a01009a0100c201001a001a002200",
+);
+
+#[test]
+fn kubectl_1_32_cronjob() {
+    let body = hex(CRON_JOB_BODY);
+    let expected = json!({
+        "kind": "CronJob",
+        "apiVersion": "batch/v1",
+        "metadata": {"name": "nightly", "creationTimestamp": null},
+        "spec": {
+            "schedule": "0 3 * * *",
+            "jobTemplate": {
+                "metadata": {"name": "nightly", "creationTimestamp": null},
+                "spec": {
+                    "template": {
+                        "metadata": {"creationTimestamp": null},
+                        "spec": {
+                            "containers": [{
+                                "name": "nightly",
+                                "image": "busybox:1.36",
+                                "command": ["date"],
+                                "resources": {}
+                            }],
+                            "restartPolicy": "OnFailure"
+                        }
+                    }
+                }
+            }
+        },
+        "status": {}
+    });
+    assert_eq!(decode(&body).unwrap(), expected);
+}

@@ -1,0 +1,82 @@
+//! CronJobs (`pkg/registry/batch/cronjob/strategy.go`).
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::batch::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::printers::{batch as printer, Column};
+use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::validation::batch as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "batch",
+    version: "v1",
+    kind: "CronJob",
+    plural: "cronjobs",
+    singular: "cronjob",
+    namespaced: true,
+    short_names: &["cj"],
+    categories: &["all"],
+    verbs: FULL_VERBS,
+    subresources: &[status("CronJob")],
+    strategy: &CronJob,
+};
+
+/// The annotation a scheduled job carries: its scheduled time, RFC 3339 in the CronJob's zone.
+pub const SCHEDULED_TIMESTAMP_ANNOTATION: &str = "batch.kubernetes.io/cronjob-scheduled-timestamp";
+
+#[derive(Debug)]
+pub struct CronJob;
+
+impl Strategy for CronJob {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::CronJob>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::batch_v1::CRON_JOB)
+    }
+
+    fn default(&self, obj: &mut Map<String, Value>) {
+        crate::defaults::batch::cron_job(obj);
+    }
+
+    /// An empty status and generation 1.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({});
+        first_generation(obj);
+    }
+
+    /// `ValidateCronJobCreate`.
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::validate_cron_job(obj, None)
+    }
+
+    /// The status stays; a spec change bumps the generation.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+    }
+
+    /// `ValidateCronJobUpdate`.
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_cron_job(new, Some(old))
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::CRON_JOB
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::CRON_JOB_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::cron_job_cells(obj, now)
+    }
+}
