@@ -67,6 +67,11 @@ impl Amount {
         })
     }
 
+    /// Below zero.
+    pub fn is_negative(&self) -> bool {
+        self.negative
+    }
+
     /// A JSON number, or a string holding a quantity; anything else is not an amount.
     pub fn from_json(value: &Value) -> Result<Amount, String> {
         match value {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use crate::scenario::model::{NodeSpec, Perturbation};
+use crate::scenario::units::ResourceQuantity;
 
 /// The annotation kwok's fake kubelet looks for (kwok `--manage-nodes-with-annotation-selector`).
 #[cfg(feature = "embedded")]
@@ -23,6 +24,14 @@ pub struct NodeTemplate {
     pub annotations: BTreeMap<String, String>,
     pub taints: Vec<Value>,
     pub managed: bool,
+    /// `status.capacity` entries over the fake node's defaults.
+    pub capacity: BTreeMap<String, String>,
+    /// `status.allocatable` entries; a resource of `capacity` not named here follows it.
+    pub allocatable: BTreeMap<String, String>,
+}
+
+fn quantities(m: &BTreeMap<String, ResourceQuantity>) -> BTreeMap<String, String> {
+    m.iter().map(|(k, v)| (k.clone(), v.0.clone())).collect()
 }
 
 impl NodeTemplate {
@@ -33,6 +42,8 @@ impl NodeTemplate {
             annotations: spec.annotations.clone(),
             taints: spec.taints.clone(),
             managed: true,
+            capacity: quantities(&spec.capacity),
+            allocatable: quantities(&spec.allocatable),
         }
     }
 
@@ -43,6 +54,8 @@ impl NodeTemplate {
             annotations: perturbation.annotations.clone(),
             taints: perturbation.taints.clone(),
             managed: perturbation.managed,
+            capacity: quantities(&perturbation.capacity),
+            allocatable: quantities(&perturbation.allocatable),
         }
     }
 
@@ -55,6 +68,8 @@ impl NodeTemplate {
                 annotations: BTreeMap::new(),
                 taints: Vec::new(),
                 managed: true,
+                capacity: BTreeMap::new(),
+                allocatable: BTreeMap::new(),
             })
             .collect()
     }
@@ -82,6 +97,7 @@ impl NodeTemplate {
                 status.remove("conditions");
             }
         }
+        self.apply_resources(&mut node);
         if !self.taints.is_empty() {
             if let Some(object) = node.as_object_mut() {
                 let spec = object.entry("spec").or_insert_with(|| json!({}));
@@ -91,6 +107,31 @@ impl NodeTemplate {
             }
         }
         node
+    }
+}
+
+impl NodeTemplate {
+    /// Capacity over the defaults; allocatable follows capacity unless given.
+    fn apply_resources(&self, node: &mut Value) {
+        if self.capacity.is_empty() && self.allocatable.is_empty() {
+            return;
+        }
+        let Some(status) = node.get_mut("status").and_then(Value::as_object_mut) else {
+            return;
+        };
+        for key in ["capacity", "allocatable"] {
+            let slot = status.entry(key).or_insert_with(|| json!({}));
+            if !slot.is_object() {
+                *slot = json!({});
+            }
+        }
+        for (name, amount) in &self.capacity {
+            status["capacity"][name] = json!(amount);
+            status["allocatable"][name] = json!(amount);
+        }
+        for (name, amount) in &self.allocatable {
+            status["allocatable"][name] = json!(amount);
+        }
     }
 }
 
@@ -164,6 +205,8 @@ mod tests {
             annotations: BTreeMap::new(),
             taints: vec![json!({"key": "nvidia.com/gpu", "effect": "NoSchedule"})],
             managed,
+            capacity: BTreeMap::new(),
+            allocatable: BTreeMap::new(),
         }
     }
 
@@ -188,5 +231,29 @@ mod tests {
             .is_none());
         assert!(node["status"].get("conditions").is_none());
         assert_eq!(node["status"]["allocatable"]["pods"], "110");
+    }
+
+    #[test]
+    fn capacity_adds_extended_resources_and_allocatable_follows_it() {
+        let mut gpu = template(true);
+        gpu.capacity = BTreeMap::from([
+            ("nvidia.com/gpu".to_string(), "4".to_string()),
+            ("cpu".to_string(), "64".to_string()),
+        ]);
+        gpu.allocatable = BTreeMap::from([("cpu".to_string(), "63500m".to_string())]);
+        let node = gpu.to_object();
+        let status = &node["status"];
+        assert_eq!(status["capacity"]["nvidia.com/gpu"], "4");
+        assert_eq!(
+            status["allocatable"]["nvidia.com/gpu"], "4",
+            "follows capacity"
+        );
+        assert_eq!(status["capacity"]["cpu"], "64");
+        assert_eq!(status["allocatable"]["cpu"], "63500m", "given apart");
+        assert_eq!(
+            status["capacity"]["pods"], status["allocatable"]["pods"],
+            "the defaults stay"
+        );
+        assert!(status["capacity"]["memory"].is_string());
     }
 }

@@ -103,6 +103,42 @@ steps:
         );
     }
 
+    const GPU_NODE: &str = "\
+cluster:
+  nodes:
+    - name: gpu-0
+      capacity:
+        nvidia.com/gpu: 4
+        memory: 80Gi
+      allocatable:
+        memory: 79Gi
+";
+
+    #[test]
+    fn node_capacity_takes_numbers_and_quantities() {
+        let (_dir, file) = write_scenario(&format!("{MINIMAL}{GPU_NODE}"));
+        let scenario = load_scenario(&file).expect("valid scenario");
+        let node = &scenario.cluster.nodes[0];
+        assert_eq!(node.capacity["nvidia.com/gpu"].0, "4");
+        assert_eq!(node.capacity["memory"].0, "80Gi");
+        assert_eq!(node.allocatable["memory"].0, "79Gi");
+    }
+
+    #[test]
+    fn a_capacity_that_is_not_a_quantity_is_located() {
+        let text =
+            format!("{MINIMAL}{GPU_NODE}").replace("nvidia.com/gpu: 4", "nvidia.com/gpu: lots");
+        let (_dir, file) = write_scenario(&text);
+        let errors = load_scenario(&file).expect_err("not a quantity");
+        let message = errors.to_string();
+        assert!(
+            message.contains("\"lots\" is not a number or a quantity"),
+            "got {message:?}"
+        );
+        // Line 19, column 25: the value `lots`.
+        assert_eq!(errors.0[0].location, Some((19, 25)), "{message}");
+    }
+
     #[test]
     fn unknown_key_names_file_line_column_and_key() {
         let text = MINIMAL.replace("compare: exact", "comapre: exact");

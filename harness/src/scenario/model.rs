@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::check::Check;
-use super::units::{ByteSize, HumanDuration};
+use super::units::{ByteSize, HumanDuration, ResourceQuantity};
 
 pub const API_VERSION: &str = "proctor/v1";
 pub const KIND: &str = "Scenario";
@@ -59,6 +59,13 @@ pub struct NodeSpec {
     /// core/v1 Taint objects, passed through as written.
     #[serde(default)]
     pub taints: Vec<Value>,
+    /// Capacity: cpu, memory, pods, extended resources (`nvidia.com/gpu: 4`); each given one
+    /// replaces the fake node's default, the others stay.
+    #[serde(default)]
+    pub capacity: BTreeMap<String, ResourceQuantity>,
+    /// Allocatable; a resource not given here follows capacity.
+    #[serde(default)]
+    pub allocatable: BTreeMap<String, ResourceQuantity>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -130,6 +137,13 @@ pub struct Perturbation {
     pub managed: bool,
     #[serde(default)]
     pub taints: Vec<Value>,
+    /// Capacity: cpu, memory, pods, extended resources (`nvidia.com/gpu: 4`); each given one
+    /// replaces the fake node's default, the others stay.
+    #[serde(default)]
+    pub capacity: BTreeMap<String, ResourceQuantity>,
+    /// Allocatable; a resource not given here follows capacity.
+    #[serde(default)]
+    pub allocatable: BTreeMap<String, ResourceQuantity>,
 }
 
 fn yes() -> bool {

@@ -219,3 +219,65 @@ mod tests {
         assert!(parse_bytes("MiB").is_err());
     }
 }
+
+/// A Kubernetes resource quantity written in a scenario (`4`, `500m`, `80Gi`): checked as
+/// `resource.ParseQuantity` reads it, kept as written, never negative.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceQuantity(pub String);
+
+impl ResourceQuantity {
+    fn checked(text: String) -> Result<Self, String> {
+        let amount = graders::quantity::Amount::parse(text.trim())?;
+        if amount.is_negative() {
+            return Err(format!("{text:?}: a node's resources cannot be negative"));
+        }
+        Ok(ResourceQuantity(text.trim().to_string()))
+    }
+}
+
+impl<'de> Deserialize<'de> for ResourceQuantity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct QuantityVisitor;
+        impl Visitor<'_> for QuantityVisitor {
+            type Value = ResourceQuantity;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a quantity such as 4, 500m or 80Gi")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                ResourceQuantity::checked(v.to_string()).map_err(E::custom)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(ResourceQuantity(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                ResourceQuantity::checked(v.to_string()).map_err(E::custom)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                ResourceQuantity::checked(v.to_string()).map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_any(QuantityVisitor)
+    }
+}
+
+impl Serialize for ResourceQuantity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl schemars::JsonSchema for ResourceQuantity {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Quantity".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A Kubernetes quantity (4, 500m, 80Gi, 1.5).",
+            "anyOf": [
+                {"type": "string", "pattern": "^\\s*\\+?[0-9]*\\.?[0-9]+([eE][-+]?[0-9]+|[numkMGTPE]|Ki|Mi|Gi|Ti|Pi|Ei)?\\s*$"},
+                {"type": "number", "minimum": 0}
+            ]
+        })
+    }
+}
