@@ -137,6 +137,7 @@ pub use kinds::core::secret::RESOURCE as SECRETS;
 pub use kinds::core::serviceaccount::RESOURCE as SERVICEACCOUNTS;
 pub use kinds::events::event::RESOURCE as EVENTS_V1;
 pub use kinds::policy::poddisruptionbudget::RESOURCE as PODDISRUPTIONBUDGETS;
+pub use kinds::scheduling::priorityclass::RESOURCE as PRIORITYCLASSES;
 
 /// Every served resource, in discovery order.
 pub static RESOURCES: &[&ResourceDef] = &[
@@ -155,6 +156,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &CRONJOBS,
     &JOBS,
     &PODDISRUPTIONBUDGETS,
+    &PRIORITYCLASSES,
     &LEASES,
     &EVENTS_V1,
 ];
@@ -165,6 +167,7 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("events.k8s.io", "v1"),
     ("batch", "v1"),
     ("policy", "v1"),
+    ("scheduling.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),
 ];
 

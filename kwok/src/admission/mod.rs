@@ -49,11 +49,15 @@ pub fn admit(
         match op {
             Operation::Create => {
                 service_account::admit(api, ns, obj).map_err(|why| forbidden(res, obj, &why))?;
-                priority::admit_create(obj).map_err(|why| forbidden(res, obj, &why))?;
+                priority::admit_create(api, obj).map_err(|why| forbidden(res, obj, &why))?;
             }
             Operation::Update { old } => priority::keep_on_update(obj, old),
         }
         toleration_seconds::admit(obj);
+    }
+    if std::ptr::eq(res, &registry::PRIORITYCLASSES) {
+        let creating = matches!(op, Operation::Create);
+        priority::admit_class(api, obj, creating).map_err(|why| forbidden(res, obj, &why))?;
     }
     Ok(())
 }

@@ -1,31 +1,59 @@
-//! Priority (plugin/pkg/admission/priority `admitPod`): a pod's `priorityClassName` resolved to
-//! its `priority` and `preemptionPolicy` on create, and kept on update.
+//! Priority (plugin/pkg/admission/priority): a pod's `priorityClassName` resolved to its
+//! `priority` and `preemptionPolicy` on create (`admitPod`), kept on update; and at most one
+//! PriorityClass marked `globalDefault` (`validatePriorityClass`).
 
 use serde_json::{json, Map, Value};
 
+use crate::api::{meta, Api};
 use crate::defaults::fields::{is_nil, str_of};
+use crate::registry;
 
-/// Built-in priority classes (pkg/apis/scheduling `SystemPriorityClasses`).
-const SYSTEM_PRIORITY_CLASSES: &[(&str, i64)] = &[
-    ("system-node-critical", 2_000_001_000),
-    ("system-cluster-critical", 2_000_000_000),
-];
+/// `getDefaultPriorityClass`: of the classes marked globalDefault, the one of lowest value.
+fn default_class(api: &Api) -> Option<Value> {
+    let (classes, _) = api.store().list(&registry::PRIORITYCLASSES, None);
+    classes
+        .into_iter()
+        .map(|c| c.value.clone())
+        .filter(|c| c["globalDefault"] == true)
+        .min_by_key(|c| c["value"].as_i64().unwrap_or(0))
+}
+
+/// A PriorityClass write: refused when another class is the global default already.
+pub(super) fn admit_class(api: &Api, class: &Value, creating: bool) -> Result<(), String> {
+    if class["globalDefault"] != true {
+        return Ok(());
+    }
+    match default_class(api) {
+        Some(existing) if creating || meta::name(&existing) != meta::name(class) => Err(format!(
+            "PriorityClass {} is already marked as default. Only one default can exist",
+            meta::name(&existing)
+        )),
+        _ => Ok(()),
+    }
+}
 
 /// On create; an error is the reason of the Forbidden answer.
-pub(super) fn admit_create(pod: &mut Value) -> Result<(), String> {
+pub(super) fn admit_create(api: &Api, pod: &mut Value) -> Result<(), String> {
     let Some(spec) = spec_mut(pod) else {
         return Ok(());
     };
-    let class = str_of(spec, "priorityClassName").to_string();
-    let value = if class.is_empty() {
-        // No global default class exists in a fresh cluster.
-        0
+    let class_name = str_of(spec, "priorityClassName").to_string();
+    let class = if class_name.is_empty() {
+        let found = default_class(api);
+        if let Some(c) = &found {
+            spec.insert("priorityClassName".into(), json!(meta::name(c)));
+        }
+        found
     } else {
-        match SYSTEM_PRIORITY_CLASSES.iter().find(|(n, _)| *n == class) {
-            Some((_, v)) => *v,
-            None => return Err(format!("no PriorityClass with name {class} was found")),
+        match api.store().get(&registry::PRIORITYCLASSES, "", &class_name) {
+            Some(c) => Some(c.value.clone()),
+            None => return Err(format!("no PriorityClass with name {class_name} was found")),
         }
     };
+    let value = class
+        .as_ref()
+        .and_then(|c| c["value"].as_i64())
+        .unwrap_or(0);
     if let Some(given) = spec.get("priority").and_then(Value::as_i64) {
         if given != value {
             return Err(format!(
@@ -34,7 +62,10 @@ pub(super) fn admit_create(pod: &mut Value) -> Result<(), String> {
         }
     }
     spec.insert("priority".into(), json!(value));
-    let policy = "PreemptLowerPriority";
+    let policy = class
+        .as_ref()
+        .and_then(|c| c["preemptionPolicy"].as_str())
+        .unwrap_or("PreemptLowerPriority");
     if let Some(given) = spec.get("preemptionPolicy").and_then(Value::as_str) {
         if given != policy {
             return Err(format!(

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::api::{Api, WriteOptions};
-use crate::registry::{PODS, SERVICEACCOUNTS};
+use crate::registry::{PODS, PRIORITYCLASSES, SERVICEACCOUNTS};
 use crate::store::Store;
 
 fn api() -> Api {
@@ -175,6 +175,37 @@ fn priority_comes_from_the_class_and_may_not_be_given() {
     assert_eq!(
         error.message,
         "pods \"p\" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name"
+    );
+}
+
+fn priority_class(api: &Api, body: Value) -> Result<(), crate::ApiError> {
+    api.create(&PRIORITYCLASSES, "", body, &WriteOptions::default())
+        .map(|_| ())
+}
+
+#[test]
+fn the_global_default_class_is_single_and_given_to_pods_without_one() {
+    let api = api();
+    let class = |name: &str, value: i64| {
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value, "globalDefault": true,
+            "preemptionPolicy": "Never"})
+    };
+    priority_class(&api, class("gpu-default", 100)).expect("first default");
+    let error = priority_class(&api, class("second-default", 50)).expect_err("second default");
+    assert_eq!(
+        error.message,
+        "priorityclasses.scheduling.k8s.io \"second-default\" is forbidden: PriorityClass gpu-default is already marked as default. Only one default can exist"
+    );
+    let containers = json!([{"name": "c", "image": "i"}]);
+    let created = create(&api, pod(json!({"containers": containers}))).expect("created");
+    assert_eq!(
+        (
+            &created["spec"]["priorityClassName"],
+            &created["spec"]["priority"],
+            &created["spec"]["preemptionPolicy"]
+        ),
+        (&json!("gpu-default"), &json!(100), &json!("Never"))
     );
 }
 

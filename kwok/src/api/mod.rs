@@ -98,6 +98,14 @@ impl Api {
                 Err(e) => return Err(e),
             }
         }
+        // The API server's post-start hook (`AddSystemPriorityClasses`).
+        for pc in crate::kinds::scheduling::priorityclass::system_objects() {
+            match self.create(&registry::PRIORITYCLASSES, "", pc, &WriteOptions::default()) {
+                Ok(_) => {}
+                Err(e) if e.code == 409 => {}
+                Err(e) => return Err(e),
+            }
+        }
         Ok(())
     }
 

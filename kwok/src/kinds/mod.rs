@@ -17,6 +17,7 @@ pub mod coordination;
 pub mod core;
 pub mod events;
 pub mod policy;
+pub mod scheduling;
 
 use std::fmt::Debug;
 

@@ -66,3 +66,6 @@ pub(crate) const CRON_JOB_SUSPEND: &str = "This flag tells the controller to sus
 pub(crate) const CRON_JOB_ACTIVE: &str = "A list of pointers to currently running jobs.";
 pub(crate) const CRON_JOB_LAST_SCHEDULE: &str =
     "Information when was the last time the job was successfully scheduled.";
+pub(crate) const PRIORITY_CLASS_VALUE: &str = "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.";
+pub(crate) const PRIORITY_CLASS_GLOBAL_DEFAULT: &str = "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.";
+pub(crate) const PRIORITY_CLASS_PREEMPTION_POLICY: &str = "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.";

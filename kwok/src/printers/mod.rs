@@ -16,6 +16,7 @@ pub(crate) mod lease;
 pub(crate) mod nodes;
 pub(crate) mod pdb;
 pub(crate) mod pods;
+pub(crate) mod scheduling;
 mod table;
 mod values;
 pub(crate) mod workloads;

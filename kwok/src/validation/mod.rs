@@ -13,6 +13,7 @@ mod path;
 pub(crate) mod pod;
 pub(crate) mod policy;
 mod resources;
+pub(crate) mod scheduling;
 
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,7 @@ pub(crate) mod core_v1;
 pub(crate) mod events_v1;
 mod meta_v1;
 pub(crate) mod policy_v1;
+pub(crate) mod scheduling_v1;
 
 /// The value carried by one field (or by each element of a list, or each value of a map).
 #[derive(Clone, Copy, Debug)]

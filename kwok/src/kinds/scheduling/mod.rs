@@ -1,0 +1,3 @@
+//! The scheduling.k8s.io group (`pkg/registry/scheduling/priorityclass`).
+
+pub mod priorityclass;

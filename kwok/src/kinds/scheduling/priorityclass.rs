@@ -1,0 +1,93 @@
+//! PriorityClasses (`pkg/registry/scheduling/priorityclass/strategy.go`), with the two system
+//! classes the API server creates at start (`pkg/apis/scheduling/v1 SystemPriorityClasses`).
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::scheduling::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::defaults::fields::default_nil;
+use crate::error::FieldError;
+use crate::kinds::{first_generation, Strategy};
+use crate::printers::{scheduling as printer, Column};
+use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::validation::scheduling as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "scheduling.k8s.io",
+    version: "v1",
+    kind: "PriorityClass",
+    plural: "priorityclasses",
+    singular: "priorityclass",
+    namespaced: false,
+    short_names: &["pc"],
+    categories: &[],
+    verbs: FULL_VERBS,
+    subresources: &[],
+    strategy: &PriorityClass,
+};
+
+/// `scheduling.SystemPriorityClassPrefix`.
+pub const SYSTEM_PREFIX: &str = "system-";
+
+/// `SystemPriorityClasses`: name, value, description.
+pub const SYSTEM_CLASSES: &[(&str, i64, &str)] = &[
+    (
+        "system-node-critical",
+        2_000_001_000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        "system-cluster-critical",
+        2_000_000_000,
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    ),
+];
+
+/// The objects the API server's bootstrap hook creates.
+pub fn system_objects() -> impl Iterator<Item = Value> {
+    SYSTEM_CLASSES.iter().map(|(name, value, description)| {
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value, "description": description})
+    })
+}
+
+#[derive(Debug)]
+pub struct PriorityClass;
+
+impl Strategy for PriorityClass {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::PriorityClass>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::scheduling_v1::PRIORITY_CLASS)
+    }
+
+    /// `SetDefaults_PriorityClass`.
+    fn default(&self, obj: &mut Map<String, Value>) {
+        default_nil(obj, "preemptionPolicy", json!("PreemptLowerPriority"));
+    }
+
+    /// Generation 1; an update changes nothing of its own.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::priority_class(obj)
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::priority_class_update(new, old)
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::PRIORITY_CLASS_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::priority_class_cells(obj, now)
+    }
+}
