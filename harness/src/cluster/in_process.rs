@@ -92,6 +92,21 @@ pub fn create_node(api: &Api, node: Value) -> anyhow::Result<()> {
         .map_err(|e| anyhow!("{}", e.message))
 }
 
+/// Creates `pod` (a Pod object) in its namespace.
+pub fn create_pod(api: &Api, pod: Value) -> anyhow::Result<()> {
+    let opts = WriteOptions {
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..WriteOptions::default()
+    };
+    let ns = pod["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("default")
+        .to_string();
+    api.create(&PODS, &ns, pod, &opts)
+        .map(|_| ())
+        .map_err(|e| anyhow!("{}", e.message))
+}
+
 /// Deletes node `name` and, at once, the pods bound to it (`kubectl delete --force
 /// --grace-period=0`): nothing else would remove them from a node that is gone.
 pub fn delete_node_and_pods(api: &Api, name: &str) -> anyhow::Result<()> {

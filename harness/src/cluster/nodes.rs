@@ -135,6 +135,32 @@ impl NodeTemplate {
     }
 }
 
+/// A perturbation's pods for the injected node `node`: bound to it, named after it.
+pub fn bound_pods(perturbation: &Perturbation, node: &str) -> Vec<Value> {
+    perturbation
+        .pods
+        .iter()
+        .map(|manifest| {
+            let mut pod = manifest.clone();
+            let name = pod["metadata"]["name"]
+                .as_str()
+                .unwrap_or("pod")
+                .to_string();
+            pod["apiVersion"] = json!("v1");
+            pod["kind"] = json!("Pod");
+            pod["metadata"]["name"] = json!(format!("{name}-{node}"));
+            if pod["metadata"]["namespace"]
+                .as_str()
+                .is_none_or(str::is_empty)
+            {
+                pod["metadata"]["namespace"] = json!("default");
+            }
+            pod["spec"]["nodeName"] = json!(node);
+            pod
+        })
+        .collect()
+}
+
 #[cfg(feature = "embedded")]
 fn base_node(
     name: &str,

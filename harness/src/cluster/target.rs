@@ -365,6 +365,15 @@ impl Target {
         if let Ok(mut injected) = self.injected.lock() {
             injected.push(name.clone());
         }
+        for pod in super::nodes::bound_pods(perturbation, &name) {
+            let pod_name = pod["metadata"]["name"].as_str().unwrap_or("").to_string();
+            match &self.backend {
+                #[cfg(feature = "embedded")]
+                Backend::Embedded(cluster) => super::in_process::create_pod(cluster.api(), pod),
+                Backend::External | Backend::Kwokctl(_) => self.kubectl.create(&pod).await,
+            }
+            .with_context(|| format!("creating pod {pod_name} on injected node {name}"))?;
+        }
         Ok(name)
     }
 
@@ -544,6 +553,51 @@ mod tests {
             serde_yaml::from_str("namePrefix: extra-node-").expect("perturbation");
         target.inject(&perturbation).await.expect("node added");
         assert_eq!(target.quiet_for().await, Duration::ZERO, "a node was added");
+        target.shutdown().await;
+    }
+
+    /// An injected GPU node comes with its capacity and its pods, and leaves with them.
+    #[tokio::test]
+    async fn an_injected_node_carries_capacity_and_pods() {
+        let target = Target::embedded(&NodeTemplate::plain(1))
+            .await
+            .expect("cluster");
+        let perturbation: Perturbation = serde_yaml::from_str(
+            "namePrefix: gpu-node-
+capacity: {nvidia.com/gpu: 2}
+pods:
+  - metadata: {name: busy, labels: {app: cuda}}
+    spec:
+      containers:
+        - name: cuda
+          image: cuda:12
+          resources: {limits: {nvidia.com/gpu: 1}}
+",
+        )
+        .expect("perturbation");
+        let node = target.inject(&perturbation).await.expect("node added");
+        target.settle().await;
+        let Backend::Embedded(cluster) = &target.backend else {
+            panic!("an embedded target");
+        };
+        let api = cluster.api();
+        let stored = api.get(&kwok::registry::NODES, "", &node).expect("node");
+        assert_eq!(stored.value["status"]["allocatable"]["nvidia.com/gpu"], "2");
+        let pod_name = format!("busy-{node}");
+        let pod = api
+            .get(&kwok::registry::PODS, "default", &pod_name)
+            .expect("pod");
+        assert_eq!(pod.value["spec"]["nodeName"], node.as_str());
+        assert_eq!(
+            pod.value["status"]["phase"], "Running",
+            "the fake kubelet runs it"
+        );
+        target.remove_nodes(std::slice::from_ref(&node)).await;
+        assert!(
+            api.get(&kwok::registry::PODS, "default", &pod_name)
+                .is_err(),
+            "gone with the node"
+        );
         target.shutdown().await;
     }
 }

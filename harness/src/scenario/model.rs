@@ -144,6 +144,10 @@ pub struct Perturbation {
     /// Allocatable; a resource not given here follows capacity.
     #[serde(default)]
     pub allocatable: BTreeMap<String, ResourceQuantity>,
+    /// core/v1 Pod manifests bound to the injected node (`spec.nodeName`), each named
+    /// `<metadata.name>-<node name>`, in `default` unless they say; removed with the node.
+    #[serde(default)]
+    pub pods: Vec<Value>,
 }
 
 fn yes() -> bool {

@@ -50,6 +50,12 @@ pub fn validate(
     validate_cluster(scenario, scenario_dir, &mut problems);
     validate_limits(scenario, &mut problems);
     for (name, perturbation) in &scenario.perturbations {
+        for (index, pod) in perturbation.pods.iter().enumerate() {
+            let path = format!("perturbations.{name}.pods[{index}]");
+            if let Some(problem) = pod_problem(pod) {
+                problems.add(&path, None, problem);
+            }
+        }
         if !is_dns_prefix(&perturbation.name_prefix) {
             problems.add(
                 &format!("perturbations.{name}.namePrefix"),
@@ -453,6 +459,26 @@ fn is_dns_prefix(text: &str) -> bool {
         && !text.starts_with('-')
 }
 
+/// What keeps a perturbation's pod manifest from being created on its node.
+fn pod_problem(pod: &serde_json::Value) -> Option<String> {
+    if !pod.is_object() {
+        return Some("must be a Pod manifest (a mapping)".to_string());
+    }
+    if pod.get("kind").is_some_and(|kind| kind != "Pod") {
+        return Some(format!("must be a Pod, not {}", pod["kind"]));
+    }
+    if pod["metadata"]["name"].as_str().is_none_or(str::is_empty) {
+        return Some("needs metadata.name (the node's name is appended)".to_string());
+    }
+    if pod["spec"]["containers"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
+        return Some("needs spec.containers".to_string());
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::load::parse_yaml;
@@ -574,5 +600,22 @@ steps:
         assert!(!is_inside(Path::new("/etc/passwd")));
         assert!(!is_inside(Path::new("a/../../b")));
         assert!(!is_inside(Path::new("")));
+    }
+
+    #[test]
+    fn perturbation_pods_need_a_name_and_containers() {
+        let text = BASE.replace(
+            "    namePrefix: gpu-node-\n",
+            "    namePrefix: gpu-node-\n    pods:\n      - metadata: {name: busy}\n        spec: {containers: [{name: c, image: x}]}\n      - metadata: {name: nameless-spec}\n",
+        );
+        let file = Path::new("scenario.yaml");
+        let mut scenario: Scenario = parse_yaml(&text, file).expect("parses");
+        scenario.number_steps();
+        let problems = validate(&scenario, Path::new("."), file, &text);
+        let problem = find(&problems, "needs spec.containers");
+        assert_eq!(problem.path, "perturbations.extra.pods[1]");
+        assert!(!problems
+            .iter()
+            .any(|p| p.path == "perturbations.extra.pods[0]"));
     }
 }
