@@ -6,6 +6,7 @@ use std::sync::Arc;
 use chrono::{DurationRound, TimeDelta};
 
 use super::*;
+use crate::controllers::replicaset::tests::events_of;
 use crate::store::Store;
 
 const NS: &str = "default";
@@ -51,16 +52,8 @@ fn cronjob_now(api: &Api, name: &str) -> Value {
 
 /// (type, reason, message) of the events about the cronjob, oldest first.
 fn events(api: &Api, name: &str) -> Vec<(String, String, String)> {
-    let mut evs: Vec<Value> = api
-        .store()
-        .list(&registry::EVENTS, Some(NS))
-        .0
+    events_of(api, NS, "CronJob", name)
         .iter()
-        .filter(|e| e.value["involvedObject"]["name"] == name)
-        .map(|e| e.value.clone())
-        .collect();
-    evs.sort_by(|a, b| meta::name(a).cmp(meta::name(b)));
-    evs.iter()
         .map(|e| {
             let s = |k: &str| e[k].as_str().unwrap_or("").to_string();
             (s("type"), s("reason"), s("message"))

@@ -9,7 +9,8 @@ use crate::api::{meta, Api};
 use crate::controllers::kubelet::FAULT;
 use crate::controllers::replicaset::access::{is_pod_active, is_pod_ready};
 use crate::controllers::replicaset::tests::{
-    active_pods, create, events_about, eventually, get, modify, pods_labelled, start_cluster,
+    active_pods, conditions, create, events_about, eventually, get, modify, pods_labelled,
+    start_cluster,
 };
 use crate::registry;
 use crate::store::{Event, EventKind};
@@ -57,19 +58,6 @@ fn replica_sets(api: &Api, ns: &str, deployment: &str) -> Vec<Value> {
         .collect();
     sets.sort_by_key(|rs| revision(rs).unwrap_or(0));
     sets
-}
-
-/// (type, status, reason, message) of the deployment's conditions, in order.
-fn conditions(d: &Value) -> Vec<(String, String, String, String)> {
-    d["status"]["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
-            (s("type"), s("status"), s("reason"), s("message"))
-        })
-        .collect()
 }
 
 fn cond(t: &str, s: &str, r: &str, m: &str) -> (String, String, String, String) {

@@ -7,7 +7,7 @@ use super::TRACKING_FINALIZER;
 use crate::api::{meta, DeleteOptions, Propagation};
 use crate::controllers::kubelet::EXIT_CODE;
 use crate::controllers::replicaset::tests::{
-    create, events_about, eventually, get, modify, pods_labelled, start_cluster,
+    conditions, create, events_about, eventually, get, modify, pods_labelled, start_cluster,
 };
 use crate::registry;
 
@@ -25,19 +25,6 @@ fn failing_job(name: &str, exit_code: i64, spec: Value) -> Value {
     let mut j = job(name, spec);
     j["spec"]["template"]["metadata"]["annotations"] = json!({EXIT_CODE: exit_code.to_string()});
     j
-}
-
-/// (type, status, reason, message) of the job's conditions, in order.
-fn conditions(job: &Value) -> Vec<(String, String, String, String)> {
-    job["status"]["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
-            (s("type"), s("status"), s("reason"), s("message"))
-        })
-        .collect()
 }
 
 fn has_condition(job: &Value, type_: &str) -> bool {

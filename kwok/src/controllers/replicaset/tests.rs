@@ -248,13 +248,21 @@ pub(crate) fn active_pods(pods: &[Value]) -> Vec<&Value> {
     pods.iter().filter(|p| is_pod_active(p)).collect()
 }
 
-/// (reason, message, source component, count) of the events about `name`, oldest first.
-pub(crate) fn events_about(
-    api: &Api,
-    ns: &str,
-    kind: &str,
-    name: &str,
-) -> Vec<(String, String, String, i64)> {
+/// (type, status, reason, message) of an object's conditions, in order.
+pub(crate) fn conditions(obj: &Value) -> Vec<(String, String, String, String)> {
+    obj["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
+            (s("type"), s("status"), s("reason"), s("message"))
+        })
+        .collect()
+}
+
+/// The events about the `kind` object `name`, oldest first.
+pub(crate) fn events_of(api: &Api, ns: &str, kind: &str, name: &str) -> Vec<Value> {
     let mut evs: Vec<Value> = api
         .store()
         .list(&registry::EVENTS, Some(ns))
@@ -266,7 +274,18 @@ pub(crate) fn events_about(
         .map(|e| e.value.clone())
         .collect();
     evs.sort_by(|a, b| meta::name(a).cmp(meta::name(b)));
-    evs.iter()
+    evs
+}
+
+/// (reason, message, source component, count) of the events about `name`, oldest first.
+pub(crate) fn events_about(
+    api: &Api,
+    ns: &str,
+    kind: &str,
+    name: &str,
+) -> Vec<(String, String, String, i64)> {
+    events_of(api, ns, kind, name)
+        .iter()
         .map(|e| {
             let s = |k: &str| e[k].as_str().unwrap_or("").to_string();
             (
