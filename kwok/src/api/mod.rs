@@ -526,8 +526,23 @@ impl Api {
     }
 
     /// DELETE one object, saying whether it is gone (true) or only marked for deletion, as
-    /// upstream's `Delete` does for the handler's answer.
+    /// upstream's `Delete` does for the handler's answer. A kind's storage may refuse it.
     pub fn delete_reporting(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> ApiResult<(Stored, bool)> {
+        if let Some(why) = res.strategy.refuse_delete(name) {
+            return Err(ApiError::forbidden(res, name, why));
+        }
+        self.store_delete(res, ns, name, opts)
+    }
+
+    /// The generic store's `Delete`, which `DeleteCollection` calls for each item (so a kind's
+    /// own refusal does not apply there, as upstream).
+    fn store_delete(
         &self,
         res: &'static ResourceDef,
         ns: &str,
@@ -679,8 +694,8 @@ impl Api {
         let items = self.list(res, ns, list)?.items;
         let mut out = Vec::new();
         for o in items {
-            match self.delete(res, o.namespace(), o.name(), opts) {
-                Ok(d) => out.push(d),
+            match self.store_delete(res, o.namespace(), o.name(), opts) {
+                Ok((d, _)) => out.push(d),
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
             }

@@ -91,6 +91,12 @@ pub(crate) trait Strategy: Sync + Debug {
         Deletion::Immediate
     }
 
+    /// The reason the kind's storage refuses to DELETE the object `name` (a Forbidden answer);
+    /// `None` lets it go.
+    fn refuse_delete(&self, _name: &str) -> Option<&'static str> {
+        None
+    }
+
     /// `ReturnDeletedObject` of the kind's storage: is a delete answered with the deleted object
     /// rather than a Status naming it?
     fn returns_deleted_object(&self) -> bool {

@@ -75,6 +75,14 @@ impl Strategy for PriorityClass {
         first_generation(obj);
     }
 
+    /// The storage's `Delete` keeps the system classes (its `DeleteCollection` does not).
+    fn refuse_delete(&self, name: &str) -> Option<&'static str> {
+        SYSTEM_CLASSES
+            .iter()
+            .any(|(n, _, _)| *n == name)
+            .then_some("this is a system priority class and cannot be deleted")
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::priority_class(obj)
     }
@@ -89,5 +97,42 @@ impl Strategy for PriorityClass {
 
     fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
         printer::priority_class_cells(obj, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::api::{Api, DeleteOptions, ListOptions};
+    use crate::registry::PRIORITYCLASSES;
+    use crate::store::Store;
+
+    #[test]
+    fn a_system_class_cannot_be_deleted_by_name_but_goes_with_a_collection() {
+        let api = Api::new(Arc::new(Store::new()));
+        api.bootstrap().expect("bootstrap");
+        let error = api
+            .delete(
+                &PRIORITYCLASSES,
+                "",
+                "system-node-critical",
+                &DeleteOptions::default(),
+            )
+            .expect_err("refused");
+        assert_eq!(error.code, 403);
+        assert_eq!(
+            error.message,
+            "priorityclasses.scheduling.k8s.io \"system-node-critical\" is forbidden: this is a system priority class and cannot be deleted"
+        );
+        let deleted = api
+            .delete_collection(
+                &PRIORITYCLASSES,
+                None,
+                &ListOptions::default(),
+                &DeleteOptions::default(),
+            )
+            .expect("DeleteCollection goes through the generic store");
+        assert_eq!(deleted.len(), 2);
     }
 }
