@@ -1,5 +1,5 @@
-//! The Job controller (`pkg/controller/job/job_controller.go`) for NonIndexed jobs, as 1.32 runs
-//! it with its default feature gates (JobPodReplacementPolicy, JobSuccessPolicy, JobManagedBy):
+//! The Job controller (`pkg/controller/job/job_controller.go`), as 1.32 runs it with its default
+//! feature gates (JobPodReplacementPolicy, JobSuccessPolicy, JobManagedBy, PodIndexLabel):
 //!
 //! - it keeps `min(completions - succeeded, parallelism)` pods running (the parallelism until the
 //!   first success when completions is unset), each created with the
@@ -10,14 +10,16 @@
 //! - success is `SuccessCriteriaMet`, then `Complete` with `completionTime`; failure (more failed
 //!   pods than `backoffLimit`, restarts past it with `OnFailure`, or `activeDeadlineSeconds`
 //!   passed) is `FailureTarget`, the active pods deleted, then `Failed` once none is terminating;
-//! - `spec.suspend` deletes the active pods and sets `Suspended`; resuming resets `startTime`.
+//! - `spec.suspend` deletes the active pods and sets `Suspended`; resuming resets `startTime`;
+//! - `podFailurePolicy` rules decide what a failed pod means (`failure_policy.rs`), and an
+//!   Indexed job runs each completion index once (`indexed.rs`).
 //!
-//! Indexed jobs, pod failure policies and success policies are stored and validated but not
-//! acted on here.
+//! Success policies and per-index backoff limits are stored and validated but not acted on.
 
 mod backoff;
 mod conditions;
 mod failure_policy;
+mod indexed;
 #[cfg(test)]
 mod tests;
 mod tracking;
@@ -215,11 +217,38 @@ impl Sync<'_> {
             .collect();
         let mut uncounted = Uncounted::of(&status);
         let tracked = |p: &&Stored| has_finalizer(p);
-        let newly_succeeded: Vec<&Stored> = pods
+        let mut newly_succeeded: Vec<&Stored> = pods
             .iter()
             .filter(tracked)
             .filter(|p| phase(&p.value) == "Succeeded" && !uncounted.has(&p.value))
             .collect();
+        // An indexed job counts each index once: a second success of an index, or one without
+        // a valid index, only loses its finalizer.
+        let indexed = v["spec"]["completionMode"] == "Indexed";
+        let mut done_indexes = BTreeSet::new();
+        let mut repeated = Vec::new();
+        if indexed {
+            let completions = self.spec_int("completions").unwrap_or(0);
+            let text = status
+                .get("completedIndexes")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            done_indexes = indexed::parse(text, completions);
+            for p in pods
+                .iter()
+                .filter(|p| uncounted.succeeded.iter().any(|u| u == meta::uid(&p.value)))
+            {
+                done_indexes.extend(indexed::index_of(&p.value));
+            }
+            let (fresh, again): (Vec<&Stored>, Vec<&Stored>) =
+                newly_succeeded.into_iter().partition(|p| {
+                    indexed::index_of(&p.value)
+                        .filter(|i| *i < completions)
+                        .is_some_and(|i| done_indexes.insert(i))
+                });
+            newly_succeeded = fresh;
+            repeated = again;
+        }
         // Failed pods an Ignore rule matches lose their finalizer but are never counted.
         let policy = &v["spec"]["podFailurePolicy"];
         let counts = |p: &Value| {
@@ -230,9 +259,13 @@ impl Sync<'_> {
             .filter(tracked)
             .filter(|p| is_failed(&p.value) && !uncounted.has(&p.value))
             .partition(|p| counts(&p.value));
+        ignored.extend(repeated);
         let counted = |key: &str| status.get(key).and_then(Value::as_i64).unwrap_or(0);
-        let succeeded =
-            counted("succeeded") + newly_succeeded.len() as i64 + uncounted.succeeded.len() as i64;
+        let succeeded = if indexed {
+            done_indexes.len() as i64
+        } else {
+            counted("succeeded") + newly_succeeded.len() as i64 + uncounted.succeeded.len() as i64
+        };
         let failed = counted("failed") + newly_failed.len() as i64 + uncounted.failed.len() as i64;
 
         let mut finish: Option<Finish> = None;
@@ -289,7 +322,8 @@ impl Sync<'_> {
                     self.delete_pod(pod, &mut pass);
                 }
             } else {
-                created = self.manage(&pods, &mut active, succeeded, &mut pass);
+                let done = indexed.then_some(&done_indexes);
+                created = self.manage(&pods, &mut active, succeeded, done, &mut pass);
             }
         }
         self.suspension(&mut status, suspended, was_suspended);
@@ -321,6 +355,12 @@ impl Sync<'_> {
         status.insert("ready".into(), json!(ready));
         status.insert("terminating".into(), json!(terminating));
         status.insert("uncountedTerminatedPods".into(), uncounted.to_json());
+        if indexed && !done_indexes.is_empty() {
+            status.insert(
+                "completedIndexes".into(),
+                json!(indexed::format(&done_indexes)),
+            );
+        }
         let Some(job) = self.write_status(&status, &mut pass) else {
             return pass;
         };
@@ -401,6 +441,7 @@ impl Sync<'_> {
         pods: &[Stored],
         active: &mut Vec<&Stored>,
         succeeded: i64,
+        done_indexes: Option<&BTreeSet<i64>>,
         pass: &mut Pass,
     ) -> usize {
         let parallelism = self.spec_int("parallelism").unwrap_or(1).max(0);
@@ -443,9 +484,19 @@ impl Sync<'_> {
             pass.wake(Some(wait));
             return 0;
         }
+        let indexes: Vec<Option<i64>> = match done_indexes {
+            Some(done) => {
+                let completions = self.spec_int("completions").unwrap_or(0);
+                indexed::pending(completions, done, active, missing)
+                    .into_iter()
+                    .map(Some)
+                    .collect()
+            }
+            None => vec![None; missing],
+        };
         let mut created = 0;
-        for _ in 0..missing {
-            if self.create_pod(pass) {
+        for index in indexes {
+            if self.create_pod(index, pass) {
                 created += 1;
             }
         }
@@ -453,8 +504,11 @@ impl Sync<'_> {
     }
 
     /// One pod from the template, with the tracking finalizer (`CreatePodsWithGenerateName`).
-    fn create_pod(&self, pass: &mut Pass) -> bool {
+    fn create_pod(&self, index: Option<i64>, pass: &mut Pass) -> bool {
         let mut pod = pod_from_template(&self.job.value, &registry::JOBS);
+        if let Some(index) = index {
+            indexed::decorate(&mut pod, self.job.name(), index);
+        }
         let mut finalizers = meta::finalizers(&pod);
         if !finalizers.iter().any(|f| f == TRACKING_FINALIZER) {
             finalizers.push(TRACKING_FINALIZER.to_string());

@@ -336,3 +336,49 @@ async fn a_deadline_fires_while_unrelated_objects_keep_changing() {
     }
     cluster.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_indexed_job_runs_each_index_once() {
+    let cluster = start_cluster().await;
+    let api = cluster.api();
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        job(
+            "ranks",
+            json!({"completions": 3, "parallelism": 2, "completionMode": "Indexed"}),
+        ),
+    );
+    eventually(&cluster, "the job completes", || async {
+        has_condition(&get(api, &registry::JOBS, "default", "ranks"), "Complete")
+    })
+    .await;
+    let done = get(api, &registry::JOBS, "default", "ranks");
+    assert_eq!(done["status"]["completedIndexes"], "0-2");
+    assert_eq!(done["status"]["succeeded"], 3);
+    let mut pods = pods_labelled(api, "default", "app", "ranks");
+    pods.sort_by_key(|p| {
+        meta::annotation(p, "batch.kubernetes.io/job-completion-index").map(str::to_string)
+    });
+    assert_eq!(pods.len(), 3);
+    for (i, pod) in pods.iter().enumerate() {
+        let index = i.to_string();
+        assert!(
+            meta::name(pod).starts_with(&format!("ranks-{i}-")),
+            "{}",
+            meta::name(pod)
+        );
+        assert_eq!(
+            meta::label(pod, "batch.kubernetes.io/job-completion-index"),
+            Some(index.as_str())
+        );
+        assert_eq!(pod["spec"]["hostname"], json!(format!("ranks-{i}")));
+        assert_eq!(
+            pod["spec"]["containers"][0]["env"],
+            json!([{"name": "JOB_COMPLETION_INDEX", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                "fieldPath": "metadata.labels['batch.kubernetes.io/job-completion-index']"}}}])
+        );
+    }
+    cluster.shutdown().await;
+}
