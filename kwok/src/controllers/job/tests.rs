@@ -33,6 +33,15 @@ fn has_condition(job: &Value, type_: &str) -> bool {
         .any(|(t, s, _, _)| t == type_ && s == "True")
 }
 
+/// Wait until the job `name` in `default` has a True `type_` condition.
+async fn until_condition(cluster: &crate::cluster::Cluster, name: &str, type_: &str) {
+    let api = cluster.api();
+    eventually(cluster, &format!("job {name} is {type_}"), || async {
+        has_condition(&get(api, &registry::JOBS, "default", name), type_)
+    })
+    .await;
+}
+
 fn owned(s: &[(&str, &str, &str, &str)]) -> Vec<(String, String, String, String)> {
     s.iter()
         .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
@@ -49,10 +58,7 @@ async fn a_job_runs_its_completions_parallelism_at_a_time_and_completes() {
         "default",
         job("many", json!({"completions": 3, "parallelism": 2})),
     );
-    eventually(&cluster, "the job completes", || async {
-        has_condition(&get(api, &registry::JOBS, "default", "many"), "Complete")
-    })
-    .await;
+    until_condition(&cluster, "many", "Complete").await;
     let done = get(api, &registry::JOBS, "default", "many");
     let status = &done["status"];
     assert_eq!(status["succeeded"], 3);
@@ -115,10 +121,7 @@ async fn failures_past_the_backoff_limit_fail_the_job() {
         "default",
         failing_job("crash", 1, json!({"backoffLimit": 0})),
     );
-    eventually(&cluster, "the job fails", || async {
-        has_condition(&get(api, &registry::JOBS, "default", "crash"), "Failed")
-    })
-    .await;
+    until_condition(&cluster, "crash", "Failed").await;
     let failed = get(api, &registry::JOBS, "default", "crash");
     assert_eq!(failed["status"]["failed"], 1);
     assert_eq!(failed["status"]["succeeded"], Value::Null);
@@ -167,10 +170,7 @@ async fn a_fail_job_rule_fails_the_job_with_its_message() {
             json!({"backoffLimit": 6, "podFailurePolicy": policy}),
         ),
     );
-    eventually(&cluster, "the job fails", || async {
-        has_condition(&get(api, &registry::JOBS, "default", "fatal"), "Failed")
-    })
-    .await;
+    until_condition(&cluster, "fatal", "Failed").await;
     let pods = pods_labelled(api, "default", "app", "fatal");
     assert_eq!(
         pods.len(),
@@ -200,10 +200,7 @@ async fn a_passed_deadline_deletes_the_pods_and_fails_the_job() {
     let mut stuck = job("stuck", json!({"activeDeadlineSeconds": 1}));
     stuck["spec"]["template"]["spec"]["nodeSelector"] = json!({"absent": "label"});
     create(api, &registry::JOBS, "default", stuck);
-    eventually(&cluster, "the job fails", || async {
-        has_condition(&get(api, &registry::JOBS, "default", "stuck"), "Failed")
-    })
-    .await;
+    until_condition(&cluster, "stuck", "Failed").await;
     let failed = get(api, &registry::JOBS, "default", "stuck");
     let deadline = "Job was active longer than specified deadline";
     assert_eq!(
@@ -232,20 +229,14 @@ async fn a_suspended_job_waits_and_resumes_with_a_new_start_time() {
         "default",
         job("later", json!({"suspend": true})),
     );
-    eventually(&cluster, "the job is suspended", || async {
-        has_condition(&get(api, &registry::JOBS, "default", "later"), "Suspended")
-    })
-    .await;
+    until_condition(&cluster, "later", "Suspended").await;
     let suspended = get(api, &registry::JOBS, "default", "later");
     assert!(suspended["status"]["startTime"].is_null());
     assert!(pods_labelled(api, "default", "app", "later").is_empty());
     modify(api, &registry::JOBS, "default", "later", |j| {
         j["spec"]["suspend"] = json!(false)
     });
-    eventually(&cluster, "the job completes", || async {
-        has_condition(&get(api, &registry::JOBS, "default", "later"), "Complete")
-    })
-    .await;
+    until_condition(&cluster, "later", "Complete").await;
     let done = get(api, &registry::JOBS, "default", "later");
     let suspension = conditions(&done)
         .into_iter()
@@ -350,10 +341,7 @@ async fn an_indexed_job_runs_each_index_once() {
             json!({"completions": 3, "parallelism": 2, "completionMode": "Indexed"}),
         ),
     );
-    eventually(&cluster, "the job completes", || async {
-        has_condition(&get(api, &registry::JOBS, "default", "ranks"), "Complete")
-    })
-    .await;
+    until_condition(&cluster, "ranks", "Complete").await;
     let done = get(api, &registry::JOBS, "default", "ranks");
     assert_eq!(done["status"]["completedIndexes"], "0-2");
     assert_eq!(done["status"]["succeeded"], 3);
