@@ -30,7 +30,12 @@ pub fn new_uid() -> String {
 
 /// RFC 3339 with second precision, as metav1.Time serialises.
 pub fn now() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    time(chrono::Utc::now())
+}
+
+/// `t` as metav1.Time serialises it.
+pub fn time(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// RFC 3339 with microseconds, as metav1.MicroTime serialises (events, leases).

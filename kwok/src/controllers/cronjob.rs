@@ -13,6 +13,7 @@ use chrono_tz::Tz;
 use serde_json::{json, Map, Value};
 
 use super::events::Recorder;
+use super::job::finished_condition;
 use super::{just_after, Controller, Pass};
 use crate::api::{meta, Api, DeleteOptions, Propagation, WriteOptions};
 use crate::cron::{self, Schedule};
@@ -105,6 +106,15 @@ fn active(status: &Map<String, Value>) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// The reference to the job `uid` out of `status.active`.
+fn remove_active(status: &mut Map<String, Value>, uid: &str) {
+    let kept = active(status)
+        .into_iter()
+        .filter(|r| r["uid"] != uid)
+        .collect();
+    set_active(status, kept);
+}
+
 fn set_active(status: &mut Map<String, Value>, refs: Vec<Value>) {
     if refs.is_empty() {
         status.remove("active");
@@ -113,17 +123,9 @@ fn set_active(status: &mut Map<String, Value>, refs: Vec<Value>) {
     }
 }
 
-/// `jobutil.FinishedCondition`: the type of the job's True Complete or Failed condition.
+/// The type of the job's finished condition, Complete or Failed.
 fn finished_as(job: &Value) -> Option<&str> {
-    job["status"]["conditions"]
-        .as_array()?
-        .iter()
-        .find(|c| (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True")
-        .and_then(|c| c["type"].as_str())
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    finished_condition(job).and_then(|c| c["type"].as_str())
 }
 
 impl Sync<'_> {
@@ -207,11 +209,7 @@ impl Sync<'_> {
         {
             Ok(_) => {
                 let uid = meta::uid(&job.value);
-                let kept = active(status)
-                    .into_iter()
-                    .filter(|r| r["uid"] != uid)
-                    .collect();
-                set_active(status, kept);
+                remove_active(status, uid);
                 self.event(
                     "Normal",
                     "SuccessfulDelete",
@@ -255,11 +253,7 @@ impl Sync<'_> {
                 None => {}
                 Some(condition) => {
                     if listed {
-                        let kept = active(status)
-                            .into_iter()
-                            .filter(|r| r["uid"] != uid)
-                            .collect();
-                        set_active(status, kept);
+                        remove_active(status, uid);
                         let message =
                             format!("Saw completed job: {}, condition: {condition}", job.name());
                         self.event("Normal", "SawCompletedJob", &message);
@@ -269,7 +263,7 @@ impl Sync<'_> {
                         let done = parse_time(&job.value["status"]["completionTime"]);
                         let last = status.get("lastSuccessfulTime").and_then(parse_time);
                         if let Some(done) = done.filter(|d| last.is_none_or(|l| *d > l)) {
-                            status.insert("lastSuccessfulTime".into(), json!(rfc3339(done)));
+                            status.insert("lastSuccessfulTime".into(), json!(meta::time(done)));
                             changed = true;
                         }
                     }
@@ -290,11 +284,7 @@ impl Sync<'_> {
                         "MissingJob",
                         &format!("Active job went missing: {name}"),
                     );
-                    let kept = active(status)
-                        .into_iter()
-                        .filter(|r| r["uid"] != uid)
-                        .collect();
-                    set_active(status, kept);
+                    remove_active(status, uid);
                     changed = true;
                 }
                 Err(e) => pass.fail("reading a cronjob's job", e),
@@ -422,7 +412,7 @@ impl Sync<'_> {
             "resourceVersion": job.resource_version().to_string()}),
         );
         set_active(status, refs);
-        status.insert("lastScheduleTime".into(), json!(rfc3339(scheduled)));
+        status.insert("lastScheduleTime".into(), json!(meta::time(scheduled)));
         *changed = true;
         next_wake
     }

@@ -4,7 +4,7 @@
 
 use chrono::Utc;
 
-use super::job::is_finished;
+use super::job::finished_condition;
 use super::{just_after, Controller, Pass};
 use crate::api::{Api, DeleteOptions, Propagation};
 use crate::podutil::parse_time;
@@ -30,18 +30,12 @@ impl Controller for TtlAfterFinished {
             let Some(ttl) = v["spec"]["ttlSecondsAfterFinished"].as_i64() else {
                 continue;
             };
-            if !is_finished(v) || crate::api::meta::is_deleting(v) {
+            if crate::api::meta::is_deleting(v) {
                 continue;
             }
-            // `jobFinishTime`: the first Complete or Failed condition that is True.
-            let finished_at = v["status"]["conditions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|c| {
-                    (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True"
-                })
-                .and_then(|c| parse_time(&c["lastTransitionTime"]));
+            // `jobFinishTime`: when the finished condition came.
+            let finished_at =
+                finished_condition(v).and_then(|c| parse_time(&c["lastTransitionTime"]));
             let Some(finished_at) = finished_at else {
                 continue;
             };

@@ -67,8 +67,8 @@ fn finish(api: &Api, job: &Stored, condition: &str, started: DateTime<Utc>) {
         .expect("job")
         .value
         .clone();
-    let at = rfc3339(started + TimeDelta::seconds(30));
-    v["status"] = json!({"startTime": rfc3339(started),
+    let at = meta::time(started + TimeDelta::seconds(30));
+    v["status"] = json!({"startTime": meta::time(started),
         "conditions": [{"type": condition, "status": "True", "lastTransitionTime": at}]});
     if condition == "Complete" {
         v["status"]["completionTime"] = json!(at);
@@ -93,7 +93,7 @@ fn only_the_latest_missed_time_runs_once_with_the_templates_metadata() {
     assert_eq!(meta::annotation(job, "team"), Some("ml"));
     assert_eq!(
         meta::annotation(job, SCHEDULED_TIMESTAMP_ANNOTATION),
-        Some(rfc3339(due).as_str())
+        Some(meta::time(due).as_str())
     );
     let owner = meta::controller_ref(job).expect("controlled");
     assert_eq!(
@@ -103,7 +103,7 @@ fn only_the_latest_missed_time_runs_once_with_the_templates_metadata() {
     let status = &cronjob_now(&api, "probe")["status"];
     assert_eq!(status["active"][0]["name"], json!(name));
     assert_eq!(status["active"][0]["kind"], "Job");
-    assert_eq!(status["lastScheduleTime"], json!(rfc3339(due)));
+    assert_eq!(status["lastScheduleTime"], json!(meta::time(due)));
     assert_eq!(
         events(&api, "probe"),
         [(
@@ -211,7 +211,7 @@ fn finished_jobs_leave_active_and_the_oldest_go_past_the_history_limit() {
     assert!(status["active"].is_null(), "no job is active: {status}");
     assert_eq!(
         status["lastSuccessfulTime"],
-        json!(rfc3339(five_minutes_floor(now) + TimeDelta::seconds(30)))
+        json!(meta::time(five_minutes_floor(now) + TimeDelta::seconds(30)))
     );
     let seen: Vec<String> = events(&api, "nightly")
         .into_iter()

@@ -7,16 +7,13 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::super::just_after;
+use super::phase;
 use crate::podutil::parse_time;
 
 /// `DefaultJobPodFailureBackOff`.
 const POD_FAILURE_BACKOFF: Duration = Duration::from_secs(10);
 /// `MaxJobPodFailureBackOff`.
 const MAX_POD_FAILURE_BACKOFF: Duration = Duration::from_secs(600);
-
-fn phase(pod: &Value) -> &str {
-    pod["status"]["phase"].as_str().unwrap_or("")
-}
 
 /// When a terminated pod finished: its last container's `finishedAt`, else its deletion time
 /// (`getFinishedTime`).

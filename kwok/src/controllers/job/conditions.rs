@@ -25,9 +25,17 @@ pub(super) fn condition_true(obj: &Value, type_: &str) -> bool {
     condition(obj, type_).is_some_and(|c| c["status"] == "True")
 }
 
+/// `jobutil.FinishedCondition`: the job's first True Complete or Failed condition.
+pub fn finished_condition(job: &Value) -> Option<&Value> {
+    job["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True")
+}
+
 /// `util.IsJobFinished`.
 pub fn is_finished(job: &Value) -> bool {
-    condition_true(job, "Complete") || condition_true(job, "Failed")
+    finished_condition(job).is_some()
 }
 
 /// What a finishing job is waiting to become: its interim condition (FailureTarget or

@@ -38,11 +38,11 @@ use crate::podutil::{condition, is_pod_ready, is_pod_terminal, parse_time};
 use crate::registry;
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
-pub use conditions::is_finished;
 use conditions::{
     condition_true, push_condition, set_condition, Finish, BACKOFF_LIMIT_EXCEEDED,
     DEADLINE_EXCEEDED, POD_FAILURE_POLICY,
 };
+pub use conditions::{finished_condition, is_finished};
 use failure_policy::Verdict;
 pub use tracking::TRACKING_FINALIZER;
 use tracking::{has_finalizer, remove_finalizer, Uncounted};
@@ -80,6 +80,7 @@ impl Controller for JobController {
             by_namespace.entry(pod.namespace()).or_default().push(pod);
         }
         let live: BTreeSet<&str> = jobs.iter().map(|j| meta::uid(&j.value)).collect();
+        let now = Utc::now();
         for job in &jobs {
             let candidates = by_namespace
                 .get(job.namespace())
@@ -88,7 +89,7 @@ impl Controller for JobController {
                 api,
                 recorder: &self.recorder,
                 job,
-                now: Utc::now(),
+                now,
             }
             .run(candidates);
             pass.absorb(synced);
@@ -109,7 +110,7 @@ impl Controller for JobController {
     }
 }
 
-fn phase(pod: &Value) -> &str {
+pub(super) fn phase(pod: &Value) -> &str {
     pod["status"]["phase"].as_str().unwrap_or("")
 }
 
@@ -200,7 +201,7 @@ impl Sync<'_> {
         }
         let mut status = v["status"].as_object().cloned().unwrap_or_default();
         let suspended = v["spec"]["suspend"] == true;
-        let now_text = meta::now();
+        let now_text = meta::time(self.now);
         let was_suspended = condition_true(v, "Suspended");
         if !suspended && (status.get("startTime").is_none_or(Value::is_null) || was_suspended) {
             status.insert("startTime".into(), json!(now_text));
@@ -569,7 +570,7 @@ impl Sync<'_> {
 
     /// The `Suspended` condition and its events as `spec.suspend` changes.
     fn suspension(&self, status: &mut Map<String, Value>, suspended: bool, was: bool) {
-        let now = meta::now();
+        let now = meta::time(self.now);
         if suspended && !was {
             set_condition(
                 status,

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 use crate::api::meta;
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::defaults::fields::child;
 use crate::error::FieldError;
 use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
 use crate::printers::{batch as printer, Column};
@@ -43,42 +44,26 @@ pub struct Job;
 /// template, unless already there, and the prefixed controller-uid in the selector.
 fn generate_selector(obj: &mut Value) {
     let (name, uid) = (meta::name(obj).to_string(), meta::uid(obj).to_string());
-    let spec = object_at(obj, "spec");
-    let template_meta = object_at_map(object_at_map(spec, "template"), "metadata");
-    let labels = object_at_map(template_meta, "labels");
-    for (key, value) in [
-        (LEGACY_JOB_NAME_LABEL, &name),
-        (JOB_NAME_LABEL, &name),
-        (LEGACY_CONTROLLER_UID_LABEL, &uid),
-        (CONTROLLER_UID_LABEL, &uid),
-    ] {
-        labels.entry(key).or_insert_with(|| json!(value));
+    let Some(spec) = obj.as_object_mut().and_then(|o| child(o, "spec")) else {
+        return;
+    };
+    let labels = child(spec, "template")
+        .and_then(|t| child(t, "metadata"))
+        .and_then(|m| child(m, "labels"));
+    if let Some(labels) = labels {
+        for (key, value) in [
+            (LEGACY_JOB_NAME_LABEL, &name),
+            (JOB_NAME_LABEL, &name),
+            (LEGACY_CONTROLLER_UID_LABEL, &uid),
+            (CONTROLLER_UID_LABEL, &uid),
+        ] {
+            labels.entry(key).or_insert_with(|| json!(value));
+        }
     }
-    let match_labels = object_at_map(object_at_map(spec, "selector"), "matchLabels");
-    match_labels
-        .entry(CONTROLLER_UID_LABEL)
-        .or_insert_with(|| json!(uid));
-}
-
-/// The object under `key` of `v`, made an object if it is not one.
-fn object_at<'a>(v: &'a mut Value, key: &str) -> &'a mut Map<String, Value> {
-    if !v.is_object() {
-        *v = json!({});
-    }
-    match v {
-        Value::Object(m) => object_at_map(m, key),
-        _ => unreachable!("made an object above"),
-    }
-}
-
-fn object_at_map<'a>(m: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
-    let slot = m.entry(key).or_insert_with(|| json!({}));
-    if !slot.is_object() {
-        *slot = json!({});
-    }
-    match slot {
-        Value::Object(inner) => inner,
-        _ => unreachable!("made an object above"),
+    if let Some(match_labels) = child(spec, "selector").and_then(|s| child(s, "matchLabels")) {
+        match_labels
+            .entry(CONTROLLER_UID_LABEL)
+            .or_insert_with(|| json!(uid));
     }
 }
 
