@@ -21,6 +21,13 @@ fn job(name: &str, spec: Value) -> Value {
         "metadata": {"name": name, "namespace": "default"}, "spec": spec})
 }
 
+/// A job whose pods no node can take: they stay Pending.
+fn unschedulable_job(name: &str, spec: Value) -> Value {
+    let mut j = job(name, spec);
+    j["spec"]["template"]["spec"]["nodeSelector"] = json!({"absent": "label"});
+    j
+}
+
 fn failing_job(name: &str, exit_code: i64, spec: Value) -> Value {
     let mut j = job(name, spec);
     j["spec"]["template"]["metadata"]["annotations"] = json!({EXIT_CODE: exit_code.to_string()});
@@ -197,9 +204,12 @@ async fn a_fail_job_rule_fails_the_job_with_its_message() {
 async fn a_passed_deadline_deletes_the_pods_and_fails_the_job() {
     let cluster = start_cluster().await;
     let api = cluster.api();
-    let mut stuck = job("stuck", json!({"activeDeadlineSeconds": 1}));
-    stuck["spec"]["template"]["spec"]["nodeSelector"] = json!({"absent": "label"});
-    create(api, &registry::JOBS, "default", stuck);
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        unschedulable_job("stuck", json!({"activeDeadlineSeconds": 1})),
+    );
     until_condition(&cluster, "stuck", "Failed").await;
     let failed = get(api, &registry::JOBS, "default", "stuck");
     let deadline = "Job was active longer than specified deadline";
@@ -279,9 +289,12 @@ async fn a_finished_job_with_ttl_zero_is_deleted_with_its_pods() {
 async fn orphaned_pods_lose_the_tracking_finalizer() {
     let cluster = start_cluster().await;
     let api = cluster.api();
-    let mut blocked = job("orphaned", json!({}));
-    blocked["spec"]["template"]["spec"]["nodeSelector"] = json!({"absent": "label"});
-    create(api, &registry::JOBS, "default", blocked);
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        unschedulable_job("orphaned", json!({})),
+    );
     eventually(&cluster, "a pod waits", || async {
         !pods_labelled(api, "default", "app", "orphaned").is_empty()
     })
@@ -306,9 +319,12 @@ async fn orphaned_pods_lose_the_tracking_finalizer() {
 async fn a_deadline_fires_while_unrelated_objects_keep_changing() {
     let cluster = start_cluster().await;
     let api = cluster.api();
-    let mut stuck = job("busy", json!({"activeDeadlineSeconds": 1}));
-    stuck["spec"]["template"]["spec"]["nodeSelector"] = json!({"absent": "label"});
-    create(api, &registry::JOBS, "default", stuck);
+    create(
+        api,
+        &registry::JOBS,
+        "default",
+        unschedulable_job("busy", json!({"activeDeadlineSeconds": 1})),
+    );
     let noise = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "noise"}});
     create(api, &registry::CONFIGMAPS, "default", noise);
     // Changes the Job controller does not watch, more often than its deadline timer.
