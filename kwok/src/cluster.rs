@@ -80,12 +80,6 @@ impl Cluster {
     pub async fn start(config: ClusterConfig) -> anyhow::Result<Cluster> {
         let store = Arc::new(Store::with_history(config.watch_history));
         let api = Api::new(store);
-        api.bootstrap()
-            .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
-        for node in &config.nodes {
-            api.create(&registry::NODES, "", node.clone(), &WriteOptions::default())
-                .map_err(|e| anyhow::anyhow!("creating node: {e}"))?;
-        }
         let cert = crate::tls::self_signed()?;
         let listener = std::net::TcpListener::bind(config.bind)
             .with_context(|| format!("binding {}", config.bind))?;
@@ -93,6 +87,12 @@ impl Cluster {
             .set_nonblocking(true)
             .context("making the listener non-blocking")?;
         let addr = listener.local_addr().context("reading the bound address")?;
+        api.bootstrap_serving(addr.port())
+            .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
+        for node in &config.nodes {
+            api.create(&registry::NODES, "", node.clone(), &WriteOptions::default())
+                .map_err(|e| anyhow::anyhow!("creating node: {e}"))?;
+        }
         let token = config.token.clone().unwrap_or_else(random_token);
         let (tx, rx) = tokio::sync::watch::channel(false);
         let server = Arc::new(Server {

@@ -5,6 +5,9 @@
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_MSG: &str =
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_MSG: &str =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const DNS1123_SUBDOMAIN_FMT: &str =
     "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1123_SUBDOMAIN_MSG: &str =
@@ -92,6 +95,22 @@ pub fn dns1123_label(v: &str) -> Vec<String> {
                 &["my-name", "123-abc"],
             ));
         }
+    }
+    errs
+}
+
+/// `IsDNS1035Label`: a DNS-1123 label that starts with a letter.
+pub fn dns1035_label(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > DNS1123_LABEL_MAX {
+        errs.push(max_len_error(DNS1123_LABEL_MAX));
+    }
+    if !is_label(v) || !v.starts_with(|c: char| c.is_ascii_lowercase()) {
+        errs.push(regex_error(
+            DNS1035_LABEL_MSG,
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
+        ));
     }
     errs
 }
@@ -231,6 +250,11 @@ pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
 /// `NameIsDNSLabel`.
 pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
     dns1123_label(&mask_trailing_dash(name, prefix))
+}
+
+/// `NameIsDNS1035Label`.
+pub fn name_is_dns1035_label(name: &str, prefix: bool) -> Vec<String> {
+    dns1035_label(&mask_trailing_dash(name, prefix))
 }
 
 /// `maskTrailingDash` (it replaces the last two characters, as upstream does).

@@ -77,6 +77,38 @@ pub fn is_pod_active(pod: &Value) -> bool {
     !is_pod_terminal(pod) && !meta::is_deleting(pod)
 }
 
+/// `endpointsliceutil.ShouldPodBeInEndpoints`: not terminal, with an IP, and not being deleted
+/// unless terminating pods count.
+pub fn should_pod_be_in_endpoints(pod: &Value, include_terminating: bool) -> bool {
+    !is_pod_terminal(pod)
+        && pod["status"]["podIP"]
+            .as_str()
+            .is_some_and(|ip| !ip.is_empty())
+        && (include_terminating || !meta::is_deleting(pod))
+}
+
+/// `FindPort`: the port a service port's `targetPort` means in this pod — a number as given, a
+/// name through the containers' named ports of the same protocol.
+pub fn find_port(pod: &Value, service_port: &Value) -> Option<i64> {
+    match &service_port["targetPort"] {
+        Value::String(name) => {
+            let protocol = service_port["protocol"].as_str().unwrap_or("TCP");
+            pod["spec"]["containers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|c| c["ports"].as_array().into_iter().flatten())
+                .find(|p| {
+                    p["name"].as_str() == Some(name.as_str())
+                        && p["protocol"].as_str().unwrap_or("TCP") == protocol
+                })
+                .and_then(|p| p["containerPort"].as_i64())
+        }
+        Value::Number(n) => n.as_i64(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,12 +129,15 @@ pub use kinds::batch::job::RESOURCE as JOBS;
 pub use kinds::coordination::lease::RESOURCE as LEASES;
 pub use kinds::core::binding::RESOURCE as BINDINGS;
 pub use kinds::core::configmap::RESOURCE as CONFIGMAPS;
+pub use kinds::core::endpoints::RESOURCE as ENDPOINTS;
 pub use kinds::core::event::RESOURCE as EVENTS;
 pub use kinds::core::namespace::RESOURCE as NAMESPACES;
 pub use kinds::core::node::RESOURCE as NODES;
 pub use kinds::core::pod::RESOURCE as PODS;
 pub use kinds::core::secret::RESOURCE as SECRETS;
+pub use kinds::core::service::RESOURCE as SERVICES;
 pub use kinds::core::serviceaccount::RESOURCE as SERVICEACCOUNTS;
+pub use kinds::discovery::endpointslice::RESOURCE as ENDPOINTSLICES;
 pub use kinds::events::event::RESOURCE as EVENTS_V1;
 pub use kinds::policy::poddisruptionbudget::RESOURCE as PODDISRUPTIONBUDGETS;
 pub use kinds::scheduling::priorityclass::RESOURCE as PRIORITYCLASSES;
@@ -143,12 +146,14 @@ pub use kinds::scheduling::priorityclass::RESOURCE as PRIORITYCLASSES;
 pub static RESOURCES: &[&ResourceDef] = &[
     &BINDINGS,
     &CONFIGMAPS,
+    &ENDPOINTS,
     &EVENTS,
     &NAMESPACES,
     &NODES,
     &PODS,
     &SECRETS,
     &SERVICEACCOUNTS,
+    &SERVICES,
     &CONTROLLERREVISIONS,
     &DAEMONSETS,
     &DEPLOYMENTS,
@@ -158,6 +163,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &PODDISRUPTIONBUDGETS,
     &PRIORITYCLASSES,
     &LEASES,
+    &ENDPOINTSLICES,
     &EVENTS_V1,
 ];
 
@@ -169,6 +175,7 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("policy", "v1"),
     ("scheduling.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),
+    ("discovery.k8s.io", "v1"),
 ];
 
 /// Look a resource up by group, version and plural name.

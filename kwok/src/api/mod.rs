@@ -88,8 +88,14 @@ impl Api {
         &self.store
     }
 
-    /// Create the namespaces a fresh cluster has.
+    /// Create what a fresh cluster has, for an API server on the default secure port.
     pub fn bootstrap(&self) -> ApiResult<()> {
+        self.bootstrap_serving(6443)
+    }
+
+    /// Create what a fresh cluster has: the system namespaces, the system PriorityClasses, and
+    /// the `kubernetes` Service aimed at `secure_port`.
+    pub fn bootstrap_serving(&self, secure_port: u16) -> ApiResult<()> {
         for ns in SYSTEM_NAMESPACES {
             let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
             match self.create(&registry::NAMESPACES, "", obj, &WriteOptions::default()) {
@@ -98,9 +104,17 @@ impl Api {
                 Err(e) => return Err(e),
             }
         }
-        // The API server's post-start hook (`AddSystemPriorityClasses`).
-        for pc in crate::kinds::scheduling::priorityclass::system_objects() {
-            match self.create(&registry::PRIORITYCLASSES, "", pc, &WriteOptions::default()) {
+        // The API server's post-start hooks: `AddSystemPriorityClasses`, and the kubernetes
+        // service controller's `CreateOrUpdateMasterServiceIfNeeded`.
+        let objects = crate::kinds::scheduling::priorityclass::system_objects()
+            .map(|pc| (&registry::PRIORITYCLASSES, "", pc))
+            .chain([(
+                &registry::SERVICES,
+                "default",
+                crate::kinds::core::service::kubernetes_service(secure_port),
+            )]);
+        for (res, ns, obj) in objects {
+            match self.create(res, ns, obj, &WriteOptions::default()) {
                 Ok(_) => {}
                 Err(e) if e.code == 409 => {}
                 Err(e) => return Err(e),
@@ -296,6 +310,8 @@ impl Api {
                 m.remove(k);
             }
         }
+        // Held until the object is stored: what it allocated is then on record.
+        let _allocation = res.strategy.begin_create(&self.store, &mut obj)?;
         res.strategy.prepare_for_create(&mut obj);
         for attempt in 0..8 {
             if generate {
@@ -411,6 +427,7 @@ impl Api {
         opts: &WriteOptions,
     ) -> ApiResult<Stored> {
         let name = old.name().to_string();
+        let mut _allocation = None;
         let errs = if subresource == Some("status") {
             strategy::prepare_status_update(res, &mut obj, &old.value);
             // A status write is decoded into the Go type like any other, so it reads back in
@@ -421,6 +438,9 @@ impl Api {
             hooks::default(res, &mut obj);
             let op = Operation::Update { old: &old.value };
             crate::admission::admit(self, res, old.namespace(), op, &mut obj)?;
+            _allocation = res
+                .strategy
+                .begin_update(&self.store, &mut obj, &old.value)?;
             strategy::prepare_update(res, &mut obj, &old.value);
             hooks::validate_update(res, &obj, &old.value)
         };

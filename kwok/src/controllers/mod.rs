@@ -10,6 +10,8 @@ pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
 pub mod disruption;
+pub mod endpoints;
+pub mod endpointslice;
 pub mod events;
 pub mod fake_node;
 pub mod garbage;
@@ -255,6 +257,8 @@ pub fn start(
         Box::new(garbage::GarbageCollector),
         Box::new(namespace::NamespaceController),
         Box::new(service_account::ServiceAccountController),
+        Box::new(endpoints::EndpointsController::default()),
+        Box::new(endpointslice::EndpointSliceController),
         Box::new(root_ca::RootCaPublisher::new(root_ca)),
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(disruption::DisruptionController::default()),

@@ -11,6 +11,7 @@ pub(crate) mod core;
 pub(crate) mod events;
 pub(crate) mod fields;
 mod image;
+pub(crate) mod network;
 pub(crate) mod pod;
 pub(crate) mod workloads;
 

@@ -15,6 +15,7 @@ pub mod autoscaling;
 pub mod batch;
 pub mod coordination;
 pub mod core;
+pub mod discovery;
 pub mod events;
 pub mod policy;
 pub mod scheduling;
@@ -26,9 +27,11 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::Outcome;
-use crate::error::FieldError;
+use crate::error::{ApiError, FieldError};
+pub(crate) use crate::kinds::core::service::Allocation;
 use crate::printers::Column;
 use crate::protobuf::schema::Message;
+use crate::store::Store;
 
 /// How a DELETE proceeds for a kind (`rest.BeforeDelete` with the strategy's
 /// `CheckGracefulDelete`, and the storages that always delete softly).
@@ -55,6 +58,27 @@ pub(crate) trait Strategy: Sync + Debug {
 
     /// Scheme defaulting (`SetDefaults_*`), on every decode into the type.
     fn default(&self, _obj: &mut Map<String, Value>) {}
+
+    /// `BeginCreate` of the kind's storage: what needs the cluster's other objects, before
+    /// `PrepareForCreate` (a Service's cluster IPs and node ports). The guard it returns is held
+    /// until the object is stored, as upstream's finish function commits the allocation.
+    fn begin_create(
+        &self,
+        _store: &Store,
+        _obj: &mut Value,
+    ) -> Result<Option<Allocation>, ApiError> {
+        Ok(None)
+    }
+
+    /// `BeginUpdate`, the same before `PrepareForUpdate`.
+    fn begin_update(
+        &self,
+        _store: &Store,
+        _new: &mut Value,
+        _old: &Value,
+    ) -> Result<Option<Allocation>, ApiError> {
+        Ok(None)
+    }
 
     /// `PrepareForCreate`: what the server resets on create (status, generation).
     fn prepare_for_create(&self, _obj: &mut Value) {}

@@ -13,6 +13,7 @@ mod docs;
 mod duration;
 pub(crate) mod events;
 pub(crate) mod lease;
+pub(crate) mod network;
 pub(crate) mod nodes;
 pub(crate) mod pdb;
 pub(crate) mod pods;

@@ -9,6 +9,7 @@ pub mod gofmt;
 mod intstr;
 mod labels;
 pub(crate) mod meta;
+pub(crate) mod network;
 mod path;
 pub(crate) mod pod;
 pub(crate) mod policy;

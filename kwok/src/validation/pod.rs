@@ -354,7 +354,7 @@ fn ports(c: &Value, p: &Path) -> Vec<FieldError> {
 }
 
 /// `IsValidPortName`.
-fn port_name(name: &str) -> Vec<String> {
+pub(super) fn port_name(name: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if name.len() > 15 {
         errs.push(names::max_len_error(15));

@@ -2,9 +2,12 @@
 
 pub mod binding;
 pub mod configmap;
+pub mod endpoints;
 pub mod event;
 pub mod namespace;
 pub mod node;
 pub mod pod;
 pub mod secret;
+pub mod service;
+mod service_alloc;
 pub mod serviceaccount;

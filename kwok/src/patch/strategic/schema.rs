@@ -179,6 +179,15 @@ pub(crate) static SERVICE_ACCOUNT: Schema = Schema::Struct(&[
     merge("secrets", "name", &UNTAGGED),
 ]);
 
+/// `ServiceSpec.ports` merge by `port`; `ServiceStatus.conditions` by `type`.
+static SERVICE_SPEC: Schema = Schema::Struct(&[merge("ports", "port", &UNTAGGED)]);
+
+pub(crate) static SERVICE: Schema = Schema::Struct(&[
+    plain("metadata", &OBJECT_META),
+    plain("spec", &SERVICE_SPEC),
+    plain("status", &CONDITIONS_BY_TYPE),
+]);
+
 /// Kinds whose only tagged fields are in their metadata (ConfigMap, Secret, Event, Lease, ...).
 pub(crate) static META_ONLY: Schema = Schema::Struct(&[plain("metadata", &OBJECT_META)]);
 

@@ -761,7 +761,7 @@ pub(super) static OBJECT_FIELD_SELECTOR: Message = message(
     &[opt(1, "apiVersion", Str), keep(2, "fieldPath", Str)],
 );
 
-pub(super) static OBJECT_REFERENCE: Message = message(
+pub(crate) static OBJECT_REFERENCE: Message = message(
     "ObjectReference",
     &[
         opt(1, "kind", Str),
@@ -1447,5 +1447,128 @@ pub(super) static WINDOWS_SECURITY_CONTEXT_OPTIONS: Message = message(
         keep(2, "gmsaCredentialSpec", Str),
         keep(3, "runAsUserName", Str),
         keep(4, "hostProcess", Bool),
+    ],
+);
+
+pub(crate) static SERVICE: Message = message(
+    "Service",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&SERVICE_SPEC)),
+        keep(3, "status", Msg(&SERVICE_STATUS)),
+    ],
+);
+
+static SERVICE_SPEC: Message = message(
+    "ServiceSpec",
+    &[
+        list(1, "ports", Msg(&SERVICE_PORT)),
+        map(2, "selector", Str),
+        opt(3, "clusterIP", Str),
+        list(18, "clusterIPs", Str),
+        opt(4, "type", Str),
+        list(5, "externalIPs", Str),
+        opt(7, "sessionAffinity", Str),
+        opt(8, "loadBalancerIP", Str),
+        list(9, "loadBalancerSourceRanges", Str),
+        opt(10, "externalName", Str),
+        opt(11, "externalTrafficPolicy", Str),
+        opt(12, "healthCheckNodePort", I32),
+        opt(13, "publishNotReadyAddresses", Bool),
+        keep(14, "sessionAffinityConfig", Msg(&SESSION_AFFINITY_CONFIG)),
+        list(19, "ipFamilies", Str),
+        keep(17, "ipFamilyPolicy", Str),
+        keep(20, "allocateLoadBalancerNodePorts", Bool),
+        keep(21, "loadBalancerClass", Str),
+        keep(22, "internalTrafficPolicy", Str),
+        keep(23, "trafficDistribution", Str),
+    ],
+);
+
+static SERVICE_PORT: Message = message(
+    "ServicePort",
+    &[
+        opt(1, "name", Str),
+        opt(2, "protocol", Str),
+        keep(6, "appProtocol", Str),
+        keep(3, "port", I32),
+        keep(4, "targetPort", IntOrString),
+        opt(5, "nodePort", I32),
+    ],
+);
+
+static SESSION_AFFINITY_CONFIG: Message = message(
+    "SessionAffinityConfig",
+    &[keep(1, "clientIP", Msg(&CLIENT_IP_CONFIG))],
+);
+
+static CLIENT_IP_CONFIG: Message = message("ClientIPConfig", &[keep(1, "timeoutSeconds", I32)]);
+
+static SERVICE_STATUS: Message = message(
+    "ServiceStatus",
+    &[
+        keep(1, "loadBalancer", Msg(&LOAD_BALANCER_STATUS)),
+        list(2, "conditions", Msg(&meta_v1::CONDITION)),
+    ],
+);
+
+static LOAD_BALANCER_STATUS: Message = message(
+    "LoadBalancerStatus",
+    &[list(1, "ingress", Msg(&LOAD_BALANCER_INGRESS))],
+);
+
+static LOAD_BALANCER_INGRESS: Message = message(
+    "LoadBalancerIngress",
+    &[
+        opt(1, "ip", Str),
+        opt(2, "hostname", Str),
+        keep(3, "ipMode", Str),
+        list(4, "ports", Msg(&PORT_STATUS)),
+    ],
+);
+
+static PORT_STATUS: Message = message(
+    "PortStatus",
+    &[
+        keep(1, "port", I32),
+        keep(2, "protocol", Str),
+        keep(3, "error", Str),
+    ],
+);
+
+pub(crate) static ENDPOINTS: Message = message(
+    "Endpoints",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        list(2, "subsets", Msg(&ENDPOINT_SUBSET)),
+    ],
+);
+
+static ENDPOINT_SUBSET: Message = message(
+    "EndpointSubset",
+    &[
+        list(1, "addresses", Msg(&ENDPOINT_ADDRESS)),
+        list(2, "notReadyAddresses", Msg(&ENDPOINT_ADDRESS)),
+        list(3, "ports", Msg(&ENDPOINT_PORT)),
+    ],
+);
+
+static ENDPOINT_ADDRESS: Message = message(
+    "EndpointAddress",
+    &[
+        keep(1, "ip", Str),
+        opt(3, "hostname", Str),
+        keep(4, "nodeName", Str),
+        keep(2, "targetRef", Msg(&OBJECT_REFERENCE)),
+    ],
+);
+
+static ENDPOINT_PORT: Message = message(
+    "EndpointPort",
+    &[
+        opt(1, "name", Str),
+        keep(2, "port", I32),
+        opt(3, "protocol", Str),
+        keep(4, "appProtocol", Str),
     ],
 );

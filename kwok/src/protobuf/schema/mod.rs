@@ -13,6 +13,7 @@ pub(crate) mod autoscaling_v1;
 pub(crate) mod batch_v1;
 pub(crate) mod coordination_v1;
 pub(crate) mod core_v1;
+pub(crate) mod discovery_v1;
 pub(crate) mod events_v1;
 mod meta_v1;
 pub(crate) mod policy_v1;

@@ -1,0 +1,88 @@
+//! EndpointSlices (`pkg/registry/discovery/endpointslice/strategy.go`): written by the
+//! EndpointSlice controller for services with a selector.
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::discovery::v1 as k8s;
+use serde_json::{Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{first_generation, next_generation_if, Strategy};
+use crate::printers::{network as printer, Column};
+use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::validation::network as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "discovery.k8s.io",
+    version: "v1",
+    kind: "EndpointSlice",
+    plural: "endpointslices",
+    singular: "endpointslice",
+    namespaced: true,
+    short_names: &[],
+    categories: &[],
+    verbs: FULL_VERBS,
+    subresources: &[],
+    strategy: &EndpointSlice,
+};
+
+/// `discovery.LabelServiceName`: the service a slice belongs to.
+pub const SERVICE_NAME_LABEL: &str = "kubernetes.io/service-name";
+/// `discovery.LabelManagedBy`.
+pub const MANAGED_BY_LABEL: &str = "endpointslice.kubernetes.io/managed-by";
+/// `endpointslicecontroller.ControllerName`.
+pub const CONTROLLER_NAME: &str = "endpointslice-controller.k8s.io";
+
+#[derive(Debug)]
+pub struct EndpointSlice;
+
+/// Everything but the metadata: what a generation counts.
+fn body(obj: &Value) -> Value {
+    let mut v = obj.clone();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("metadata");
+    }
+    v
+}
+
+impl Strategy for EndpointSlice {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::EndpointSlice>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::discovery_v1::ENDPOINT_SLICE)
+    }
+
+    fn default(&self, obj: &mut Map<String, Value>) {
+        crate::defaults::network::endpoint_slice(obj);
+    }
+
+    /// `Generation = 1`.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        first_generation(obj);
+    }
+
+    /// Any change besides the metadata bumps the generation.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        let changed = body(new) != body(old);
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::endpoint_slice(obj)
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::endpoint_slice_update(new, old)
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::ENDPOINT_SLICE_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::endpoint_slice_cells(obj, now)
+    }
+}

@@ -1,0 +1,3 @@
+//! The `discovery.k8s.io` group's kinds (`pkg/registry/discovery/<kind>`).
+
+pub mod endpointslice;
