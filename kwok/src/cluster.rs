@@ -98,6 +98,7 @@ impl Cluster {
         let server = Arc::new(Server {
             api: api.clone(),
             token: token.clone(),
+            keys: Default::default(),
             addr,
             shutdown: rx.clone(),
         });

@@ -6,6 +6,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod auth;
 pub mod clock_shift;
 pub mod cluster;
 pub mod controllers;

@@ -124,6 +124,10 @@ pub use kinds::apps::controllerrevision::RESOURCE as CONTROLLERREVISIONS;
 pub use kinds::apps::daemonset::RESOURCE as DAEMONSETS;
 pub use kinds::apps::deployment::RESOURCE as DEPLOYMENTS;
 pub use kinds::apps::replicaset::RESOURCE as REPLICASETS;
+pub use kinds::authorization::{
+    LOCAL_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS,
+    SELF_SUBJECT_RULES_REVIEWS, SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS,
+};
 pub use kinds::batch::cronjob::RESOURCE as CRONJOBS;
 pub use kinds::batch::job::RESOURCE as JOBS;
 pub use kinds::coordination::lease::RESOURCE as LEASES;
@@ -140,6 +144,10 @@ pub use kinds::core::serviceaccount::RESOURCE as SERVICEACCOUNTS;
 pub use kinds::discovery::endpointslice::RESOURCE as ENDPOINTSLICES;
 pub use kinds::events::event::RESOURCE as EVENTS_V1;
 pub use kinds::policy::poddisruptionbudget::RESOURCE as PODDISRUPTIONBUDGETS;
+pub use kinds::rbac::clusterrole::RESOURCE as CLUSTERROLES;
+pub use kinds::rbac::clusterrolebinding::RESOURCE as CLUSTERROLEBINDINGS;
+pub use kinds::rbac::role::RESOURCE as ROLES;
+pub use kinds::rbac::rolebinding::RESOURCE as ROLEBINDINGS;
 pub use kinds::scheduling::priorityclass::RESOURCE as PRIORITYCLASSES;
 
 /// Every served resource, in discovery order.
@@ -158,9 +166,19 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &DAEMONSETS,
     &DEPLOYMENTS,
     &REPLICASETS,
+    &SELF_SUBJECT_REVIEWS,
+    &TOKEN_REVIEWS,
+    &LOCAL_SUBJECT_ACCESS_REVIEWS,
+    &SELF_SUBJECT_ACCESS_REVIEWS,
+    &SELF_SUBJECT_RULES_REVIEWS,
+    &SUBJECT_ACCESS_REVIEWS,
     &CRONJOBS,
     &JOBS,
     &PODDISRUPTIONBUDGETS,
+    &CLUSTERROLEBINDINGS,
+    &CLUSTERROLES,
+    &ROLEBINDINGS,
+    &ROLES,
     &PRIORITYCLASSES,
     &LEASES,
     &ENDPOINTSLICES,
@@ -171,8 +189,11 @@ pub static RESOURCES: &[&ResourceDef] = &[
 pub static GROUPS: &[(&str, &str)] = &[
     ("apps", "v1"),
     ("events.k8s.io", "v1"),
+    ("authentication.k8s.io", "v1"),
+    ("authorization.k8s.io", "v1"),
     ("batch", "v1"),
     ("policy", "v1"),
+    ("rbac.authorization.k8s.io", "v1"),
     ("scheduling.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),
     ("discovery.k8s.io", "v1"),

@@ -113,6 +113,16 @@ impl Api {
                 "default",
                 crate::kinds::core::service::kubernetes_service(secure_port),
             )]);
+        // The RBAC bootstrap hook (`rbac/bootstrap-roles`).
+        let roles = crate::auth::policy::cluster_roles()
+            .into_iter()
+            .map(|r| (&registry::CLUSTERROLES, "", r))
+            .chain(
+                crate::auth::policy::cluster_role_bindings()
+                    .into_iter()
+                    .map(|b| (&registry::CLUSTERROLEBINDINGS, "", b)),
+            );
+        let objects = objects.chain(roles);
         for (res, ns, obj) in objects {
             match self.create(res, ns, obj, &WriteOptions::default()) {
                 Ok(_) => {}

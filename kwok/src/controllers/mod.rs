@@ -6,6 +6,7 @@
 //! and answered by one reconcile of the whole state, so a controller can never act on a stale
 //! event, and a thousand label flips cost one pass, not a thousand.
 
+pub mod clusterrole_aggregation;
 pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
@@ -258,6 +259,7 @@ pub fn start(
         Box::new(namespace::NamespaceController),
         Box::new(service_account::ServiceAccountController),
         Box::new(endpoints::EndpointsController::default()),
+        Box::new(clusterrole_aggregation::ClusterRoleAggregation),
         Box::new(endpointslice::EndpointSliceController),
         Box::new(root_ca::RootCaPublisher::new(root_ca)),
         Box::new(daemonset::DaemonSetController::default()),

@@ -222,6 +222,22 @@ const REGISTERED: &[(&str, &str, &[&str])] = &[
         &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"],
     ),
     ("scheduling.k8s.io", "v1", &["PriorityClass"]),
+    ("discovery.k8s.io", "v1", &["EndpointSlice"]),
+    (
+        "authorization.k8s.io",
+        "v1",
+        &[
+            "LocalSubjectAccessReview",
+            "SelfSubjectAccessReview",
+            "SelfSubjectRulesReview",
+            "SubjectAccessReview",
+        ],
+    ),
+    (
+        "authentication.k8s.io",
+        "v1",
+        &["SelfSubjectReview", "TokenRequest", "TokenReview"],
+    ),
     (
         "storage.k8s.io",
         "v1",

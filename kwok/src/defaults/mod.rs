@@ -13,6 +13,7 @@ pub(crate) mod fields;
 mod image;
 pub(crate) mod network;
 pub(crate) mod pod;
+pub(crate) mod rbac;
 pub(crate) mod workloads;
 
 #[cfg(test)]

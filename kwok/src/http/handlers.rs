@@ -11,6 +11,7 @@ use super::route::{self, ResourcePath, Target};
 use super::{discovery, openapi, Server};
 use crate::api::hooks::{self, PatchKind};
 use crate::api::{subresources, WriteOptions};
+use crate::auth::UserInfo;
 use crate::error::{ApiError, ApiResult};
 
 pub fn handle(server: &Server, parts: &Parts, body: &[u8]) -> Response {
@@ -114,6 +115,22 @@ fn resource(
     if let Some(sub) = path.subresource.as_deref() {
         let name = name.unwrap_or_default();
         return subresource(server, parts, query, &path, sub, name, body, format);
+    }
+    if res.verbs == ["create"] && method == Method::POST && name.is_none() {
+        // A review: answered from who asks, never stored.
+        let json = json_body(parts, body)?;
+        let (review, _) = hooks::decode(
+            res,
+            &json,
+            query.write_options("CreateOptions")?.field_validation,
+        )?;
+        let user = parts
+            .extensions
+            .get::<UserInfo>()
+            .cloned()
+            .unwrap_or_default();
+        let answer = crate::auth::reviews::create(api, &server.keys, &user, res, ns, review)?;
+        return Ok(respond::value(StatusCode::CREATED, &answer));
     }
     match (method.as_str(), name) {
         ("GET", None) if watching => {
@@ -279,6 +296,13 @@ fn subresource(
                 serde_json::from_slice(&json).map_err(|e| ApiError::bad_request(e.to_string()))?;
             subresources::bind(api, ns, name, &v, &opts)?;
             Ok(respond::success(201, None))
+        }
+        ("token", "POST") => {
+            let json = json_body(parts, body)?;
+            let request: Value =
+                serde_json::from_slice(&json).map_err(|e| ApiError::bad_request(e.to_string()))?;
+            let answer = crate::auth::reviews::token_request(api, &server.keys, ns, name, request)?;
+            Ok(respond::value(StatusCode::CREATED, &answer))
         }
         ("eviction", "POST") => {
             let json = json_body(parts, body)?;

@@ -20,6 +20,8 @@ use axum::response::Response;
 use axum::Router;
 
 use crate::api::Api;
+use crate::auth::attributes::Attributes;
+use crate::auth::UserInfo;
 use crate::error::ApiError;
 
 /// Largest request body accepted (the apiserver's 3 MiB `MaxRequestBodyBytes`).
@@ -29,6 +31,8 @@ pub const MAX_BODY: usize = 3 * 1024 * 1024;
 pub struct Server {
     pub api: Api,
     pub token: String,
+    /// Signs and checks service account tokens.
+    pub keys: crate::auth::token::Keys,
     pub addr: SocketAddr,
     pub shutdown: tokio::sync::watch::Receiver<bool>,
 }
@@ -38,10 +42,23 @@ pub fn router(server: Arc<Server>) -> Router {
 }
 
 async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Response {
-    if !authorized(&server, &req) {
+    let Some(requestor) = authenticate(&server, &req) else {
         return respond::error(&ApiError::unauthorized());
+    };
+    let (mut parts, body) = req.into_parts();
+    let uri = parts.uri.to_string();
+    let user = match crate::auth::impersonation::apply(&server.api, requestor, &parts.headers, &uri)
+    {
+        Ok(user) => user,
+        Err(e) => return respond::error(&e),
+    };
+    let watch = query::Query::parse(parts.uri.query()).flag("watch");
+    let attributes = Attributes::of_request(parts.method.as_str(), parts.uri.path(), watch);
+    let decision = crate::auth::rbac::authorize(&server.api, &user, &attributes);
+    if !decision.allowed {
+        return respond::error(&attributes.forbidden(&user.name, &decision.reason));
     }
-    let (parts, body) = req.into_parts();
+    parts.extensions.insert(user);
     let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
         Ok(b) => b,
         Err(_) => {
@@ -65,20 +82,23 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
     }
 }
 
-fn authorized(server: &Server, req: &Request<Body>) -> bool {
-    let Some(v) = req
+/// The user a request's bearer token names: the cluster's own token is its admin; anything else
+/// must be a service account token this cluster issued.
+fn authenticate(server: &Server, req: &Request<Body>) -> Option<UserInfo> {
+    let token = req
         .headers()
         .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    match v.strip_prefix("Bearer ") {
-        Some(t) => constant_time_eq(t.trim().as_bytes(), server.token.as_bytes()),
-        None => false,
+        .and_then(|v| v.to_str().ok())?
+        .strip_prefix("Bearer ")?
+        .trim();
+    if constant_time_eq(token.as_bytes(), server.token.as_bytes()) {
+        return Some(UserInfo::admin());
     }
+    server
+        .keys
+        .authenticate(&server.api, token, chrono::Utc::now().timestamp())
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

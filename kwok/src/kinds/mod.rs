@@ -11,6 +11,7 @@
 //! Eviction) are kinds here too, with only the facets a body needs.
 
 pub mod apps;
+pub mod authorization;
 pub mod autoscaling;
 pub mod batch;
 pub mod coordination;
@@ -18,6 +19,7 @@ pub mod core;
 pub mod discovery;
 pub mod events;
 pub mod policy;
+pub mod rbac;
 pub mod scheduling;
 
 use std::fmt::Debug;

@@ -17,6 +17,7 @@ pub(crate) mod network;
 pub(crate) mod nodes;
 pub(crate) mod pdb;
 pub(crate) mod pods;
+pub(crate) mod rbac;
 pub(crate) mod scheduling;
 mod table;
 mod values;

@@ -13,6 +13,7 @@ pub(crate) mod network;
 mod path;
 pub(crate) mod pod;
 pub(crate) mod policy;
+pub(crate) mod rbac;
 mod resources;
 pub(crate) mod scheduling;
 

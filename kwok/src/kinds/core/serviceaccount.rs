@@ -9,7 +9,7 @@ use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
 use crate::kinds::Strategy;
 use crate::printers::{core as printer, Column};
-use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::registry::{ResourceDef, SubresourceDef, FULL_VERBS};
 use crate::validation::{core as validation, meta};
 
 pub static RESOURCE: ResourceDef = ResourceDef {
@@ -22,7 +22,14 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     short_names: &["sa"],
     categories: &[],
     verbs: FULL_VERBS,
-    subresources: &[],
+    subresources: &[SubresourceDef {
+        name: "token",
+        kind: "TokenRequest",
+        group: "authentication.k8s.io",
+        version: "v1",
+        verbs: &["create"],
+        body: Some(&crate::kinds::authorization::TOKEN_REQUEST),
+    }],
     strategy: &ServiceAccount,
 };
 

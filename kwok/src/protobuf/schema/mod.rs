@@ -9,6 +9,7 @@
 //! They cover the API versions that kubectl 1.27 to 1.33 send; newer fields are skipped as unknown.
 
 pub(crate) mod apps_v1;
+pub(crate) mod authorization_v1;
 pub(crate) mod autoscaling_v1;
 pub(crate) mod batch_v1;
 pub(crate) mod coordination_v1;
@@ -17,6 +18,7 @@ pub(crate) mod discovery_v1;
 pub(crate) mod events_v1;
 mod meta_v1;
 pub(crate) mod policy_v1;
+pub(crate) mod rbac_v1;
 pub(crate) mod scheduling_v1;
 
 /// The value carried by one field (or by each element of a list, or each value of a map).

@@ -1,0 +1,134 @@
+//! The `authorization.k8s.io` and `authentication.k8s.io` review kinds
+//! (`pkg/registry/authorization/*`, `pkg/registry/authentication/*`): created, answered, never
+//! stored. Their answers are [`crate::auth::reviews`]'.
+
+use serde_json::Value;
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::Strategy;
+use crate::protobuf::schema::authorization_v1 as proto;
+use crate::protobuf::schema::Message;
+use crate::registry::ResourceDef;
+
+type Decode = fn(&Val, bool, (&str, &str)) -> Result<Outcome, String>;
+
+/// A review kind: only its body's type.
+pub struct Review {
+    decode: Decode,
+    protobuf: &'static Message,
+}
+
+impl std::fmt::Debug for Review {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Review")
+    }
+}
+
+impl Strategy for Review {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        (self.decode)(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static Message> {
+        Some(self.protobuf)
+    }
+
+    fn validate(&self, _obj: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    fn validate_update(&self, _new: &Value, _old: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+}
+
+const CREATE: &[&str] = &["create"];
+
+macro_rules! review {
+    ($name:ident, $strategy:ident, $group:literal, $module:ident :: $ty:ident, $plural:literal, $singular:literal, $namespaced:literal) => {
+        static $strategy: Review = Review {
+            decode: |val, strict, root| {
+                walk::<k8s_openapi::api::$module::v1::$ty>(val, strict, root)
+            },
+            protobuf: &proto::$strategy,
+        };
+        pub static $name: ResourceDef = ResourceDef {
+            group: $group,
+            version: "v1",
+            kind: stringify!($ty),
+            plural: $plural,
+            singular: $singular,
+            namespaced: $namespaced,
+            short_names: &[],
+            categories: &[],
+            verbs: CREATE,
+            subresources: &[],
+            strategy: &$strategy,
+        };
+    };
+}
+
+review!(
+    LOCAL_SUBJECT_ACCESS_REVIEWS,
+    LOCAL_SUBJECT_ACCESS_REVIEW,
+    "authorization.k8s.io",
+    authorization::LocalSubjectAccessReview,
+    "localsubjectaccessreviews",
+    "localsubjectaccessreview",
+    true
+);
+review!(
+    SELF_SUBJECT_ACCESS_REVIEWS,
+    SELF_SUBJECT_ACCESS_REVIEW,
+    "authorization.k8s.io",
+    authorization::SelfSubjectAccessReview,
+    "selfsubjectaccessreviews",
+    "selfsubjectaccessreview",
+    false
+);
+review!(
+    SELF_SUBJECT_RULES_REVIEWS,
+    SELF_SUBJECT_RULES_REVIEW,
+    "authorization.k8s.io",
+    authorization::SelfSubjectRulesReview,
+    "selfsubjectrulesreviews",
+    "selfsubjectrulesreview",
+    false
+);
+review!(
+    SUBJECT_ACCESS_REVIEWS,
+    SUBJECT_ACCESS_REVIEW,
+    "authorization.k8s.io",
+    authorization::SubjectAccessReview,
+    "subjectaccessreviews",
+    "subjectaccessreview",
+    false
+);
+review!(
+    TOKEN_REVIEWS,
+    TOKEN_REVIEW,
+    "authentication.k8s.io",
+    authentication::TokenReview,
+    "tokenreviews",
+    "tokenreview",
+    false
+);
+review!(
+    SELF_SUBJECT_REVIEWS,
+    SELF_SUBJECT_REVIEW,
+    "authentication.k8s.io",
+    authentication::SelfSubjectReview,
+    "selfsubjectreviews",
+    "selfsubjectreview",
+    false
+);
+
+/// The `authentication.k8s.io/v1` TokenRequest body of `serviceaccounts/<name>/token`.
+pub static TOKEN_REQUEST: Review = Review {
+    decode: |val, strict, root| {
+        walk::<k8s_openapi::api::authentication::v1::TokenRequest>(val, strict, root)
+    },
+    protobuf: &proto::TOKEN_REQUEST,
+};
