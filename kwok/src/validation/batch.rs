@@ -571,8 +571,8 @@ mod tests {
         obj
     }
 
-    fn messages(errs: Vec<FieldError>) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
+    fn messages(errs: Vec<crate::error::FieldError>) -> Vec<String> {
+        crate::validation::tests::messages(&errs)
     }
 
     #[test]

@@ -223,9 +223,7 @@ mod tests {
     use serde_json::json;
 
     fn messages(errs: Vec<crate::error::FieldError>) -> Vec<String> {
-        errs.iter()
-            .map(|e| format!("{}: {}", e.field, e.body()))
-            .collect()
+        crate::validation::tests::messages(&errs)
     }
 
     #[test]

@@ -88,8 +88,8 @@ mod tests {
             "metadata": {"name": name}, "value": value, "preemptionPolicy": "PreemptLowerPriority"})
     }
 
-    fn messages(errs: Vec<FieldError>) -> Vec<String> {
-        errs.iter().map(ToString::to_string).collect()
+    fn messages(errs: Vec<crate::error::FieldError>) -> Vec<String> {
+        crate::validation::tests::messages(&errs)
     }
 
     #[test]

@@ -25,7 +25,8 @@ fn validate_update(res: &ResourceDef, new: &Value, old: &Value) -> Vec<FieldErro
     res.strategy.validate_update(new, old)
 }
 
-fn messages(errs: &[FieldError]) -> Vec<String> {
+/// Each error as `field: body`, the way messages quote it (shared by the validators' tests).
+pub(super) fn messages(errs: &[FieldError]) -> Vec<String> {
     errs.iter().map(ToString::to_string).collect()
 }
 
