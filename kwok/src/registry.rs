@@ -120,6 +120,7 @@ pub const fn status(kind: &'static str) -> SubresourceDef {
     }
 }
 
+pub use kinds::apiextensions::customresourcedefinition::RESOURCE as CUSTOMRESOURCEDEFINITIONS;
 pub use kinds::apps::controllerrevision::RESOURCE as CONTROLLERREVISIONS;
 pub use kinds::apps::daemonset::RESOURCE as DAEMONSETS;
 pub use kinds::apps::deployment::RESOURCE as DEPLOYMENTS;
@@ -179,6 +180,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &CLUSTERROLES,
     &ROLEBINDINGS,
     &ROLES,
+    &CUSTOMRESOURCEDEFINITIONS,
     &PRIORITYCLASSES,
     &LEASES,
     &ENDPOINTSLICES,
@@ -194,6 +196,7 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("batch", "v1"),
     ("policy", "v1"),
     ("rbac.authorization.k8s.io", "v1"),
+    ("apiextensions.k8s.io", "v1"),
     ("scheduling.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),
     ("discovery.k8s.io", "v1"),

@@ -7,6 +7,7 @@
 //! event, and a thousand label flips cost one pass, not a thousand.
 
 pub mod clusterrole_aggregation;
+pub mod crd_status;
 pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
@@ -260,6 +261,7 @@ pub fn start(
         Box::new(service_account::ServiceAccountController),
         Box::new(endpoints::EndpointsController::default()),
         Box::new(clusterrole_aggregation::ClusterRoleAggregation),
+        Box::new(crd_status::CrdStatus),
         Box::new(endpointslice::EndpointSliceController),
         Box::new(root_ca::RootCaPublisher::new(root_ca)),
         Box::new(daemonset::DaemonSetController::default()),

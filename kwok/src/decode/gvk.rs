@@ -223,6 +223,7 @@ const REGISTERED: &[(&str, &str, &[&str])] = &[
     ),
     ("scheduling.k8s.io", "v1", &["PriorityClass"]),
     ("discovery.k8s.io", "v1", &["EndpointSlice"]),
+    ("apiextensions.k8s.io", "v1", &["CustomResourceDefinition"]),
     (
         "authorization.k8s.io",
         "v1",

@@ -10,6 +10,7 @@
 //! Subresource bodies that are not resources of their own (`autoscaling/v1` Scale, `policy/v1`
 //! Eviction) are kinds here too, with only the facets a body needs.
 
+pub mod apiextensions;
 pub mod apps;
 pub mod authorization;
 pub mod autoscaling;

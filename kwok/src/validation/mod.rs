@@ -2,6 +2,7 @@
 //! k8s.io/kubernetes pkg/apis/{core,apps,policy,coordination}/validation and apimachinery's
 //! ObjectMeta validation. Objects are the decoded and defaulted JSON.
 
+pub(crate) mod apiextensions;
 pub(crate) mod apps;
 pub(crate) mod batch;
 pub(crate) mod core;

@@ -1,0 +1,105 @@
+//! CustomResourceDefinitions (`apiextensions-apiserver/pkg/registry/customresourcedefinition`).
+//! The definitions are stored, validated and established; the resources they define are not
+//! served yet.
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::defaults::fields::{child, default_nil, default_zero, str_of};
+use crate::error::FieldError;
+use crate::kinds::{first_generation, next_generation_if, Strategy};
+use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::validation::apiextensions as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    kind: "CustomResourceDefinition",
+    plural: "customresourcedefinitions",
+    singular: "customresourcedefinition",
+    namespaced: false,
+    short_names: &["crd", "crds"],
+    categories: &["api-extensions"],
+    verbs: FULL_VERBS,
+    subresources: &[status("CustomResourceDefinition")],
+    strategy: &CustomResourceDefinition,
+};
+
+#[derive(Debug)]
+pub struct CustomResourceDefinition;
+
+/// The name of the version marked `storage`.
+fn storage_version(obj: &Value) -> Option<&str> {
+    obj["spec"]["versions"]
+        .as_array()?
+        .iter()
+        .find(|v| v["storage"] == true)?["name"]
+        .as_str()
+}
+
+/// Append the storage version to `status.storedVersions` unless it is there.
+fn record_storage_version(obj: &mut Value) {
+    let Some(version) = storage_version(obj).map(String::from) else {
+        return;
+    };
+    let stored = &mut obj["status"]["storedVersions"];
+    if !stored.is_array() {
+        *stored = json!([]);
+    }
+    if let Some(list) = stored.as_array_mut() {
+        if !list.iter().any(|v| v == version.as_str()) {
+            list.push(json!(version));
+        }
+    }
+}
+
+impl Strategy for CustomResourceDefinition {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::CustomResourceDefinition>(val, check_strict, root)
+    }
+
+    /// `SetDefaults_CustomResourceDefinitionSpec`: singular and list kind from the kind, no
+    /// conversion.
+    fn default(&self, obj: &mut Map<String, Value>) {
+        let Some(spec) = child(obj, "spec") else {
+            return;
+        };
+        if let Some(names) = child(spec, "names") {
+            let kind = str_of(names, "kind").to_string();
+            default_zero(names, "singular", json!(kind.to_lowercase()));
+            if !kind.is_empty() {
+                default_zero(names, "listKind", json!(format!("{kind}List")));
+            }
+        }
+        default_nil(spec, "conversion", json!({"strategy": "None"}));
+    }
+
+    /// Status reset to the stored version alone (`acceptedNames` has two non-omitempty names);
+    /// generation 1.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({"acceptedNames": {"plural": "", "kind": ""}});
+        record_storage_version(obj);
+        first_generation(obj);
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        new["status"] = old["status"].clone();
+        let changed = new["spec"] != old["spec"];
+        next_generation_if(new, old, changed);
+        record_storage_version(new);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::crd(obj)
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::crd_update(new, old)
+    }
+
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+}

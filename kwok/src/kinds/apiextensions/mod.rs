@@ -1,0 +1,3 @@
+//! The `apiextensions.k8s.io` group (`apiextensions-apiserver/pkg/registry`).
+
+pub mod customresourcedefinition;
