@@ -17,7 +17,7 @@ pub fn storage(res: &'static ResourceDef) -> &'static ResourceDef {
 /// Is `res` served from another resource's storage? (Loops over every resource skip views, or
 /// they would see each object twice.)
 pub fn is_view(res: &'static ResourceDef) -> bool {
-    !std::ptr::eq(storage(res), res)
+    storage(res) != res
 }
 
 /// `res`'s object in its storage's shape.

@@ -48,10 +48,15 @@ pub struct ResourceDef {
     pub(crate) strategy: &'static dyn Strategy,
 }
 
-/// Resource definitions are statics: two are the same resource when they are the same static.
+/// Two definitions are the same resource when they serve the same group, version and plural:
+/// a static is the only one of its kind, while a custom resource's definition is rebuilt each
+/// time its CustomResourceDefinition changes.
 impl PartialEq for ResourceDef {
     fn eq(&self, other: &Self) -> bool {
         std::ptr::eq(self, other)
+            || (self.group == other.group
+                && self.version == other.version
+                && self.plural == other.plural)
     }
 }
 

@@ -94,10 +94,10 @@ impl Event {
     /// This change as a watcher of `res` sees it: itself, converted when `res` is a view of the
     /// changed resource's storage, or nothing when it concerns another resource.
     pub fn seen_as(&self, res: &'static ResourceDef) -> Option<Event> {
-        if std::ptr::eq(self.res, res) {
+        if self.res == res {
             return Some(self.clone());
         }
-        if !std::ptr::eq(convert::storage(res), self.res) {
+        if convert::storage(res) != self.res {
             return None;
         }
         Some(Event {

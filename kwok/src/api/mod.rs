@@ -701,8 +701,7 @@ impl Api {
     fn has_dependents(&self, owner: &Stored) -> bool {
         let uid = meta::uid(&owner.value);
         let scope = Some(owner.namespace()).filter(|ns| !ns.is_empty());
-        registry::RESOURCES
-            .iter()
+        crate::kinds::custom::all(&self.store)
             .filter(|r| r.namespaced && !crate::convert::is_view(r))
             .any(|r| {
                 self.store.list(r, scope).0.iter().any(|o| {

@@ -22,8 +22,8 @@ pub struct Attributes {
 impl Attributes {
     /// `RequestInfoFactory.NewRequestInfo` for a served path; anything else is a non-resource
     /// request on its path.
-    pub fn of_request(method: &str, path: &str, watch: bool) -> Attributes {
-        let Target::Resource(p) = route::parse(path) else {
+    pub fn of_request(method: &str, path: &str, watch: bool, lookup: route::Lookup) -> Attributes {
+        let Target::Resource(p) = route::parse(path, lookup) else {
             return Attributes {
                 verb: method.to_ascii_lowercase(),
                 path: path.to_string(),
@@ -131,19 +131,29 @@ mod tests {
 
     #[test]
     fn messages_name_the_user_the_verb_and_the_scope() {
-        let a = Attributes::of_request("DELETE", "/api/v1/namespaces/gpu-share/pods/p", false);
+        let a = Attributes::of_request(
+            "DELETE",
+            "/api/v1/namespaces/gpu-share/pods/p",
+            false,
+            route::BUILT_IN,
+        );
         assert_eq!(
             a.forbidden("system:serviceaccount:gpu-share:gpu-auditor", "").message,
             "pods \"p\" is forbidden: User \"system:serviceaccount:gpu-share:gpu-auditor\" cannot delete resource \"pods\" in API group \"\" in the namespace \"gpu-share\""
         );
-        let a = Attributes::of_request("PATCH", "/api/v1/nodes/n", false);
+        let a = Attributes::of_request("PATCH", "/api/v1/nodes/n", false, route::BUILT_IN);
         assert_eq!(
             a.forbidden("alice", "").message,
             "nodes \"n\" is forbidden: User \"alice\" cannot patch resource \"nodes\" in API group \"\" at the cluster scope"
         );
-        let a = Attributes::of_request("GET", "/apis/apps/v1/namespaces/d/deployments", true);
+        let a = Attributes::of_request(
+            "GET",
+            "/apis/apps/v1/namespaces/d/deployments",
+            true,
+            route::BUILT_IN,
+        );
         assert_eq!((a.verb.as_str(), a.group.as_str()), ("watch", "apps"));
-        let a = Attributes::of_request("GET", "/metrics", false);
+        let a = Attributes::of_request("GET", "/metrics", false, route::BUILT_IN);
         assert_eq!(
             a.forbidden("alice", "").message,
             "forbidden: User \"alice\" cannot get path \"/metrics\""

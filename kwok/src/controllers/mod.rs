@@ -7,6 +7,7 @@
 //! event, and a thousand label flips cost one pass, not a thousand.
 
 pub mod clusterrole_aggregation;
+pub mod crd_cleanup;
 pub mod crd_status;
 pub mod cronjob;
 pub mod daemonset;
@@ -262,6 +263,7 @@ pub fn start(
         Box::new(endpoints::EndpointsController::default()),
         Box::new(clusterrole_aggregation::ClusterRoleAggregation),
         Box::new(crd_status::CrdStatus),
+        Box::new(crd_cleanup::CrdCleanup),
         Box::new(endpointslice::EndpointSliceController),
         Box::new(root_ca::RootCaPublisher::new(root_ca)),
         Box::new(daemonset::DaemonSetController::default()),

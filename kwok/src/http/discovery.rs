@@ -30,22 +30,48 @@ pub fn api_versions(server_address: &str) -> Value {
     })
 }
 
-fn group(name: &str, version: &str) -> Value {
-    let gv = json!({"groupVersion": format!("{name}/{version}"), "version": version});
-    json!({"name": name, "versions": [gv.clone()], "preferredVersion": gv})
+fn group(name: &str, versions: &[&str]) -> Value {
+    let gv = |v: &str| json!({"groupVersion": format!("{name}/{v}"), "version": v});
+    let all: Vec<Value> = versions.iter().map(|v| gv(v)).collect();
+    let preferred = versions.first().map(|v| gv(v)).unwrap_or(Value::Null);
+    json!({"name": name, "versions": all, "preferredVersion": preferred})
 }
 
-pub fn group_list() -> Value {
-    let groups: Vec<Value> = registry::GROUPS.iter().map(|(g, v)| group(g, v)).collect();
+/// Every served group with its versions, preferred first: the built-in groups, then the groups
+/// of custom resources by name (the aggregator orders them by their APIService priority, the
+/// same for every definition).
+fn groups(custom: &[&'static ResourceDef]) -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut out: Vec<(&'static str, Vec<&'static str>)> = registry::GROUPS
+        .iter()
+        .map(|(g, v)| (*g, vec![*v]))
+        .collect();
+    let mut extra: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for res in custom {
+        match extra.iter_mut().find(|(g, _)| *g == res.group) {
+            Some((_, versions)) => {
+                if !versions.contains(&res.version) {
+                    versions.push(res.version);
+                }
+            }
+            None => extra.push((res.group, vec![res.version])),
+        }
+    }
+    extra.sort_by_key(|(g, _)| *g);
+    out.extend(extra);
+    out
+}
+
+pub fn group_list(custom: &[&'static ResourceDef]) -> Value {
+    let groups: Vec<Value> = groups(custom).iter().map(|(g, v)| group(g, v)).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
-pub fn api_group(name: &str) -> Option<Value> {
-    registry::GROUPS
-        .iter()
+pub fn api_group(custom: &[&'static ResourceDef], name: &str) -> Option<Value> {
+    groups(custom)
+        .into_iter()
         .find(|(g, _)| *g == name)
         .map(|(g, v)| {
-            let mut doc = group(g, v);
+            let mut doc = group(g, &v);
             doc["kind"] = json!("APIGroup");
             doc["apiVersion"] = json!("v1");
             doc
@@ -70,16 +96,20 @@ fn entry(res: &ResourceDef) -> Value {
 }
 
 /// `/api/v1`, `/apis/<g>/<v>`; `None` for a group version that is not served.
-pub fn resource_list(group: &str, version: &str) -> Option<Value> {
+pub fn resource_list(custom: &[&'static ResourceDef], group: &str, version: &str) -> Option<Value> {
     let served = (group.is_empty() && version == "v1")
-        || registry::GROUPS
+        || groups(custom)
             .iter()
-            .any(|(g, v)| *g == group && *v == version);
+            .any(|(g, v)| *g == group && v.contains(&version));
     if !served {
         return None;
     }
     let mut resources = Vec::new();
-    for res in registry::in_group_version(group, version) {
+    let custom_here = custom
+        .iter()
+        .copied()
+        .filter(|r| r.group == group && r.version == version);
+    for res in registry::in_group_version(group, version).chain(custom_here) {
         resources.push(entry(res));
         for sub in res.subresources {
             let mut e = json!({
@@ -113,7 +143,7 @@ mod tests {
     #[test]
     fn eviction_carries_its_group_for_drain() {
         // kubectl drain's CheckEvictionSupport needs group and version on pods/eviction.
-        let doc = resource_list("", "v1").unwrap();
+        let doc = resource_list(&[], "", "v1").unwrap();
         let ev = doc["resources"]
             .as_array()
             .unwrap()
@@ -123,12 +153,12 @@ mod tests {
         assert_eq!(ev["kind"], "Eviction");
         assert_eq!(ev["group"], "policy");
         assert_eq!(ev["version"], "v1");
-        let pdb = resource_list("policy", "v1").unwrap();
+        let pdb = resource_list(&[], "policy", "v1").unwrap();
         assert!(pdb["resources"]
             .as_array()
             .unwrap()
             .iter()
             .any(|r| r["shortNames"] == json!(["pdb"])));
-        assert!(resource_list("storage.k8s.io", "v1").is_none());
+        assert!(resource_list(&[], "storage.k8s.io", "v1").is_none());
     }
 }

@@ -15,7 +15,10 @@ use crate::auth::UserInfo;
 use crate::error::{ApiError, ApiResult};
 
 pub fn handle(server: &Server, parts: &Parts, body: &[u8]) -> Response {
-    let target = route::parse(parts.uri.path());
+    let store = server.api.store();
+    let lookup = |g: &str, v: &str, p: &str| crate::kinds::custom::find(store, g, v, p);
+    let target = route::parse(parts.uri.path(), &lookup);
+    let custom = || crate::kinds::custom::served(store);
     let query = Query::parse(parts.uri.query());
     let get = parts.method == Method::GET;
     match target {
@@ -25,15 +28,17 @@ pub fn handle(server: &Server, parts: &Parts, body: &[u8]) -> Response {
             StatusCode::OK,
             &discovery::api_versions(&server.addr.to_string()),
         ),
-        Target::ApiGroupList if get => respond::value(StatusCode::OK, &discovery::group_list()),
-        Target::ApiGroup(g) if get => match discovery::api_group(&g) {
+        Target::ApiGroupList if get => {
+            respond::value(StatusCode::OK, &discovery::group_list(&custom()))
+        }
+        Target::ApiGroup(g) if get => match discovery::api_group(&custom(), &g) {
             Some(doc) => respond::value(StatusCode::OK, &doc),
-            None => respond::error(&ApiError::unknown_path()),
+            None => not_found(parts.uri.path()),
         },
         Target::ResourceList { group, version } if get => {
-            match discovery::resource_list(&group, &version) {
+            match discovery::resource_list(&custom(), &group, &version) {
                 Some(doc) => respond::value(StatusCode::OK, &doc),
-                None => respond::error(&ApiError::unknown_path()),
+                None => not_found(parts.uri.path()),
             }
         }
         Target::OpenApiV2 if get => openapi::v2(),
@@ -50,8 +55,39 @@ pub fn handle(server: &Server, parts: &Parts, body: &[u8]) -> Response {
         | Target::ApiGroupList
         | Target::ApiGroup(_)
         | Target::ResourceList { .. }
-        | Target::OpenApiV2 => respond::error(&ApiError::unknown_path()),
+        | Target::OpenApiV2 => not_found(parts.uri.path()),
     }
+}
+
+/// Is `path` under `/apis/<group>` for a group no built-in API serves? Such requests fall
+/// through kube-apiserver's handlers (custom resources included) to the final `http.NotFound`.
+fn outside_built_in_groups(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("/apis/") else {
+        return false;
+    };
+    let group = rest.split('/').next().unwrap_or("");
+    !group.is_empty() && !crate::registry::GROUPS.iter().any(|(g, _)| *g == group)
+}
+
+/// The 404 of a path nothing serves: a Status from the built-in API's routes, Go's plain
+/// `http.NotFound` past them.
+fn not_found(path: &str) -> Response {
+    if outside_built_in_groups(path) {
+        page_not_found()
+    } else {
+        respond::error(&ApiError::unknown_path())
+    }
+}
+
+/// `http.NotFound`: plain text, no Status.
+fn page_not_found() -> Response {
+    let mut r = ok_text("404 page not found\n");
+    *r.status_mut() = StatusCode::NOT_FOUND;
+    r.headers_mut().insert(
+        "X-Content-Type-Options",
+        HeaderValue::from_static("nosniff"),
+    );
+    r
 }
 
 fn ok_text(s: &'static str) -> Response {
@@ -198,7 +234,7 @@ fn resource(
         ("PATCH", Some(n)) => {
             require_verb(res, "patch")?;
             let opts = query.write_options("PatchOptions")?;
-            let kind = patch_kind(parts)?;
+            let kind = patch_kind(parts, res)?;
             let patched = api.patch(res, ns, n, kind, body, None, &opts)?;
             Ok(respond::object(StatusCode::OK, res, &patched, format))
         }
@@ -239,9 +275,8 @@ fn require_verb(res: &crate::registry::ResourceDef, verb: &str) -> ApiResult<()>
     }
 }
 
-fn patch_kind(parts: &Parts) -> ApiResult<PatchKind> {
-    PatchKind::from_content_type(content_type(parts))
-        .ok_or_else(crate::patch::unsupported_patch_type)
+fn patch_kind(parts: &Parts, res: &crate::registry::ResourceDef) -> ApiResult<PatchKind> {
+    crate::patch::patch_type_for(res, content_type(parts))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -279,7 +314,7 @@ fn subresource(
             Ok(respond::object(StatusCode::OK, res, &o, format))
         }
         ("status", "PATCH") => {
-            let kind = patch_kind(parts)?;
+            let kind = patch_kind(parts, res)?;
             let o = api.patch(res, ns, name, kind, body, Some("status"), &opts)?;
             Ok(respond::object(StatusCode::OK, res, &o, format))
         }
@@ -321,7 +356,7 @@ fn subresource(
                 serde_json::from_slice::<Value>(&json_body(parts, body)?)
                     .map_err(|e| ApiError::bad_request(e.to_string()))?
             } else {
-                let kind = patch_kind(parts)?;
+                let kind = patch_kind(parts, res)?;
                 hooks::patch(res, &current, kind, body)?
             };
             let out = subresources::set_scale(api, res, ns, name, &desired, &opts)?;

@@ -53,7 +53,10 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         Err(e) => return respond::error(&e),
     };
     let watch = query::Query::parse(parts.uri.query()).flag("watch");
-    let attributes = Attributes::of_request(parts.method.as_str(), parts.uri.path(), watch);
+    let store = server.api.store();
+    let lookup = |g: &str, v: &str, p: &str| crate::kinds::custom::find(store, g, v, p);
+    let attributes =
+        Attributes::of_request(parts.method.as_str(), parts.uri.path(), watch, &lookup);
     let decision = crate::auth::rbac::authorize(&server.api, &user, &attributes);
     if !decision.allowed {
         return respond::error(&attributes.forbidden(&user.name, &decision.reason));

@@ -45,7 +45,13 @@ fn decode_segment(s: &str) -> Option<String> {
         .map(|c| c.into_owned())
 }
 
-pub fn parse(path: &str) -> Target {
+/// Finds the resources served beside the built-in ones (a cluster's custom resources).
+pub type Lookup<'a> = &'a dyn Fn(&str, &str, &str) -> Option<&'static ResourceDef>;
+
+/// Built-in resources only.
+pub const BUILT_IN: Lookup<'static> = &|_, _, _| None;
+
+pub fn parse(path: &str, lookup: Lookup) -> Target {
     let trimmed = path.trim_end_matches('/');
     let raw: Vec<&str> = trimmed.split('/').skip(1).collect();
     let mut segs = Vec::with_capacity(raw.len());
@@ -81,13 +87,13 @@ pub fn parse(path: &str) -> Target {
             group: g.to_string(),
             version: v.to_string(),
         },
-        ["api", v, rest @ ..] => resource("", v, rest),
-        ["apis", g, v, rest @ ..] => resource(g, v, rest),
+        ["api", v, rest @ ..] => resource("", v, rest, lookup),
+        ["apis", g, v, rest @ ..] => resource(g, v, rest, lookup),
         _ => Target::Unknown,
     }
 }
 
-fn resource(group: &str, version: &str, rest: &[&str]) -> Target {
+fn resource(group: &str, version: &str, rest: &[&str], lookup: Lookup) -> Target {
     let (watch_prefix, rest) = match rest.first() {
         Some(&"watch") => (true, &rest[1..]),
         _ => (false, rest),
@@ -107,7 +113,9 @@ fn resource(group: &str, version: &str, rest: &[&str]) -> Target {
         [p, n, s] => (*p, Some(n.to_string()), Some(s.to_string())),
         _ => return Target::Unknown,
     };
-    let Some(res) = registry::find(group, version, plural) else {
+    let Some(res) =
+        registry::find(group, version, plural).or_else(|| lookup(group, version, plural))
+    else {
         return Target::Unknown;
     };
     if namespace.is_some() && !res.namespaced {
@@ -139,7 +147,8 @@ mod tests {
 
     #[test]
     fn parses_the_shapes_kubectl_sends() {
-        let Target::Resource(p) = parse("/api/v1/namespaces/gpu-drv/pods/web-1/eviction") else {
+        let Target::Resource(p) = parse("/api/v1/namespaces/gpu-drv/pods/web-1/eviction", BUILT_IN)
+        else {
             panic!("not a resource")
         };
         assert_eq!(p.res.plural, "pods");
@@ -147,25 +156,31 @@ mod tests {
         assert_eq!(p.name.as_deref(), Some("web-1"));
         assert_eq!(p.subresource.as_deref(), Some("eviction"));
 
-        let Target::Resource(p) = parse("/api/v1/namespaces/gpu-drv") else {
+        let Target::Resource(p) = parse("/api/v1/namespaces/gpu-drv", BUILT_IN) else {
             panic!()
         };
         assert_eq!(p.res.plural, "namespaces");
         assert_eq!(p.name.as_deref(), Some("gpu-drv"));
 
-        let Target::Resource(p) = parse("/api/v1/namespaces/x/status") else {
+        let Target::Resource(p) = parse("/api/v1/namespaces/x/status", BUILT_IN) else {
             panic!()
         };
         assert_eq!(p.res.plural, "namespaces");
         assert_eq!(p.subresource.as_deref(), Some("status"));
 
-        let Target::Resource(p) = parse("/apis/apps/v1/daemonsets") else {
+        let Target::Resource(p) = parse("/apis/apps/v1/daemonsets", BUILT_IN) else {
             panic!()
         };
         assert!(p.namespace.is_none() && p.name.is_none());
 
-        assert_eq!(parse("/api/v1/namespaces/x/nodes"), Target::Unknown);
-        assert_eq!(parse("/apis/apps/v1/namespaces/x/widgets"), Target::Unknown);
-        assert_eq!(parse("/api/v1/nodes/%zz"), Target::Unknown);
+        assert_eq!(
+            parse("/api/v1/namespaces/x/nodes", BUILT_IN),
+            Target::Unknown
+        );
+        assert_eq!(
+            parse("/apis/apps/v1/namespaces/x/widgets", BUILT_IN),
+            Target::Unknown
+        );
+        assert_eq!(parse("/api/v1/nodes/%zz", BUILT_IN), Target::Unknown);
     }
 }

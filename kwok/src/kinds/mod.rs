@@ -17,6 +17,7 @@ pub mod autoscaling;
 pub mod batch;
 pub mod coordination;
 pub mod core;
+pub mod custom;
 pub mod discovery;
 pub mod events;
 pub mod policy;
@@ -143,6 +144,12 @@ pub(crate) trait Strategy: Sync + Debug {
     /// One object's cells, one per column, as of `now`.
     fn cells(&self, obj: &Value, _now: DateTime<Utc>) -> Vec<Value> {
         crate::printers::default_table::cells(obj)
+    }
+
+    /// Is this a custom resource's kind (an unstructured object with no Go type, so no
+    /// strategic merge patch)?
+    fn custom(&self) -> bool {
+        false
     }
 
     /// A Table row's `conditions`.

@@ -72,15 +72,31 @@ impl PatchType {
 
 /// The 415 a PATCH with an unknown `Content-Type` gets (`negotiation.NewUnsupportedMediaTypeError`
 /// with the route's patch types). The Status carries no details.
-pub fn unsupported_patch_type() -> ApiError {
+/// A custom resource's routes take every type but the strategic merge patch
+/// (`customresource_handler.go` `supportedTypes`).
+pub fn unsupported_patch_type(res: &ResourceDef) -> ApiError {
+    let accepted: Vec<&str> = ACCEPTED_PATCH_TYPES
+        .iter()
+        .copied()
+        .filter(|t| !res.strategy.custom() || *t != PatchType::Strategic.media_type())
+        .collect();
     ApiError::new(
         415,
         "UnsupportedMediaType",
         format!(
             "the body of the request was in an unknown format - accepted media types include: {}",
-            ACCEPTED_PATCH_TYPES.join(", ")
+            accepted.join(", ")
         ),
     )
+}
+
+/// The patch type of a PATCH of `res` with Content-Type `ct`, when its route takes it.
+pub fn patch_type_for(res: &ResourceDef, ct: &str) -> Result<PatchType, ApiError> {
+    match PatchType::from_content_type(ct) {
+        Some(PatchType::Strategic) if res.strategy.custom() => Err(unsupported_patch_type(res)),
+        Some(t) => Ok(t),
+        None => Err(unsupported_patch_type(res)),
+    }
 }
 
 /// Apply `patch` (raw request body) to `original` (the stored object) of resource `res`.

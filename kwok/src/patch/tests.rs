@@ -41,7 +41,7 @@ fn content_types() {
         PatchType::from_content_type("application/merge-patch+json ;x=y"),
         None
     );
-    let e = unsupported_patch_type();
+    let e = unsupported_patch_type(&crate::registry::PODS);
     assert_eq!((e.code, e.reason.as_str()), (415, "UnsupportedMediaType"));
     assert_eq!(
         e.message,

@@ -9,7 +9,7 @@ pub(crate) mod batch;
 mod column;
 pub(crate) mod core;
 pub(crate) mod default_table;
-mod docs;
+pub(crate) mod docs;
 mod duration;
 pub(crate) mod events;
 pub(crate) mod lease;

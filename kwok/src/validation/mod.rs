@@ -11,7 +11,7 @@ mod intstr;
 mod labels;
 pub(crate) mod meta;
 pub(crate) mod network;
-mod path;
+pub(crate) mod path;
 pub(crate) mod pod;
 pub(crate) mod policy;
 pub(crate) mod rbac;

@@ -1,6 +1,6 @@
 //! CustomResourceDefinitions (`apiextensions-apiserver/pkg/registry/customresourcedefinition`).
-//! The definitions are stored, validated and established; the resources they define are not
-//! served yet.
+//! The definitions are stored, validated and established; the resources they define are served
+//! by [`crate::kinds::custom`].
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as k8s;
 use serde_json::{json, Map, Value};
@@ -9,7 +9,7 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::{child, default_nil, default_zero, str_of};
 use crate::error::FieldError;
-use crate::kinds::{first_generation, next_generation_if, Strategy};
+use crate::kinds::{first_generation, next_generation_if, Deletion, Strategy};
 use crate::registry::{status, ResourceDef, FULL_VERBS};
 use crate::validation::apiextensions as validation;
 
@@ -29,6 +29,9 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 
 #[derive(Debug)]
 pub struct CustomResourceDefinition;
+
+/// Held by a definition being deleted until the objects it defines are gone.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
 /// The name of the version marked `storage`.
 fn storage_version(obj: &Value) -> Option<&str> {
@@ -101,5 +104,34 @@ impl Strategy for CustomResourceDefinition {
 
     fn allow_unconditional_update(&self) -> bool {
         false
+    }
+
+    /// The definition storage's `Delete`: the first request marks the definition, adds the
+    /// cleanup finalizer and the Terminating condition; the finalizer controller does the rest.
+    fn deletion(&self, obj: &mut Value, _grace_period_seconds: Option<i64>) -> Deletion {
+        if crate::api::meta::is_deleting(obj) {
+            return Deletion::Unchanged;
+        }
+        let m = crate::api::meta::meta_mut(obj);
+        m.insert("deletionTimestamp".into(), json!(crate::api::meta::now()));
+        m.insert("deletionGracePeriodSeconds".into(), json!(0));
+        let finalizers = m.entry("finalizers").or_insert_with(|| json!([]));
+        if let Some(list) = finalizers.as_array_mut() {
+            if !list.iter().any(|f| f == CLEANUP_FINALIZER) {
+                list.push(json!(CLEANUP_FINALIZER));
+            }
+        }
+        let conditions = &mut obj["status"]["conditions"];
+        if !conditions.is_array() {
+            *conditions = json!([]);
+        }
+        if let Some(list) = conditions.as_array_mut() {
+            list.retain(|c| c["type"] != "Terminating");
+            list.push(json!({"type": "Terminating", "status": "True",
+                "lastTransitionTime": crate::api::meta::now(),
+                "reason": "InstanceDeletionPending",
+                "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"}));
+        }
+        Deletion::Graceful
     }
 }
