@@ -51,7 +51,7 @@ pub async fn run(globals: &Globals, args: &LintArgs) -> anyhow::Result<Verdict> 
     Ok(Verdict::from_passed(troubled == 0))
 }
 
-/// What the cluster of `--cluster` serves once the lab's own manifests (CRDs among them) are
+/// What the cluster of `--cluster` serves once the lab's own manifests and starter CRDs are
 /// applied, from a private cluster started for the purpose; `None` when interrupted.
 async fn served_resources(
     globals: &Globals,
@@ -60,6 +60,27 @@ async fn served_resources(
     let Some(target) = private_cluster(globals, lab).await? else {
         return Ok(None);
     };
+    // A lab may hand the learner a CRD to apply (a starter file): its kinds are the lab's too.
+    for starter in &lab.scenario.starter {
+        let path = lab.dir.join(&starter.from);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if !text.contains("kind: CustomResourceDefinition") {
+            continue;
+        }
+        let path = path.display().to_string();
+        let applied = target.kubectl().ok(&["apply", "-f", &path], None).await;
+        let established = target
+            .kubectl()
+            .ok(
+                &["wait", "--for=condition=established", "crd", "--all", "--timeout=30s"],
+                None,
+            )
+            .await;
+        if let Err(e) = applied.and(established) {
+            target.shutdown().await;
+            return Err(e.context(format!("applying the starter CRD {path}")));
+        }
+    }
     let listed = target
         .kubectl()
         .run(&["api-resources", "--no-headers"], None)
