@@ -170,14 +170,20 @@ pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
     Ok(set)
 }
 
-/// What is compared to decide whether an object changed: what a learner can change.
+/// What is compared to decide whether an object changed: what a learner can change (a node's
+/// capacity too, which a lab may have the learner patch as a device plugin would).
 fn comparable(object: &Value) -> Value {
+    let mut own = object.clone();
+    without_allocated(&mut own);
+    let object = &own;
     serde_json::json!({
         "labels": object.pointer("/metadata/labels"),
         "annotations": object.pointer("/metadata/annotations"),
         "spec": object.get("spec"),
         "data": object.get("data"),
         "binaryData": object.get("binaryData"),
+        "capacity": object.pointer("/status/capacity"),
+        "allocatable": object.pointer("/status/allocatable"),
     })
 }
 
@@ -204,7 +210,33 @@ fn sanitized(resource: &str, object: &Value) -> Value {
             fields.remove("status");
         }
     }
+    without_allocated(&mut object);
     object
+}
+
+/// Drops what the server allocated for this very object, which a copy made again gets anew: a
+/// Job's generated selector (it names the Job's uid; a Job sent with it is refused, `selector`
+/// not auto-generated) and a Service's cluster IPs (an update without them keeps the old ones).
+fn without_allocated(object: &mut Value) {
+    let manual = object.pointer("/spec/manualSelector") == Some(&Value::Bool(true));
+    if object["kind"] == "Job" && !manual {
+        if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.remove("selector");
+        }
+        if let Some(labels) = object
+            .pointer_mut("/spec/template/metadata/labels")
+            .and_then(Value::as_object_mut)
+        {
+            labels.remove("controller-uid");
+            labels.remove("batch.kubernetes.io/controller-uid");
+        }
+    }
+    if object["kind"] == "Service" {
+        if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.remove("clusterIP");
+            spec.remove("clusterIPs");
+        }
+    }
 }
 
 fn kubectl_name(key: &ObjectKey) -> Vec<String> {
@@ -277,7 +309,7 @@ enum PutBack {
     Create,
     /// It is there with other labels, annotations, spec or data: replace it.
     Replace,
-    /// A pod whose spec changed (immutable): delete it and create it again.
+    /// A pod or Job whose spec changed (immutable): delete it and create it again.
     Recreate,
 }
 
@@ -326,7 +358,8 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
                 .filter(|now| stays(key, now) && !in_leaving_namespace(key));
             let how = match now {
                 Some(now) if comparable(now) == comparable(old) => continue,
-                Some(_) if key.0 == "pods" => PutBack::Recreate,
+                // A pod's spec and a Job's template cannot be updated.
+                Some(_) if key.0 == "pods" || key.0 == "jobs.batch" => PutBack::Recreate,
                 Some(_) => PutBack::Replace,
                 None => PutBack::Create,
             };
@@ -386,6 +419,13 @@ async fn replace(kubectl: &Kubectl, body: &Value) -> anyhow::Result<()> {
     let bytes = serde_json::to_vec(body)?;
     if let Err(error) = kubectl.ok(&["replace", "-f", "-"], Some(&bytes)).await {
         tracing::warn!("restore: {error:#}");
+    }
+    // A node's capacity lives in its status, which the main resource's PUT leaves alone.
+    if body["kind"] == "Node" && body.get("status").is_some() {
+        let status = &["replace", "--subresource=status", "-f", "-"];
+        if let Err(error) = kubectl.ok(status, Some(&bytes)).await {
+            tracing::warn!("restore: {error:#}");
+        }
     }
     Ok(())
 }
@@ -656,6 +696,38 @@ mod tests {
         );
         let node = json!({"kind": "Node", "metadata": {"name": "n", "uid": "u"}, "status": {"conditions": []}});
         assert!(sanitized("nodes", &node).get("status").is_some());
+    }
+
+    #[test]
+    fn a_job_is_put_back_without_its_generated_selector() {
+        let job = json!({"kind": "Job", "metadata": {"name": "j", "uid": "u1"},
+            "spec": {"selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": "u1"}},
+                "template": {"metadata": {"labels": {"app": "a", "controller-uid": "u1",
+                    "batch.kubernetes.io/controller-uid": "u1", "job-name": "j"}}}}});
+        let clean = sanitized("jobs.batch", &job);
+        let mut again = job.clone();
+        again["spec"]["selector"]["matchLabels"]["batch.kubernetes.io/controller-uid"] =
+            json!("u2");
+        assert_eq!(comparable(&job), comparable(&again));
+        assert!(clean["spec"].get("selector").is_none());
+        assert_eq!(
+            clean["spec"]["template"]["metadata"]["labels"],
+            json!({"app": "a", "job-name": "j"})
+        );
+        let mut manual = job.clone();
+        manual["spec"]["manualSelector"] = json!(true);
+        assert!(sanitized("jobs.batch", &manual)["spec"]
+            .get("selector")
+            .is_some());
+    }
+
+    #[test]
+    fn a_patched_node_capacity_is_a_change() {
+        let before =
+            json!({"metadata": {"name": "n"}, "status": {"capacity": {"nvidia.com/gpu": "1"}}});
+        let after =
+            json!({"metadata": {"name": "n"}, "status": {"capacity": {"nvidia.com/gpu": "4"}}});
+        assert_ne!(comparable(&before), comparable(&after));
     }
 
     #[test]

@@ -72,7 +72,13 @@ async fn served_resources(
         let established = target
             .kubectl()
             .ok(
-                &["wait", "--for=condition=established", "crd", "--all", "--timeout=30s"],
+                &[
+                    "wait",
+                    "--for=condition=established",
+                    "crd",
+                    "--all",
+                    "--timeout=30s",
+                ],
                 None,
             )
             .await;
