@@ -438,7 +438,7 @@ fn grading_figures() {
         }
         median(v)
     };
-    for lab in ["gpudrv", "gpuops"] {
+    for lab in ["gpudrv", "gpuops", "gpushare"] {
         let t = Instant::now();
         let first = grade(lab);
         let first_took = t.elapsed();
