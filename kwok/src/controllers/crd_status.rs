@@ -3,10 +3,11 @@
 //! names are accepted unless another definition of its group holds them, then it is
 //! established.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{Controller, Pass};
 use crate::api::{meta, Api};
+use crate::kinds::apiextensions::customresourcedefinition::set_condition;
 use crate::registry::CUSTOMRESOURCEDEFINITIONS;
 use crate::store::{Event, Stored};
 
@@ -18,33 +19,6 @@ fn condition<'a>(crd: &'a Value, type_: &str) -> Option<&'a Value> {
         .as_array()?
         .iter()
         .find(|c| c["type"] == type_)
-}
-
-/// `SetCRDCondition`: the transition time moves only with the status.
-fn set_condition(crd: &mut Value, type_: &str, status: &str, reason: &str, message: &str) {
-    let now = meta::now();
-    let conditions = &mut crd["status"]["conditions"];
-    if !conditions.is_array() {
-        *conditions = json!([]);
-    }
-    let Some(list) = conditions.as_array_mut() else {
-        return;
-    };
-    let new = |at: Value| {
-        json!({"type": type_, "status": status, "lastTransitionTime": at,
-               "reason": reason, "message": message})
-    };
-    match list.iter_mut().find(|c| c["type"] == type_) {
-        Some(c) => {
-            let at = if c["status"] == status {
-                c["lastTransitionTime"].clone()
-            } else {
-                json!(now)
-            };
-            *c = new(at);
-        }
-        None => list.push(new(json!(now))),
-    }
 }
 
 /// `calculateNamesAndConditions`: every requested name that is ours already or free is
@@ -200,6 +174,8 @@ impl Controller for CrdStatus {
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
+
+    use serde_json::json;
 
     use super::*;
     use crate::api::WriteOptions;

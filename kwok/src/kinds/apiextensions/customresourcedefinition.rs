@@ -58,6 +58,39 @@ fn record_storage_version(obj: &mut Value) {
     }
 }
 
+/// `SetCRDCondition`: the transition time moves only with the status.
+pub(crate) fn set_condition(
+    crd: &mut Value,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+) {
+    let now = crate::api::meta::now();
+    let conditions = &mut crd["status"]["conditions"];
+    if !conditions.is_array() {
+        *conditions = json!([]);
+    }
+    let Some(list) = conditions.as_array_mut() else {
+        return;
+    };
+    let new = |at: Value| {
+        json!({"type": type_, "status": status, "lastTransitionTime": at,
+               "reason": reason, "message": message})
+    };
+    match list.iter_mut().find(|c| c["type"] == type_) {
+        Some(c) => {
+            let at = if c["status"] == status {
+                c["lastTransitionTime"].clone()
+            } else {
+                json!(now)
+            };
+            *c = new(at);
+        }
+        None => list.push(new(json!(now))),
+    }
+}
+
 impl Strategy for CustomResourceDefinition {
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
         walk::<k8s::CustomResourceDefinition>(val, check_strict, root)
@@ -121,17 +154,13 @@ impl Strategy for CustomResourceDefinition {
                 list.push(json!(CLEANUP_FINALIZER));
             }
         }
-        let conditions = &mut obj["status"]["conditions"];
-        if !conditions.is_array() {
-            *conditions = json!([]);
-        }
-        if let Some(list) = conditions.as_array_mut() {
-            list.retain(|c| c["type"] != "Terminating");
-            list.push(json!({"type": "Terminating", "status": "True",
-                "lastTransitionTime": crate::api::meta::now(),
-                "reason": "InstanceDeletionPending",
-                "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"}));
-        }
+        set_condition(
+            obj,
+            "Terminating",
+            "True",
+            "InstanceDeletionPending",
+            "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+        );
         Deletion::Graceful
     }
 }
