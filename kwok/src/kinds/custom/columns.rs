@@ -11,7 +11,8 @@ use crate::printers::{docs, human_duration, Column};
 /// One printer column's JSONPath and type.
 #[derive(Debug)]
 pub(super) struct CellPath {
-    steps: Vec<Step>,
+    /// `None` when [`parse`] cannot follow the path: its cells are empty.
+    steps: Option<Vec<Step>>,
     type_: String,
 }
 
@@ -55,10 +56,10 @@ pub(super) fn of_version(version: &Value) -> (Vec<Column>, Vec<CellPath>) {
     let Some(defined) = defined else {
         columns.push(Column::new("Age", "date", docs::CREATION_TIMESTAMP));
         paths.push(CellPath {
-            steps: vec![
+            steps: Some(vec![
                 Step::Key("metadata".into()),
                 Step::Key("creationTimestamp".into()),
-            ],
+            ]),
             type_: "date".into(),
         });
         return (columns, paths);
@@ -83,7 +84,7 @@ pub(super) fn of_version(version: &Value) -> (Vec<Column>, Vec<CellPath>) {
                 .unwrap_or(0),
         });
         paths.push(CellPath {
-            steps: parse(s("jsonPath")).unwrap_or_default(),
+            steps: parse(s("jsonPath")),
             type_: s("type").to_owned(),
         });
     }
@@ -99,7 +100,8 @@ fn find<'a>(obj: &'a Value, steps: &[Step]) -> Option<&'a Value> {
 
 /// `cellForJSONValue`, and the JSONPath printer for string columns. A missing value is `nil`.
 fn cell(path: &CellPath, obj: &Value, now: DateTime<Utc>) -> Value {
-    let Some(value) = find(obj, &path.steps).filter(|v| !v.is_null()) else {
+    let found = path.steps.as_deref().and_then(|steps| find(obj, steps));
+    let Some(value) = found.filter(|v| !v.is_null()) else {
         return Value::Null;
     };
     match path.type_.as_str() {
@@ -157,6 +159,13 @@ mod tests {
         assert_eq!(
             cells(&paths, &obj, Utc::now()),
             vec![json!("p"), Value::Null, json!("a"), json!(false)]
+        );
+        let (_, paths) = of_version(&json!({"additionalPrinterColumns": [
+            {"name": "Any", "type": "string", "jsonPath": ".spec.list[*].name"}]}));
+        assert_eq!(
+            cells(&paths, &obj, Utc::now()),
+            vec![json!("p"), Value::Null],
+            "a path the parser cannot follow is an empty cell, not the object"
         );
         let (cols, _) = of_version(&json!({}));
         assert_eq!(
