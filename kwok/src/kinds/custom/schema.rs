@@ -215,27 +215,14 @@ fn go_value(v: &Value) -> String {
 /// `metadata` left to the generic checks.
 pub(crate) fn validate(obj: &Value, schema: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let Some(fields) = obj.as_object() else {
-        return errs;
-    };
-    let mut body = Map::new();
-    for (k, v) in fields {
-        if !matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
-            body.insert(k.clone(), v.clone());
-        }
+    if let Some(fields) = obj.as_object() {
+        object(fields, schema, "", ROOT_META, &mut errs);
     }
-    let mut root = schema.clone();
-    if let Some(props) = root.get_mut("properties").and_then(Value::as_object_mut) {
-        for k in ["apiVersion", "kind", "metadata"] {
-            props.remove(k);
-        }
-    }
-    if let Some(req) = root.get_mut("required").and_then(Value::as_array_mut) {
-        req.retain(|r| !matches!(r.as_str(), Some("apiVersion" | "kind" | "metadata")));
-    }
-    node(&Value::Object(body), &root, "", &mut errs);
     errs
 }
+
+/// The root's fields the metadata validation owns, which the schema does not judge.
+const ROOT_META: &[&str] = &["apiVersion", "kind", "metadata"];
 
 fn at(path: &str) -> Path {
     Path::new(path)
@@ -286,7 +273,7 @@ fn node(v: &Value, schema: &Value, path: &str, errs: &mut Vec<FieldError>) {
         }
     }
     match v {
-        Value::Object(fields) => object(fields, schema, path, errs),
+        Value::Object(fields) => object(fields, schema, path, &[], errs),
         Value::Array(items) => {
             let count = items.len() as i64;
             if let Some(min) = schema["minItems"].as_i64().filter(|m| count < *m) {
@@ -315,14 +302,24 @@ fn node(v: &Value, schema: &Value, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-fn object(fields: &Map<String, Value>, schema: &Value, path: &str, errs: &mut Vec<FieldError>) {
+/// An object's fields against `schema`, leaving out the fields named in `skip`.
+fn object(
+    fields: &Map<String, Value>,
+    schema: &Value,
+    path: &str,
+    skip: &[&str],
+    errs: &mut Vec<FieldError>,
+) {
     for r in schema["required"].as_array().into_iter().flatten() {
-        if let Some(name) = r.as_str().filter(|n| !fields.contains_key(*n)) {
+        let missing = r
+            .as_str()
+            .filter(|n| !fields.contains_key(*n) && !skip.contains(n));
+        if let Some(name) = missing {
             errs.push(required(&at(&child_path(path, name)), ""));
         }
     }
     let props = schema["properties"].as_object();
-    for (k, v) in fields {
+    for (k, v) in fields.iter().filter(|(k, _)| !skip.contains(&k.as_str())) {
         let s = props
             .and_then(|p| p.get(k))
             .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
