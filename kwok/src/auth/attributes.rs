@@ -2,7 +2,7 @@
 //! Forbidden answer when it may not (`responsewriters.Forbidden`).
 
 use crate::error::ApiError;
-use crate::http::route::{self, Target};
+use crate::http::route::Target;
 
 /// The attributes the authorizer decides on.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -22,8 +22,8 @@ pub struct Attributes {
 impl Attributes {
     /// `RequestInfoFactory.NewRequestInfo` for a served path; anything else is a non-resource
     /// request on its path.
-    pub fn of_request(method: &str, path: &str, watch: bool, lookup: route::Lookup) -> Attributes {
-        let Target::Resource(p) = route::parse(path, lookup) else {
+    pub fn of_request(method: &str, path: &str, target: &Target, watch: bool) -> Attributes {
+        let Target::Resource(p) = target else {
             return Attributes {
                 verb: method.to_ascii_lowercase(),
                 path: path.to_string(),
@@ -128,32 +128,27 @@ impl Attributes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::route;
+
+    fn request(method: &str, path: &str, watch: bool) -> Attributes {
+        Attributes::of_request(method, path, &route::parse(path, route::BUILT_IN), watch)
+    }
 
     #[test]
     fn messages_name_the_user_the_verb_and_the_scope() {
-        let a = Attributes::of_request(
-            "DELETE",
-            "/api/v1/namespaces/gpu-share/pods/p",
-            false,
-            route::BUILT_IN,
-        );
+        let a = request("DELETE", "/api/v1/namespaces/gpu-share/pods/p", false);
         assert_eq!(
             a.forbidden("system:serviceaccount:gpu-share:gpu-auditor", "").message,
             "pods \"p\" is forbidden: User \"system:serviceaccount:gpu-share:gpu-auditor\" cannot delete resource \"pods\" in API group \"\" in the namespace \"gpu-share\""
         );
-        let a = Attributes::of_request("PATCH", "/api/v1/nodes/n", false, route::BUILT_IN);
+        let a = request("PATCH", "/api/v1/nodes/n", false);
         assert_eq!(
             a.forbidden("alice", "").message,
             "nodes \"n\" is forbidden: User \"alice\" cannot patch resource \"nodes\" in API group \"\" at the cluster scope"
         );
-        let a = Attributes::of_request(
-            "GET",
-            "/apis/apps/v1/namespaces/d/deployments",
-            true,
-            route::BUILT_IN,
-        );
+        let a = request("GET", "/apis/apps/v1/namespaces/d/deployments", true);
         assert_eq!((a.verb.as_str(), a.group.as_str()), ("watch", "apps"));
-        let a = Attributes::of_request("GET", "/metrics", false, route::BUILT_IN);
+        let a = request("GET", "/metrics", false);
         assert_eq!(
             a.forbidden("alice", "").message,
             "forbidden: User \"alice\" cannot get path \"/metrics\""

@@ -7,17 +7,15 @@ use serde_json::Value;
 
 use super::query::Query;
 use super::respond::{self, Format};
-use super::route::{self, ResourcePath, Target};
+use super::route::{ResourcePath, Target};
 use super::{discovery, openapi, Server};
 use crate::api::hooks::{self, PatchKind};
 use crate::api::{subresources, WriteOptions};
 use crate::auth::UserInfo;
 use crate::error::{ApiError, ApiResult};
 
-pub fn handle(server: &Server, parts: &Parts, body: &[u8]) -> Response {
+pub fn handle(server: &Server, parts: &Parts, target: Target, body: &[u8]) -> Response {
     let store = server.api.store();
-    let lookup = |g: &str, v: &str, p: &str| crate::kinds::custom::find(store, g, v, p);
-    let target = route::parse(parts.uri.path(), &lookup);
     let custom = || crate::kinds::custom::served(store);
     let query = Query::parse(parts.uri.query());
     let get = parts.method == Method::GET;

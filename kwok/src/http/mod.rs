@@ -55,8 +55,10 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
     let watch = query::Query::parse(parts.uri.query()).flag("watch");
     let store = server.api.store();
     let lookup = |g: &str, v: &str, p: &str| crate::kinds::custom::find(store, g, v, p);
+    // Routed once: the authorizer and the handler read the same target.
+    let target = route::parse(parts.uri.path(), &lookup);
     let attributes =
-        Attributes::of_request(parts.method.as_str(), parts.uri.path(), watch, &lookup);
+        Attributes::of_request(parts.method.as_str(), parts.uri.path(), &target, watch);
     let decision = crate::auth::rbac::authorize(&server.api, &user, &attributes);
     if !decision.allowed {
         return respond::error(&attributes.forbidden(&user.name, &decision.reason));
@@ -72,7 +74,7 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
     };
     // A handler bug must not take the server down: answer 500 and keep serving.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        handlers::handle(&server, &parts, &bytes)
+        handlers::handle(&server, &parts, target, &bytes)
     }));
     match result {
         Ok(r) => r,

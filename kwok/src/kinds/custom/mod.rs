@@ -146,16 +146,27 @@ pub fn served(store: &Store) -> Vec<&'static ResourceDef> {
     out
 }
 
-/// The custom resource at `group`/`version`/`plural`, when `store` serves one.
+/// The custom resource at `group`/`version`/`plural`, when `store` serves one: what routing a
+/// request asks, so only the definition it names is built.
 pub fn find(
     store: &Store,
     group: &str,
     version: &str,
     plural: &str,
 ) -> Option<&'static ResourceDef> {
-    served(store)
-        .into_iter()
-        .find(|r| r.group == group && r.version == version && r.plural == plural)
+    let crds = store.list(&CUSTOMRESOURCEDEFINITIONS, None).0;
+    let crd = crds.iter().map(|c| &c.value).find(|crd| {
+        crd["spec"]["group"] == group
+            && crd["spec"]["names"]["plural"] == plural
+            && established(crd)
+            && !meta::is_deleting(crd)
+    })?;
+    let served = crd["spec"]["versions"]
+        .as_array()?
+        .iter()
+        .find(|v| v["name"] == version && v["served"] == true)?;
+    let mut table = interned().lock().ok()?;
+    Some(intern(&mut table, crd, served))
 }
 
 /// Every resource `store` serves, built-in then custom: what loops over all objects walk.
