@@ -564,11 +564,8 @@ pub fn crd_update(new: &Value, old: &Value) -> Vec<FieldError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::validation::tests::messages;
     use serde_json::json;
-
-    fn messages(errs: Vec<crate::error::FieldError>) -> Vec<String> {
-        crate::validation::tests::messages(&errs)
-    }
 
     fn cluster_policy() -> serde_json::Value {
         json!({"metadata": {"name": "clusterpolicies.nvidia.com"},

@@ -550,6 +550,7 @@ pub fn validate_job_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::validation::tests::messages;
     use serde_json::json;
 
     use super::*;
@@ -569,10 +570,6 @@ mod tests {
         }
         crate::kinds::batch::job::Job.prepare_for_create(&mut obj);
         obj
-    }
-
-    fn messages(errs: Vec<crate::error::FieldError>) -> Vec<String> {
-        crate::validation::tests::messages(&errs)
     }
 
     #[test]

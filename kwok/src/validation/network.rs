@@ -665,11 +665,8 @@ pub fn endpoint_slice_update(new: &Value, old: &Value) -> Vec<FieldError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::validation::tests::messages;
     use serde_json::json;
-
-    fn messages(errs: Vec<crate::error::FieldError>) -> Vec<String> {
-        crate::validation::tests::messages(&errs)
-    }
 
     fn cluster_ip_service() -> serde_json::Value {
         json!({"metadata": {"name": "web", "namespace": "default"},

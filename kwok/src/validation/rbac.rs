@@ -220,11 +220,8 @@ pub fn binding_update(new: &Value, old: &Value, namespaced: bool) -> Vec<FieldEr
 
 #[cfg(test)]
 mod tests {
+    use crate::validation::tests::messages;
     use serde_json::json;
-
-    fn messages(errs: Vec<crate::error::FieldError>) -> Vec<String> {
-        crate::validation::tests::messages(&errs)
-    }
 
     #[test]
     fn rules_need_verbs_groups_and_resources() {

@@ -79,6 +79,7 @@ pub fn priority_class_update(new: &Value, old: &Value) -> Vec<FieldError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::validation::tests::messages;
     use serde_json::json;
 
     use super::*;
@@ -86,10 +87,6 @@ mod tests {
     fn class(name: &str, value: i64) -> Value {
         json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
             "metadata": {"name": name}, "value": value, "preemptionPolicy": "PreemptLowerPriority"})
-    }
-
-    fn messages(errs: Vec<crate::error::FieldError>) -> Vec<String> {
-        crate::validation::tests::messages(&errs)
     }
 
     #[test]

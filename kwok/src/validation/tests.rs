@@ -26,8 +26,8 @@ fn validate_update(res: &ResourceDef, new: &Value, old: &Value) -> Vec<FieldErro
 }
 
 /// Each error as `field: body`, the way messages quote it (shared by the validators' tests).
-pub(super) fn messages(errs: &[FieldError]) -> Vec<String> {
-    errs.iter().map(ToString::to_string).collect()
+pub(super) fn messages(errs: impl AsRef<[FieldError]>) -> Vec<String> {
+    errs.as_ref().iter().map(ToString::to_string).collect()
 }
 
 fn daemon_set(selector: Value, template_labels: Value) -> Value {
@@ -73,7 +73,7 @@ fn daemonset_selector_must_match_template() {
 fn daemonset_empty_selector() {
     let ds = defaulted(&DAEMONSETS, daemon_set(json!({}), json!({"app": "x"})));
     assert_eq!(
-        messages(&validate_create(&DAEMONSETS, &ds)),
+        messages(validate_create(&DAEMONSETS, &ds)),
         vec!["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset"]
     );
 }
@@ -86,7 +86,7 @@ fn bad_label_value() {
                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}),
     );
     assert_eq!(
-        messages(&validate_create(&PODS, &pod)),
+        messages(validate_create(&PODS, &pod)),
         vec!["metadata.labels: Invalid value: \"bad value!\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]
     );
 }
@@ -109,12 +109,12 @@ fn pdb_min_and_max_both_set() {
 
     let bad = json!({"metadata": {"name": "p", "namespace": "default"}, "spec": {"maxUnavailable": "150%"}});
     assert_eq!(
-        messages(&validate_create(&PODDISRUPTIONBUDGETS, &bad)),
+        messages(validate_create(&PODDISRUPTIONBUDGETS, &bad)),
         vec!["spec.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%"]
     );
     let bad = json!({"metadata": {"name": "p", "namespace": "default"}, "spec": {"minAvailable": "half"}});
     assert_eq!(
-        messages(&validate_create(&PODDISRUPTIONBUDGETS, &bad)),
+        messages(validate_create(&PODDISRUPTIONBUDGETS, &bad)),
         vec!["spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"half\"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"]
     );
 }
@@ -133,7 +133,7 @@ fn deployment_template_must_restart_always() {
         deployment(json!({"matchLabels": {"app": "a"}}), "OnFailure"),
     );
     assert_eq!(
-        messages(&validate_create(&DEPLOYMENTS, &d)),
+        messages(validate_create(&DEPLOYMENTS, &d)),
         vec!["spec.template.spec.restartPolicy: Unsupported value: \"OnFailure\": supported values: \"Always\""]
     );
 }
@@ -144,7 +144,7 @@ fn deployment_without_selector_and_negative_replicas() {
     d["spec"]["replicas"] = json!(-1);
     d["spec"].as_object_mut().unwrap().remove("selector");
     assert_eq!(
-        messages(&validate_create(&DEPLOYMENTS, &d)),
+        messages(validate_create(&DEPLOYMENTS, &d)),
         vec![
             "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
             "spec.selector: Required value",
@@ -153,7 +153,7 @@ fn deployment_without_selector_and_negative_replicas() {
     );
     let rs = defaulted(&REPLICASETS, deployment(json!({}), "Always"));
     assert_eq!(
-        messages(&validate_create(&REPLICASETS, &rs)),
+        messages(validate_create(&REPLICASETS, &rs)),
         vec!["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"]
     );
 }
@@ -169,7 +169,7 @@ fn selector_is_immutable() {
     new["spec"]["selector"] = json!({"matchLabels": {"app": "b"}});
     new["spec"]["template"]["metadata"]["labels"] = json!({"app": "b"});
     assert_eq!(
-        messages(&validate_update(&DEPLOYMENTS, &new, &old)),
+        messages(validate_update(&DEPLOYMENTS, &new, &old)),
         vec!["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"b\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"]
     );
 }
@@ -182,7 +182,7 @@ fn pod_spec_rules() {
                "spec": {"containers": [{"name": "c"}, {"name": "c", "image": "x", "ports": [{"containerPort": 70000}]}],
                         "tolerations": [{"key": "k", "operator": "Exists", "value": "v"}]}}),
     );
-    let msgs = messages(&validate_create(&PODS, &pod));
+    let msgs = messages(validate_create(&PODS, &pod));
     assert_eq!(
         msgs[0],
         "metadata.name: Invalid value: \"Web\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
@@ -206,7 +206,7 @@ fn pod_spec_rules() {
         json!({"metadata": {"name": "p", "namespace": "default"}, "spec": {}}),
     );
     assert_eq!(
-        messages(&validate_create(&PODS, &empty)),
+        messages(validate_create(&PODS, &empty)),
         vec!["spec.containers: Required value"]
     );
 }
@@ -238,7 +238,7 @@ fn pod_updates_are_restricted() {
 #[test]
 fn namespaces_nodes_configmaps_leases() {
     let ns = defaulted(&NAMESPACES, json!({"metadata": {"name": "My_NS"}}));
-    let msgs = messages(&validate_create(&NAMESPACES, &ns));
+    let msgs = messages(validate_create(&NAMESPACES, &ns));
     assert_eq!(
         msgs[0],
         "metadata.name: Invalid value: \"My_NS\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
@@ -246,19 +246,19 @@ fn namespaces_nodes_configmaps_leases() {
 
     let node = json!({"metadata": {"name": "n1"}, "spec": {"taints": [{"key": "gpu", "effect": "NoScheduleX"}]}});
     assert_eq!(
-        messages(&validate_create(&NODES, &node)),
+        messages(validate_create(&NODES, &node)),
         vec!["metadata.taints[0].effect: Unsupported value: \"NoScheduleX\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""]
     );
 
     let cm = json!({"metadata": {"name": "c", "namespace": "default"}, "data": {"a b": "x"}});
     assert_eq!(
-        messages(&validate_create(&CONFIGMAPS, &cm)),
+        messages(validate_create(&CONFIGMAPS, &cm)),
         vec!["data[a b]: Invalid value: \"a b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"]
     );
 
     let lease = json!({"metadata": {"name": "l", "namespace": "kube-node-lease"}, "spec": {"leaseDurationSeconds": 0}});
     assert_eq!(
-        messages(&validate_create(&LEASES, &lease)),
+        messages(validate_create(&LEASES, &lease)),
         vec!["spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0"]
     );
 }
