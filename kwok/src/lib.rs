@@ -21,6 +21,7 @@ pub mod intstr;
 pub(crate) mod kinds;
 pub mod names;
 pub mod patch;
+pub(crate) mod podresources;
 pub mod podutil;
 pub mod printers;
 pub mod protobuf;

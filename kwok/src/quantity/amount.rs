@@ -10,7 +10,7 @@ const NANO_PER_MILLI: i128 = 1_000_000;
 
 /// An exact amount in nano-units (1 = 10^-9 of the base unit). Saturates instead of overflowing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Amount(i128);
+pub(crate) struct Amount(pub(super) i128);
 
 impl Amount {
     pub(crate) const ZERO: Amount = Amount(0);

@@ -390,6 +390,96 @@ impl Quantity {
         self.value.is_zero()
     }
 
+    /// A whole number of units (`resource.NewQuantity(n, DecimalSI)`).
+    pub fn from_units(units: i64) -> Quantity {
+        Quantity::from_nano(i128::from(units) * 1_000_000_000, Format::DecimalSI)
+    }
+
+    /// The zero value `resource.Quantity{Format: DecimalSI}`, which prints as `0`.
+    pub fn zero() -> Quantity {
+        Quantity::from_units(0)
+    }
+
+    /// An exact nano-unit amount in `format`.
+    fn from_nano(nano: i128, format: Format) -> Quantity {
+        let digits = nano.unsigned_abs().to_string();
+        Quantity {
+            value: Dec::new(nano < 0, &digits, -9),
+            format,
+            original: None,
+        }
+    }
+
+    /// `Quantity.Add`: exact; a zero receiver takes the other's format, as Go's does.
+    pub fn add(&self, other: &Quantity) -> Quantity {
+        let format = if self.is_zero() {
+            other.format
+        } else {
+            self.format
+        };
+        Quantity::from_nano(self.nano_units().saturating_add(other.nano_units()), format)
+    }
+
+    /// `Quantity.Sub`, with the same rule for the format.
+    pub fn sub(&self, other: &Quantity) -> Quantity {
+        let format = if self.is_zero() {
+            other.format
+        } else {
+            self.format
+        };
+        Quantity::from_nano(self.nano_units().saturating_sub(other.nano_units()), format)
+    }
+
+    /// `fmt.Sprintf("%#v", q)`: how a validation error shows a Quantity value (its `String` has
+    /// a pointer receiver, so `field.Error` prints the struct). Values too large or too fine for
+    /// an `int64Amount` are held as an `inf.Dec`, whose pointer Go prints as an address.
+    pub fn go_sharp_v(&self) -> String {
+        let format = match self.format {
+            Format::DecimalExponent => "DecimalExponent",
+            Format::BinarySI => "BinarySI",
+            Format::DecimalSI => "DecimalSI",
+        };
+        let cached = self.original.as_deref().unwrap_or("");
+        let amount = format!(
+            "{}{}",
+            if self.value.negative { "-" } else { "" },
+            self.value.digits
+        );
+        let small = self.value.digits.len() <= 18;
+        let (i, d) = if self.value.is_zero() {
+            (
+                "resource.int64Amount{value:0, scale:0}".to_string(),
+                "(*inf.Dec)(nil)",
+            )
+        } else if small {
+            (
+                format!(
+                    "resource.int64Amount{{value:{amount}, scale:{}}}",
+                    self.value.exp
+                ),
+                "(*inf.Dec)(nil)",
+            )
+        } else {
+            (
+                "resource.int64Amount{value:0, scale:0}".to_string(),
+                "(*inf.Dec)(0xc000010000)",
+            )
+        };
+        format!(
+            "resource.Quantity{{i:{i}, d:resource.infDecAmount{{Dec:{d}}}, s:{cached:?}, Format:{format:?}}}"
+        )
+    }
+
+    /// `Quantity.MilliValue()`, rounded up.
+    pub fn milli_value(&self) -> i64 {
+        Amount(self.nano_units()).milli_value()
+    }
+
+    /// `Quantity.Value()`, rounded up.
+    pub fn value(&self) -> i64 {
+        Amount(self.nano_units()).value()
+    }
+
     /// The value in nano-units, the smallest a Quantity holds (parsing rounds up to it);
     /// saturating beyond i128.
     pub(crate) fn nano_units(&self) -> i128 {
@@ -542,5 +632,32 @@ mod tests {
         assert!(one.is_integer());
         assert!(!a.is_integer());
         assert!(Quantity::parse("-1").unwrap().is_negative());
+    }
+
+    #[test]
+    fn sums_keep_the_receivers_format_unless_it_is_zero() {
+        let q = |s: &str| Quantity::parse(s).expect(s);
+        // quota.Add over a zero DecimalSI used value: the first addend's format is taken.
+        assert_eq!(Quantity::zero().add(&q("64Mi")).canonical(), "64Mi");
+        assert_eq!(q("64Mi").add(&q("64Mi")).canonical(), "128Mi");
+        assert_eq!(q("500m").add(&q("500m")).canonical(), "1");
+        assert_eq!(q("1Gi").add(&q("512Mi")).canonical(), "1536Mi");
+        assert_eq!(q("1").add(&q("100m")).canonical(), "1100m");
+        assert_eq!(q("2").sub(&q("2")).canonical(), "0");
+        assert_eq!(q("1").sub(&q("1500m")).canonical(), "-500m");
+        assert_eq!(Quantity::from_units(3).canonical(), "3");
+    }
+
+    #[test]
+    fn go_sharp_v_shows_the_int64_amount_and_the_cached_string() {
+        let q = |s: &str| Quantity::parse(s).expect(s);
+        assert_eq!(
+            q("1500m").go_sharp_v(),
+            r#"resource.Quantity{i:resource.int64Amount{value:1500, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"1500m", Format:"DecimalSI"}"#
+        );
+        assert_eq!(
+            q("1.5").go_sharp_v(),
+            r#"resource.Quantity{i:resource.int64Amount{value:15, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}"#
+        );
     }
 }

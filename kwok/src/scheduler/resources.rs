@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, Node, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
+use crate::podresources;
 use crate::quantity::{parse_text, Amount};
 
 /// Requests counted for a container that requests no cpu when scoring (`DefaultMilliCPURequest`).
@@ -97,19 +98,13 @@ fn to_list(map: Option<&BTreeMap<String, Quantity>>) -> ResourceList {
         .collect()
 }
 
-fn add_into(into: &mut ResourceList, from: &ResourceList) {
-    for (k, v) in from {
-        let slot = into.entry(k.clone()).or_insert(Amount::ZERO);
-        *slot = slot.saturating_add(*v);
+impl crate::podresources::Sum for Amount {
+    fn plus(&self, other: &Self) -> Self {
+        self.saturating_add(*other)
     }
-}
 
-fn max_into(into: &mut ResourceList, from: &ResourceList) {
-    for (k, v) in from {
-        let slot = into.entry(k.clone()).or_insert(*v);
-        if *v > *slot {
-            *slot = *v;
-        }
+    fn exceeds(&self, other: &Self) -> bool {
+        self > other
     }
 }
 
@@ -126,30 +121,10 @@ fn container_requests(c: &Container, defaults: bool) -> ResourceList {
     reqs
 }
 
-/// `resource.PodRequests`: containers summed, init containers as a running maximum (sidecars
-/// accumulate), overhead added.
+/// `resource.PodRequests`: the containers aggregated, overhead added.
 fn pod_request_list(spec: &PodSpec, defaults: bool) -> ResourceList {
-    let mut reqs = ResourceList::new();
-    for c in &spec.containers {
-        add_into(&mut reqs, &container_requests(c, defaults));
-    }
-    let mut sidecars = ResourceList::new();
-    let mut init_max = ResourceList::new();
-    for c in spec.init_containers.iter().flatten() {
-        let own = container_requests(c, defaults);
-        let effective = if c.restart_policy.as_deref() == Some("Always") {
-            add_into(&mut reqs, &own);
-            add_into(&mut sidecars, &own);
-            sidecars.clone()
-        } else {
-            let mut tmp = own;
-            add_into(&mut tmp, &sidecars);
-            tmp
-        };
-        max_into(&mut init_max, &effective);
-    }
-    max_into(&mut reqs, &init_max);
-    add_into(&mut reqs, &to_list(spec.overhead.as_ref()));
+    let mut reqs = podresources::aggregate(spec, |c| container_requests(c, defaults));
+    podresources::add_into(&mut reqs, &to_list(spec.overhead.as_ref()));
     reqs
 }
 
