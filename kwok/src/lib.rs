@@ -26,6 +26,7 @@ pub mod podutil;
 pub mod printers;
 pub mod protobuf;
 pub mod quantity;
+pub(crate) mod quota;
 pub mod registry;
 pub mod saved_snapshot;
 pub mod scheduler;

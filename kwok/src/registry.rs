@@ -141,9 +141,11 @@ pub use kinds::core::binding::RESOURCE as BINDINGS;
 pub use kinds::core::configmap::RESOURCE as CONFIGMAPS;
 pub use kinds::core::endpoints::RESOURCE as ENDPOINTS;
 pub use kinds::core::event::RESOURCE as EVENTS;
+pub use kinds::core::limitrange::RESOURCE as LIMITRANGES;
 pub use kinds::core::namespace::RESOURCE as NAMESPACES;
 pub use kinds::core::node::RESOURCE as NODES;
 pub use kinds::core::pod::RESOURCE as PODS;
+pub use kinds::core::resourcequota::RESOURCE as RESOURCEQUOTAS;
 pub use kinds::core::secret::RESOURCE as SECRETS;
 pub use kinds::core::service::RESOURCE as SERVICES;
 pub use kinds::core::serviceaccount::RESOURCE as SERVICEACCOUNTS;
@@ -162,9 +164,11 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &CONFIGMAPS,
     &ENDPOINTS,
     &EVENTS,
+    &LIMITRANGES,
     &NAMESPACES,
     &NODES,
     &PODS,
+    &RESOURCEQUOTAS,
     &SECRETS,
     &SERVICEACCOUNTS,
     &SERVICES,

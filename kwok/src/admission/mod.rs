@@ -1,8 +1,11 @@
 //! Admission plugins of kube-apiserver (plugin/pkg/admission) that change or refuse what a client
 //! writes. They run after defaulting and before the kind's strategy and validation, in the order
-//! of `AllOrderedPlugins` (pkg/kubeapiserver/options/plugins.go): TaintNodesByCondition,
-//! ServiceAccount, Priority, DefaultTolerationSeconds. NamespaceLifecycle, which comes first, is
-//! `Api::admit_namespace`.
+//! of `AllOrderedPlugins` (pkg/kubeapiserver/options/plugins.go): LimitRanger,
+//! TaintNodesByCondition, ServiceAccount, Priority, DefaultTolerationSeconds. NamespaceLifecycle,
+//! which comes first, is `Api::admit_namespace`.
+//!
+//! The validating plugins ([`validate`]: LimitRanger, ResourceQuota) run once the object has
+//! passed its kind's validation, just before it is stored, as the generic registry calls them.
 //!
 //! Like upstream's plugins, which hold a loopback client, they read (and the ServiceAccount plugin
 //! writes) through the [`Api`]. Only writes to an object itself pass here, never to a subresource,
@@ -11,8 +14,10 @@
 // `ApiError` is the crate's Status error; it is returned by value like everywhere else.
 #![allow(clippy::result_large_err)]
 
+mod limit_ranger;
 mod node_taint;
 mod priority;
+mod resource_quota;
 pub mod service_account;
 mod toleration_seconds;
 
@@ -48,6 +53,7 @@ pub fn admit(
     if std::ptr::eq(res, &registry::PODS) {
         match op {
             Operation::Create => {
+                limit_ranger::admit(api, ns, obj);
                 service_account::admit(api, ns, obj).map_err(|why| forbidden(res, obj, &why))?;
                 priority::admit_create(api, obj).map_err(|why| forbidden(res, obj, &why))?;
             }
@@ -60,6 +66,22 @@ pub fn admit(
         priority::admit_class(api, obj, creating).map_err(|why| forbidden(res, obj, &why))?;
     }
     Ok(())
+}
+
+/// Run the validating plugins on `obj`, a valid write of kind `res` in namespace `ns` about to be
+/// stored; a dry run is judged but changes nothing.
+pub fn validate(
+    api: &Api,
+    res: &'static ResourceDef,
+    ns: &str,
+    op: Operation,
+    obj: &Value,
+    dry_run: bool,
+) -> ApiResult<()> {
+    if std::ptr::eq(res, &registry::PODS) && matches!(op, Operation::Create) {
+        limit_ranger::validate(api, ns, obj).map_err(|why| forbidden(res, obj, &why))?;
+    }
+    resource_quota::validate(api, res, ns, op, obj, dry_run)
 }
 
 /// `admission.NewForbidden`. Plugins run before a generated name is chosen, so the answer names

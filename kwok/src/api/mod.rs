@@ -332,6 +332,7 @@ impl Api {
             if !errs.is_empty() {
                 return Err(ApiError::invalid(res, meta::name(&obj), &errs));
             }
+            crate::admission::validate(self, res, ns, Operation::Create, &obj, opts.dry_run)?;
             if opts.dry_run {
                 if self.store.get(res, ns, meta::name(&obj)).is_some() {
                     return Err(ApiError::already_exists(res, meta::name(&obj)));
@@ -456,6 +457,10 @@ impl Api {
         };
         if !errs.is_empty() {
             return Err(ApiError::invalid(res, &name, &errs));
+        }
+        if subresource != Some("status") {
+            let op = Operation::Update { old: &old.value };
+            crate::admission::validate(self, res, old.namespace(), op, &obj, opts.dry_run)?;
         }
         meta::meta_mut(&mut obj).insert(
             "resourceVersion".into(),

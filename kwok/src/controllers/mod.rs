@@ -24,6 +24,7 @@ pub mod namespace;
 pub mod node_lifecycle;
 pub(crate) mod ownership;
 pub mod replicaset;
+pub mod resourcequota;
 pub mod root_ca;
 pub mod scheduler;
 pub mod service_account;
@@ -273,6 +274,7 @@ pub fn start(
         Box::new(job::JobController::default()),
         Box::new(cronjob::CronJobController::default()),
         Box::new(ttl_after_finished::TtlAfterFinished),
+        Box::new(resourcequota::ResourceQuotaController::default()),
     ];
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -74,3 +74,33 @@ pub(crate) fn serviceaccount_cells(sa: &Value, now: DateTime<Utc>) -> Vec<Value>
         age(sa, now),
     ]
 }
+
+/// `resourceQuotaColumnDefinitions` (1.32: the age before the usage).
+pub(crate) const RESOURCE_QUOTA_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::age(),
+    Column::new("Request", "string", docs::QUOTA_REQUEST),
+    Column::new("Limit", "string", docs::QUOTA_LIMIT),
+];
+
+/// `printResourceQuota`: `name: used/hard` for each resource of `status.hard`, sorted, the
+/// `limits.*` ones in their own column.
+pub(crate) fn resource_quota_cells(quota: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let hard = crate::quota::parse_list(&quota["status"]["hard"]);
+    let used = crate::quota::parse_list(&quota["status"]["used"]);
+    let (mut request, mut limit) = (Vec::new(), Vec::new());
+    for (name, hard) in &hard {
+        let used = used.get(name).map_or_else(|| "0".into(), |q| q.canonical());
+        let cell = format!("{name}: {used}/{}", hard.canonical());
+        match name.split_once('.') {
+            Some(("limits", _)) => limit.push(cell),
+            _ => request.push(cell),
+        }
+    }
+    vec![
+        name(quota),
+        age(quota, now),
+        Value::from(request.join(", ")),
+        Value::from(limit.join(", ")),
+    ]
+}

@@ -14,6 +14,7 @@ pub(crate) mod network;
 pub(crate) mod path;
 pub(crate) mod pod;
 pub(crate) mod policy;
+pub(crate) mod quota;
 pub(crate) mod rbac;
 mod resources;
 pub(crate) mod scheduling;

@@ -13,17 +13,17 @@ use crate::quantity::Quantity;
 
 const STANDARD_CONTAINER_RESOURCES: &[&str] = &["cpu", "memory", "ephemeral-storage"];
 
-fn is_hugepages(name: &str) -> bool {
+pub(super) fn is_hugepages(name: &str) -> bool {
     name.starts_with("hugepages-")
 }
 
 /// `IsNativeResource`: no domain, or a kubernetes.io domain.
-fn is_native(name: &str) -> bool {
+pub(super) fn is_native(name: &str) -> bool {
     !name.contains('/') || name.contains("kubernetes.io/")
 }
 
 /// `IsExtendedResourceName`.
-fn is_extended(name: &str) -> bool {
+pub(super) fn is_extended(name: &str) -> bool {
     if is_native(name) || name.starts_with("requests.") {
         return false;
     }
@@ -31,13 +31,26 @@ fn is_extended(name: &str) -> bool {
 }
 
 /// `IsOvercommitAllowed`.
-fn overcommit_allowed(name: &str) -> bool {
+pub(super) fn overcommit_allowed(name: &str) -> bool {
     is_native(name) && !is_hugepages(name)
 }
 
-/// `IsIntegerResourceName`: extended resources count whole units.
+/// `integerResources`; `IsIntegerResourceName` adds the extended resources.
+const INTEGER_RESOURCES: &[&str] = &[
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+/// `IsIntegerResourceName`.
 fn is_integer_resource(name: &str) -> bool {
-    is_extended(name)
+    INTEGER_RESOURCES.contains(&name) || is_extended(name)
 }
 
 /// `standardResources` of pkg/apis/core/helper (`IsStandardResourceName`).
@@ -60,48 +73,56 @@ const STANDARD_RESOURCES: &[&str] = &[
     "configmaps",
     "services.nodeports",
     "services.loadbalancers",
+    "storage",
     "requests.storage",
 ];
 
-/// `validateResourceName` then `validateContainerResourceName`.
-fn resource_name(name: &str, p: &Path) -> Vec<FieldError> {
+/// `validateResourceName`: a qualified name, and a standard one unless it has a domain. A
+/// `core.ResourceName` is a `fmt.Stringer`, so its errors show the name unquoted.
+pub(super) fn standard_resource_name(name: &str, p: &Path) -> Vec<FieldError> {
     let mut errs: Vec<FieldError> = names::qualified_name(name)
         .into_iter()
-        .map(|m| invalid(p, go_quote(name), m))
+        .map(|m| invalid(p, name, m))
         .collect();
-    let no_domain = !name.contains('/');
-    if errs.is_empty() && no_domain {
+    if errs.is_empty() && !name.contains('/') {
         let standard = STANDARD_RESOURCES.contains(&name)
             || is_hugepages(name)
             || name.strip_prefix("requests.").is_some_and(is_hugepages);
         if !standard {
             errs.push(invalid(
                 p,
-                go_quote(name),
+                name,
                 "must be a standard resource type or fully qualified",
             ));
         }
     }
-    if no_domain {
+    errs
+}
+
+/// `validateContainerResourceName`.
+pub(super) fn resource_name(name: &str, p: &Path) -> Vec<FieldError> {
+    let mut errs = standard_resource_name(name, p);
+    if !name.contains('/') {
         if !STANDARD_CONTAINER_RESOURCES.contains(&name) && !is_hugepages(name) {
             errs.push(invalid(
                 p,
-                go_quote(name),
+                name,
                 "must be a standard resource for containers",
             ));
         }
     } else if !is_native(name) && !is_extended(name) {
         errs.push(invalid(
             p,
-            go_quote(name),
+            name,
             "doesn't follow extended resource name standard",
         ));
     }
     errs
 }
 
-fn quantities(r: &Value, key: &str) -> Vec<(String, String, Option<Quantity>)> {
-    let mut out: Vec<(String, String, Option<Quantity>)> = r
+/// The entries of the resource list `r[key]`, by name, each with its quantity when it parses.
+pub(super) fn quantities(r: &Value, key: &str) -> Vec<(String, Option<Quantity>)> {
+    let mut out: Vec<(String, Option<Quantity>)> = r
         .get(key)
         .and_then(Value::as_object)
         .unwrap_or(&Map::new())
@@ -111,8 +132,7 @@ fn quantities(r: &Value, key: &str) -> Vec<(String, String, Option<Quantity>)> {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            let q = Quantity::parse(text.trim()).ok();
-            (k.clone(), text, q)
+            (k.clone(), Quantity::parse(text.trim()).ok())
         })
         .collect();
     // Go ranges over maps in random order; sorted keys give stable messages.
@@ -120,8 +140,9 @@ fn quantities(r: &Value, key: &str) -> Vec<(String, String, Option<Quantity>)> {
     out
 }
 
-/// `ValidateResourceQuantityValue`.
-fn quantity_value(name: &str, text: &str, q: &Quantity, p: &Path) -> Vec<FieldError> {
+/// `ValidateResourceQuantityValue`: never negative, whole for counted resources (a Quantity
+/// value is shown as Go's `%#v` of it).
+pub(super) fn quantity_value(name: &str, q: &Quantity, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if q.is_negative() {
         errs.push(invalid(
@@ -131,7 +152,7 @@ fn quantity_value(name: &str, text: &str, q: &Quantity, p: &Path) -> Vec<FieldEr
         ));
     }
     if is_integer_resource(name) && !q.is_integer() {
-        errs.push(invalid(p, go_quote(text), "must be an integer"));
+        errs.push(invalid(p, q.go_sharp_v(), "must be an integer"));
     }
     errs
 }
@@ -145,22 +166,22 @@ pub fn requirements(r: &Value, p: &Path) -> Vec<FieldError> {
     let requests = quantities(r, "requests");
     let (mut lim_cpu_mem, mut req_cpu_mem, mut lim_huge, mut req_huge) =
         (false, false, false, false);
-    for (name, text, q) in &limits {
+    for (name, q) in &limits {
         let fp = lim_path.key(name);
         errs.extend(resource_name(name, &fp));
         if let Some(q) = q {
-            errs.extend(quantity_value(name, text, q, &fp));
+            errs.extend(quantity_value(name, q, &fp));
         }
         lim_huge |= is_hugepages(name);
         lim_cpu_mem |= name == "cpu" || name == "memory";
     }
-    for (name, text, q) in &requests {
+    for (name, q) in &requests {
         let fp = req_path.key(name);
         errs.extend(resource_name(name, &fp));
         let Some(q) = q else { continue };
-        errs.extend(quantity_value(name, text, q, &fp));
-        match limits.iter().find(|(n, _, _)| n == name) {
-            Some((_, _, Some(limit))) => {
+        errs.extend(quantity_value(name, q, &fp));
+        match limits.iter().find(|(n, _)| n == name) {
+            Some((_, Some(limit))) => {
                 let ord = q.compare(limit);
                 if ord != Ordering::Equal && !overcommit_allowed(name) {
                     errs.push(invalid(
@@ -227,8 +248,8 @@ mod tests {
         assert_eq!(
             msgs(json!({"limits": {"gpu": "1"}})),
             vec![
-                "spec.containers[0].resources.limits[gpu]: Invalid value: \"gpu\": must be a standard resource type or fully qualified",
-                "spec.containers[0].resources.limits[gpu]: Invalid value: \"gpu\": must be a standard resource for containers"
+                "spec.containers[0].resources.limits[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified",
+                "spec.containers[0].resources.limits[gpu]: Invalid value: gpu: must be a standard resource for containers"
             ]
         );
         assert!(msgs(json!({"limits": {"nvidia.com/gpu": "1", "cpu": "500m"}, "requests": {"nvidia.com/gpu": "1"}})).is_empty());

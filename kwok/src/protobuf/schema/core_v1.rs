@@ -1572,3 +1572,69 @@ static ENDPOINT_PORT: Message = message(
         keep(4, "appProtocol", Str),
     ],
 );
+
+pub(crate) static LIMIT_RANGE: Message = message(
+    "LimitRange",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&LIMIT_RANGE_SPEC)),
+    ],
+);
+
+pub(super) static LIMIT_RANGE_SPEC: Message = message(
+    "LimitRangeSpec",
+    &[list(1, "limits", Msg(&LIMIT_RANGE_ITEM))],
+);
+
+pub(super) static LIMIT_RANGE_ITEM: Message = message(
+    "LimitRangeItem",
+    &[
+        keep(1, "type", Str),
+        map(2, "max", Quantity),
+        map(3, "min", Quantity),
+        map(4, "default", Quantity),
+        map(5, "defaultRequest", Quantity),
+        map(6, "maxLimitRequestRatio", Quantity),
+    ],
+);
+
+pub(crate) static RESOURCE_QUOTA: Message = message(
+    "ResourceQuota",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&RESOURCE_QUOTA_SPEC)),
+        keep(3, "status", Msg(&RESOURCE_QUOTA_STATUS)),
+    ],
+);
+
+pub(super) static RESOURCE_QUOTA_SPEC: Message = message(
+    "ResourceQuotaSpec",
+    &[
+        map(1, "hard", Quantity),
+        list(2, "scopes", Str),
+        keep(3, "scopeSelector", Msg(&SCOPE_SELECTOR)),
+    ],
+);
+
+pub(super) static SCOPE_SELECTOR: Message = message(
+    "ScopeSelector",
+    &[list(
+        1,
+        "matchExpressions",
+        Msg(&SCOPED_RESOURCE_SELECTOR_REQUIREMENT),
+    )],
+);
+
+pub(super) static SCOPED_RESOURCE_SELECTOR_REQUIREMENT: Message = message(
+    "ScopedResourceSelectorRequirement",
+    &[
+        keep(1, "scopeName", Str),
+        keep(2, "operator", Str),
+        list(3, "values", Str),
+    ],
+);
+
+pub(super) static RESOURCE_QUOTA_STATUS: Message = message(
+    "ResourceQuotaStatus",
+    &[map(1, "hard", Quantity), map(2, "used", Quantity)],
+);

@@ -1,0 +1,73 @@
+//! ResourceQuotas (`pkg/registry/core/resourcequota/strategy.go`): the status is the
+//! controller's and the admission plugin's, never a client's on create or update.
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::core::v1 as k8s;
+use serde_json::{json, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{keep, Strategy};
+use crate::printers::{core as printer, Column};
+use crate::registry::{status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::validation::quota as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "",
+    version: "v1",
+    kind: "ResourceQuota",
+    plural: "resourcequotas",
+    singular: "resourcequota",
+    namespaced: true,
+    short_names: &["quota"],
+    categories: &[],
+    verbs: FULL_VERBS,
+    subresources: &[STATUS],
+    strategy: &ResourceQuota,
+};
+
+const STATUS: SubresourceDef = status("ResourceQuota");
+
+#[derive(Debug)]
+pub struct ResourceQuota;
+
+impl Strategy for ResourceQuota {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::ResourceQuota>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::core_v1::RESOURCE_QUOTA)
+    }
+
+    /// `resourcequota.Status = api.ResourceQuotaStatus{}`.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({});
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::resource_quota(obj)
+    }
+
+    /// `newResourcequota.Status = oldResourcequota.Status`.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::resource_quota_update(new, old)
+    }
+
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::resource_quota_status_update(new, old)
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::RESOURCE_QUOTA_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::resource_quota_cells(obj, now)
+    }
+}
