@@ -55,8 +55,7 @@ fn replenishes(ev: &Event) -> Option<&str> {
         // `DefaultUpdateFilter`: a pod that stops counting, a service whose type counts otherwise.
         (EventKind::Modified, Some(prev)) if std::ptr::eq(ev.res, &registry::PODS) => {
             let now = Utc::now();
-            let counted = |p: &Value| Evaluator::Pods.usage(p, now).contains_key("pods");
-            counted(&prev.value) && !counted(&ev.object.value)
+            quota::pod_charged(&prev.value, now) && !quota::pod_charged(&ev.object.value, now)
         }
         (EventKind::Modified, Some(prev)) if std::ptr::eq(ev.res, &registry::SERVICES) => {
             let ty = |s: &Value| match s["spec"]["type"].as_str() {

@@ -7,6 +7,7 @@ mod evaluator;
 mod pods;
 
 pub(crate) use evaluator::{calculate_usage, Evaluator};
+pub(crate) use pods::charged as pod_charged;
 
 use std::collections::BTreeMap;
 

@@ -140,7 +140,7 @@ pub(super) fn constraints(required: &[String], obj: &Value) -> Result<(), String
 }
 
 /// `QuotaV1Pod`: a pod holds compute resources until it is terminal or past its grace period.
-fn charged(pod: &Value, now: DateTime<Utc>) -> bool {
+pub(crate) fn charged(pod: &Value, now: DateTime<Utc>) -> bool {
     if matches!(
         pod["status"]["phase"].as_str(),
         Some("Failed" | "Succeeded")
