@@ -131,6 +131,20 @@ pub fn dns1123_subdomain(v: &str) -> Vec<String> {
     errs
 }
 
+/// `IsWildcardDNS1123Subdomain`: `*.` then a DNS subdomain.
+pub fn wildcard_dns1123_subdomain(v: &str) -> Vec<String> {
+    const MSG: &str = "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character";
+    const FMT: &str = r"\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+    let mut errs = Vec::new();
+    if v.len() > DNS1123_SUBDOMAIN_MAX {
+        errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX));
+    }
+    if !v.strip_prefix("*.").is_some_and(is_subdomain) {
+        errs.push(regex_error(MSG, FMT, &["*.example.com"]));
+    }
+    errs
+}
+
 /// `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain.
 pub fn qualified_name(v: &str) -> Vec<String> {
     let mut errs = Vec::new();

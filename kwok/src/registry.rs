@@ -151,6 +151,9 @@ pub use kinds::core::service::RESOURCE as SERVICES;
 pub use kinds::core::serviceaccount::RESOURCE as SERVICEACCOUNTS;
 pub use kinds::discovery::endpointslice::RESOURCE as ENDPOINTSLICES;
 pub use kinds::events::event::RESOURCE as EVENTS_V1;
+pub use kinds::networking::ingress::RESOURCE as INGRESSES;
+pub use kinds::networking::ingressclass::RESOURCE as INGRESSCLASSES;
+pub use kinds::networking::networkpolicy::RESOURCE as NETWORKPOLICIES;
 pub use kinds::policy::poddisruptionbudget::RESOURCE as PODDISRUPTIONBUDGETS;
 pub use kinds::rbac::clusterrole::RESOURCE as CLUSTERROLES;
 pub use kinds::rbac::clusterrolebinding::RESOURCE as CLUSTERROLEBINDINGS;
@@ -184,6 +187,9 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &SUBJECT_ACCESS_REVIEWS,
     &CRONJOBS,
     &JOBS,
+    &INGRESSCLASSES,
+    &INGRESSES,
+    &NETWORKPOLICIES,
     &PODDISRUPTIONBUDGETS,
     &CLUSTERROLEBINDINGS,
     &CLUSTERROLES,
@@ -203,6 +209,7 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("authentication.k8s.io", "v1"),
     ("authorization.k8s.io", "v1"),
     ("batch", "v1"),
+    ("networking.k8s.io", "v1"),
     ("policy", "v1"),
     ("rbac.authorization.k8s.io", "v1"),
     ("apiextensions.k8s.io", "v1"),

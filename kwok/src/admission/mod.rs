@@ -1,8 +1,8 @@
 //! Admission plugins of kube-apiserver (plugin/pkg/admission) that change or refuse what a client
 //! writes. They run after defaulting and before the kind's strategy and validation, in the order
 //! of `AllOrderedPlugins` (pkg/kubeapiserver/options/plugins.go): LimitRanger,
-//! TaintNodesByCondition, ServiceAccount, Priority, DefaultTolerationSeconds. NamespaceLifecycle,
-//! which comes first, is `Api::admit_namespace`.
+//! TaintNodesByCondition, ServiceAccount, Priority, DefaultTolerationSeconds,
+//! DefaultIngressClass. NamespaceLifecycle, which comes first, is `Api::admit_namespace`.
 //!
 //! The validating plugins ([`validate`]: LimitRanger, ResourceQuota) run once the object has
 //! passed its kind's validation, just before it is stored, as the generic registry calls them.
@@ -14,6 +14,7 @@
 // `ApiError` is the crate's Status error; it is returned by value like everywhere else.
 #![allow(clippy::result_large_err)]
 
+mod default_ingress_class;
 mod limit_ranger;
 mod node_taint;
 mod priority;
@@ -60,6 +61,9 @@ pub fn admit(
             Operation::Update { old } => priority::keep_on_update(obj, old),
         }
         toleration_seconds::admit(obj);
+    }
+    if std::ptr::eq(res, &registry::INGRESSES) && matches!(op, Operation::Create) {
+        default_ingress_class::admit(api, obj);
     }
     if std::ptr::eq(res, &registry::PRIORITYCLASSES) {
         let creating = matches!(op, Operation::Create);

@@ -20,6 +20,7 @@ pub mod core;
 pub mod custom;
 pub mod discovery;
 pub mod events;
+pub mod networking;
 pub mod policy;
 pub mod rbac;
 pub mod scheduling;

@@ -83,3 +83,15 @@ pub(crate) const ROLE_BINDING_ROLE_REF: &str = "RoleRef can reference a Role in 
 pub(crate) const QUOTA_REQUEST: &str =
     "Request represents a minimum amount of cpu/memory that a container may consume.";
 pub(crate) const QUOTA_LIMIT: &str = "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.";
+pub(crate) const INGRESS_CLASS: &str =
+    "The name of the IngressClass resource that should be used for additional configuration";
+pub(crate) const INGRESS_HOSTS: &str =
+    "Hosts that incoming requests are matched against before the ingress rule";
+pub(crate) const INGRESS_ADDRESS: &str =
+    "Address is a list containing ingress points for the load-balancer";
+pub(crate) const INGRESS_PORTS: &str = "Ports of TLS configurations that open";
+pub(crate) const INGRESS_CLASS_CONTROLLER: &str =
+    "Controller that is responsible for handling this class";
+pub(crate) const INGRESS_CLASS_PARAMETERS: &str =
+    "A reference to a resource with additional parameters";
+pub(crate) const NETWORK_POLICY_POD_SELECTOR: &str = "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.";

@@ -14,6 +14,7 @@ mod duration;
 pub(crate) mod events;
 pub(crate) mod lease;
 pub(crate) mod network;
+pub(crate) mod networking;
 pub(crate) mod nodes;
 pub(crate) mod pdb;
 pub(crate) mod pods;

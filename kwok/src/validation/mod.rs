@@ -11,6 +11,7 @@ mod intstr;
 mod labels;
 pub(crate) mod meta;
 pub(crate) mod network;
+pub(crate) mod networking;
 pub(crate) mod path;
 pub(crate) mod pod;
 pub(crate) mod policy;

@@ -1,0 +1,48 @@
+//! DefaultIngressClass (plugin/pkg/admission/network/defaultingressclass): an Ingress created
+//! without a class (no `ingressClassName`, no `kubernetes.io/ingress.class` annotation) gets the
+//! default IngressClass's name. Of several defaults the newest wins, the lower name on a tie.
+
+use serde_json::{json, Value};
+
+use crate::api::{meta, Api};
+use crate::kinds::networking::ingressclass::DEFAULT_CLASS_ANNOTATION;
+use crate::registry;
+
+/// `getDefaultClass`.
+fn default_class(api: &Api) -> Option<String> {
+    let (classes, _) = api.store().list(&registry::INGRESSCLASSES, None);
+    classes
+        .iter()
+        .map(|c| &c.value)
+        .filter(|c| c["metadata"]["annotations"][DEFAULT_CLASS_ANNOTATION] == "true")
+        .max_by(|a, b| {
+            let created = |c: &Value| {
+                c["metadata"]["creationTimestamp"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            };
+            created(a)
+                .cmp(&created(b))
+                .then_with(|| meta::name(b).cmp(meta::name(a)))
+        })
+        .map(|c| meta::name(c).to_string())
+}
+
+/// `Admit` on an Ingress's create.
+pub(super) fn admit(api: &Api, ingress: &mut Value) {
+    let spec = &ingress["spec"];
+    let classed = spec.get("ingressClassName").is_some_and(|c| !c.is_null())
+        || ingress["metadata"]["annotations"]
+            .get("kubernetes.io/ingress.class")
+            .is_some();
+    if classed {
+        return;
+    }
+    if let Some(class) = default_class(api) {
+        if !ingress["spec"].is_object() {
+            ingress["spec"] = json!({});
+        }
+        ingress["spec"]["ingressClassName"] = json!(class);
+    }
+}

@@ -1,0 +1,76 @@
+//! Ingresses (`pkg/registry/networking/ingress/strategy.go`): no v1 defaults (a path's type
+//! must be given), the generation following the spec, the status the controller's.
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::networking::v1 as k8s;
+use serde_json::{json, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::printers::{networking as printer, Column};
+use crate::registry::{status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::validation::networking as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "networking.k8s.io",
+    version: "v1",
+    kind: "Ingress",
+    plural: "ingresses",
+    singular: "ingress",
+    namespaced: true,
+    short_names: &["ing"],
+    categories: &[],
+    verbs: FULL_VERBS,
+    subresources: &[STATUS],
+    strategy: &Ingress,
+};
+
+const STATUS: SubresourceDef = status("Ingress");
+
+#[derive(Debug)]
+pub struct Ingress;
+
+impl Strategy for Ingress {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::Ingress>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::networking_v1::INGRESS)
+    }
+
+    /// `ingress.Status = networking.IngressStatus{}; ingress.Generation = 1`.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({"loadBalancer": {}});
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::ingress(obj)
+    }
+
+    /// The status is kept; a changed spec is a new generation.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::ingress_update(new, old)
+    }
+
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::ingress_status_update(new, old)
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::INGRESS_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::ingress_cells(obj, now)
+    }
+}

@@ -1,0 +1,78 @@
+//! IngressClasses (`pkg/registry/networking/ingressclass/strategy.go`): cluster-scoped, the
+//! generation following the spec, a parameters reference scoped to the cluster by default.
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::networking::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::defaults::fields::{child, default_nil};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, next_generation_if, Strategy};
+use crate::printers::{networking as printer, Column};
+use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::validation::networking as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "networking.k8s.io",
+    version: "v1",
+    kind: "IngressClass",
+    plural: "ingressclasses",
+    singular: "ingressclass",
+    namespaced: false,
+    short_names: &[],
+    categories: &[],
+    verbs: FULL_VERBS,
+    subresources: &[],
+    strategy: &IngressClass,
+};
+
+/// `AnnotationIsDefaultIngressClass`.
+pub const DEFAULT_CLASS_ANNOTATION: &str = "ingressclass.kubernetes.io/is-default-class";
+
+#[derive(Debug)]
+pub struct IngressClass;
+
+impl Strategy for IngressClass {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::IngressClass>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::networking_v1::INGRESS_CLASS)
+    }
+
+    /// `SetDefaults_IngressClass`.
+    fn default(&self, obj: &mut Map<String, Value>) {
+        let params = child(obj, "spec").and_then(|s| child(s, "parameters"));
+        if let Some(params) = params {
+            default_nil(params, "scope", json!("Cluster"));
+        }
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::ingress_class(obj)
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::ingress_class_update(new, old)
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::INGRESS_CLASS_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::ingress_class_cells(obj, now)
+    }
+}
