@@ -130,6 +130,7 @@ pub use kinds::apps::controllerrevision::RESOURCE as CONTROLLERREVISIONS;
 pub use kinds::apps::daemonset::RESOURCE as DAEMONSETS;
 pub use kinds::apps::deployment::RESOURCE as DEPLOYMENTS;
 pub use kinds::apps::replicaset::RESOURCE as REPLICASETS;
+pub use kinds::apps::statefulset::RESOURCE as STATEFULSETS;
 pub use kinds::authorization::{
     LOCAL_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS,
     SELF_SUBJECT_RULES_REVIEWS, SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS,
@@ -179,6 +180,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &DAEMONSETS,
     &DEPLOYMENTS,
     &REPLICASETS,
+    &STATEFULSETS,
     &SELF_SUBJECT_REVIEWS,
     &TOKEN_REVIEWS,
     &LOCAL_SUBJECT_ACCESS_REVIEWS,

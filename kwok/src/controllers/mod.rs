@@ -28,6 +28,7 @@ pub mod resourcequota;
 pub mod root_ca;
 pub mod scheduler;
 pub mod service_account;
+pub mod statefulset;
 pub mod ttl;
 pub mod ttl_after_finished;
 pub mod typed;
@@ -275,6 +276,7 @@ pub fn start(
         Box::new(cronjob::CronJobController::default()),
         Box::new(ttl_after_finished::TtlAfterFinished),
         Box::new(resourcequota::ResourceQuotaController::default()),
+        Box::new(statefulset::StatefulSetController::default()),
     ];
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

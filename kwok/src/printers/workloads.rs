@@ -148,3 +148,25 @@ pub(crate) fn controllerrevision_cells(cr: &Value, now: DateTime<Utc>) -> Vec<Va
         age(cr, now),
     ]
 }
+
+pub(crate) const STATEFULSET_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Ready", "string", "Number of the pod with ready state"),
+    Column::age(),
+    CONTAINERS,
+    IMAGES,
+];
+
+/// `printStatefulSet`.
+pub(crate) fn stateful_set_cells(s: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let desired = int_at(s, &["spec", "replicas"]);
+    let ready = int_at(s, &["status", "readyReplicas"]);
+    let (names, images) = container_cells(at(s, &["spec", "template", "spec"]));
+    vec![
+        name(s),
+        Value::from(format!("{ready}/{desired}")),
+        age(s, now),
+        names,
+        images,
+    ]
+}

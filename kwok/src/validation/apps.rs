@@ -229,7 +229,7 @@ fn template_for_replicas(
 }
 
 /// Controllers' pods must restart: `Unsupported value: "OnFailure": supported values: "Always"`.
-fn restart_always(t: &Value, p: &Path) -> Vec<FieldError> {
+pub(super) fn restart_always(t: &Value, p: &Path) -> Vec<FieldError> {
     let rp = t
         .get("spec")
         .and_then(|s| s.get("restartPolicy"))

@@ -19,6 +19,7 @@ pub(crate) mod quota;
 pub(crate) mod rbac;
 mod resources;
 pub(crate) mod scheduling;
+pub(crate) mod statefulset;
 
 #[cfg(test)]
 mod tests;

@@ -4,3 +4,4 @@ pub mod controllerrevision;
 pub mod daemonset;
 pub mod deployment;
 pub mod replicaset;
+pub mod statefulset;

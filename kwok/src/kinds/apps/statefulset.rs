@@ -1,0 +1,80 @@
+//! StatefulSets (`pkg/registry/apps/statefulset/strategy.go`).
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::apps::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::printers::{workloads as printer, Column};
+use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::validation::statefulset as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "apps",
+    version: "v1",
+    kind: "StatefulSet",
+    plural: "statefulsets",
+    singular: "statefulset",
+    namespaced: true,
+    short_names: &["sts"],
+    categories: &["all"],
+    verbs: FULL_VERBS,
+    subresources: &[
+        status("StatefulSet"),
+        crate::kinds::autoscaling::scale::subresource(),
+    ],
+    strategy: &StatefulSet,
+};
+
+#[derive(Debug)]
+pub struct StatefulSet;
+
+impl Strategy for StatefulSet {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::StatefulSet>(val, check_strict, root)
+    }
+
+    fn default(&self, obj: &mut Map<String, Value>) {
+        crate::defaults::workloads::stateful_set(obj);
+    }
+
+    /// `statefulSet.Status = apps.StatefulSetStatus{}; statefulSet.Generation = 1`.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({"replicas": 0, "availableReplicas": 0});
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::stateful_set(obj)
+    }
+
+    /// The status stays; only a spec change is a new generation.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::stateful_set_update(new, old)
+    }
+
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::stateful_set_status_update(new, old)
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::WORKLOAD
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::STATEFULSET_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::stateful_set_cells(obj, now)
+    }
+}

@@ -1,0 +1,307 @@
+//! StatefulSets (pkg/apis/apps/validation/validation.go `ValidateStatefulSet`,
+//! `ValidateStatefulSetUpdate`, `ValidateStatefulSetStatusUpdate`). The template's pod spec is
+//! not validated upstream (only its labels, annotations, restart policy and deadline), nor are
+//! `serviceName` and the claim templates.
+
+use serde_json::Value;
+
+use super::apps::restart_always;
+use super::gofmt;
+use super::labels::{
+    annotations, label_selector, labels, render, selector_is_empty, selector_matches,
+    selector_parses,
+};
+use super::meta::{object_meta, object_meta_update};
+use super::path::{forbidden, invalid, nonnegative, not_supported, required, Path};
+use super::pod::semantic_eq;
+use crate::error::{go_quote, FieldError};
+use crate::names;
+
+fn int(v: &Value, key: &str) -> Option<i64> {
+    v.get(key).and_then(Value::as_i64)
+}
+
+/// `%#v` of a `RollingUpdateStatefulSetStrategy` (its pointers print as addresses in Go, which
+/// no two runs share).
+fn rolling_value(ru: &Value) -> String {
+    let partition = if ru.get("partition").is_some() {
+        "(*int32)(0xc000000000)"
+    } else {
+        "(*int32)(nil)"
+    };
+    format!(
+        "apps.RollingUpdateStatefulSetStrategy{{Partition:{partition}, MaxUnavailable:(*intstr.IntOrString)(nil)}}"
+    )
+}
+
+/// `%#v` of a `StatefulSetUpdateStrategy`.
+fn strategy_value(s: &Value) -> String {
+    let ru = match s.get("rollingUpdate").filter(|v| v.is_object()) {
+        Some(_) => "(*apps.RollingUpdateStatefulSetStrategy)(0xc000000000)".to_string(),
+        None => "(*apps.RollingUpdateStatefulSetStrategy)(nil)".into(),
+    };
+    format!(
+        "apps.StatefulSetUpdateStrategy{{Type:{}, RollingUpdate:{ru}}}",
+        go_quote(s["type"].as_str().unwrap_or(""))
+    )
+}
+
+/// `ValidateStatefulSetSpec`.
+fn spec(spec: &Value) -> Vec<FieldError> {
+    let p = Path::new("spec");
+    let mut errs = Vec::new();
+    match spec["podManagementPolicy"].as_str().unwrap_or("") {
+        "OrderedReady" | "Parallel" => {}
+        "" => errs.push(required(&p.child("podManagementPolicy"), "")),
+        other => errs.push(invalid(
+            &p.child("podManagementPolicy"),
+            go_quote(other),
+            "must be 'OrderedReady' or 'Parallel'",
+        )),
+    }
+    let strategy = &spec["updateStrategy"];
+    let rolling = strategy.get("rollingUpdate").filter(|v| v.is_object());
+    match strategy["type"].as_str().unwrap_or("") {
+        "" => errs.push(required(&p.child("updateStrategy"), "")),
+        "OnDelete" => {
+            if let Some(ru) = rolling {
+                errs.push(invalid(
+                    &p.child("updateStrategy").child("rollingUpdate"),
+                    rolling_value(ru),
+                    "only allowed for updateStrategy 'RollingUpdate'",
+                ));
+            }
+        }
+        "RollingUpdate" => {
+            if let Some(ru) = rolling {
+                errs.extend(nonnegative(
+                    int(ru, "partition"),
+                    &p.child("updateStrategy")
+                        .child("rollingUpdate")
+                        .child("partition"),
+                ));
+            }
+        }
+        _ => errs.push(invalid(
+            &p.child("updateStrategy"),
+            strategy_value(strategy),
+            "must be 'RollingUpdate' or 'OnDelete'",
+        )),
+    }
+    if let Some(policy) = spec
+        .get("persistentVolumeClaimRetentionPolicy")
+        .filter(|v| v.is_object())
+    {
+        let pp = p.child("persistentVolumeClaimRetentionPolicy");
+        for key in ["whenDeleted", "whenScaled"] {
+            let v = policy[key].as_str().unwrap_or("");
+            if !["Retain", "Delete"].contains(&v) {
+                errs.push(not_supported(
+                    &pp.child(key),
+                    go_quote(v),
+                    &["Retain", "Delete"],
+                ));
+            }
+        }
+    }
+    errs.extend(nonnegative(int(spec, "replicas"), &p.child("replicas")));
+    errs.extend(nonnegative(
+        int(spec, "minReadySeconds"),
+        &p.child("minReadySeconds"),
+    ));
+    if let Some(ordinals) = spec.get("ordinals").filter(|v| v.is_object()) {
+        errs.extend(nonnegative(
+            int(ordinals, "start"),
+            &p.child("ordinals.start"),
+        ));
+    }
+    let sel = spec.get("selector").filter(|s| s.is_object());
+    match sel {
+        None => errs.push(required(&p.child("selector"), "")),
+        Some(s) => {
+            errs.extend(label_selector(Some(s), &p.child("selector")));
+            if selector_is_empty(s) {
+                errs.push(invalid(
+                    &p.child("selector"),
+                    render(s),
+                    "empty selector is invalid for statefulset",
+                ));
+            }
+        }
+    }
+    if !selector_parses(sel) {
+        errs.push(invalid(
+            &p.child("selector"),
+            sel.map_or("null".to_string(), render),
+            "",
+        ));
+        return errs;
+    }
+    // `ValidatePodTemplateSpecForStatefulSet`.
+    let t = spec.get("template").unwrap_or(&Value::Null);
+    let tp = p.child("template");
+    let tlabels = t["metadata"].get("labels");
+    if !sel.is_some_and(selector_is_empty) && !selector_matches(sel, tlabels) {
+        errs.push(invalid(
+            &tp.child("metadata").child("labels"),
+            gofmt::string_map(tlabels),
+            "`selector` does not match template `labels`",
+        ));
+    }
+    errs.extend(labels(tlabels, &tp.child("labels")));
+    errs.extend(annotations(
+        t["metadata"].get("annotations"),
+        &tp.child("annotations"),
+    ));
+    errs.extend(restart_always(t, &tp));
+    if t["spec"]
+        .get("activeDeadlineSeconds")
+        .is_some_and(|v| !v.is_null())
+    {
+        errs.push(forbidden(
+            &tp.child("spec").child("activeDeadlineSeconds"),
+            "activeDeadlineSeconds in StatefulSet is not Supported",
+        ));
+    }
+    errs
+}
+
+/// `ValidateStatefulSet`: the name a DNS label (it prefixes its pods' hostnames).
+pub fn stateful_set(obj: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta(obj, true, names::name_is_dns_label, true);
+    errs.extend(spec(&obj["spec"]));
+    errs
+}
+
+/// The spec fields an update may change.
+const MUTABLE: &[&str] = &[
+    "replicas",
+    "ordinals",
+    "template",
+    "updateStrategy",
+    "persistentVolumeClaimRetentionPolicy",
+    "minReadySeconds",
+];
+
+/// `ValidateStatefulSetUpdate`.
+pub fn stateful_set_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    errs.extend(spec(&new["spec"]));
+    let rest = |v: &Value| {
+        let mut s = v["spec"].clone();
+        if let Some(m) = s.as_object_mut() {
+            for k in MUTABLE {
+                m.remove(*k);
+            }
+        }
+        s
+    };
+    if !semantic_eq(&rest(new), &rest(old)) {
+        errs.push(forbidden(&Path::new("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
+    }
+    errs
+}
+
+/// `ValidateStatefulSetStatusUpdate`.
+pub fn stateful_set_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    let st = &new["status"];
+    let p = Path::new("status");
+    for f in [
+        "replicas",
+        "readyReplicas",
+        "currentReplicas",
+        "updatedReplicas",
+        "availableReplicas",
+        "observedGeneration",
+        "collisionCount",
+    ] {
+        errs.extend(nonnegative(int(st, f), &p.child(f)));
+    }
+    let replicas = int(st, "replicas").unwrap_or(0);
+    for f in [
+        "readyReplicas",
+        "currentReplicas",
+        "updatedReplicas",
+        "availableReplicas",
+    ] {
+        let v = int(st, f).unwrap_or(0);
+        if v > replicas {
+            errs.push(invalid(
+                &p.child(f),
+                v.to_string(),
+                "cannot be greater than status.replicas",
+            ));
+        }
+    }
+    let (ready, available) = (
+        int(st, "readyReplicas").unwrap_or(0),
+        int(st, "availableReplicas").unwrap_or(0),
+    );
+    if available > ready {
+        errs.push(invalid(
+            &p.child("availableReplicas"),
+            available.to_string(),
+            "cannot be greater than status.readyReplicas",
+        ));
+    }
+    let (n, o) = (
+        int(st, "collisionCount"),
+        int(&old["status"], "collisionCount"),
+    );
+    if let (Some(n), Some(o)) = (n, o) {
+        if n < o {
+            errs.push(invalid(
+                &p.child("collisionCount"),
+                n.to_string(),
+                "cannot be decremented",
+            ));
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::validation::tests::messages;
+
+    fn set() -> Value {
+        json!({"metadata": {"name": "web", "namespace": "n"}, "spec": {
+            "replicas": 3, "serviceName": "", "podManagementPolicy": "OrderedReady",
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                         "spec": {"restartPolicy": "Always", "containers": []}}}})
+    }
+
+    #[test]
+    fn the_template_spec_is_not_validated_but_its_labels_are() {
+        assert!(messages(stateful_set(&set())).is_empty());
+        let mut bad = set();
+        bad["spec"]["template"]["metadata"]["labels"] = json!({"app": "db"});
+        bad["spec"]["podManagementPolicy"] = json!("Random");
+        assert_eq!(
+            messages(stateful_set(&bad)),
+            [
+                "spec.podManagementPolicy: Invalid value: \"Random\": must be 'OrderedReady' or 'Parallel'",
+                "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"db\"}: `selector` does not match template `labels`",
+            ]
+        );
+    }
+
+    #[test]
+    fn only_some_spec_fields_may_change() {
+        let old = set();
+        let mut new = set();
+        new["spec"]["replicas"] = json!(5);
+        assert!(messages(stateful_set_update(&new, &old)).is_empty());
+        new["spec"]["serviceName"] = json!("web");
+        assert_eq!(
+            messages(stateful_set_update(&new, &old)),
+            ["spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"]
+        );
+    }
+}
