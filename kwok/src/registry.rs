@@ -146,6 +146,7 @@ pub use kinds::core::limitrange::RESOURCE as LIMITRANGES;
 pub use kinds::core::namespace::RESOURCE as NAMESPACES;
 pub use kinds::core::node::RESOURCE as NODES;
 pub use kinds::core::pod::RESOURCE as PODS;
+pub use kinds::core::replicationcontroller::RESOURCE as REPLICATIONCONTROLLERS;
 pub use kinds::core::resourcequota::RESOURCE as RESOURCEQUOTAS;
 pub use kinds::core::secret::RESOURCE as SECRETS;
 pub use kinds::core::service::RESOURCE as SERVICES;
@@ -172,6 +173,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &NAMESPACES,
     &NODES,
     &PODS,
+    &REPLICATIONCONTROLLERS,
     &RESOURCEQUOTAS,
     &SECRETS,
     &SERVICEACCOUNTS,

@@ -252,7 +252,8 @@ fn add_disruption_target(api: &Api, ns: &str, name: &str, delete: &DeleteOptions
 pub fn get_scale(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> ApiResult<Value> {
     let obj = api.get(res, ns, name)?;
     let v = &obj.value;
-    let selector = LabelSelector::from_api(&v["spec"]["selector"])
+    let selector = crate::kinds::core::replicationcontroller::label_selector(res, v);
+    let selector = LabelSelector::from_api(&selector)
         .map(|s| s.to_string())
         .unwrap_or_default();
     Ok(json!({

@@ -271,6 +271,7 @@ pub fn start(
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(disruption::DisruptionController::default()),
         Box::new(replicaset::ReplicaSetController::default()),
+        Box::new(replicaset::ReplicaSetController::replication_controllers()),
         Box::new(deployment::DeploymentController::default()),
         Box::new(job::JobController::default()),
         Box::new(cronjob::CronJobController::default()),

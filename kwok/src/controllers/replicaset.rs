@@ -46,31 +46,67 @@ const BURST_REPLICAS: usize = 500;
 const SLOW_START_INITIAL_BATCH: usize = 1;
 const REPLICA_FAILURE: &str = "ReplicaFailure";
 
+/// The controller of ReplicaSets, or of ReplicationControllers: upstream runs the same code for
+/// both (`pkg/controller/replication` wraps the ReplicaSet controller), with its own event source.
 pub struct ReplicaSetController {
+    ctl: Ctl,
+}
+
+/// What differs between the two: the resource and the event source.
+struct Ctl {
     recorder: Recorder,
+    res: &'static ResourceDef,
 }
 
 impl Default for ReplicaSetController {
     fn default() -> Self {
         Self {
-            recorder: Recorder::new(COMPONENT),
+            ctl: Ctl {
+                recorder: Recorder::new(COMPONENT),
+                res: &registry::REPLICASETS,
+            },
         }
     }
 }
 
+impl ReplicaSetController {
+    /// The replication controller manager (`NewReplicationManager`).
+    pub fn replication_controllers() -> Self {
+        Self {
+            ctl: Ctl {
+                recorder: Recorder::new(RC_COMPONENT),
+                res: &registry::REPLICATIONCONTROLLERS,
+            },
+        }
+    }
+}
+
+/// The event source of the ReplicationController manager.
+pub const RC_COMPONENT: &str = "replication-controller";
+
+fn selector_of(res: &ResourceDef, set: &Value) -> Result<LabelSelector, String> {
+    LabelSelector::from_api(&crate::kinds::core::replicationcontroller::label_selector(
+        res, set,
+    ))
+}
+
 impl Controller for ReplicaSetController {
     fn name(&self) -> &'static str {
-        COMPONENT
+        if std::ptr::eq(self.ctl.res, &registry::REPLICASETS) {
+            COMPONENT
+        } else {
+            RC_COMPONENT
+        }
     }
 
     fn interested(&self, ev: &Event) -> bool {
-        std::ptr::eq(ev.res, &registry::REPLICASETS) || std::ptr::eq(ev.res, &registry::PODS)
+        std::ptr::eq(ev.res, self.ctl.res) || std::ptr::eq(ev.res, &registry::PODS)
     }
 
     fn reconcile(&mut self, api: &Api) -> Pass {
         let mut pass = Pass::default();
         let store = api.store();
-        let (sets, _) = store.list(&registry::REPLICASETS, None);
+        let (sets, _) = store.list(self.ctl.res, None);
         if sets.is_empty() {
             return pass;
         }
@@ -83,7 +119,7 @@ impl Controller for ReplicaSetController {
             }
         }
         for rs in &sets {
-            pass.absorb(sync_replica_set(&self.recorder, api, rs, &index, &siblings));
+            pass.absorb(sync_replica_set(&self.ctl, api, rs, &index, &siblings));
         }
         pass
     }
@@ -140,7 +176,7 @@ impl<'a> PodIndex<'a> {
 }
 
 fn sync_replica_set(
-    recorder: &Recorder,
+    ctl: &Ctl,
     api: &Api,
     rs: &Stored,
     index: &PodIndex<'_>,
@@ -149,14 +185,14 @@ fn sync_replica_set(
     let mut pass = Pass::default();
     let v = &rs.value;
     // An invalid selector matches nothing; upstream logs it and gives up on the set.
-    let Ok(selector) = LabelSelector::from_api(&v["spec"]["selector"]) else {
+    let Ok(selector) = selector_of(ctl.res, v) else {
         return pass;
     };
-    let active = claim_pods(api, rs, &selector, index, &mut pass);
+    let active = claim_pods(ctl, api, rs, &selector, index, &mut pass);
     let manage_err = if meta::is_deleting(v) {
         None
     } else {
-        manage_replicas(recorder, api, rs, &active, index, siblings).err()
+        manage_replicas(ctl, api, rs, &active, index, siblings).err()
     };
     let now = Utc::now();
     let counts = PodCounts::of(v, &active, now);
@@ -164,7 +200,7 @@ fn sync_replica_set(
     if status_changed(v, &status) {
         let mut updated = v.clone();
         updated["status"] = with_observed_generation(status, v);
-        let written = api.update_status(&registry::REPLICASETS, updated);
+        let written = api.update_status(ctl.res, updated);
         pass.check("writing a replica set's status", written);
     }
     if let Some(e) = manage_err {
@@ -182,6 +218,7 @@ fn sync_replica_set(
 
 /// `ReplicaSetController.claimPods` over the active pods of the namespace.
 fn claim_pods(
+    ctl: &Ctl,
     api: &Api,
     rs: &Stored,
     selector: &LabelSelector,
@@ -209,12 +246,7 @@ fn claim_pods(
         if claim(v, &pod.value, selected) != Claim::Adopt {
             continue;
         }
-        let adopted = adopt(
-            api,
-            &registry::PODS,
-            pod,
-            controller_ref(v, &registry::REPLICASETS),
-        );
+        let adopted = adopt(api, &registry::PODS, pod, controller_ref(v, ctl.res));
         // Another controller adopted it first, or it is gone: not ours this pass.
         if let Some(adopted) = pass.check("adopting a pod", adopted) {
             claimed.push(adopted);
@@ -225,7 +257,7 @@ fn claim_pods(
 
 /// `ReplicaSetController.manageReplicas`: the error message becomes the ReplicaFailure condition.
 fn manage_replicas(
-    recorder: &Recorder,
+    ctl: &Ctl,
     api: &Api,
     rs: &Stored,
     active: &[Stored],
@@ -235,7 +267,7 @@ fn manage_replicas(
     let want = usize::try_from(spec_replicas(&rs.value)).unwrap_or(0);
     if active.len() < want {
         let diff = (want - active.len()).min(BURST_REPLICAS);
-        return create_pods(recorder, api, rs, diff);
+        return create_pods(ctl, api, rs, diff);
     }
     if active.len() > want {
         let diff = (active.len() - want).min(BURST_REPLICAS);
@@ -243,7 +275,7 @@ fn manage_replicas(
         let victims = pods_to_delete(active, &related, diff, Utc::now());
         let mut first_err = None;
         for pod in victims {
-            if let Err(e) = delete_pod(recorder, api, rs, pod) {
+            if let Err(e) = delete_pod(ctl, api, rs, pod) {
                 first_err.get_or_insert(e);
             }
         }
@@ -253,14 +285,14 @@ fn manage_replicas(
 }
 
 /// `slowStartBatch`: batches of 1, 2, 4, ... stopping after the first batch with a failure.
-fn create_pods(recorder: &Recorder, api: &Api, rs: &Stored, count: usize) -> Result<(), String> {
+fn create_pods(ctl: &Ctl, api: &Api, rs: &Stored, count: usize) -> Result<(), String> {
     let mut remaining = count;
     let mut batch = SLOW_START_INITIAL_BATCH;
     while remaining > 0 {
         let size = batch.min(remaining);
         let mut first_err: Option<String> = None;
         for _ in 0..size {
-            if let Err(e) = create_pod(recorder, api, rs) {
+            if let Err(e) = create_pod(ctl, api, rs) {
                 first_err.get_or_insert(e);
             }
         }
@@ -298,8 +330,8 @@ pub(crate) fn pod_from_template(rs: &Value, res: &ResourceDef) -> Value {
 }
 
 /// `RealPodControl.CreatePods` with its events.
-fn create_pod(recorder: &Recorder, api: &Api, rs: &Stored) -> Result<(), String> {
-    let pod = pod_from_template(&rs.value, &registry::REPLICASETS);
+fn create_pod(ctl: &Ctl, api: &Api, rs: &Stored) -> Result<(), String> {
+    let pod = pod_from_template(&rs.value, ctl.res);
     if meta::labels(&pod).is_none_or(|l| l.is_empty()) {
         return Err("unable to create pods, no labels".into());
     }
@@ -310,9 +342,9 @@ fn create_pod(recorder: &Recorder, api: &Api, rs: &Stored) -> Result<(), String>
         &WriteOptions::default(),
     ) {
         Ok(created) => {
-            recorder.event(
+            ctl.recorder.event(
                 api,
-                &registry::REPLICASETS,
+                ctl.res,
                 &rs.value,
                 "Normal",
                 "SuccessfulCreate",
@@ -323,9 +355,9 @@ fn create_pod(recorder: &Recorder, api: &Api, rs: &Stored) -> Result<(), String>
         // Every create fails in a terminating namespace; that is not a replica failure.
         Err(e) if namespace_terminating(&e) => Ok(()),
         Err(e) => {
-            recorder.event(
+            ctl.recorder.event(
                 api,
-                &registry::REPLICASETS,
+                ctl.res,
                 &rs.value,
                 "Warning",
                 "FailedCreate",
@@ -337,7 +369,7 @@ fn create_pod(recorder: &Recorder, api: &Api, rs: &Stored) -> Result<(), String>
 }
 
 /// `RealPodControl.DeletePod` with its events; a pod already gone is no error.
-fn delete_pod(recorder: &Recorder, api: &Api, rs: &Stored, pod: &Stored) -> Result<(), String> {
+fn delete_pod(ctl: &Ctl, api: &Api, rs: &Stored, pod: &Stored) -> Result<(), String> {
     match api.delete(
         &registry::PODS,
         pod.namespace(),
@@ -345,9 +377,9 @@ fn delete_pod(recorder: &Recorder, api: &Api, rs: &Stored, pod: &Stored) -> Resu
         &DeleteOptions::default(),
     ) {
         Ok(_) => {
-            recorder.event(
+            ctl.recorder.event(
                 api,
-                &registry::REPLICASETS,
+                ctl.res,
                 &rs.value,
                 "Normal",
                 "SuccessfulDelete",
@@ -357,9 +389,9 @@ fn delete_pod(recorder: &Recorder, api: &Api, rs: &Stored, pod: &Stored) -> Resu
         }
         Err(e) if e.code == 404 => Ok(()),
         Err(e) => {
-            recorder.event(
+            ctl.recorder.event(
                 api,
-                &registry::REPLICASETS,
+                ctl.res,
                 &rs.value,
                 "Warning",
                 "FailedDelete",

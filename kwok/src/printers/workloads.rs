@@ -170,3 +170,29 @@ pub(crate) fn stateful_set_cells(s: &Value, now: DateTime<Utc>) -> Vec<Value> {
         images,
     ]
 }
+
+pub(crate) const REPLICATION_CONTROLLER_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Desired", "integer", docs::RC_SPEC_REPLICAS),
+    Column::new("Current", "integer", docs::RC_STATUS_REPLICAS),
+    Column::new("Ready", "integer", docs::RC_READY_REPLICAS),
+    Column::age(),
+    CONTAINERS,
+    IMAGES,
+    Column::new("Selector", "string", docs::RC_SELECTOR).wide(),
+];
+
+/// `printReplicationController`: the selector is a plain label map.
+pub(crate) fn replication_controller_cells(rc: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let (names, images) = container_cells(at(rc, &["spec", "template", "spec"]));
+    vec![
+        name(rc),
+        count(rc, &["spec", "replicas"]),
+        count(rc, &["status", "replicas"]),
+        count(rc, &["status", "readyReplicas"]),
+        age(rc, now),
+        names,
+        images,
+        Value::from(format_labels(at(rc, &["spec", "selector"]).as_object())),
+    ]
+}

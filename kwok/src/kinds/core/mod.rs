@@ -8,6 +8,7 @@ pub mod limitrange;
 pub mod namespace;
 pub mod node;
 pub mod pod;
+pub mod replicationcontroller;
 pub mod resourcequota;
 pub mod secret;
 pub mod service;

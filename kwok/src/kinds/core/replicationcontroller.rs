@@ -1,0 +1,118 @@
+//! ReplicationControllers (`pkg/registry/core/replicationcontroller/strategy.go`): the
+//! ReplicaSet's predecessor, with a plain label map for a selector, defaulted from the template.
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::core::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::defaults::fields::{child, default_nil};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::printers::{workloads as printer, Column};
+use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::validation::replication as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "",
+    version: "v1",
+    kind: "ReplicationController",
+    plural: "replicationcontrollers",
+    singular: "replicationcontroller",
+    namespaced: true,
+    short_names: &["rc"],
+    categories: &["all"],
+    verbs: FULL_VERBS,
+    subresources: &[
+        status("ReplicationController"),
+        crate::kinds::autoscaling::scale::subresource(),
+    ],
+    strategy: &ReplicationController,
+};
+
+/// A set's `spec.selector` as a `metav1.LabelSelector`: a ReplicationController's is a plain
+/// label map (`labels.SelectorFromSet`), every other workload's already a LabelSelector.
+pub fn label_selector(res: &ResourceDef, obj: &Value) -> Value {
+    let selector = &obj["spec"]["selector"];
+    if std::ptr::eq(res, &RESOURCE) {
+        json!({"matchLabels": selector})
+    } else {
+        selector.clone()
+    }
+}
+
+#[derive(Debug)]
+pub struct ReplicationController;
+
+impl Strategy for ReplicationController {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::ReplicationController>(val, check_strict, root)
+    }
+
+    /// `SetDefaults_ReplicationController`: the template's labels become the selector and the
+    /// controller's own labels when those are empty; one replica.
+    fn default(&self, obj: &mut Map<String, Value>) {
+        let template_labels = obj
+            .get("spec")
+            .and_then(|s| s.get("template"))
+            .and_then(|t| t.get("metadata"))
+            .and_then(|m| m.get("labels"))
+            .filter(|l| l.is_object())
+            .cloned();
+        if let Some(labels) = template_labels {
+            let empty = |v: Option<&Value>| v.and_then(Value::as_object).is_none_or(Map::is_empty);
+            if let Some(spec) = child(obj, "spec") {
+                if empty(spec.get("selector")) {
+                    spec.insert("selector".into(), labels.clone());
+                }
+            }
+            let meta = obj.entry("metadata").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                if empty(meta.get("labels")) {
+                    meta.insert("labels".into(), labels);
+                }
+            }
+        }
+        if let Some(spec) = child(obj, "spec") {
+            default_nil(spec, "replicas", json!(1));
+            crate::defaults::workloads::template(spec);
+        }
+    }
+
+    /// `controller.Status = api.ReplicationControllerStatus{}; controller.Generation = 1`.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({"replicas": 0});
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::replication_controller(obj)
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        keep(new, old, "status");
+        let changed = field_changed(new, old, "spec");
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::replication_controller_update(new, old)
+    }
+
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::replication_controller_status_update(new, old)
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::WORKLOAD
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::REPLICATION_CONTROLLER_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::replication_controller_cells(obj, now)
+    }
+}

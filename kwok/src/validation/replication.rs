@@ -1,0 +1,112 @@
+//! ReplicationControllers (core validation `ValidateReplicationController`,
+//! `ValidateReplicationControllerUpdate`, `ValidateReplicationControllerStatusUpdate`).
+
+use serde_json::Value;
+
+use super::apps::restart_always;
+use super::gofmt;
+use super::labels::selector_matches;
+use super::meta::{object_meta, object_meta_update};
+use super::path::{forbidden, invalid, nonnegative, required, Path};
+use super::pod::template;
+use crate::error::FieldError;
+use crate::names;
+
+fn int(v: &Value, key: &str) -> Option<i64> {
+    v.get(key).and_then(Value::as_i64)
+}
+
+/// `ValidateReplicationControllerSpec` with `ValidatePodTemplateSpecForRC`.
+fn spec(spec: &Value) -> Vec<FieldError> {
+    let p = Path::new("spec");
+    let mut errs = nonnegative(int(spec, "minReadySeconds"), &p.child("minReadySeconds"));
+    let selector = spec
+        .get("selector")
+        .and_then(Value::as_object)
+        .filter(|m| !m.is_empty());
+    if selector.is_none() {
+        errs.push(required(&p.child("selector"), ""));
+    }
+    errs.extend(nonnegative(int(spec, "replicas"), &p.child("replicas")));
+    let tp = p.child("template");
+    let Some(t) = spec.get("template").filter(|t| t.is_object()) else {
+        errs.push(required(&tp, ""));
+        return errs;
+    };
+    let tlabels = t["metadata"].get("labels");
+    if let Some(sel) = selector {
+        let as_selector = serde_json::json!({"matchLabels": sel});
+        if !selector_matches(Some(&as_selector), tlabels) {
+            errs.push(invalid(
+                &tp.child("metadata").child("labels"),
+                gofmt::string_map(tlabels),
+                "`selector` does not match template `labels`",
+            ));
+        }
+    }
+    errs.extend(template(t, &tp));
+    errs.extend(restart_always(t, &tp));
+    if t["spec"]
+        .get("activeDeadlineSeconds")
+        .is_some_and(|v| !v.is_null())
+    {
+        errs.push(forbidden(
+            &tp.child("spec").child("activeDeadlineSeconds"),
+            "activeDeadlineSeconds in ReplicationController is not Supported",
+        ));
+    }
+    errs
+}
+
+/// `ValidateReplicationController`.
+pub fn replication_controller(obj: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta(obj, true, names::name_is_dns_subdomain, true);
+    errs.extend(spec(&obj["spec"]));
+    errs
+}
+
+/// `ValidateReplicationControllerUpdate`.
+pub fn replication_controller_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    errs.extend(spec(&new["spec"]));
+    errs
+}
+
+/// `ValidateReplicationControllerStatusUpdate`.
+pub fn replication_controller_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    let st = &new["status"];
+    let p = Path::new("status");
+    for f in [
+        "replicas",
+        "fullyLabeledReplicas",
+        "readyReplicas",
+        "availableReplicas",
+        "observedGeneration",
+    ] {
+        errs.extend(nonnegative(int(st, f), &p.child(f)));
+    }
+    let replicas = int(st, "replicas").unwrap_or(0);
+    for f in ["fullyLabeledReplicas", "readyReplicas", "availableReplicas"] {
+        let v = int(st, f).unwrap_or(0);
+        if v > replicas {
+            errs.push(invalid(
+                &p.child(f),
+                v.to_string(),
+                "cannot be greater than status.replicas",
+            ));
+        }
+    }
+    let (ready, available) = (
+        int(st, "readyReplicas").unwrap_or(0),
+        int(st, "availableReplicas").unwrap_or(0),
+    );
+    if available > ready {
+        errs.push(invalid(
+            &p.child("availableReplicas"),
+            available.to_string(),
+            "cannot be greater than readyReplicas",
+        ));
+    }
+    errs
+}
