@@ -34,6 +34,7 @@ pub mod selectors;
 pub mod store;
 pub mod tls;
 pub mod validation;
+pub mod volumes;
 
 pub use cluster::{Cluster, ClusterConfig};
 pub use error::{ApiError, ApiResult, FieldError};

@@ -145,6 +145,8 @@ pub use kinds::core::event::RESOURCE as EVENTS;
 pub use kinds::core::limitrange::RESOURCE as LIMITRANGES;
 pub use kinds::core::namespace::RESOURCE as NAMESPACES;
 pub use kinds::core::node::RESOURCE as NODES;
+pub use kinds::core::persistentvolume::RESOURCE as PERSISTENTVOLUMES;
+pub use kinds::core::persistentvolumeclaim::RESOURCE as PERSISTENTVOLUMECLAIMS;
 pub use kinds::core::pod::RESOURCE as PODS;
 pub use kinds::core::replicationcontroller::RESOURCE as REPLICATIONCONTROLLERS;
 pub use kinds::core::resourcequota::RESOURCE as RESOURCEQUOTAS;
@@ -162,6 +164,7 @@ pub use kinds::rbac::clusterrolebinding::RESOURCE as CLUSTERROLEBINDINGS;
 pub use kinds::rbac::role::RESOURCE as ROLES;
 pub use kinds::rbac::rolebinding::RESOURCE as ROLEBINDINGS;
 pub use kinds::scheduling::priorityclass::RESOURCE as PRIORITYCLASSES;
+pub use kinds::storage::storageclass::RESOURCE as STORAGECLASSES;
 
 /// Every served resource, in discovery order.
 pub static RESOURCES: &[&ResourceDef] = &[
@@ -172,6 +175,8 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &LIMITRANGES,
     &NAMESPACES,
     &NODES,
+    &PERSISTENTVOLUMECLAIMS,
+    &PERSISTENTVOLUMES,
     &PODS,
     &REPLICATIONCONTROLLERS,
     &RESOURCEQUOTAS,
@@ -199,6 +204,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &CLUSTERROLES,
     &ROLEBINDINGS,
     &ROLES,
+    &STORAGECLASSES,
     &CUSTOMRESOURCEDEFINITIONS,
     &PRIORITYCLASSES,
     &LEASES,
@@ -216,6 +222,7 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("networking.k8s.io", "v1"),
     ("policy", "v1"),
     ("rbac.authorization.k8s.io", "v1"),
+    ("storage.k8s.io", "v1"),
     ("apiextensions.k8s.io", "v1"),
     ("scheduling.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),

@@ -2,7 +2,7 @@
 //! writes. They run after defaulting and before the kind's strategy and validation, in the order
 //! of `AllOrderedPlugins` (pkg/kubeapiserver/options/plugins.go): LimitRanger,
 //! TaintNodesByCondition, ServiceAccount, Priority, DefaultTolerationSeconds,
-//! DefaultIngressClass. NamespaceLifecycle, which comes first, is `Api::admit_namespace`.
+//! DefaultStorageClass, StorageObjectInUseProtection, DefaultIngressClass. NamespaceLifecycle, which comes first, is `Api::admit_namespace`.
 //!
 //! The validating plugins ([`validate`]: LimitRanger, ResourceQuota) run once the object has
 //! passed its kind's validation, just before it is stored, as the generic registry calls them.
@@ -20,6 +20,7 @@ mod node_taint;
 mod priority;
 mod resource_quota;
 pub mod service_account;
+pub(crate) mod storage;
 mod toleration_seconds;
 
 #[cfg(test)]
@@ -62,7 +63,16 @@ pub fn admit(
         }
         toleration_seconds::admit(obj);
     }
-    if std::ptr::eq(res, &registry::INGRESSES) && matches!(op, Operation::Create) {
+    let creating = matches!(op, Operation::Create);
+    if std::ptr::eq(res, &registry::PERSISTENTVOLUMECLAIMS) && creating {
+        storage::default_class_for(api, obj);
+    }
+    let protected = std::ptr::eq(res, &registry::PERSISTENTVOLUMECLAIMS)
+        || std::ptr::eq(res, &registry::PERSISTENTVOLUMES);
+    if protected && creating {
+        storage::protect(res, obj);
+    }
+    if std::ptr::eq(res, &registry::INGRESSES) && creating {
         default_ingress_class::admit(api, obj);
     }
     if std::ptr::eq(res, &registry::PRIORITYCLASSES) {

@@ -23,6 +23,7 @@ pub mod kubelet;
 pub mod namespace;
 pub mod node_lifecycle;
 pub(crate) mod ownership;
+pub mod persistentvolume;
 pub mod replicaset;
 pub mod resourcequota;
 pub mod root_ca;
@@ -32,6 +33,7 @@ pub mod statefulset;
 pub mod ttl;
 pub mod ttl_after_finished;
 pub mod typed;
+pub mod volume_protection;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -278,6 +280,8 @@ pub fn start(
         Box::new(ttl_after_finished::TtlAfterFinished),
         Box::new(resourcequota::ResourceQuotaController::default()),
         Box::new(statefulset::StatefulSetController::default()),
+        Box::new(persistentvolume::PersistentVolumeController::default()),
+        Box::new(volume_protection::VolumeProtection),
     ];
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -5,9 +5,8 @@
 //! updates above the partition, one pod at a time), or only when deleted under `OnDelete`.
 //! Template history is kept in ControllerRevisions `<set>-<hash>`, as upstream.
 //!
-//! Claim templates need PersistentVolumeClaims, which this cluster does not serve: a set with
-//! `volumeClaimTemplates` reports the claim's creation as failed and creates no pod, as upstream
-//! does when a claim cannot be created.
+//! A pod's claims (`volumeClaimTemplates`) are created before it and outlive it: the default
+//! retention policy (Retain, Retain) gives them no owner.
 
 use std::collections::BTreeMap;
 
@@ -272,35 +271,109 @@ fn pod_event(
     recorder.event(api, &registry::STATEFULSETS, set, type_, &reason, &message);
 }
 
-/// `CreateStatefulPod`: its claims first (not served here: each fails), then the pod.
+/// `getPersistentVolumeClaims`: one claim per template, `<template>-<set>-<ordinal>`, labelled
+/// with the set's `matchLabels` over the template's own; in template-name order (upstream's is a
+/// map's).
+fn pod_claims(set: &Value, ordinal: i64) -> Vec<Value> {
+    let mut templates: Vec<&Value> = set["spec"]["volumeClaimTemplates"]
+        .as_array()
+        .map(|t| t.iter().collect())
+        .unwrap_or_default();
+    templates.sort_by_key(|t| t["metadata"]["name"].as_str().unwrap_or(""));
+    templates
+        .into_iter()
+        .map(|t| {
+            let mut claim = t.clone();
+            let template = meta::name(t).to_string();
+            let m = meta::meta_mut(&mut claim);
+            m.insert(
+                "name".into(),
+                json!(format!("{template}-{}-{ordinal}", meta::name(set))),
+            );
+            m.insert("namespace".into(), json!(meta::namespace(set)));
+            let labels = m.entry("labels").or_insert_with(|| json!({}));
+            if let Some(wanted) = set["spec"]["selector"]["matchLabels"].as_object() {
+                for (k, v) in wanted {
+                    labels[k] = v.clone();
+                }
+            }
+            claim["apiVersion"] = json!("v1");
+            claim["kind"] = json!("PersistentVolumeClaim");
+            if let Some(status) = claim.as_object_mut() {
+                status.remove("status");
+            }
+            claim
+        })
+        .collect()
+}
+
+/// `createPersistentVolumeClaims`: each missing claim is created (and the creation recorded);
+/// one being deleted holds the pod back.
+fn create_claims(
+    recorder: &Recorder,
+    api: &Api,
+    set: &Value,
+    pod: &str,
+    ordinal: i64,
+) -> Vec<String> {
+    let mut errs = Vec::new();
+    for claim in pod_claims(set, ordinal) {
+        let name = meta::name(&claim).to_string();
+        match api.store().get(
+            &registry::PERSISTENTVOLUMECLAIMS,
+            meta::namespace(set),
+            &name,
+        ) {
+            Some(existing) => {
+                if meta::is_deleting(&existing.value) {
+                    errs.push(format!("pvc {name} is being deleted"));
+                }
+            }
+            None => {
+                let created = api.create(
+                    &registry::PERSISTENTVOLUMECLAIMS,
+                    meta::namespace(set),
+                    claim,
+                    &WriteOptions::default(),
+                );
+                let set_name = meta::name(set);
+                match created {
+                    Ok(_) => recorder.event(
+                        api,
+                        &registry::STATEFULSETS,
+                        set,
+                        "Normal",
+                        "SuccessfulCreate",
+                        &format!("create Claim {name} Pod {pod} in StatefulSet {set_name} success"),
+                    ),
+                    Err(e) => {
+                        if e.code != 409 {
+                            recorder.event(
+                                api,
+                                &registry::STATEFULSETS,
+                                set,
+                                "Warning",
+                                "FailedCreate",
+                                &format!(
+                                    "create Claim {name} for Pod {pod} in StatefulSet {set_name} failed error: {}",
+                                    e.message
+                                ),
+                            );
+                        }
+                        errs.push(format!("failed to create PVC {name}: {}", e.message));
+                    }
+                }
+            }
+        }
+    }
+    errs
+}
+
+/// `CreateStatefulPod`: its claims first, then the pod.
 fn create_pod(recorder: &Recorder, api: &Api, set: &Value, pod: Value) -> Result<(), String> {
     let pod_name = meta::name(&pod).to_string();
-    let claims = pod["spec"]["volumes"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let mut errs = Vec::new();
-    for v in claims
-        .iter()
-        .filter(|v| v.get("persistentVolumeClaim").is_some())
-    {
-        let claim = v["persistentVolumeClaim"]["claimName"]
-            .as_str()
-            .unwrap_or("");
-        let err = "the server could not find the requested resource (post persistentvolumeclaims)";
-        recorder.event(
-            api,
-            &registry::STATEFULSETS,
-            set,
-            "Warning",
-            "FailedCreate",
-            &format!(
-                "create Claim {claim} for Pod {pod_name} in StatefulSet {} failed error: {err}",
-                meta::name(set)
-            ),
-        );
-        errs.push(format!("failed to create PVC {claim}: {err}"));
-    }
+    let ordinal = ordinal_of(meta::name(set), &pod_name).unwrap_or(0);
+    let errs = create_claims(recorder, api, set, &pod_name, ordinal);
     if !errs.is_empty() {
         let err = crate::error::aggregate(errs);
         pod_event(recorder, api, set, "create", &pod_name, Some(&err));

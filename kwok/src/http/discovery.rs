@@ -159,6 +159,6 @@ mod tests {
             .unwrap()
             .iter()
             .any(|r| r["shortNames"] == json!(["pdb"])));
-        assert!(resource_list(&[], "storage.k8s.io", "v1").is_none());
+        assert!(resource_list(&[], "node.k8s.io", "v1").is_none());
     }
 }

@@ -24,6 +24,7 @@ pub mod networking;
 pub mod policy;
 pub mod rbac;
 pub mod scheduling;
+pub mod storage;
 
 use std::fmt::Debug;
 

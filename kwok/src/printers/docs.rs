@@ -100,3 +100,26 @@ pub(crate) const RC_SELECTOR: &str = "Selector is a label query over pods that s
 pub(crate) const RC_STATUS_REPLICAS: &str = "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller";
 pub(crate) const RC_READY_REPLICAS: &str =
     "The number of ready replicas for this replication controller.";
+pub(crate) const SC_PROVISIONER: &str = "provisioner indicates the type of the provisioner.";
+pub(crate) const SC_RECLAIM_POLICY: &str = "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.";
+pub(crate) const SC_BINDING_MODE: &str = "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.";
+pub(crate) const SC_EXPANSION: &str =
+    "allowVolumeExpansion shows whether the storage class allow volume expand.";
+pub(crate) const PV_CAPACITY: &str = "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity";
+pub(crate) const PV_ACCESS_MODES: &str = "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes";
+pub(crate) const PV_RECLAIM_POLICY: &str = "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming";
+pub(crate) const PV_STATUS: &str = "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase";
+pub(crate) const PV_CLAIM: &str = "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding";
+pub(crate) const PV_REASON: &str = "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.";
+pub(crate) const PV_VOLUME_MODE: &str = "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.";
+pub(crate) const PVC_STATUS: &str = "phase represents the current phase of PersistentVolumeClaim.";
+pub(crate) const PVC_VOLUME: &str =
+    "volumeName is the binding reference to the PersistentVolume backing this claim.";
+pub(crate) const PVC_CAPACITY: &str =
+    "capacity represents the actual resources of the underlying volume.";
+pub(crate) const PVC_ACCESS_MODES: &str = "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1";
+pub(crate) const PVC_VOLUME_MODE: &str = "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.";
+pub(crate) const PV_STORAGE_CLASS: &str = "StorageClass of the pv";
+pub(crate) const PV_ATTRIBUTES_CLASS: &str = "VolumeAttributesClass of the pv";
+pub(crate) const PVC_STORAGE_CLASS: &str = "StorageClass of the pvc";
+pub(crate) const PVC_ATTRIBUTES_CLASS: &str = "VolumeAttributesClass of the pvc";

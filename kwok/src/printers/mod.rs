@@ -20,6 +20,7 @@ pub(crate) mod pdb;
 pub(crate) mod pods;
 pub(crate) mod rbac;
 pub(crate) mod scheduling;
+pub(crate) mod storage;
 mod table;
 mod values;
 pub(crate) mod workloads;

@@ -20,6 +20,7 @@ use super::taints::{
     EFFECT_NO_SCHEDULE, TAINT_NODE_UNSCHEDULABLE,
 };
 use super::topology_spread;
+use super::volume_binding::PodVolumes;
 use super::{NodeInfo, SchedulingContext};
 
 /// NodeUnschedulable's reason (`ErrReasonUnschedulable`).
@@ -43,10 +44,11 @@ pub(crate) struct PodCtx<'p> {
     /// Labels of the pod's namespace, when the caller supplied them.
     pub namespace_labels: Option<Labels>,
     pub node_hint: NodeNameHint,
+    pub volumes: &'p PodVolumes,
 }
 
 impl<'p> PodCtx<'p> {
-    pub(crate) fn new(pod: &'p Pod, cx: &SchedulingContext) -> Self {
+    pub(crate) fn new(pod: &'p Pod, cx: &SchedulingContext, volumes: &'p PodVolumes) -> Self {
         let spec = pod.spec.as_ref().unwrap_or(default_spec());
         let namespace = pod.metadata.namespace.as_deref().unwrap_or("");
         Self {
@@ -58,6 +60,7 @@ impl<'p> PodCtx<'p> {
             terms: PodTerms::of_incoming(pod, &cx.namespace_labels),
             namespace_labels: cx.namespace_labels.get(namespace).cloned(),
             node_hint: prefilter_node_names(spec),
+            volumes,
         }
     }
 
@@ -153,6 +156,10 @@ pub(crate) fn filter_node(
             code: super::status::Code::Unschedulable,
             reasons,
         });
+    }
+    // VolumeBinding.
+    if let Some(status) = ctx.volumes.filter(node) {
+        return Some(status);
     }
     // PodTopologySpread.
     if let Some(status) = state.spread.filter(ctx.pod, node) {

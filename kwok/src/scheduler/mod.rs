@@ -6,8 +6,9 @@
 //! [`FitError::message`] is the exact text of the `PodScheduled=False` condition (1.30+ format).
 //!
 //! Filters, in upstream order: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity (with the
-//! `metadata.name` PreFilter), NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity.
-//! Volume plugins and DRA are not modelled (fake nodes have no volumes).
+//! `metadata.name` PreFilter), NodePorts, NodeResourcesFit, VolumeBinding, PodTopologySpread,
+//! InterPodAffinity. The other volume plugins (limits, zones, restrictions) and DRA are not
+//! modelled: fake nodes attach nothing.
 //!
 //! The DaemonSet controller shares the placement helpers: [`required_node_affinity_matches`],
 //! [`find_untolerated_taint`], [`node_should_run_daemon_pod`] and [`add_daemon_tolerations`]; it
@@ -34,6 +35,7 @@ mod score;
 mod status;
 mod taints;
 mod topology_spread;
+mod volume_binding;
 
 #[cfg(test)]
 mod tests;
@@ -46,6 +48,7 @@ pub use fit_error::{
 pub use node_affinity::required_node_affinity_matches;
 pub use preemption::pod_priority;
 pub use taints::{find_untolerated_taint, tolerates, tolerations_tolerate};
+pub use volume_binding::{Candidate, DelayedClaim, PodVolumes, Provision, VolumePlan};
 
 use filters::{run_filters, PodCtx};
 use fit_error::Diagnosis;
@@ -92,19 +95,26 @@ pub struct SchedulingContext {
 
 /// Schedules `pod` onto one of `nodes`, returning the chosen node's name.
 pub fn schedule(pod: &Pod, nodes: &[NodeInfo<'_>]) -> Result<String, FitError> {
-    schedule_with(pod, nodes, &SchedulingContext::default())
+    schedule_with(
+        pod,
+        nodes,
+        &SchedulingContext::default(),
+        &PodVolumes::default(),
+    )
 }
 
-/// [`schedule`] with namespace labels and PodDisruptionBudgets.
+/// [`schedule`] with namespace labels and PodDisruptionBudgets, and what VolumeBinding knows of
+/// the pod's claims.
 pub fn schedule_with(
     pod: &Pod,
     nodes: &[NodeInfo<'_>],
     cx: &SchedulingContext,
+    volumes: &PodVolumes,
 ) -> Result<String, FitError> {
     if nodes.is_empty() {
         return Err(FitError::no_nodes());
     }
-    let ctx = PodCtx::new(pod, cx);
+    let ctx = PodCtx::new(pod, cx, volumes);
     let mut diagnosis = Diagnosis {
         num_all_nodes: nodes.len(),
         ..Default::default()
@@ -120,6 +130,19 @@ pub fn schedule_with(
                 );
             }
             diagnosis.prefilter_msg = Some(ERR_REASON_CONFLICT.to_string());
+            let post = preemption::post_filter(&ctx, nodes, &diagnosis, &cx.pdbs);
+            return Err(FitError::unfit(diagnosis, post));
+        }
+        _ if volumes.reject.is_some() => {
+            // VolumeBinding's PreFilter, after NodeAffinity's.
+            let msg = volumes.reject.clone().unwrap_or_default();
+            for ni in nodes {
+                diagnosis.statuses.insert(
+                    node_name(ni.node).to_string(),
+                    Status::unresolvable(msg.clone()),
+                );
+            }
+            diagnosis.prefilter_msg = Some(msg);
             let post = preemption::post_filter(&ctx, nodes, &diagnosis, &cx.pdbs);
             return Err(FitError::unfit(diagnosis, post));
         }

@@ -741,7 +741,8 @@ fn preemption_skips_pdb_protected_victims_when_it_can() {
         "high",
         json!({"priority": 5, "containers": requests(json!({"cpu": "1"}))}),
     );
-    let err = schedule_with(&high, &infos(&nodes, &pods), &cx).expect_err("needs preemption");
+    let err = schedule_with(&high, &infos(&nodes, &pods), &cx, &PodVolumes::default())
+        .expect_err("needs preemption");
     let plan = err.preemption().expect("plan");
     assert_eq!(plan.node_name, "b");
     assert_eq!(
@@ -913,7 +914,7 @@ fn namespace_selector_widens_affinity_terms() {
     let by_label = anti(json!({"matchLabels": {"tier": "shared"}}));
     let only_a = vec![nodes[0].clone()];
     assert_eq!(
-        schedule_with(&by_label, &infos(&only_a, &elsewhere), &cx)
+        schedule_with(&by_label, &infos(&only_a, &elsewhere), &cx, &PodVolumes::default())
             .expect_err("repelled")
             .message(),
         "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."

@@ -21,6 +21,7 @@ pub(crate) mod replication;
 mod resources;
 pub(crate) mod scheduling;
 pub(crate) mod statefulset;
+pub(crate) mod storage;
 
 #[cfg(test)]
 mod tests;

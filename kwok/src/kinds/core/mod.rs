@@ -7,6 +7,8 @@ pub mod event;
 pub mod limitrange;
 pub mod namespace;
 pub mod node;
+pub mod persistentvolume;
+pub mod persistentvolumeclaim;
 pub mod pod;
 pub mod replicationcontroller;
 pub mod resourcequota;

@@ -1,8 +1,10 @@
 //! The scheduling loop (kube-scheduler's queue and binding cycle) over the pure decisions in
 //! [`crate::scheduler`]: pending pods are tried in priority then age order, bound through the
 //! binding subresource with a `Scheduled` event, or marked `PodScheduled=False` with the exact
-//! aggregated message and a `FailedScheduling` event. Every change to nodes or pods retries the
-//! pending ones, like the scheduler's queueing hints.
+//! aggregated message and a `FailedScheduling` event. Every change to nodes, pods, claims,
+//! volumes or classes retries the pending ones, like the scheduler's queueing hints.
+
+mod volumes;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -63,6 +65,9 @@ impl Controller for SchedulerLoop {
         std::ptr::eq(ev.res, &registry::PODS)
             || std::ptr::eq(ev.res, &registry::NODES)
             || std::ptr::eq(ev.res, &registry::NAMESPACES)
+            || std::ptr::eq(ev.res, &registry::PERSISTENTVOLUMECLAIMS)
+            || std::ptr::eq(ev.res, &registry::PERSISTENTVOLUMES)
+            || std::ptr::eq(ev.res, &registry::STORAGECLASSES)
     }
 
     fn observe(&mut self, ev: &Event) {
@@ -159,8 +164,18 @@ impl Controller for SchedulerLoop {
         };
         for i in pending {
             let (stored, typed) = &pods[i];
-            match scheduler::schedule_with(typed, &infos, &cx) {
+            let pod_volumes = volumes::pod_volumes(store, &stored.value);
+            match scheduler::schedule_with(typed, &infos, &cx, &pod_volumes) {
                 Ok(node) => {
+                    // PreBind: the pod waits until its claims are bound.
+                    let plan = index
+                        .get(node.as_str())
+                        .and_then(|&n| pod_volumes.plan(infos[n].node))
+                        .unwrap_or_default();
+                    if plan != scheduler::VolumePlan::default() {
+                        pass.absorb(volumes::bind_pod_volumes(api, &stored.value, &node, &plan));
+                        continue;
+                    }
                     let opts = WriteOptions::default();
                     let binding = json!({"metadata": {"name": stored.name()}, "target": {"kind": "Node", "name": node}});
                     let bound = bind(api, stored.namespace(), stored.name(), &binding, &opts);

@@ -1,0 +1,69 @@
+//! DefaultStorageClass and StorageObjectInUseProtection (plugin/pkg/admission/storage): a claim
+//! created without a class gets the default StorageClass (the newest if several, the lower
+//! name on a tie); claims and volumes are created with the finalizer their protection
+//! controller removes once nothing uses them.
+
+use serde_json::{json, Value};
+
+use crate::api::{meta, Api};
+use crate::printers::storage::is_default_class;
+use crate::registry::{self, ResourceDef};
+
+pub(crate) const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+pub(crate) const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+
+/// `GetDefaultClass`.
+pub(crate) fn default_class(api: &Api) -> Option<String> {
+    let (classes, _) = api.store().list(&registry::STORAGECLASSES, None);
+    classes
+        .iter()
+        .map(|c| &c.value)
+        .filter(|c| is_default_class(c))
+        .max_by(|a, b| {
+            let created = |c: &Value| {
+                c["metadata"]["creationTimestamp"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            };
+            created(a)
+                .cmp(&created(b))
+                .then_with(|| meta::name(b).cmp(meta::name(a)))
+        })
+        .map(|c| meta::name(c).to_string())
+}
+
+/// DefaultStorageClass on a claim's create.
+pub(super) fn default_class_for(api: &Api, claim: &mut Value) {
+    let has_class = claim["spec"]
+        .get("storageClassName")
+        .is_some_and(|c| !c.is_null())
+        || claim["metadata"]["annotations"]
+            .get("volume.beta.kubernetes.io/storage-class")
+            .is_some();
+    if has_class {
+        return;
+    }
+    if let Some(class) = default_class(api) {
+        if !claim["spec"].is_object() {
+            claim["spec"] = json!({});
+        }
+        claim["spec"]["storageClassName"] = json!(class);
+    }
+}
+
+/// StorageObjectInUseProtection on a claim's or a volume's create.
+pub(super) fn protect(res: &ResourceDef, obj: &mut Value) {
+    let finalizer = if std::ptr::eq(res, &registry::PERSISTENTVOLUMECLAIMS) {
+        PVC_PROTECTION
+    } else {
+        PV_PROTECTION
+    };
+    let m = meta::meta_mut(obj);
+    let list = m.entry("finalizers").or_insert_with(|| json!([]));
+    if let Some(list) = list.as_array_mut() {
+        if !list.iter().any(|f| f == finalizer) {
+            list.push(json!(finalizer));
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! StorageClasses (`pkg/registry/storage/storageclass/strategy.go`): cluster-scoped, no spec or
+//! status, their provisioning fields fixed once created.
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::storage::v1 as k8s;
+use serde_json::{json, Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::defaults::fields::default_nil;
+use crate::error::FieldError;
+use crate::kinds::Strategy;
+use crate::printers::{storage as printer, Column};
+use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::validation::storage as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "storage.k8s.io",
+    version: "v1",
+    kind: "StorageClass",
+    plural: "storageclasses",
+    singular: "storageclass",
+    namespaced: false,
+    short_names: &["sc"],
+    categories: &[],
+    verbs: FULL_VERBS,
+    subresources: &[],
+    strategy: &StorageClass,
+};
+
+#[derive(Debug)]
+pub struct StorageClass;
+
+impl Strategy for StorageClass {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::StorageClass>(val, check_strict, root)
+    }
+
+    /// `SetDefaults_StorageClass`.
+    fn default(&self, obj: &mut Map<String, Value>) {
+        default_nil(obj, "reclaimPolicy", json!("Delete"));
+        default_nil(obj, "volumeBindingMode", json!("Immediate"));
+        // `provisioner` has no omitempty.
+        obj.entry("provisioner").or_insert_with(|| json!(""));
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::storage_class(obj)
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::storage_class_update(new, old)
+    }
+
+    fn returns_deleted_object(&self) -> bool {
+        true
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::STORAGE_CLASS_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+        printer::storage_class_cells(obj, now)
+    }
+}
