@@ -135,6 +135,8 @@ pub use kinds::authorization::{
     LOCAL_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS,
     SELF_SUBJECT_RULES_REVIEWS, SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS,
 };
+pub use kinds::autoscaling::horizontalpodautoscaler::RESOURCE as HORIZONTALPODAUTOSCALERS;
+pub use kinds::autoscaling::horizontalpodautoscaler::RESOURCE_V1 as HORIZONTALPODAUTOSCALERS_V1;
 pub use kinds::batch::cronjob::RESOURCE as CRONJOBS;
 pub use kinds::batch::job::RESOURCE as JOBS;
 pub use kinds::coordination::lease::RESOURCE as LEASES;
@@ -194,6 +196,8 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &SELF_SUBJECT_ACCESS_REVIEWS,
     &SELF_SUBJECT_RULES_REVIEWS,
     &SUBJECT_ACCESS_REVIEWS,
+    &HORIZONTALPODAUTOSCALERS,
+    &HORIZONTALPODAUTOSCALERS_V1,
     &CRONJOBS,
     &JOBS,
     &INGRESSCLASSES,
@@ -218,6 +222,8 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("events.k8s.io", "v1"),
     ("authentication.k8s.io", "v1"),
     ("authorization.k8s.io", "v1"),
+    ("autoscaling", "v2"),
+    ("autoscaling", "v1"),
     ("batch", "v1"),
     ("networking.k8s.io", "v1"),
     ("policy", "v1"),

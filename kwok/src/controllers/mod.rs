@@ -24,6 +24,7 @@ pub mod namespace;
 pub mod node_lifecycle;
 pub(crate) mod ownership;
 pub mod persistentvolume;
+pub mod podautoscaler;
 pub mod replicaset;
 pub mod resourcequota;
 pub mod root_ca;
@@ -282,6 +283,7 @@ pub fn start(
         Box::new(statefulset::StatefulSetController::default()),
         Box::new(persistentvolume::PersistentVolumeController::default()),
         Box::new(volume_protection::VolumeProtection),
+        Box::new(podautoscaler::HorizontalPodAutoscalerController::default()),
     ];
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -41,10 +41,14 @@ fn group(name: &str, versions: &[&str]) -> Value {
 /// of custom resources by name (the aggregator orders them by their APIService priority, the
 /// same for every definition).
 fn groups(custom: &[&'static ResourceDef]) -> Vec<(&'static str, Vec<&'static str>)> {
-    let mut out: Vec<(&'static str, Vec<&'static str>)> = registry::GROUPS
-        .iter()
-        .map(|(g, v)| (*g, vec![*v]))
-        .collect();
+    // A group listed more than once serves several versions, the first preferred.
+    let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for (g, v) in registry::GROUPS {
+        match out.iter_mut().find(|(group, _)| group == g) {
+            Some((_, versions)) => versions.push(v),
+            None => out.push((g, vec![v])),
+        }
+    }
     let mut extra: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     for res in custom {
         match extra.iter_mut().find(|(g, _)| *g == res.group) {

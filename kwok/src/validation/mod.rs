@@ -4,6 +4,7 @@
 
 pub(crate) mod apiextensions;
 pub(crate) mod apps;
+pub(crate) mod autoscaling;
 pub(crate) mod batch;
 pub(crate) mod core;
 pub mod gofmt;

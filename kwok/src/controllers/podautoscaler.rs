@@ -1,0 +1,526 @@
+//! The horizontal pod autoscaler (`pkg/controller/podautoscaler/horizontal.go`,
+//! `reconcileAutoscaler`), in a cluster with no metrics API: it reads the target's scale, keeps
+//! the replica count within `minReplicas`..`maxReplicas`, and otherwise reports — in its
+//! conditions, status and events, with upstream's words — that no metric can be read. Every
+//! autoscaler is looked at when it changes and every 15 seconds
+//! (`--horizontal-pod-autoscaler-sync-period`).
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::events::Recorder;
+use super::{Controller, Pass};
+use crate::api::subresources::{get_scale, set_scale};
+use crate::api::{meta, Api, WriteOptions};
+use crate::registry::{self, ResourceDef, HORIZONTALPODAUTOSCALERS as HPAS};
+use crate::store::Event;
+
+const COMPONENT: &str = "horizontal-pod-autoscaler";
+const RESYNC: Duration = Duration::from_secs(15);
+/// What the resource metrics client gets back from a cluster without metrics-server.
+const NO_RESOURCE_METRICS: &str = "unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)";
+const NO_CUSTOM_METRICS: &str = "unable to fetch metrics from custom metrics API: the server could not find the requested resource";
+const NO_EXTERNAL_METRICS: &str = "unable to fetch metrics from external metrics API: the server could not find the requested resource";
+
+pub struct HorizontalPodAutoscalerController {
+    recorder: Recorder,
+    dirty: Option<BTreeSet<(String, String)>>,
+    last_full: Instant,
+}
+
+impl Default for HorizontalPodAutoscalerController {
+    fn default() -> Self {
+        Self {
+            recorder: Recorder::new(COMPONENT),
+            dirty: None,
+            last_full: Instant::now(),
+        }
+    }
+}
+
+/// `setConditionInList`: a condition keeps its place; its transition time moves with its status.
+fn set_condition(hpa: &mut Value, ty: &str, status: &str, reason: &str, message: &str) {
+    if !hpa["status"]["conditions"].is_array() {
+        hpa["status"]["conditions"] = json!([]);
+    }
+    let Some(list) = hpa["status"]["conditions"].as_array_mut() else {
+        return;
+    };
+    let idx = match list.iter().position(|c| c["type"] == ty) {
+        Some(i) => i,
+        None => {
+            list.push(json!({"type": ty, "status": ""}));
+            list.len() - 1
+        }
+    };
+    let c = &mut list[idx];
+    if c["status"] != status {
+        c["lastTransitionTime"] = json!(meta::now());
+    }
+    c["status"] = json!(status);
+    c["reason"] = json!(reason);
+    c["message"] = json!(message);
+}
+
+/// `setStatus`: the replica counts and current metrics; the conditions stay.
+fn set_status(hpa: &mut Value, current: i64, desired: i64, metrics: Value, rescaled: bool) {
+    let old = hpa["status"].clone();
+    let mut status = json!({});
+    if let Some(g) = old.get("observedGeneration").filter(|g| !g.is_null()) {
+        status["observedGeneration"] = g.clone();
+    }
+    if rescaled {
+        status["lastScaleTime"] = json!(meta::now());
+    } else if let Some(t) = old.get("lastScaleTime").filter(|t| !t.is_null()) {
+        status["lastScaleTime"] = t.clone();
+    }
+    if current != 0 {
+        status["currentReplicas"] = json!(current);
+    }
+    status["desiredReplicas"] = json!(desired);
+    status["currentMetrics"] = metrics;
+    if let Some(c) = old.get("conditions").filter(|c| !c.is_null()) {
+        status["conditions"] = c.clone();
+    }
+    hpa["status"] = status;
+}
+
+/// `schema.ParseGroupVersion`.
+fn parse_group_version(gv: &str) -> Result<&str, String> {
+    match gv.split('/').collect::<Vec<_>>().as_slice() {
+        [""] | [_] => Ok(""),
+        [g, _] => Ok(g),
+        _ => Err(format!("unexpected GroupVersion string: {gv}")),
+    }
+}
+
+/// `RESTMappings(GroupKind)`: a served resource of the group and kind with a scale subresource.
+fn target_resource(group: &str, kind: &str) -> Result<&'static ResourceDef, String> {
+    registry::RESOURCES
+        .iter()
+        .copied()
+        .find(|r| r.group == group && r.kind == kind && !crate::convert::is_view(r))
+        .ok_or_else(|| format!("no matches for kind {kind:?} in group {group:?}"))
+}
+
+/// The scale client's error: a missing target is reported by the scale subresource, as
+/// `deployments/scale.apps "web" not found`.
+fn scale_error(res: &ResourceDef, name: &str, e: crate::ApiError) -> String {
+    if e.code != 404 {
+        return e.message;
+    }
+    let group = if res.group.is_empty() {
+        String::new()
+    } else {
+        format!(".{}", res.group)
+    };
+    format!("{}/scale{group} {name:?} not found", res.plural)
+}
+
+/// Why a metric cannot be read: the event reason, the error the condition and event carry, and
+/// the error `computeReplicasForMetric` wraps it in.
+fn metric_failure(spec: &Value) -> (String, String, String) {
+    let ty = spec["type"].as_str().unwrap_or("");
+    match ty {
+        "Resource" | "ContainerResource" => {
+            let src = if ty == "Resource" {
+                &spec["resource"]
+            } else {
+                &spec["containerResource"]
+            };
+            let name = src["name"].as_str().unwrap_or("");
+            let what = if src["target"]["averageValue"].is_null() {
+                "utilization"
+            } else {
+                "usage"
+            };
+            let err = format!(
+                "failed to get {name} {what}: unable to get metrics for resource {name}: {NO_RESOURCE_METRICS}"
+            );
+            if ty == "Resource" {
+                let outer = format!("failed to get {name} resource metric value: {err}");
+                ("FailedGetResourceMetric".into(), err, outer)
+            } else {
+                let container = src["container"].as_str().unwrap_or("");
+                let outer = format!("failed to get {container} container metric value: {err}");
+                ("FailedGetContainerResourceMetric".into(), err, outer)
+            }
+        }
+        "Pods" => {
+            let metric = spec["pods"]["metric"]["name"].as_str().unwrap_or("");
+            let err = format!("unable to get metric {metric}: {NO_CUSTOM_METRICS}");
+            let outer = format!("failed to get pods metric value: {err}");
+            ("FailedGetPodsMetric".into(), err, outer)
+        }
+        "Object" => {
+            let metric = spec["object"]["metric"]["name"].as_str().unwrap_or("");
+            let err = format!("unable to get metric {metric}: {NO_CUSTOM_METRICS}");
+            let outer = format!("failed to get object metric value: {err}");
+            ("FailedGetObjectMetric".into(), err, outer)
+        }
+        "External" => {
+            let metric = spec["external"]["metric"]["name"].as_str().unwrap_or("");
+            let err = format!("unable to get external metric {metric}: {NO_EXTERNAL_METRICS}");
+            let outer = format!("failed to get {metric} external metric value: {err}");
+            ("FailedGetExternalMetric".into(), err, outer)
+        }
+        other => {
+            let err = format!("unknown metric source type {other:?}");
+            ("InvalidMetricSourceType".into(), err.clone(), err)
+        }
+    }
+}
+
+impl HorizontalPodAutoscalerController {
+    fn event(&self, api: &Api, hpa: &Value, type_: &str, reason: &str, message: &str) {
+        self.recorder.event(api, &HPAS, hpa, type_, reason, message);
+    }
+
+    /// `reconcileAutoscaler`.
+    fn reconcile_one(&self, api: &Api, original: &Value, pass: &mut Pass) {
+        let mut hpa = original.clone();
+        let ns = meta::namespace(original).to_string();
+        let spec = original["spec"].clone();
+        let target = &spec["scaleTargetRef"];
+        let kind = target["kind"].as_str().unwrap_or("");
+        let name = target["name"].as_str().unwrap_or("");
+        let scale = parse_group_version(target["apiVersion"].as_str().unwrap_or(""))
+            .and_then(|group| target_resource(group, kind))
+            .and_then(|res| {
+                get_scale(api, res, &ns, name)
+                    .map(|s| (res, s))
+                    .map_err(|e| scale_error(res, name, e))
+            });
+        let (res, scale) = match scale {
+            Ok(found) => found,
+            Err(err) => {
+                self.event(api, &hpa, "Warning", "FailedGetScale", &err);
+                set_condition(
+                    &mut hpa,
+                    "AbleToScale",
+                    "False",
+                    "FailedGetScale",
+                    &format!(
+                        "the HPA controller was unable to get the target's current scale: {err}"
+                    ),
+                );
+                self.write_status(api, original, hpa, pass);
+                return;
+            }
+        };
+        set_condition(
+            &mut hpa,
+            "AbleToScale",
+            "True",
+            "SucceededGetScale",
+            "the HPA controller was able to get the target's current scale",
+        );
+        let current = scale["spec"]["replicas"].as_i64().unwrap_or(0);
+        let min = spec["minReplicas"].as_i64().unwrap_or(1);
+        let max = spec["maxReplicas"].as_i64().unwrap_or(0);
+        let (desired, reason) = if current == 0 && min != 0 {
+            set_condition(
+                &mut hpa,
+                "ScalingActive",
+                "False",
+                "ScalingDisabled",
+                "scaling is disabled since the replica count of the target is zero",
+            );
+            (0, None)
+        } else if current > max {
+            (
+                max,
+                Some("Current number of replicas above Spec.MaxReplicas"),
+            )
+        } else if current < min {
+            (
+                min,
+                Some("Current number of replicas below Spec.MinReplicas"),
+            )
+        } else {
+            // computeReplicasForMetrics: no metric can be read here.
+            let desired_before = original["status"]["desiredReplicas"].as_i64().unwrap_or(0);
+            let selector = scale["status"]["selector"].as_str().unwrap_or("");
+            if selector.is_empty() {
+                self.event(
+                    api,
+                    &hpa,
+                    "Warning",
+                    "SelectorRequired",
+                    "selector is required",
+                );
+                set_condition(
+                    &mut hpa,
+                    "ScalingActive",
+                    "False",
+                    "InvalidSelector",
+                    "the HPA target's scale is missing a selector",
+                );
+                set_status(&mut hpa, current, desired_before, Value::Null, false);
+                self.write_status(api, original, hpa.clone(), pass);
+                self.event(
+                    api,
+                    &hpa,
+                    "Warning",
+                    "FailedComputeMetricsReplicas",
+                    "selector is required",
+                );
+                return;
+            }
+            let metrics = spec["metrics"].as_array().cloned().unwrap_or_default();
+            let mut first: Option<(String, String, String)> = None;
+            for m in &metrics {
+                let (reason, err, outer) = metric_failure(m);
+                self.event(api, &hpa, "Warning", &reason, &err);
+                first.get_or_insert((reason, err, outer));
+            }
+            let statuses: Vec<Value> = metrics.iter().map(|_| json!({"type": ""})).collect();
+            if let Some((reason, err, outer)) = first {
+                set_condition(
+                    &mut hpa,
+                    "ScalingActive",
+                    "False",
+                    &reason,
+                    &format!("the HPA was unable to compute the replica count: {err}"),
+                );
+                set_status(&mut hpa, current, desired_before, json!(statuses), false);
+                self.write_status(api, original, hpa.clone(), pass);
+                let n = metrics.len();
+                let msg =
+                    format!("invalid metrics ({n} invalid out of {n}), first error is: {outer}");
+                self.event(api, &hpa, "Warning", "FailedComputeMetricsReplicas", &msg);
+                return;
+            }
+            (current, None)
+        };
+        // Outside the bounds the count is always changed; inside them nothing was computed.
+        let rescale = reason.is_some();
+        if let (true, Some(reason)) = (rescale, reason) {
+            let body = json!({"spec": {"replicas": desired}});
+            match set_scale(api, res, &ns, name, &body, &WriteOptions::default()) {
+                Ok(_) => {
+                    set_condition(
+                        &mut hpa,
+                        "AbleToScale",
+                        "True",
+                        "SucceededRescale",
+                        &format!(
+                            "the HPA controller was able to update the target scale to {desired}"
+                        ),
+                    );
+                    self.event(
+                        api,
+                        &hpa,
+                        "Normal",
+                        "SuccessfulRescale",
+                        &format!("New size: {desired}; reason: {reason}"),
+                    );
+                }
+                Err(e) => {
+                    self.event(
+                        api,
+                        &hpa,
+                        "Warning",
+                        "FailedRescale",
+                        &format!(
+                            "New size: {desired}; reason: {reason}; error: {}",
+                            e.message
+                        ),
+                    );
+                    set_condition(
+                        &mut hpa,
+                        "AbleToScale",
+                        "False",
+                        "FailedUpdateScale",
+                        &format!(
+                            "the HPA controller was unable to update the target scale: {}",
+                            e.message
+                        ),
+                    );
+                    let desired_before =
+                        original["status"]["desiredReplicas"].as_i64().unwrap_or(0);
+                    set_status(&mut hpa, current, desired_before, Value::Null, false);
+                    self.write_status(api, original, hpa, pass);
+                    return;
+                }
+            }
+        }
+        let desired = if rescale { desired } else { current };
+        set_status(&mut hpa, current, desired, Value::Null, rescale);
+        self.write_status(api, original, hpa, pass);
+    }
+
+    /// `updateStatusIfNeeded`.
+    fn write_status(&self, api: &Api, original: &Value, hpa: Value, pass: &mut Pass) {
+        if hpa["status"] == original["status"] {
+            return;
+        }
+        pass.check(
+            "writing an autoscaler's status",
+            api.update_status(&HPAS, hpa),
+        );
+    }
+}
+
+impl Controller for HorizontalPodAutoscalerController {
+    fn name(&self) -> &'static str {
+        "horizontal-pod-autoscaler"
+    }
+
+    fn interested(&self, ev: &Event) -> bool {
+        std::ptr::eq(ev.res, &HPAS)
+    }
+
+    fn observe(&mut self, ev: &Event) {
+        // A status write of this controller's own is not a reason to look again.
+        let spec_changed = ev
+            .prev
+            .as_ref()
+            .is_none_or(|p| p.value["spec"] != ev.object.value["spec"]);
+        if let (Some(dirty), true) = (self.dirty.as_mut(), spec_changed) {
+            dirty.insert((
+                ev.object.namespace().to_string(),
+                ev.object.name().to_string(),
+            ));
+        }
+    }
+
+    fn resync(&mut self) {
+        self.dirty = None;
+    }
+
+    fn reconcile(&mut self, api: &Api) -> Pass {
+        let mut pass = Pass::default();
+        if self.last_full.elapsed() >= RESYNC {
+            self.dirty = None;
+        }
+        let dirty = self.dirty.replace(BTreeSet::new());
+        if dirty.is_none() {
+            self.last_full = Instant::now();
+        }
+        let hpas: Vec<Value> = match dirty {
+            None => api
+                .store()
+                .list(&HPAS, None)
+                .0
+                .iter()
+                .map(|h| h.value.clone())
+                .collect(),
+            Some(keys) => keys
+                .iter()
+                .filter_map(|(ns, n)| api.store().get(&HPAS, ns, n))
+                .map(|h| h.value.clone())
+                .collect(),
+        };
+        for hpa in hpas.iter().filter(|h| !meta::is_deleting(h)) {
+            self.reconcile_one(api, hpa, &mut pass);
+        }
+        pass.wake(Some(RESYNC.saturating_sub(self.last_full.elapsed())));
+        pass
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn api() -> Api {
+        let api = Api::new(Arc::new(crate::store::Store::new()));
+        api.bootstrap().expect("bootstrap");
+        api
+    }
+
+    fn conditions(api: &Api) -> Vec<(String, String, String)> {
+        let hpa = api.store().get(&HPAS, "default", "web").expect("hpa");
+        hpa.value["status"]["conditions"]
+            .as_array()
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| {
+                        let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
+                        (s("type"), s("status"), s("reason"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn below_the_minimum_it_scales_then_reports_no_metrics() {
+        let api = api();
+        let w = WriteOptions::default();
+        let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+        api.create(&registry::DEPLOYMENTS, "default", deploy, &w)
+            .expect("deployment");
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 4}});
+        api.create(&HPAS, "default", hpa, &w).expect("hpa");
+        let mut ctrl = HorizontalPodAutoscalerController::default();
+        assert!(!ctrl.reconcile(&api).failed());
+        let replicas = |api: &Api| {
+            api.store()
+                .get(&registry::DEPLOYMENTS, "default", "web")
+                .expect("d")
+                .value["spec"]["replicas"]
+                .as_i64()
+        };
+        assert_eq!(replicas(&api), Some(2));
+        assert_eq!(
+            conditions(&api),
+            vec![(
+                "AbleToScale".into(),
+                "True".into(),
+                "SucceededRescale".into()
+            )]
+        );
+        ctrl.resync();
+        assert!(!ctrl.reconcile(&api).failed());
+        assert_eq!(
+            conditions(&api),
+            vec![
+                (
+                    "AbleToScale".into(),
+                    "True".into(),
+                    "SucceededGetScale".into()
+                ),
+                (
+                    "ScalingActive".into(),
+                    "False".into(),
+                    "FailedGetResourceMetric".into()
+                ),
+            ]
+        );
+        let status = api.store().get(&HPAS, "default", "web").expect("hpa").value["status"].clone();
+        assert_eq!(status["currentMetrics"], json!([{"type": ""}]));
+        assert_eq!(status["desiredReplicas"], 2);
+    }
+
+    #[test]
+    fn a_missing_target_cannot_be_scaled() {
+        let api = api();
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "gone"},
+                "maxReplicas": 4}});
+        api.create(&HPAS, "default", hpa, &WriteOptions::default())
+            .expect("hpa");
+        let mut ctrl = HorizontalPodAutoscalerController::default();
+        assert!(!ctrl.reconcile(&api).failed());
+        let hpa = api.store().get(&HPAS, "default", "web").expect("hpa");
+        let c = &hpa.value["status"]["conditions"][0];
+        assert_eq!(c["reason"], "FailedGetScale");
+        assert_eq!(
+            c["message"],
+            "the HPA controller was unable to get the target's current scale: deployments/scale.apps \"gone\" not found"
+        );
+    }
+}
