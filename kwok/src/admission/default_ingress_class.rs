@@ -4,29 +4,16 @@
 
 use serde_json::{json, Value};
 
-use crate::api::{meta, Api};
+use crate::api::Api;
 use crate::kinds::networking::ingressclass::DEFAULT_CLASS_ANNOTATION;
 use crate::registry;
 
 /// `getDefaultClass`.
 fn default_class(api: &Api) -> Option<String> {
     let (classes, _) = api.store().list(&registry::INGRESSCLASSES, None);
-    classes
-        .iter()
-        .map(|c| &c.value)
-        .filter(|c| c["metadata"]["annotations"][DEFAULT_CLASS_ANNOTATION] == "true")
-        .max_by(|a, b| {
-            let created = |c: &Value| {
-                c["metadata"]["creationTimestamp"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string()
-            };
-            created(a)
-                .cmp(&created(b))
-                .then_with(|| meta::name(b).cmp(meta::name(a)))
-        })
-        .map(|c| meta::name(c).to_string())
+    super::newest_default(classes.iter().map(|c| &c.value), |c| {
+        c["metadata"]["annotations"][DEFAULT_CLASS_ANNOTATION] == "true"
+    })
 }
 
 /// `Admit` on an Ingress's create.

@@ -108,3 +108,25 @@ fn forbidden(res: &ResourceDef, obj: &Value, why: &str) -> ApiError {
     };
     ApiError::forbidden(res, name, why)
 }
+
+/// The name of the default among `classes` (`GetDefaultClass`, `getDefaultClass`): of several
+/// marked default, the newest, then the lower name on a tie.
+fn newest_default<'a>(
+    classes: impl Iterator<Item = &'a Value>,
+    is_default: impl Fn(&Value) -> bool,
+) -> Option<String> {
+    let created = |c: &Value| {
+        c["metadata"]["creationTimestamp"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    classes
+        .filter(|c| is_default(c))
+        .max_by(|a, b| {
+            created(a)
+                .cmp(&created(b))
+                .then_with(|| meta::name(b).cmp(meta::name(a)))
+        })
+        .map(|c| meta::name(c).to_string())
+}

@@ -15,22 +15,7 @@ pub(crate) const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
 /// `GetDefaultClass`.
 pub(crate) fn default_class(api: &Api) -> Option<String> {
     let (classes, _) = api.store().list(&registry::STORAGECLASSES, None);
-    classes
-        .iter()
-        .map(|c| &c.value)
-        .filter(|c| is_default_class(c))
-        .max_by(|a, b| {
-            let created = |c: &Value| {
-                c["metadata"]["creationTimestamp"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string()
-            };
-            created(a)
-                .cmp(&created(b))
-                .then_with(|| meta::name(b).cmp(meta::name(a)))
-        })
-        .map(|c| meta::name(c).to_string())
+    super::newest_default(classes.iter().map(|c| &c.value), is_default_class)
 }
 
 /// DefaultStorageClass on a claim's create.

@@ -14,36 +14,34 @@ use crate::defaults::fields::{default_nil, existing};
 use crate::error::FieldError;
 use crate::kinds::{keep, Strategy};
 use crate::printers::{autoscaling as printer, Column};
-use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::registry::{status, ResourceDef, SubresourceDef, FULL_VERBS};
 use crate::validation::autoscaling as validation;
 
-pub static RESOURCE: ResourceDef = ResourceDef {
-    group: "autoscaling",
-    version: "v2",
-    kind: "HorizontalPodAutoscaler",
-    plural: "horizontalpodautoscalers",
-    singular: "horizontalpodautoscaler",
-    namespaced: true,
-    short_names: &["hpa"],
-    categories: &["all"],
-    verbs: FULL_VERBS,
-    subresources: &[status("HorizontalPodAutoscaler")],
-    strategy: &HorizontalPodAutoscaler { v1: false },
-};
+const SUBRESOURCES: &[SubresourceDef] = &[status("HorizontalPodAutoscaler")];
 
-pub static RESOURCE_V1: ResourceDef = ResourceDef {
-    group: "autoscaling",
-    version: "v1",
-    kind: "HorizontalPodAutoscaler",
-    plural: "horizontalpodautoscalers",
-    singular: "horizontalpodautoscaler",
-    namespaced: true,
-    short_names: &["hpa"],
-    categories: &["all"],
-    verbs: FULL_VERBS,
-    subresources: &[status("HorizontalPodAutoscaler")],
-    strategy: &HorizontalPodAutoscaler { v1: true },
-};
+/// The resource in one version, read through `strategy`.
+const fn resource(
+    version: &'static str,
+    strategy: &'static HorizontalPodAutoscaler,
+) -> ResourceDef {
+    ResourceDef {
+        group: "autoscaling",
+        version,
+        kind: "HorizontalPodAutoscaler",
+        plural: "horizontalpodautoscalers",
+        singular: "horizontalpodautoscaler",
+        namespaced: true,
+        short_names: &["hpa"],
+        categories: &["all"],
+        verbs: FULL_VERBS,
+        subresources: SUBRESOURCES,
+        strategy,
+    }
+}
+
+pub static RESOURCE: ResourceDef = resource("v2", &HorizontalPodAutoscaler { v1: false });
+
+pub static RESOURCE_V1: ResourceDef = resource("v1", &HorizontalPodAutoscaler { v1: true });
 
 /// `autoscaling.DefaultCPUUtilization`.
 pub(crate) const DEFAULT_CPU_UTILIZATION: i64 = 80;
