@@ -15,6 +15,7 @@ pub mod deployment;
 pub mod disruption;
 pub mod endpoints;
 pub mod endpointslice;
+pub mod ephemeral_volume;
 pub mod events;
 pub mod fake_node;
 pub mod garbage;
@@ -282,6 +283,7 @@ pub fn start(
         Box::new(resourcequota::ResourceQuotaController::default()),
         Box::new(statefulset::StatefulSetController::default()),
         Box::new(persistentvolume::PersistentVolumeController::default()),
+        Box::new(ephemeral_volume::EphemeralVolumeController::default()),
         Box::new(volume_protection::VolumeProtection),
         Box::new(podautoscaler::HorizontalPodAutoscalerController::default()),
     ];

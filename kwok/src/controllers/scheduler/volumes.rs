@@ -54,6 +54,15 @@ pub(super) fn pod_volumes(store: &Store, pod: &Value) -> PodVolumes {
             out.reject = Some(format!("persistentvolumeclaim {name:?} is being deleted"));
             return out;
         }
+        // ephemeral.VolumeIsForPod.
+        let owned = meta::controller_ref(&c).is_some_and(|r| r["uid"] == meta::uid(pod));
+        if *ephemeral && !owned {
+            out.reject = Some(format!(
+                "PVC {ns}/{name} was not created for pod {ns}/{} (pod is not owner)",
+                meta::name(pod)
+            ));
+            return out;
+        }
         claims.push(c);
     }
     let all_volumes: Vec<Value> = store
