@@ -231,6 +231,12 @@ fn grade_case(cache: &Path, folder: &str, dir: &Path) -> Result<StepScores, Stri
             String::from_utf8_lossy(&output.stderr)
         ));
     }
+    // Every grading after a lab's first reads the shared cache; one it cannot read would run the
+    // reference again on every grading, unnoticed but for the time.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("ignoring the cached reference") {
+        return Err(format!("the cached reference could not be read:\n{stderr}"));
+    }
     let json: Value = serde_json::from_slice(&output.stdout).map_err(|error| {
         format!(
             "results.json does not parse: {error}\n{}",

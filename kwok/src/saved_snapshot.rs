@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::registry::{self, ResourceDef};
+use crate::registry::{self, ResourceDef, CUSTOMRESOURCEDEFINITIONS};
 use crate::store::Snapshot;
 
 const API_VERSION: &str = "proctor.dev/v1";
@@ -47,14 +47,32 @@ pub fn from_json(doc: &Value) -> Result<Snapshot, String> {
     let resources = doc["resources"]
         .as_array()
         .ok_or("resources: expected a list")?;
+    // Custom resources are defined by the CustomResourceDefinitions the document itself holds.
+    let definitions: Vec<&Value> = resources
+        .iter()
+        .filter(|e| {
+            e["group"] == CUSTOMRESOURCEDEFINITIONS.group
+                && e["resource"] == CUSTOMRESOURCEDEFINITIONS.plural
+        })
+        .filter_map(|e| e["items"].as_array())
+        .flatten()
+        .collect();
+    let custom = |group: &str, version: &str, plural: &str| {
+        definitions
+            .iter()
+            .filter(|crd| crd["spec"]["group"] == group && crd["spec"]["names"]["plural"] == plural)
+            .find_map(|crd| crate::kinds::custom::storage_of(crd).filter(|r| r.version == version))
+    };
     let mut objects = Vec::new();
     for (i, entry) in resources.iter().enumerate() {
         let group = entry["group"].as_str().unwrap_or("");
         let version = entry["version"].as_str().unwrap_or("");
         let plural = entry["resource"].as_str().unwrap_or("");
-        let res = registry::find(group, version, plural).ok_or_else(|| {
-            format!("resources[{i}]: unknown resource {plural:?} in {group:?}/{version}")
-        })?;
+        let res = registry::find(group, version, plural)
+            .or_else(|| custom(group, version, plural))
+            .ok_or_else(|| {
+                format!("resources[{i}]: unknown resource {plural:?} in {group:?}/{version}")
+            })?;
         let items = entry["items"]
             .as_array()
             .ok_or_else(|| format!("resources[{i}].items: expected a list"))?;
@@ -98,6 +116,31 @@ mod tests {
         assert_eq!(node.value["metadata"]["labels"]["a"], "b");
         let pod = other.get(&PODS, "x", "p").expect("pod restored");
         assert_eq!(pod.value["spec"]["nodeName"], "n1");
+    }
+
+    /// A cached reference of a lab with a CustomResourceDefinition holds objects of its kind:
+    /// they read back through the definition in the same document.
+    #[test]
+    fn custom_objects_read_back_through_their_definition() {
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "clusterpolicies.nvidia.com", "uid": "u-1", "generation": 1},
+            "spec": {"group": "nvidia.com", "scope": "Cluster",
+                "names": {"plural": "clusterpolicies", "singular": "clusterpolicy", "kind": "ClusterPolicy"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "x-kubernetes-preserve-unknown-fields": true}}}]}});
+        let res = crate::kinds::custom::storage_of(&crd).expect("a storage version");
+        let policy = json!({"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy",
+            "metadata": {"name": "cluster-policy"}, "spec": {"devicePlugin": {"config": {"name": "ts"}}}});
+        let snap = Snapshot::from_objects(vec![(&CUSTOMRESOURCEDEFINITIONS, crd), (res, policy)]);
+        let doc = to_json(&snap);
+        let back = from_json(&doc).expect("reads back");
+        assert_eq!(back.len(), 2);
+        assert_eq!(to_json(&back), doc);
+        let other = Store::new();
+        other.restore(&back);
+        let got = other.get(res, "", "cluster-policy").expect("restored");
+        assert_eq!(got.value["spec"]["devicePlugin"]["config"]["name"], "ts");
     }
 
     #[test]
