@@ -249,9 +249,14 @@ fn kubectl_name(key: &ObjectKey) -> Vec<String> {
 }
 
 async fn delete(kubectl: &Kubectl, key: &ObjectKey) {
+    delete_with(kubectl, key, &[]).await;
+}
+
+async fn delete_with(kubectl: &Kubectl, key: &ObjectKey, extra: &[&str]) {
     let mut args = vec!["delete".to_string()];
     args.extend(kubectl_name(key));
     args.extend(["--ignore-not-found".to_string(), "--wait=false".to_string()]);
+    args.extend(extra.iter().map(|arg| arg.to_string()));
     if key.0 == "pods" {
         args.extend(["--grace-period=0".to_string(), "--force".to_string()]);
     }
@@ -358,8 +363,7 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
                 .filter(|now| stays(key, now) && !in_leaving_namespace(key));
             let how = match now {
                 Some(now) if comparable(now) == comparable(old) => continue,
-                // A pod's spec and a Job's template cannot be updated.
-                Some(_) if key.0 == "pods" || key.0 == "jobs.batch" => PutBack::Recreate,
+                Some(now) if must_recreate(&key.0, now, old) => PutBack::Recreate,
                 Some(_) => PutBack::Replace,
                 None => PutBack::Create,
             };
@@ -385,6 +389,35 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
         .map(|node| (String::from("nodes"), String::new(), node.clone()))
         .collect();
     plan
+}
+
+/// Workloads whose pods follow their template: a Deployment, DaemonSet or StatefulSet rolls
+/// them, a ReplicaSet keeps the old ones.
+const WORKLOADS: &[&str] = &[
+    "daemonsets.apps",
+    "deployments.apps",
+    "statefulsets.apps",
+    "replicasets.apps",
+];
+
+/// Whether `now` can only become `old` by being deleted and made again. A pod's spec and a Job's
+/// template cannot be updated. A workload whose spec changed beyond its replica count would roll
+/// its pods: a rolling update surges a new pod before an old one goes
+/// (`rolloutRolling` in pkg/controller/deployment/rolling.go), so pods that fill a scarce
+/// resource (one GPU per node) never make room for it and the rollout never ends; a ReplicaSet
+/// would keep its pods from the old template; and most of a StatefulSet's spec is immutable.
+fn must_recreate(resource: &str, now: &Value, old: &Value) -> bool {
+    if resource == "pods" || resource == "jobs.batch" {
+        return true;
+    }
+    let spec_but_replicas = |object: &Value| {
+        let mut spec = comparable(object)["spec"].clone();
+        if let Some(fields) = spec.as_object_mut() {
+            fields.remove("replicas");
+        }
+        spec
+    };
+    WORKLOADS.contains(&resource) && spec_but_replicas(now) != spec_but_replicas(old)
 }
 
 /// Taint effects that keep the scheduler from placing a pod that does not tolerate them.
@@ -464,7 +497,9 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
             PutBack::Create => create_with_retry(kubectl, key, &body).await,
             PutBack::Replace => replace(kubectl, &body).await?,
             PutBack::Recreate => {
-                delete(kubectl, key).await;
+                // In the foreground, the object is gone only once its pods are: the copy made
+                // again does not find them holding the resources it needs.
+                delete_with(kubectl, key, &["--cascade=foreground"]).await;
                 wait_gone(kubectl, std::slice::from_ref(key)).await;
                 create_with_retry(kubectl, key, &body).await;
             }
@@ -938,6 +973,35 @@ mod tests {
         assert_eq!(
             plan.put_back,
             vec![(key("nodes", "", "lab-node-1"), PutBack::Replace)]
+        );
+    }
+
+    /// gpushare step 2: the learner's cuda-burst (requests and limits) holds both GPUs when the
+    /// reference's (limits only) is put back. Rolled, its surge pod would wait for a GPU forever.
+    #[test]
+    fn a_workload_with_another_template_is_made_again_not_rolled() {
+        let deployment = |replicas: u32, requests: bool| {
+            let mut resources = json!({"limits": {"nvidia.com/gpu": "1"}});
+            if requests {
+                resources["requests"] = json!({"nvidia.com/gpu": "1"});
+            }
+            let mut object = object("Deployment", "lab", "burst", "d1");
+            object["spec"] = json!({"replicas": replicas, "template": {"spec": {
+                "containers": [{"name": "cuda", "resources": resources}]}}});
+            object
+        };
+        let namespace = ("namespaces", object("Namespace", "", "lab", "n1"));
+        let target = set(&[namespace.clone(), ("deployments.apps", deployment(3, false))]);
+        let learner = set(&[namespace.clone(), ("deployments.apps", deployment(3, true))]);
+        assert_eq!(
+            plan(&target, &learner).put_back,
+            vec![(key("deployments.apps", "lab", "burst"), PutBack::Recreate)]
+        );
+        // Scaled only: scaled back.
+        let scaled = set(&[namespace, ("deployments.apps", deployment(8, false))]);
+        assert_eq!(
+            plan(&target, &scaled).put_back,
+            vec![(key("deployments.apps", "lab", "burst"), PutBack::Replace)]
         );
     }
 
