@@ -991,7 +991,10 @@ mod tests {
             object
         };
         let namespace = ("namespaces", object("Namespace", "", "lab", "n1"));
-        let target = set(&[namespace.clone(), ("deployments.apps", deployment(3, false))]);
+        let target = set(&[
+            namespace.clone(),
+            ("deployments.apps", deployment(3, false)),
+        ]);
         let learner = set(&[namespace.clone(), ("deployments.apps", deployment(3, true))]);
         assert_eq!(
             plan(&target, &learner).put_back,
