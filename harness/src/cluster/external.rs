@@ -24,20 +24,45 @@ impl Kind {
 }
 
 /// The kinds snapshotted, in recreate order: namespaces before what lives in them, what pods
-/// refer to (config, secrets, service accounts) before pods, owners before what they own.
+/// refer to (priority classes, config, secrets, service accounts) and what admits them (quotas,
+/// limit ranges) before pods, roles before their bindings, owners before what they own.
+/// Storage is left out: a claim made again has a new uid, which the volume bound to the old one
+/// does not take (the PV binder calls it released).
 const KINDS: &[Kind] = &[
     Kind::new("namespaces", "Namespace"),
     Kind::new("nodes", "Node"),
+    Kind::new("priorityclasses.scheduling.k8s.io", "PriorityClass"),
+    Kind::new(
+        "customresourcedefinitions.apiextensions.k8s.io",
+        "CustomResourceDefinition",
+    ),
+    Kind::new("clusterroles.rbac.authorization.k8s.io", "ClusterRole"),
+    Kind::new(
+        "clusterrolebindings.rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+    ),
+    Kind::new("roles.rbac.authorization.k8s.io", "Role"),
+    Kind::new("rolebindings.rbac.authorization.k8s.io", "RoleBinding"),
     Kind::new("configmaps", "ConfigMap"),
     Kind::new("secrets", "Secret"),
     Kind::new("serviceaccounts", "ServiceAccount"),
+    Kind::new("resourcequotas", "ResourceQuota"),
+    Kind::new("limitranges", "LimitRange"),
     Kind::new("services", "Service"),
+    Kind::new("ingressclasses.networking.k8s.io", "IngressClass"),
+    Kind::new("ingresses.networking.k8s.io", "Ingress"),
+    Kind::new("networkpolicies.networking.k8s.io", "NetworkPolicy"),
     Kind::new("poddisruptionbudgets.policy", "PodDisruptionBudget"),
     Kind::new("daemonsets.apps", "DaemonSet"),
     Kind::new("deployments.apps", "Deployment"),
     Kind::new("statefulsets.apps", "StatefulSet"),
     Kind::new("replicasets.apps", "ReplicaSet"),
+    Kind::new("cronjobs.batch", "CronJob"),
     Kind::new("jobs.batch", "Job"),
+    Kind::new(
+        "horizontalpodautoscalers.autoscaling",
+        "HorizontalPodAutoscaler",
+    ),
     Kind::new("pods", "Pod"),
 ];
 
@@ -78,11 +103,19 @@ fn terminating(object: &Value) -> bool {
 /// (pkg/controller/certificates/rootcacertpublisher), the `default` ServiceAccount
 /// (pkg/controller/serviceaccount/serviceaccounts_controller.go), the tokens the token controller
 /// fills in for a ServiceAccount (pkg/controller/serviceaccount/tokens_controller.go), the
-/// `kubernetes` Service and the built-in namespaces.
+/// `kubernetes` Service, the built-in namespaces, the default roles and bindings
+/// (plugin/pkg/auth/authorizer/rbac/bootstrappolicy, labelled `kubernetes.io/bootstrapping:
+/// rbac-defaults`, and the `system:` ones controllers make) and the system priority classes
+/// (`SystemPriorityClasses` in pkg/apis/scheduling).
 fn automatic(resource: &str, object: &Value) -> bool {
     let name = text(object, "/metadata/name");
     let namespace = text(object, "/metadata/namespace");
-    (resource == "configmaps" && name == "kube-root-ca.crt")
+    let rbac = resource.ends_with(".rbac.authorization.k8s.io");
+    (rbac
+        && (name.starts_with("system:")
+            || text(object, "/metadata/labels/kubernetes.io~1bootstrapping") == "rbac-defaults"))
+        || (resource == "priorityclasses.scheduling.k8s.io" && name.starts_with("system-"))
+        || (resource == "configmaps" && name == "kube-root-ca.crt")
         || (resource == "serviceaccounts" && name == "default")
         || (resource == "secrets"
             && text(object, "/type") == "kubernetes.io/service-account-token"
@@ -170,21 +203,40 @@ pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
     Ok(set)
 }
 
+/// The top-level fields of kinds without a spec: a ConfigMap's or Secret's data, a role's rules,
+/// a binding's subjects, a PriorityClass's value.
+const CONTENT: &[&str] = &[
+    "data",
+    "binaryData",
+    "stringData",
+    "type",
+    "rules",
+    "aggregationRule",
+    "roleRef",
+    "subjects",
+    "value",
+    "globalDefault",
+    "preemptionPolicy",
+    "description",
+];
+
 /// What is compared to decide whether an object changed: what a learner can change (a node's
 /// capacity too, which a lab may have the learner patch as a device plugin would).
 fn comparable(object: &Value) -> Value {
     let mut own = object.clone();
     without_allocated(&mut own);
     let object = &own;
-    serde_json::json!({
+    let mut fields = serde_json::json!({
         "labels": object.pointer("/metadata/labels"),
         "annotations": object.pointer("/metadata/annotations"),
         "spec": object.get("spec"),
-        "data": object.get("data"),
-        "binaryData": object.get("binaryData"),
         "capacity": object.pointer("/status/capacity"),
         "allocatable": object.pointer("/status/allocatable"),
-    })
+    });
+    for field in CONTENT {
+        fields[*field] = object.get(*field).cloned().unwrap_or(Value::Null);
+    }
+    fields
 }
 
 /// The object as it can be sent back: server-set metadata removed.
@@ -400,8 +452,8 @@ const WORKLOADS: &[&str] = &[
     "replicasets.apps",
 ];
 
-/// Whether `now` can only become `old` by being deleted and made again. A pod's spec and a Job's
-/// template cannot be updated. A workload whose spec changed beyond its replica count would roll
+/// Whether `now` can only become `old` by being deleted and made again. A pod's spec, a Job's
+/// template and a binding's roleRef cannot be updated. A workload whose spec changed beyond its replica count would roll
 /// its pods: a rolling update surges a new pod before an old one goes
 /// (`rolloutRolling` in pkg/controller/deployment/rolling.go), so pods that fill a scarce
 /// resource (one GPU per node) never make room for it and the rollout never ends; a ReplicaSet
@@ -409,6 +461,9 @@ const WORKLOADS: &[&str] = &[
 fn must_recreate(resource: &str, now: &Value, old: &Value) -> bool {
     if resource == "pods" || resource == "jobs.batch" {
         return true;
+    }
+    if resource.ends_with("rolebindings.rbac.authorization.k8s.io") {
+        return now.get("roleRef") != old.get("roleRef");
     }
     let spec_but_replicas = |object: &Value| {
         let mut spec = comparable(object)["spec"].clone();
@@ -1009,7 +1064,55 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_role_is_replaced_and_a_rebound_binding_made_again() {
+        let role = |verbs: Value| {
+            let mut role = object("ClusterRole", "", "auditor", "r1");
+            role["rules"] = json!([{"apiGroups": [""], "resources": ["pods"], "verbs": verbs}]);
+            role
+        };
+        let binding = |kind: &str| {
+            let mut binding = object("ClusterRoleBinding", "", "auditor", "b1");
+            binding["roleRef"] = json!({"kind": kind, "name": "auditor"});
+            binding
+        };
+        const ROLES: &str = "clusterroles.rbac.authorization.k8s.io";
+        const BINDINGS: &str = "clusterrolebindings.rbac.authorization.k8s.io";
+        let target = set(&[
+            (ROLES, role(json!(["get", "list"]))),
+            (BINDINGS, binding("ClusterRole")),
+        ]);
+        let current = set(&[(ROLES, role(json!(["*"]))), (BINDINGS, binding("Role"))]);
+        assert_eq!(
+            plan(&target, &current).put_back,
+            vec![
+                (key(ROLES, "", "auditor"), PutBack::Replace),
+                (key(BINDINGS, "", "auditor"), PutBack::Recreate),
+            ]
+        );
+    }
+
+    #[test]
     fn the_control_planes_own_objects_are_not_state() {
+        let mut view = object("ClusterRole", "", "view", "u");
+        view["metadata"]["labels"] = json!({"kubernetes.io/bootstrapping": "rbac-defaults"});
+        assert!(automatic("clusterroles.rbac.authorization.k8s.io", &view));
+        assert!(automatic(
+            "clusterrolebindings.rbac.authorization.k8s.io",
+            &object(
+                "ClusterRoleBinding",
+                "",
+                "system:controller:job-controller",
+                "u"
+            )
+        ));
+        assert!(!automatic(
+            "clusterroles.rbac.authorization.k8s.io",
+            &object("ClusterRole", "", "gpu-auditor", "u")
+        ));
+        assert!(automatic(
+            "priorityclasses.scheduling.k8s.io",
+            &object("PriorityClass", "", "system-node-critical", "u")
+        ));
         let token = json!({"kind": "Secret", "type": "kubernetes.io/service-account-token",
             "metadata": {"name": "robot-token-x2k4p", "annotations": {"kubernetes.io/service-account.uid": "u"}}});
         assert!(automatic("secrets", &token));
