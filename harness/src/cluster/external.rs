@@ -27,15 +27,12 @@ impl Kind {
 /// refer to (priority classes, config, secrets, service accounts) and what admits them (quotas,
 /// limit ranges) before pods, roles before their bindings, owners before what they own.
 /// Storage is left out: a claim made again has a new uid, which the volume bound to the old one
-/// does not take (the PV binder calls it released).
+/// does not take (the PV binder calls it released). CRDs are left out with their custom
+/// resources, which are not snapshotted: a CRD deleted and made again would come back empty.
 const KINDS: &[Kind] = &[
     Kind::new("namespaces", "Namespace"),
     Kind::new("nodes", "Node"),
     Kind::new("priorityclasses.scheduling.k8s.io", "PriorityClass"),
-    Kind::new(
-        "customresourcedefinitions.apiextensions.k8s.io",
-        "CustomResourceDefinition",
-    ),
     Kind::new("clusterroles.rbac.authorization.k8s.io", "ClusterRole"),
     Kind::new(
         "clusterrolebindings.rbac.authorization.k8s.io",
