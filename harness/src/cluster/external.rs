@@ -205,7 +205,6 @@ pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
 const CONTENT: &[&str] = &[
     "data",
     "binaryData",
-    "stringData",
     "type",
     "rules",
     "aggregationRule",
@@ -410,9 +409,9 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
                 .objects
                 .get(key)
                 .filter(|now| stays(key, now) && !in_leaving_namespace(key));
-            let how = match now {
-                Some(now) if comparable(now) == comparable(old) => continue,
-                Some(now) if must_recreate(&key.0, now, old) => PutBack::Recreate,
+            let how = match now.map(|now| (comparable(now), comparable(old))) {
+                Some((now, old)) if now == old => continue,
+                Some((now, old)) if must_recreate(&key.0, &now, &old) => PutBack::Recreate,
                 Some(_) => PutBack::Replace,
                 None => PutBack::Create,
             };
@@ -449,21 +448,22 @@ const WORKLOADS: &[&str] = &[
     "replicasets.apps",
 ];
 
-/// Whether `now` can only become `old` by being deleted and made again. A pod's spec, a Job's
-/// template and a binding's roleRef cannot be updated. A workload whose spec changed beyond its replica count would roll
-/// its pods: a rolling update surges a new pod before an old one goes
-/// (`rolloutRolling` in pkg/controller/deployment/rolling.go), so pods that fill a scarce
-/// resource (one GPU per node) never make room for it and the rollout never ends; a ReplicaSet
-/// would keep its pods from the old template; and most of a StatefulSet's spec is immutable.
+/// Whether an object whose [`comparable`] form is `now` can only become `old` by being deleted
+/// and made again. A pod's spec, a Job's template and a binding's roleRef cannot be updated. A
+/// workload whose spec changed beyond its replica count would roll its pods: a rolling update
+/// surges a new pod before an old one goes (`rolloutRolling` in
+/// pkg/controller/deployment/rolling.go), so pods that fill a scarce resource (one GPU per node)
+/// never make room for it and the rollout never ends; a ReplicaSet would keep its pods from the
+/// old template; and most of a StatefulSet's spec is immutable.
 fn must_recreate(resource: &str, now: &Value, old: &Value) -> bool {
     if resource == "pods" || resource == "jobs.batch" {
         return true;
     }
     if resource.ends_with("rolebindings.rbac.authorization.k8s.io") {
-        return now.get("roleRef") != old.get("roleRef");
+        return now["roleRef"] != old["roleRef"];
     }
-    let spec_but_replicas = |object: &Value| {
-        let mut spec = comparable(object)["spec"].clone();
+    let spec_but_replicas = |comparable: &Value| {
+        let mut spec = comparable["spec"].clone();
         if let Some(fields) = spec.as_object_mut() {
             fields.remove("replicas");
         }
