@@ -37,6 +37,8 @@ fn init_logging(verbose: u8, color: ColorChoice) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.color);
+    // Before anything is written: a learner's code must not read what the grader writes.
+    proctor::sandbox::harden_grader_files();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -61,3 +61,29 @@ pub fn remove_entry(path: &Path) -> anyhow::Result<()> {
     };
     removed.with_context(|| format!("removing {}", path.display()))
 }
+
+/// Makes `root` and everything below it readable (and its directories searchable) by every user;
+/// links are left alone. Iterative, so a deep tree cannot exhaust the stack.
+pub fn make_world_readable(root: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let meta =
+            fs::symlink_metadata(&path).with_context(|| format!("reading {}", path.display()))?;
+        if meta.is_symlink() {
+            continue;
+        }
+        let extra = if meta.is_dir() { 0o555 } else { 0o444 };
+        let mode = meta.permissions().mode() | extra;
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode))
+            .with_context(|| format!("sharing {}", path.display()))?;
+        if meta.is_dir() {
+            for entry in
+                fs::read_dir(&path).with_context(|| format!("reading {}", path.display()))?
+            {
+                pending.push(entry?.path());
+            }
+        }
+    }
+    Ok(())
+}

@@ -486,7 +486,13 @@ async fn discovery_cache(kubectl: &Kubectl) -> Option<tempfile::TempDir> {
         .map_err(|error| tracing::warn!("creating a kubectl cache dir: {error}"))
         .ok()?;
     match kubectl.fill_discovery_cache(dir.path()).await {
-        Ok(()) => Some(dir),
+        Ok(()) => {
+            // Public discovery documents: a learner's run, under its own uid, reads them in place.
+            if let Err(error) = crate::tree::make_world_readable(dir.path()) {
+                tracing::warn!("sharing the kubectl cache with script runs: {error:#}");
+            }
+            Some(dir)
+        }
         Err(error) => {
             tracing::warn!("filling the kubectl discovery cache: {error:#}");
             None

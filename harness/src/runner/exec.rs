@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cluster::Target;
-use crate::sandbox::{self, Cutoff, ExitStatus, Limits, RunOutcome, RunSpec};
+use crate::sandbox::{self, Cutoff, ExitStatus, Limits, RunOutcome, RunSpec, Trust};
 use crate::scenario::model::LimitsSpec;
 use crate::scenario::Lab;
 
@@ -23,6 +23,8 @@ pub struct Exec {
     pub kube_cache_seed: Option<PathBuf>,
     /// What no run may read unless it names it (see `sandbox::RunSpec::hidden`).
     pub hidden: Vec<PathBuf>,
+    /// Whose code the runs run: the learner's unless [`Exec::trusted`] says otherwise.
+    pub trust: Trust,
 }
 
 impl Exec {
@@ -40,7 +42,14 @@ impl Exec {
             )],
             kube_cache_seed: target.kube_cache_seed().map(Path::to_path_buf),
             hidden,
+            trust: Trust::Learner,
         }
+    }
+
+    /// Runs of the scenario author's own code (the reference shells): they run as the grader.
+    pub fn trusted(mut self) -> Exec {
+        self.trust = Trust::Reference;
+        self
     }
 
     pub fn with_env(mut self, key: &str, value: &str) -> Exec {
@@ -70,6 +79,7 @@ impl Exec {
             kube_cache_seed: self.kube_cache_seed.clone(),
             hidden: self.hidden.clone(),
             cutoff: None,
+            trust: self.trust,
         };
         run_blocking(spec).await
     }
@@ -98,6 +108,7 @@ impl Exec {
             kube_cache_seed: self.kube_cache_seed.clone(),
             hidden: self.hidden.clone(),
             cutoff,
+            trust: self.trust,
         };
         run_blocking(spec).await
     }

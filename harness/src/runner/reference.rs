@@ -117,7 +117,9 @@ pub fn copy_starter(lab: &Lab, dir: &Path, overwrite: bool) -> anyhow::Result<()
 }
 
 fn reference_exec(lab: &Lab, target: &Target) -> Exec {
-    Exec::new(lab, target).with_env("SCENARIO_DIR", &lab.dir.display().to_string())
+    Exec::new(lab, target)
+        .with_env("SCENARIO_DIR", &lab.dir.display().to_string())
+        .trusted()
 }
 
 /// Prepended to a reference shell so that a failure names its command: in an EXIT trap,

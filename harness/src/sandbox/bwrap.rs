@@ -1,14 +1,17 @@
 //! Turns a [`View`] into `bwrap` arguments.
 //!
-//! bwrap resolves every bind source on the host side, so binding the run dir (usually under `/tmp`)
-//! after `/tmp` has been replaced by a private tmpfs works, and so does re-exposing a kubeconfig.
-//! Operations run in argument order, which is the view's layer order.
+//! bwrap starts from an empty root and resolves every bind source on the host side, so the view's
+//! mounts map one to one onto its options, in the view's order. When bwrap runs as an
+//! unprivileged user (a learner's run under a root grader runs bwrap as the run's own uid; a
+//! grader that is not root runs it as itself) it makes a user namespace of its own and drops
+//! every capability before the script starts; `--disable-userns` keeps the script from making
+//! another one.
 
-use super::view::{ChildKind, Layer, View};
+use super::view::{Mount, View};
 use std::ffi::OsString;
 use std::path::Path;
 
-pub(crate) fn args(view: &View) -> Vec<OsString> {
+pub(crate) fn args(view: &View, unprivileged: bool) -> Vec<OsString> {
     let mut a = Args::default();
     // New PID namespace: `kill -9 -1` reaches only the sandbox, and when the script (or bwrap,
     // killed by us) ends, the kernel kills everything left in it. The network is shared: kubectl
@@ -16,43 +19,34 @@ pub(crate) fn args(view: &View) -> Vec<OsString> {
     a.flag("--die-with-parent");
     a.flag("--unshare-pid");
     a.flag("--unshare-ipc");
-
-    let root_expansion = view.expansion().filter(|e| e.at == Path::new("/"));
-    match root_expansion {
-        Some(expansion) => {
-            for child in &expansion.children {
-                let name = child.name.to_string_lossy();
-                if name == "proc" || name == "dev" {
-                    continue;
-                }
-                let path = Path::new("/").join(&child.name);
-                a.child(&path, &child.kind);
+    a.flag("--unshare-uts");
+    a.flag("--unshare-cgroup-try");
+    a.flag("--new-session");
+    if unprivileged {
+        a.flag("--unshare-user");
+        a.flag("--disable-userns");
+    }
+    for mount in &view.mounts {
+        match mount {
+            Mount::ReadOnly { path, .. } => a.pair("--ro-bind", path, path),
+            Mount::Symlink { path, target } => a.pair("--symlink", target, path),
+            Mount::Tmpfs { path, shared } => {
+                a.perms(if *shared { "1777" } else { "0700" });
+                a.one("--tmpfs", path);
             }
+            Mount::Mask { path, is_dir: true } => {
+                a.one("--tmpfs", path);
+                a.one("--remount-ro", path);
+            }
+            Mount::Mask {
+                path,
+                is_dir: false,
+            } => a.pair("--ro-bind", Path::new("/dev/null"), path),
+            Mount::Lab => a.pair("--bind", &view.run_dir, &view.map_at),
         }
-        None => a.pair("--ro-bind", Path::new("/"), Path::new("/")),
     }
     a.one("--dev", Path::new("/dev"));
     a.one("--proc", Path::new("/proc"));
-    for layer in &view.layers {
-        match layer {
-            Layer::Mask(mask) if mask.is_dir => a.one("--tmpfs", &mask.path),
-            Layer::Mask(mask) => a.pair("--ro-bind", Path::new("/dev/null"), &mask.path),
-            Layer::Expose(expose) => a.pair("--ro-bind", &expose.path, &expose.path),
-            Layer::Expand(expansion) if expansion.at == Path::new("/") => {}
-            Layer::Expand(expansion) => {
-                a.one("--tmpfs", &expansion.at);
-                for child in &expansion.children {
-                    a.child(&expansion.at.join(&child.name), &child.kind);
-                }
-            }
-            Layer::Lab => a.pair("--bind", &view.run_dir, &view.map_at),
-        }
-    }
-    if let Some(expansion) = view.expansion() {
-        if expansion.at != Path::new("/") {
-            a.one("--remount-ro", &expansion.at);
-        }
-    }
     a.one("--chdir", &view.map_at);
     a.0
 }
@@ -65,6 +59,11 @@ impl Args {
         self.0.push(flag.into());
     }
 
+    fn perms(&mut self, mode: &str) {
+        self.0.push("--perms".into());
+        self.0.push(mode.into());
+    }
+
     fn one(&mut self, flag: &str, path: &Path) {
         self.0.push(flag.into());
         self.0.push(path.into());
@@ -74,14 +73,5 @@ impl Args {
         self.0.push(flag.into());
         self.0.push(src.into());
         self.0.push(dest.into());
-    }
-
-    /// Re-creates one entry of an expanded directory: symlinks as symlinks, the rest bound read-only
-    /// (`-try`: an entry that vanished since it was listed is skipped).
-    fn child(&mut self, path: &Path, kind: &ChildKind) {
-        match kind {
-            ChildKind::Symlink(target) => self.pair("--symlink", target, path),
-            ChildKind::Dir | ChildKind::File => self.pair("--ro-bind-try", path, path),
-        }
     }
 }

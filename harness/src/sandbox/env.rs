@@ -17,19 +17,17 @@ const STANDARD_PATH: &[&str] = &[
     "/bin",
 ];
 
-/// `PATH` (the directories holding kubectl and jq first, then the standard ones), `HOME`, `LANG`,
-/// a writable kubectl discovery cache, then `spec.env` (which overrides), then the marker.
+/// `PATH` (the directories holding kubectl and jq first, then the standard ones), `LANG`, a
+/// writable kubectl discovery cache, then `spec.env` (which overrides), then the run's own `HOME`
+/// (never the grader's) and the marker.
 pub(crate) fn build(
     spec: &RunSpec,
     kube_cache: &str,
     marker: Option<&str>,
+    home: &str,
 ) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = vec![
         ("PATH".into(), default_path()),
-        (
-            "HOME".into(),
-            std::env::var("HOME").unwrap_or_else(|_| "/root".into()),
-        ),
         ("LANG".into(), "C.UTF-8".into()),
         // kubectl caches discovery under $HOME/.kube/cache, which is read-only in the sandbox.
         ("KUBECACHEDIR".into(), kube_cache.into()),
@@ -37,13 +35,14 @@ pub(crate) fn build(
     for (key, value) in &spec.env {
         set(&mut env, key, value);
     }
+    set(&mut env, "HOME", home);
     if let Some(marker) = marker {
         set(&mut env, MARKER_VAR, marker);
     }
     env
 }
 
-fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
+pub(crate) fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
     match env.iter_mut().find(|(k, _)| k == key) {
         Some(entry) => entry.1 = value.to_string(),
         None => env.push((key.to_string(), value.to_string())),

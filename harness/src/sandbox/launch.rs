@@ -1,18 +1,20 @@
-//! Puts a run together: preflight, environment, view, cgroup and rlimits, the command for the chosen
-//! isolation, then supervision and the outcome.
+//! Puts a run together: preflight, who the run is, its private area, environment, view, cgroup
+//! and rlimits, the command for the chosen isolation, then supervision and the outcome.
 
 use super::cgroup::RunCgroup;
-use super::detect::{Detected, Isolation};
+use super::detect::{become_user, Detected, Isolation};
+use super::identity::{self, Lease};
 use super::supervise::{supervise, Ended};
 use super::view::View;
 use super::{
-    bwrap, env, kube_cache, limit, mountns, preflight, sweep, view, ExitStatus, Limits, RunOutcome,
-    RunSpec,
+    bwrap, env, kube_cache, kubeconfig, lab_link, limit, mountns, preflight, sweep, view,
+    ExitStatus, Limits, RunOutcome, RunSpec, Trust,
 };
 use nix::sys::resource::{setrlimit, Resource};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use std::ffi::{CString, OsString};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,8 +22,13 @@ use std::time::Instant;
 
 /// The shell the lab's learner types commands into. The script is run from it as `./name args`
 /// (so a missing exec bit or a CRLF shebang fails exactly as it does in the lab), as a child rather
-/// than with `exec`: in the mount-namespace sandbox that child is the PID namespace's init.
-const WRAPPER: &str = r#""$@"; exit $?"#;
+/// than with `exec`: in the namespace sandboxes that child is the PID namespace's init. Before
+/// that it writes one byte to descriptor 3 when there is one: the sign that bubblewrap got as far
+/// as starting the script (a failure before is the machine's, not the learner's).
+const WRAPPER: &str = r#"{ printf . >&3 && exec 3>&-; } 2>/dev/null; "$@"; exit $?"#;
+
+/// The descriptor the wrapper announces itself on.
+const STARTED_FD: i32 = 3;
 
 pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     let start = Instant::now();
@@ -67,14 +74,49 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     };
     let argv = script_argv(spec, &bash);
 
+    // A root grader never runs a learner's code as root: it gets an unprivileged uid of its own.
+    let root = nix::unistd::geteuid().is_root();
+    let lease = match (root, spec.trust, isolation) {
+        (true, Trust::Learner, Isolation::Bubblewrap | Isolation::MountNamespace)
+        | (true, Trust::Learner, Isolation::UnprivilegedUid) => match identity::lease() {
+            Ok(lease) => Some(lease),
+            Err(error) => {
+                return fail(
+                    problems,
+                    format!("no unprivileged uid for the script: {error}"),
+                )
+            }
+        },
+        _ => None,
+    };
+    let area = match Area::new(spec, isolation, lease.as_ref()) {
+        Ok(area) => area,
+        Err(message) => return fail(problems, message),
+    };
+    if let Some(lease) = &lease {
+        if let Err(error) = identity::give(&spec.run_dir, lease) {
+            return fail(
+                problems,
+                format!("handing the lab dir to the script's uid: {error}"),
+            );
+        }
+    }
+
     // Without a PID namespace, leftovers are found by session and by this marker.
-    let marker = (isolation == Isolation::None).then(new_marker);
-    let kube_cache = kube_cache::for_run(spec.kube_cache_seed.as_deref(), isolation);
-    let environment = env::build(spec, &kube_cache.path, marker.as_deref());
+    let marker = (!isolation.has_view()).then(new_marker);
+    let mut environment = env::build(spec, &area.kube_cache.path, marker.as_deref(), &area.home);
+    if let Some(config) = &area.kubeconfig {
+        env::set(&mut environment, "KUBECONFIG", config);
+    }
+    let run_as = lease
+        .as_ref()
+        .map(|lease| (lease.uid.as_raw(), lease.gid.as_raw()));
 
     let mut command;
     let mut mount_report = None;
     let mut mount_setup = None;
+    let mut started_pipe = None;
+    let mut lab_link = None;
     match isolation {
         Isolation::Bubblewrap => {
             let view = match plan(spec, &environment) {
@@ -86,17 +128,21 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
             };
             command = Command::new(bwrap_path);
             command
-                .args(bwrap::args(&view))
+                .args(bwrap::args(&view, run_as.is_some() || !root))
                 .arg("--")
                 .args(&argv)
                 .current_dir("/");
+            match nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC) {
+                Ok(pair) => started_pipe = Some(pair),
+                Err(error) => return fail(problems, format!("pipe: {error}")),
+            }
         }
         Isolation::MountNamespace => {
             let view = match plan(spec, &environment) {
                 Ok(view) => view,
                 Err(e) => return fail(problems, e),
             };
-            let (setup, report) = match mountns::setup(&view) {
+            let (setup, report) = match mountns::setup(&view, run_as) {
                 Ok(pair) => pair,
                 Err(e) => return fail(problems, e),
             };
@@ -104,6 +150,16 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
             command.args(&argv[1..]).current_dir("/");
             mount_setup = Some(setup);
             mount_report = Some(report);
+        }
+        Isolation::UnprivilegedUid => {
+            match lab_link::place(&spec.map_at, &spec.run_dir, run_as.map(|(uid, _)| uid)) {
+                Ok(link) => lab_link = Some(link),
+                Err(message) => return fail(problems, message),
+            }
+            // Through the link, as in the lab: `pwd` prints the lab path, not the run dir.
+            command = Command::new(&argv[0]);
+            command.args(&argv[1..]).current_dir(&spec.map_at);
+            env::set(&mut environment, "PWD", &spec.map_at.display().to_string());
         }
         Isolation::None => {
             command = Command::new(&argv[0]);
@@ -118,8 +174,15 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         .stderr(Stdio::piped());
 
     let cgroup = RunCgroup::create(&spec.limits);
-    let mut child_setup = ChildSetup::new(&spec.limits, cgroup.as_ref());
+    let mut child_setup = ChildSetup::new(&spec.limits, cgroup.as_ref(), lease.as_ref());
     let rlimits = (child_setup.address_space, child_setup.processes);
+    // The mount namespace drops privileges as its last step; bwrap and the plain uid sandbox
+    // drop them right before exec.
+    let drop_to = match isolation {
+        Isolation::Bubblewrap | Isolation::UnprivilegedUid => run_as,
+        _ => None,
+    };
+    let started_write = started_pipe.as_ref().map(|(_, write)| write.as_raw_fd());
     // SAFETY: the closure only issues raw syscalls on data prepared before the fork (see
     // `ChildSetup::apply` and `mountns::Setup::apply`).
     unsafe {
@@ -128,6 +191,16 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
             if let Some(setup) = mount_setup.as_mut() {
                 setup.apply()?;
             }
+            if let Some(fd) = started_write {
+                if nix::libc::dup2(fd, STARTED_FD) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some((uid, gid)) = drop_to {
+                become_user(uid, gid)?;
+            }
+            // Cleared by every change of credentials: set last.
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
             Ok(())
         });
     }
@@ -135,6 +208,10 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     // The command owns the pre_exec closure, which holds the write end of the mount setup's error
     // pipe: drop it so the pipe can be read to its end.
     drop(command);
+    let started_read: Option<OwnedFd> = started_pipe.map(|(read, write)| {
+        drop(write);
+        read
+    });
     let child = match spawned {
         Ok(child) => child,
         Err(e) => {
@@ -156,7 +233,12 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         if let Some(cgroup) = &cgroup {
             cgroup.kill_all();
         }
-        sweep::kill_leftovers(pid, marker.as_deref());
+        if let Some(lease) = &lease {
+            identity::kill_all_of(lease.uid);
+        }
+        if !isolation.has_view() {
+            sweep::kill_leftovers(pid, marker.as_deref());
+        }
     };
     let captured = supervise(
         child,
@@ -164,6 +246,16 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         spec.cutoff.as_ref(),
         &mut kill_everything,
     );
+    drop(lab_link);
+    if let Some(read) = &started_read {
+        if !wrapper_started(read) && matches!(captured.ended, Ended::Exited(_)) {
+            let said = String::from_utf8_lossy(&captured.stderr).trim().to_string();
+            return fail(
+                problems,
+                format!("could not start the bubblewrap sandbox: {said}"),
+            );
+        }
+    }
     problems.extend(captured.problems);
     if let Some(cgroup) = &cgroup {
         problems.extend(cgroup.problems(&spec.limits));
@@ -194,7 +286,9 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         }
     };
     drop(cgroup);
-    drop(kube_cache);
+    // The lease goes last: dropping it kills whatever the uid still runs.
+    drop(area);
+    drop(lease);
     RunOutcome {
         stdout: captured.stdout,
         stderr: captured.stderr,
@@ -202,6 +296,88 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         problems,
         isolation: isolation.name(),
         duration: start.elapsed(),
+    }
+}
+
+/// Whether the wrapper wrote its byte (read without blocking: bwrap may still hold the pipe).
+fn wrapper_started(read: &OwnedFd) -> bool {
+    let _ = nix::fcntl::fcntl(
+        read.as_raw_fd(),
+        nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
+    );
+    let mut byte = [0u8; 1];
+    matches!(nix::unistd::read(read.as_raw_fd(), &mut byte), Ok(1))
+}
+
+/// What a run keeps outside its lab dir, owned by its uid when it has one: its kubeconfig (with
+/// every file it names inlined), and — where there is no view to give it a private tmpfs — its
+/// home and its copy of the kubectl cache.
+struct Area {
+    home: String,
+    kubeconfig: Option<String>,
+    kube_cache: kube_cache::RunCache,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Area {
+    fn new(spec: &RunSpec, isolation: Isolation, lease: Option<&Lease>) -> Result<Area, String> {
+        let needs_dir = lease.is_some() || !isolation.has_view();
+        let dir = match needs_dir {
+            true => Some(
+                tempfile::Builder::new()
+                    .prefix("proctor-area-")
+                    .tempdir()
+                    .map_err(|error| format!("creating the run's private area: {error}"))?,
+            ),
+            false => None,
+        };
+        let home = match &dir {
+            Some(dir) if !isolation.has_view() => {
+                let home = dir.path().join("home");
+                std::fs::create_dir(&home)
+                    .map_err(|error| format!("creating the run's home: {error}"))?;
+                home.display().to_string()
+            }
+            _ => view::home_for(&view::lexically_normal(&spec.map_at))
+                .display()
+                .to_string(),
+        };
+        let kubeconfig = match (&dir, lease) {
+            (Some(dir), Some(_)) => Self::kubeconfig(spec, dir.path())?,
+            _ => None,
+        };
+        let kube_cache = kube_cache::for_run(
+            spec.kube_cache_seed.as_deref(),
+            isolation,
+            dir.as_ref().map(tempfile::TempDir::path),
+        );
+        if let (Some(dir), Some(lease)) = (&dir, lease) {
+            identity::give(dir.path(), lease)
+                .map_err(|error| format!("handing the run's area to its uid: {error}"))?;
+        }
+        Ok(Area {
+            home,
+            kubeconfig,
+            kube_cache,
+            _dir: dir,
+        })
+    }
+
+    /// The run's own flattened copy of the kubeconfig its environment names.
+    fn kubeconfig(spec: &RunSpec, dir: &Path) -> Result<Option<String>, String> {
+        let Some((_, named)) = spec.env.iter().find(|(key, _)| key == "KUBECONFIG") else {
+            return Ok(None);
+        };
+        let named = Path::new(named);
+        if !named.is_file() {
+            return Ok(None);
+        }
+        let text = kubeconfig::flattened(named)
+            .map_err(|error| format!("preparing the kubeconfig for the script: {error:#}"))?;
+        let copy = dir.join("kubeconfig");
+        std::fs::write(&copy, text)
+            .map_err(|error| format!("writing the script's kubeconfig: {error}"))?;
+        Ok(Some(copy.display().to_string()))
     }
 }
 
@@ -214,8 +390,8 @@ fn plan(spec: &RunSpec, environment: &[(String, String)]) -> Result<View, String
     )
 }
 
-/// `bash -c '"$@"; exit $?' bash ./drv-tag.sh args...`, or for a shell snippet
-/// `bash -c '"$@"; exit $?' bash /bin/bash -c <snippet>`.
+/// `bash -c WRAPPER bash ./drv-tag.sh args...`, or for a shell snippet
+/// `bash -c WRAPPER bash /bin/bash -c <snippet>`.
 fn script_argv(spec: &RunSpec, bash: &Path) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![bash.into(), "-c".into(), WRAPPER.into(), "bash".into()];
     match &spec.shell {
@@ -251,11 +427,16 @@ struct ChildSetup {
 }
 
 impl ChildSetup {
-    fn new(limits: &Limits, cgroup: Option<&RunCgroup>) -> ChildSetup {
+    fn new(limits: &Limits, cgroup: Option<&RunCgroup>, lease: Option<&Lease>) -> ChildSetup {
         let memory_in_cgroup = cgroup.is_some_and(RunCgroup::limits_memory);
         let processes_in_cgroup = cgroup.is_some_and(RunCgroup::limits_processes);
-        // RLIMIT_NPROC counts every task of the user, the grader's included, and root ignores it.
-        let processes = if processes_in_cgroup || nix::unistd::geteuid().is_root() {
+        // RLIMIT_NPROC counts every task of the user and root ignores it: a run's own uid starts
+        // with none, the grader's uid with all of its own.
+        let processes = if processes_in_cgroup {
+            None
+        } else if lease.is_some() {
+            Some(limits.processes)
+        } else if nix::unistd::geteuid().is_root() {
             None
         } else {
             Some(tasks_of_current_user() + limits.processes)
@@ -270,8 +451,6 @@ impl ChildSetup {
     /// Runs in the child between fork and exec: raw syscalls only.
     fn apply(&mut self) -> std::io::Result<()> {
         nix::unistd::setsid()?;
-        // Dies with the grader.
-        nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
         for procs in &self.cgroup_procs {
             // SAFETY: `procs` is a live NUL-terminated path; the buffer is a static byte string.
             unsafe {

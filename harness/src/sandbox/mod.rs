@@ -1,31 +1,40 @@
 //! Runs a learner's (or the reference's) script the way the lab would, without letting it harm the
-//! grader: the run dir appears at the lab's absolute path (`/root/gpudrv`), the rest of the file
-//! system is read-only, the grader's own files (repository, scenarios, reference outputs, temp dirs)
-//! are hidden, and every process the script starts is killed when it ends, times out or floods its
-//! output. Loopback networking is kept: scripts talk to the cluster through `kubectl`.
+//! grader, other learners or the grade: the run dir appears at the lab's absolute path
+//! (`/root/gpudrv`), and every process the script starts is killed when it ends, times out or
+//! floods its output. Loopback networking is kept: scripts talk to the cluster through `kubectl`.
 //!
-//! Isolation, best first (see [`isolation_available`]; `PROCTOR_SANDBOX=bubblewrap|mount-namespace|none`
-//! forces one):
-//! - `bubblewrap`: `bwrap` builds the view (read-only `/`, private `/tmp`, run dir bound at the lab
-//!   path) in new mount and PID namespaces; `--die-with-parent` and the PID namespace guarantee that
-//!   nothing survives the run, and `kill -9 -1` only reaches the sandbox's own processes.
-//! - `mount-namespace`: the same view built with `unshare(2)` and `mount(2)` in the child before exec
-//!   (plus a user namespace when not root), and a PID namespace whose init is the script.
-//! - `none`: no privilege for either; the script runs with cwd = run dir and literal `/root/<lab>`
-//!   paths are not rewritten. Leftover processes are still found and killed (by session and by an
-//!   environment marker), but the file system is not protected.
+//! A learner's code ([`Trust::Learner`]: their scripts, and the replays of their files) never runs
+//! as root: a root grader gives each run an unprivileged uid of its own (see `identity`), with no
+//! capabilities and `no_new_privs`; a grader that is not root runs it as itself inside a user
+//! namespace. The reference's shells ([`Trust::Reference`], the scenario author's) run as the
+//! grader. Isolation, best first (see [`isolation_available`]; `PROCTOR_SANDBOX=bubblewrap|
+//! mount-namespace|unprivileged-uid|none` forces one):
+//! - `bubblewrap`: `bwrap` builds the view (see `view`: an allow list of system directories, a
+//!   private `/tmp` and home, the run dir at the lab path) in new user, mount, PID, IPC and UTS
+//!   namespaces with a fresh `/proc` and no `/sys`; a root grader runs `bwrap` itself as the run's
+//!   uid, so the sandbox's user namespace maps to that uid, never to root;
+//! - `mount-namespace` (root only): the same view built by our own code, made the root with
+//!   `pivot_root`, with a `/proc` that shows only the run's uid, before the run drops to its uid;
+//! - `unprivileged-uid` (root, no namespaces — a container that forbids them): the run's own uid
+//!   and the host's file system, on which every grader path is private to root (see
+//!   [`harden_grader_files`]); the lab path is a link to the run dir, one run at a time;
+//! - `none` (not root, no namespaces): the script runs as the grader. Grading refuses this unless
+//!   the grader accepts it explicitly (see [`grading_isolation`]), and every report says so.
 //!
 //! Resource limits. A fork bomb and memory hogs are stopped by a per-run cgroup when one can be
 //! created (cgroup v2 `pids.max`/`memory.max`, or the v1 `pids` and `memory` hierarchies, as on hosts
 //! with a hybrid layout). Without a cgroup, `RLIMIT_AS` bounds memory and `RLIMIT_NPROC` bounds
-//! processes — but `RLIMIT_NPROC` counts per user and is not enforced for root, so a root grader
-//! without a writable cgroup is protected from a fork bomb only by the timeout.
+//! processes — exactly, for a run with its own uid; for a reference run of a root grader without a
+//! writable cgroup only the timeout stops a fork bomb.
 
 mod bwrap;
 mod cgroup;
 mod detect;
 mod env;
+mod identity;
 mod kube_cache;
+mod kubeconfig;
+mod lab_link;
 mod launch;
 mod limit;
 mod mountns;
@@ -73,6 +82,18 @@ pub struct RunSpec {
     pub hidden: Vec<PathBuf>,
     /// A shorter time limit its owner may set while the run goes (see [`Cutoff`]).
     pub cutoff: Option<Cutoff>,
+    /// Whose code this is: a learner's never runs as root.
+    pub trust: Trust,
+}
+
+/// Whose code a run runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Trust {
+    /// Anything a submission decides: the learner's scripts, a replay of their files.
+    #[default]
+    Learner,
+    /// The scenario author's reference shells.
+    Reference,
 }
 
 /// A time limit set while a run goes, counted from the run's start: the learner's run of a pair
@@ -144,7 +165,7 @@ pub struct RunOutcome {
     pub exit: ExitStatus,
     /// Explanations for the learner or operator: the script's mistakes and any limit that was hit.
     pub problems: Vec<String>,
-    /// `"bubblewrap"`, `"mount-namespace"` or `"none"`.
+    /// `"bubblewrap"`, `"mount-namespace"`, `"unprivileged-uid"` or `"none"`.
     pub isolation: &'static str,
     pub duration: Duration,
 }
@@ -160,4 +181,35 @@ pub fn run(spec: &RunSpec) -> RunOutcome {
         "script run"
     );
     outcome
+}
+
+/// The isolation a grading's learner runs get, or why grading must not start: `none` (a grader
+/// that is not root on a machine without namespaces) is refused unless `accept_unisolated`, and a
+/// forced isolation this machine cannot give is refused whatever the flag.
+pub fn grading_isolation(accept_unisolated: bool) -> Result<&'static str, String> {
+    let detected = detect::detected();
+    if let Some(why) = detect::unusable(detected) {
+        return Err(format!(
+            "the {} sandbox cannot run here: {why}",
+            detected.isolation.name()
+        ));
+    }
+    if detected.isolation == detect::Isolation::None && !accept_unisolated {
+        return Err(
+            "learners' scripts would run as this user, able to read and change everything it can: \
+             install bubblewrap (apt-get install bubblewrap) on a machine with user namespaces, \
+             or run Proctor as root; --accept-unisolated grades anyway, and every report says so"
+                .to_string(),
+        );
+    }
+    Ok(detected.isolation.name())
+}
+
+/// What a root grader does to its own files before any learner's code runs without a view of its
+/// own (`unprivileged-uid`): files it creates from now on are private (umask 077). Its caches and
+/// reports are made so where they are created; see `cache_dir`.
+pub fn harden_grader_files() {
+    if nix::unistd::geteuid().is_root() {
+        nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o077));
+    }
 }

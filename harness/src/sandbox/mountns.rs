@@ -1,44 +1,41 @@
-//! The sandbox without bubblewrap: the child (between fork and exec) enters new mount and PID
-//! namespaces (and a user namespace when the grader is not root) and builds the [`View`] itself.
+//! The sandbox without bubblewrap, for a grader that is root: the child (between fork and exec)
+//! enters new mount, PID, IPC and UTS namespaces, builds the [`View`] on a fresh tmpfs, makes it
+//! its root with `pivot_root` (the host's tree is detached, not merely covered), and — for a
+//! learner's run — becomes the run's unprivileged uid with `no_new_privs` before the script
+//! starts. Every mount is made by real root in the host's user namespace, so the unprivileged
+//! script can undo none of them; `/proc` is a new instance that shows only the run's own uid.
 //!
-//! Everything the child does is a precomputed list of [`Op`]s holding `CString`s, executed with raw
-//! syscalls only: after `fork` in a multi-threaded program the child must not allocate.
-//!
-//! Bind sources are opened as `O_PATH` descriptors right after entering the new mount namespace and
-//! bound through `/proc/self/fd/N` later, so the run dir stays reachable after `/tmp` is masked.
-//! The PID namespace only applies to the child's children, so the wrapper shell forks the script as
-//! the namespace's init: when it exits, the kernel kills everything left in the namespace, and
-//! `kill -9 -1` inside reaches only the namespace.
+//! Everything the child does is a precomputed list of [`Op`]s holding `CString`s, executed with
+//! raw syscalls only: after `fork` in a multi-threaded program the child must not allocate.
+//! Bind sources are opened as `O_PATH` descriptors right after entering the new mount namespace
+//! and bound through `/proc/self/fd/N` later, so they stay reachable once the new root is built.
+//! The PID namespace only applies to the child's children, so the wrapper shell forks the script
+//! as the namespace's init: when it exits, the kernel kills everything left in the namespace.
 
-use super::view::{ChildKind, Expansion, Layer, View};
+use super::view::{Mount, View};
 use nix::libc;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Where the new root is built: a tmpfs mounted over the child's own `/tmp` (which nothing of the
+/// view reads from once the bind sources are open), as bubblewrap does.
+const NEW_ROOT: &str = "/tmp";
+
+/// The device nodes a script may use, bound from the host's.
+const DEVICES: [&str; 6] = ["null", "zero", "full", "random", "urandom", "tty"];
 
 /// One step of the child's setup.
 #[derive(Debug)]
 enum Op {
     Unshare(libc::c_int),
-    /// Write `data` into an existing file (uid_map, gid_map, setgroups).
-    WriteFile {
-        path: CString,
-        data: CString,
-    },
     /// Stop mount events from propagating back to the host.
     MakePrivate,
-    /// Open `path` as an `O_PATH` descriptor into `slot`. An `optional` path that cannot be opened
-    /// (an entry of an expanded dir removed since it was listed) leaves the slot empty.
+    /// Open `path` as an `O_PATH` descriptor into `slot`.
     OpenPath {
         path: CString,
         slot: usize,
-        optional: bool,
-    },
-    /// Best effort: make an existing mount read-only, keeping its locked flags.
-    RemountRo {
-        path: CString,
-        flags: libc::c_ulong,
     },
     Tmpfs {
         path: CString,
@@ -54,20 +51,30 @@ enum Op {
         target: CString,
         path: CString,
     },
-    /// Bind `/dev/null` over a file.
-    BindDevNull {
-        path: CString,
-    },
-    /// Bind the descriptor in `slot` at `path`; then make the new mount read-only or read-write.
-    /// An empty slot is skipped.
+    /// Bind the descriptor in `slot` at `path`, then set its flags (read-only, nosuid, nodev).
     BindSlot {
         slot: usize,
         path: CString,
-        readonly: bool,
         flags: libc::c_ulong,
     },
+    /// Make an existing mount read-only.
+    RemountRo {
+        path: CString,
+    },
+    /// A new procfs instance; `hidepid=invisible` hides other uids' processes (older kernels
+    /// only know `hidepid=2`, tried next).
+    Proc {
+        path: CString,
+    },
+    /// Make `NEW_ROOT` the root and detach the host's.
+    PivotRoot,
     Chdir {
         path: CString,
+    },
+    /// Become `uid`/`gid` with no supplementary groups, no capabilities and `no_new_privs`.
+    DropPrivileges {
+        uid: libc::uid_t,
+        gid: libc::gid_t,
     },
 }
 
@@ -76,17 +83,18 @@ impl Op {
         let s = |c: &CString| c.to_string_lossy().into_owned();
         match self {
             Op::Unshare(_) => "enter new namespaces (unshare)".into(),
-            Op::WriteFile { path, .. } => format!("write {}", s(path)),
             Op::MakePrivate => "make mounts private".into(),
             Op::OpenPath { path, .. } => format!("open {}", s(path)),
-            Op::RemountRo { path, .. } => format!("make {} read-only", s(path)),
             Op::Tmpfs { path, .. } => format!("mount a tmpfs on {}", s(path)),
             Op::Mkdir { path } => format!("create directory {}", s(path)),
             Op::MkFile { path } => format!("create mount point {}", s(path)),
             Op::Symlink { path, .. } => format!("create symlink {}", s(path)),
-            Op::BindDevNull { path } => format!("hide {}", s(path)),
             Op::BindSlot { path, .. } => format!("bind-mount onto {}", s(path)),
+            Op::RemountRo { path } => format!("make {} read-only", s(path)),
+            Op::Proc { path } => format!("mount a new /proc on {}", s(path)),
+            Op::PivotRoot => "change the root (pivot_root)".into(),
             Op::Chdir { path } => format!("enter {}", s(path)),
+            Op::DropPrivileges { uid, .. } => format!("become uid {uid}"),
         }
     }
 }
@@ -130,107 +138,163 @@ fn cs(s: &str) -> CString {
     CString::new(s).unwrap_or_default()
 }
 
-/// Builds the setup for `view`. `cwd` is where the child ends up (`map_at`).
-pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
-    let mut ops = Vec::new();
-    enter_namespaces(&mut ops);
-    ops.push(Op::MakePrivate);
+/// `path` of the view inside the new root being built.
+fn staged(path: &Path) -> PathBuf {
+    Path::new(NEW_ROOT).join(path.strip_prefix("/").unwrap_or(path))
+}
 
-    // Descriptors for every bind source, opened before anything is hidden.
+/// Who the script runs as: `None` keeps the grader's identity (a reference run, trusted).
+pub(crate) type RunAs = Option<(libc::uid_t, libc::gid_t)>;
+
+/// Builds the setup for `view`.
+pub(crate) fn setup(view: &View, run_as: RunAs) -> Result<(Setup, Report), String> {
+    let mut ops = vec![
+        Op::Unshare(
+            libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS,
+        ),
+        Op::MakePrivate,
+    ];
+
+    // Descriptors for every bind source, opened before the new root covers `/tmp`.
     let mut slots = 0;
-    let mut slot_for = |ops: &mut Vec<Op>, path: &Path, optional: bool| -> Result<usize, String> {
+    let mut slot_for = |ops: &mut Vec<Op>, path: &Path| -> Result<usize, String> {
         let slot = slots;
         slots += 1;
         ops.push(Op::OpenPath {
             path: cstr(path)?,
             slot,
-            optional,
         });
         Ok(slot)
     };
-    let run_slot = slot_for(&mut ops, &view.run_dir, false)?;
-    let mut expose_slots = Vec::new();
-    for expose in view.exposes() {
-        expose_slots.push(slot_for(&mut ops, &expose.path, false)?);
-    }
-    let mut child_slots = Vec::new();
-    if let Some(expansion) = view.expansion() {
-        if expansion.at == Path::new("/") {
-            return Err(format!(
-                "{} does not exist and only bubblewrap can create it under /",
-                view.map_at.display()
-            ));
+    let run_slot = slot_for(&mut ops, &view.run_dir)?;
+    let null_slot = slot_for(&mut ops, Path::new("/dev/null"))?;
+    let mut device_slots = Vec::new();
+    for device in DEVICES {
+        let path = Path::new("/dev").join(device);
+        if path.exists() {
+            device_slots.push((device, slot_for(&mut ops, &path)?));
         }
-        for child in &expansion.children {
-            let slot = match child.kind {
-                ChildKind::Symlink(_) => None,
-                _ => Some(slot_for(&mut ops, &expansion.at.join(&child.name), true)?),
-            };
-            child_slots.push(slot);
+    }
+    let mut bind_slots = Vec::new();
+    for mount in &view.mounts {
+        if let Mount::ReadOnly { path, .. } = mount {
+            bind_slots.push(slot_for(&mut ops, path)?);
         }
     }
 
-    for (mount_point, flags) in existing_mounts() {
-        ops.push(Op::RemountRo {
-            path: cstr(&mount_point)?,
-            flags,
-        });
-    }
-    let mut expose_slots = expose_slots.into_iter();
-    for layer in &view.layers {
-        match layer {
-            Layer::Mask(mask) => {
-                let path = cstr(&mask.path)?;
-                ops.push(if mask.is_dir {
-                    Op::Tmpfs {
-                        path,
-                        data: cs("mode=1777"),
-                    }
-                } else {
-                    Op::BindDevNull { path }
-                });
-            }
-            Layer::Expose(expose) => {
-                let slot = expose_slots
+    ops.push(Op::Tmpfs {
+        path: cs(NEW_ROOT),
+        data: cs("mode=0755"),
+    });
+    let nosuid_nodev = libc::MS_NOSUID | libc::MS_NODEV;
+    let mut bind_slots = bind_slots.into_iter();
+    for mount in &view.mounts {
+        let at = staged(mount.path(view));
+        match mount {
+            Mount::ReadOnly { is_dir, .. } => {
+                let slot = bind_slots
                     .next()
-                    .ok_or_else(|| "the view lost an exposed path".to_string())?;
-                if let Some(parent) = expose.path.parent() {
-                    mkdir_all(&mut ops, parent)?;
-                }
-                let path = cstr(&expose.path)?;
-                ops.push(if expose.is_dir {
-                    Op::Mkdir { path: path.clone() }
-                } else {
-                    Op::MkFile { path: path.clone() }
-                });
+                    .ok_or_else(|| "the view lost a bind source".to_string())?;
+                mount_point(&mut ops, &at, *is_dir)?;
                 ops.push(Op::BindSlot {
                     slot,
-                    path,
-                    readonly: true,
-                    flags: 0,
+                    path: cstr(&at)?,
+                    flags: libc::MS_RDONLY | nosuid_nodev,
                 });
             }
-            Layer::Expand(expansion) => expand(&mut ops, expansion, &child_slots)?,
-            Layer::Lab => {
-                mkdir_all(&mut ops, &view.map_at)?;
+            Mount::Symlink { target, .. } => {
+                if let Some(parent) = at.parent() {
+                    mkdir_all(&mut ops, parent)?;
+                }
+                ops.push(Op::Symlink {
+                    target: cstr(target)?,
+                    path: cstr(&at)?,
+                });
+            }
+            Mount::Tmpfs { shared, .. } => {
+                mkdir_all(&mut ops, &at)?;
+                let data = match (shared, run_as) {
+                    (true, _) => "mode=1777".to_string(),
+                    (false, Some((uid, gid))) => format!("mode=0700,uid={uid},gid={gid}"),
+                    (false, None) => "mode=0700".to_string(),
+                };
+                ops.push(Op::Tmpfs {
+                    path: cstr(&at)?,
+                    data: cs(&data),
+                });
+            }
+            Mount::Mask { is_dir: true, .. } => {
+                mkdir_all(&mut ops, &at)?;
+                ops.push(Op::Tmpfs {
+                    path: cstr(&at)?,
+                    data: cs("mode=0755"),
+                });
+                ops.push(Op::RemountRo { path: cstr(&at)? });
+            }
+            Mount::Mask { is_dir: false, .. } => {
+                mount_point(&mut ops, &at, false)?;
+                ops.push(Op::BindSlot {
+                    slot: null_slot,
+                    path: cstr(&at)?,
+                    flags: libc::MS_RDONLY | nosuid_nodev,
+                });
+            }
+            Mount::Lab => {
+                mkdir_all(&mut ops, &at)?;
                 ops.push(Op::BindSlot {
                     slot: run_slot,
-                    path: cstr(&view.map_at)?,
-                    readonly: false,
-                    flags: locked_flags(&view.run_dir),
+                    path: cstr(&at)?,
+                    flags: nosuid_nodev,
                 });
             }
         }
     }
-    if let Some(expansion) = view.expansion() {
-        ops.push(Op::RemountRo {
-            path: cstr(&expansion.at)?,
-            flags: libc::MS_NOSUID | libc::MS_NODEV,
+
+    // A minimal /dev: the harmless devices, the usual links, a private /dev/shm.
+    let dev = staged(Path::new("/dev"));
+    mkdir_all(&mut ops, &dev)?;
+    ops.push(Op::Tmpfs {
+        path: cstr(&dev)?,
+        data: cs("mode=0755"),
+    });
+    for (device, slot) in device_slots {
+        let at = dev.join(device);
+        mount_point(&mut ops, &at, false)?;
+        ops.push(Op::BindSlot {
+            slot,
+            path: cstr(&at)?,
+            flags: libc::MS_NOSUID,
         });
     }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        ops.push(Op::Symlink {
+            target: cs(target),
+            path: cstr(&dev.join(name))?,
+        });
+    }
+    let shm = dev.join("shm");
+    mkdir_all(&mut ops, &shm)?;
+    ops.push(Op::Tmpfs {
+        path: cstr(&shm)?,
+        data: cs("mode=1777"),
+    });
+
+    let proc = staged(Path::new("/proc"));
+    mkdir_all(&mut ops, &proc)?;
+    ops.push(Op::Proc { path: cstr(&proc)? });
+    ops.push(Op::RemountRo { path: cs(NEW_ROOT) });
+    ops.push(Op::PivotRoot);
     ops.push(Op::Chdir {
         path: cstr(&view.map_at)?,
     });
+    if let Some((uid, gid)) = run_as {
+        ops.push(Op::DropPrivileges { uid, gid });
+    }
 
     let descriptions = ops.iter().map(Op::describe).collect();
     let (read, write) =
@@ -248,140 +312,27 @@ pub(crate) fn setup(view: &View) -> Result<(Setup, Report), String> {
     ))
 }
 
-/// A tmpfs at `expansion.at` holding its host entries again: directories and files bound back
-/// read-only from their descriptors, symlinks re-created.
-fn expand(
-    ops: &mut Vec<Op>,
-    expansion: &Expansion,
-    child_slots: &[Option<usize>],
-) -> Result<(), String> {
-    ops.push(Op::Tmpfs {
-        path: cstr(&expansion.at)?,
-        data: cs("mode=0755"),
-    });
-    for (child, slot) in expansion.children.iter().zip(child_slots) {
-        let path = cstr(&expansion.at.join(&child.name))?;
-        match (&child.kind, slot) {
-            (ChildKind::Symlink(target), _) => ops.push(Op::Symlink {
-                target: cstr(target)?,
-                path,
-            }),
-            (kind @ (ChildKind::Dir | ChildKind::File), Some(slot)) => {
-                ops.push(match kind {
-                    ChildKind::Dir => Op::Mkdir { path: path.clone() },
-                    _ => Op::MkFile { path: path.clone() },
-                });
-                ops.push(Op::BindSlot {
-                    slot: *slot,
-                    path,
-                    readonly: true,
-                    flags: 0,
-                });
-            }
-            _ => {}
-        }
+fn mount_point(ops: &mut Vec<Op>, at: &Path, is_dir: bool) -> Result<(), String> {
+    if is_dir {
+        return mkdir_all(ops, at);
     }
+    if let Some(parent) = at.parent() {
+        mkdir_all(ops, parent)?;
+    }
+    ops.push(Op::MkFile { path: cstr(at)? });
     Ok(())
 }
 
-fn enter_namespaces(ops: &mut Vec<Op>) {
-    let flags = libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC;
-    if nix::unistd::geteuid().is_root() {
-        ops.push(Op::Unshare(flags));
-    } else {
-        // Unprivileged: a user namespace in which we are root, mapped to our own uid and gid.
-        let (uid, gid) = (nix::unistd::geteuid(), nix::unistd::getegid());
-        ops.push(Op::Unshare(flags | libc::CLONE_NEWUSER));
-        ops.push(Op::WriteFile {
-            path: cs("/proc/self/setgroups"),
-            data: cs("deny"),
-        });
-        ops.push(Op::WriteFile {
-            path: cs("/proc/self/uid_map"),
-            data: cs(&format!("0 {uid} 1")),
-        });
-        ops.push(Op::WriteFile {
-            path: cs("/proc/self/gid_map"),
-            data: cs(&format!("0 {gid} 1")),
-        });
-    }
-}
-
 fn mkdir_all(ops: &mut Vec<Op>, path: &Path) -> Result<(), String> {
-    let mut ancestors: Vec<&Path> = path.ancestors().filter(|a| *a != Path::new("/")).collect();
+    let mut ancestors: Vec<&Path> = path
+        .ancestors()
+        .filter(|a| a.starts_with(NEW_ROOT) && *a != Path::new(NEW_ROOT))
+        .collect();
     ancestors.reverse();
     for dir in ancestors {
         ops.push(Op::Mkdir { path: cstr(dir)? });
     }
     Ok(())
-}
-
-/// Mount points of the current namespace (a copy of which the child gets) except the kernel's
-/// virtual trees, with the flags a remount must keep (`nosuid`, `nodev`, `noexec`, atime flags are
-/// locked in a user namespace).
-fn existing_mounts() -> Vec<(std::path::PathBuf, libc::c_ulong)> {
-    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let mut out = Vec::new();
-    for line in info.lines() {
-        let Some(raw) = line.split(' ').nth(4) else {
-            continue;
-        };
-        let path = std::path::PathBuf::from(unescape_mountinfo(raw));
-        if ["/proc", "/sys", "/dev"]
-            .iter()
-            .any(|v| path.starts_with(v))
-        {
-            continue;
-        }
-        out.push((path.clone(), locked_flags(&path)));
-    }
-    out
-}
-
-/// `\040` and friends in mountinfo paths.
-fn unescape_mountinfo(raw: &str) -> String {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\'
-            && i + 3 < bytes.len()
-            && bytes[i + 1..i + 4]
-                .iter()
-                .all(|b| (b'0'..=b'7').contains(b))
-        {
-            let value =
-                (bytes[i + 1] - b'0') * 64 + (bytes[i + 2] - b'0') * 8 + (bytes[i + 3] - b'0');
-            out.push(value);
-            i += 4;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn locked_flags(path: &Path) -> libc::c_ulong {
-    use nix::sys::statvfs::FsFlags;
-    let Ok(stat) = nix::sys::statvfs::statvfs(path) else {
-        return 0;
-    };
-    let f = stat.flags();
-    let mut flags = 0;
-    for (fs, ms) in [
-        (FsFlags::ST_NOSUID, libc::MS_NOSUID),
-        (FsFlags::ST_NODEV, libc::MS_NODEV),
-        (FsFlags::ST_NOEXEC, libc::MS_NOEXEC),
-        (FsFlags::ST_NOATIME, libc::MS_NOATIME),
-        (FsFlags::ST_NODIRATIME, libc::MS_NODIRATIME),
-        (FsFlags::ST_RELATIME, libc::MS_RELATIME),
-    ] {
-        if f.contains(fs) {
-            flags |= ms;
-        }
-    }
-    flags
 }
 
 impl Setup {
@@ -436,23 +387,24 @@ fn fd_path(fd: libc::c_int, buf: &mut [u8; 40]) -> *const libc::c_char {
     buf.as_ptr().cast()
 }
 
+/// Whether `path` exists (a raw syscall: safe between fork and exec).
+fn exists(path: &CString) -> bool {
+    // SAFETY: a live NUL-terminated path; the descriptor is closed at once.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        if fd >= 0 {
+            libc::close(fd);
+        }
+        fd >= 0
+    }
+}
+
 fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
     let null = std::ptr::null::<libc::c_char>();
     // SAFETY: every pointer passed below comes from a live CString or a NUL-terminated stack buffer.
     unsafe {
         match op {
             Op::Unshare(flags) => check(libc::unshare(*flags)),
-            Op::WriteFile { path, data } => {
-                let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                check(fd)?;
-                let bytes = data.as_bytes();
-                let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
-                libc::close(fd);
-                if written < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            }
             Op::MakePrivate => check(libc::mount(
                 null,
                 c"/".as_ptr(),
@@ -460,30 +412,12 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
                 libc::MS_REC | libc::MS_PRIVATE,
                 std::ptr::null(),
             )),
-            Op::OpenPath {
-                path,
-                slot,
-                optional,
-            } => {
+            Op::OpenPath { path, slot } => {
                 let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
-                if fd == -1 && *optional {
-                    return Ok(());
-                }
                 check(fd)?;
                 if let Some(entry) = fds.get_mut(*slot) {
                     *entry = fd;
                 }
-                Ok(())
-            }
-            Op::RemountRo { path, flags } => {
-                // Best effort: a mount we may not touch stays as it is.
-                libc::mount(
-                    null,
-                    path.as_ptr(),
-                    null,
-                    libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | flags,
-                    std::ptr::null(),
-                );
                 Ok(())
             }
             Op::Tmpfs { path, data } => check(libc::mount(
@@ -494,14 +428,16 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
                 data.as_ptr().cast(),
             )),
             Op::Mkdir { path } => {
-                if libc::mkdir(path.as_ptr(), 0o755) == -1
-                    && io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST)
-                {
-                    return Err(io::Error::last_os_error());
+                // Inside a read-only bind the mount point already exists (a mask over `/etc/ssh`).
+                if exists(path) {
+                    return Ok(());
                 }
-                Ok(())
+                check(libc::mkdir(path.as_ptr(), 0o755))
             }
             Op::MkFile { path } => {
+                if exists(path) {
+                    return Ok(());
+                }
                 let fd = libc::open(
                     path.as_ptr(),
                     libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
@@ -512,23 +448,8 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
                 Ok(())
             }
             Op::Symlink { target, path } => check(libc::symlink(target.as_ptr(), path.as_ptr())),
-            Op::BindDevNull { path } => check(libc::mount(
-                c"/dev/null".as_ptr(),
-                path.as_ptr(),
-                null,
-                libc::MS_BIND,
-                std::ptr::null(),
-            )),
-            Op::BindSlot {
-                slot,
-                path,
-                readonly,
-                flags,
-            } => {
+            Op::BindSlot { slot, path, flags } => {
                 let fd = fds.get(*slot).copied().unwrap_or(-1);
-                if fd < 0 {
-                    return Ok(());
-                }
                 let mut buf = [0u8; 40];
                 let source = fd_path(fd, &mut buf);
                 check(libc::mount(
@@ -538,39 +459,87 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
                     libc::MS_BIND | libc::MS_REC,
                     std::ptr::null(),
                 ))?;
-                // The new mount inherits the source's read-only flag: set the one we want (best effort).
-                let ro = if *readonly { libc::MS_RDONLY } else { 0 };
-                libc::mount(
+                // A bind keeps the source's flags until remounted with the ones wanted.
+                check(libc::mount(
                     null,
                     path.as_ptr(),
                     null,
-                    libc::MS_BIND | libc::MS_REMOUNT | ro | flags,
+                    libc::MS_BIND | libc::MS_REMOUNT | flags,
                     std::ptr::null(),
+                ))
+            }
+            Op::RemountRo { path } => check(libc::mount(
+                null,
+                path.as_ptr(),
+                null,
+                libc::MS_BIND
+                    | libc::MS_REMOUNT
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV,
+                std::ptr::null(),
+            )),
+            Op::Proc { path } => {
+                let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                let mounted = libc::mount(
+                    c"proc".as_ptr(),
+                    path.as_ptr(),
+                    c"proc".as_ptr(),
+                    flags,
+                    c"hidepid=invisible".as_ptr().cast(),
                 );
-                Ok(())
+                if mounted == 0 {
+                    return Ok(());
+                }
+                check(libc::mount(
+                    c"proc".as_ptr(),
+                    path.as_ptr(),
+                    c"proc".as_ptr(),
+                    flags,
+                    c"hidepid=2".as_ptr().cast(),
+                ))
+            }
+            Op::PivotRoot => {
+                check(libc::chdir(c"/tmp".as_ptr()))?;
+                check(
+                    libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr())
+                        as libc::c_int,
+                )?;
+                check(libc::umount2(c".".as_ptr(), libc::MNT_DETACH))?;
+                check(libc::chdir(c"/".as_ptr()))
             }
             Op::Chdir { path } => check(libc::chdir(path.as_ptr())),
+            Op::DropPrivileges { uid, gid } => super::detect::become_user(*uid, *gid),
         }
     }
 }
 
-/// Can this process create a mount namespace (with a PID namespace) for a child?
+/// Can this process build the sandbox (namespaces, mounts, a new root) for a child?
 pub(crate) fn probe() -> bool {
     use std::os::unix::process::CommandExt;
-    let mut ops = Vec::new();
-    enter_namespaces(&mut ops);
-    ops.push(Op::MakePrivate);
-    ops.push(Op::Tmpfs {
-        path: cs("/tmp"),
-        data: cs("mode=1777"),
-    });
-    let mut setup = Setup {
-        ops,
-        slots: 0,
-        report: None,
+    if !nix::unistd::geteuid().is_root() {
+        return false;
+    }
+    let Some(shell) = ["/bin/sh", "/usr/bin/sh"]
+        .into_iter()
+        .find(|path| Path::new(path).is_file())
+    else {
+        return false;
     };
-    let mut command = std::process::Command::new("true");
+    let Ok(run_dir) = tempfile::tempdir() else {
+        return false;
+    };
+    let map_at = PathBuf::from(format!("/root/proctor-probe-{}", std::process::id()));
+    let Ok(view) = super::view::plan(run_dir.path(), &map_at, &[], &[]) else {
+        return false;
+    };
+    // The probe's script runs as `nobody`: no run's id is taken for it.
+    let Ok((mut setup, _report)) = setup(&view, Some((65534, 65534))) else {
+        return false;
+    };
+    let mut command = std::process::Command::new(shell);
     command
+        .args(["-c", "test -d /proc/self && test ! -e /sys/kernel"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());

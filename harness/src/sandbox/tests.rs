@@ -4,7 +4,19 @@
 //! `kill -9 -1` without a PID namespace).
 
 use super::detect::{bwrap_works, find_bwrap, Detected, Isolation};
-use super::launch::run_with;
+
+/// Runs `spec` as `d` would; without a view of its own the lab path must be one the run's uid can
+/// reach, so it is moved from `/root` (0700 on most machines) to the temp dir.
+fn run_with(spec: &RunSpec, d: &Detected) -> RunOutcome {
+    if d.isolation.has_view() || !spec.map_at.starts_with("/root") {
+        return super::launch::run_with(spec, d);
+    }
+    let spec = RunSpec {
+        map_at: std::env::temp_dir().join(format!("sbx-lab-{}", token())),
+        ..spec.clone()
+    };
+    super::launch::run_with(&spec, d)
+}
 use super::{mountns, ExitStatus, Limits, RunOutcome, RunSpec};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -12,8 +24,9 @@ use std::time::{Duration, Instant};
 
 fn isolations() -> Vec<Detected> {
     let mut out = Vec::new();
+    let root = nix::unistd::geteuid().is_root();
     match find_bwrap() {
-        Some(path) if bwrap_works(&path) => {
+        Some(path) if bwrap_works(&path, root.then_some(65534)) && bwrap_works(&path, None) => {
             out.push(Detected {
                 isolation: Isolation::Bubblewrap,
                 bwrap: Some(path),
@@ -29,6 +42,14 @@ fn isolations() -> Vec<Detected> {
     } else {
         eprintln!("SKIP mount-namespace: this process cannot create mount namespaces");
     }
+    if root {
+        out.push(Detected {
+            isolation: Isolation::UnprivilegedUid,
+            bwrap: None,
+        });
+    } else {
+        eprintln!("SKIP unprivileged-uid: only a root grader can run scripts as another uid");
+    }
     out.push(Detected {
         isolation: Isolation::None,
         bwrap: None,
@@ -36,7 +57,16 @@ fn isolations() -> Vec<Detected> {
     out
 }
 
+/// The isolations that give a run a file-system view of its own.
 fn isolated() -> Vec<Detected> {
+    isolations()
+        .into_iter()
+        .filter(|d| d.isolation.has_view())
+        .collect()
+}
+
+/// The isolations that keep a learner's code from the grader's identity: every one but `none`.
+fn confined() -> Vec<Detected> {
     isolations()
         .into_iter()
         .filter(|d| d.isolation != Isolation::None)
@@ -88,6 +118,7 @@ impl Lab {
             kube_cache_seed: None,
             hidden: Vec::new(),
             cutoff: None,
+            trust: super::Trust::Learner,
         }
     }
 
@@ -594,7 +625,7 @@ fn binary_output_is_kept_as_bytes() {
 
 #[test]
 fn kill_all_from_inside_does_not_reach_the_grader() {
-    for d in isolated() {
+    for d in confined() {
         let mut sentinel = std::process::Command::new("sleep")
             .arg(unique_sleep())
             .spawn()
@@ -687,20 +718,23 @@ fn paths_named_in_env_stay_visible_read_only() {
     std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\n").expect("write");
     std::fs::write(cluster.path().join("server.key"), "secret").expect("write");
     for d in isolated() {
-        let lab = Lab::new();
-        let mut spec = lab.shell("cat \"$KUBECONFIG\"; cat \"$(dirname \"$KUBECONFIG\")/server.key\"; echo x >> \"$KUBECONFIG\"; exit 0");
-        spec.env = vec![("KUBECONFIG".into(), kubeconfig.display().to_string())];
-        let o = run_with(&spec, &d);
-        assert_eq!(
-            text(&o.stdout),
-            "apiVersion: v1\nkind: Config\n",
-            "{}",
-            show(&o)
-        );
-        assert_eq!(
-            std::fs::read_to_string(&kubeconfig).ok().as_deref(),
-            Some("apiVersion: v1\nkind: Config\n")
-        );
+        for trust in [super::Trust::Learner, super::Trust::Reference] {
+            let lab = Lab::new();
+            let mut spec = lab.shell("cat \"$KUBECONFIG\"; cat \"$(dirname \"$KUBECONFIG\")/server.key\"; echo x >> \"$KUBECONFIG\"; exit 0");
+            spec.env = vec![("KUBECONFIG".into(), kubeconfig.display().to_string())];
+            spec.trust = trust;
+            let o = run_with(&spec, &d);
+            assert_eq!(
+                text(&o.stdout),
+                "apiVersion: v1\nkind: Config\n",
+                "{trust:?} {}",
+                show(&o)
+            );
+            assert_eq!(
+                std::fs::read_to_string(&kubeconfig).ok().as_deref(),
+                Some("apiVersion: v1\nkind: Config\n")
+            );
+        }
     }
 }
 
@@ -716,7 +750,7 @@ fn shell_snippet_runs_in_the_lab_dir() {
         assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
         assert_eq!(text(&o.stdout), "one\ntwo\n");
         assert!(lab.path().join("k8s/node3.yaml").is_file());
-        if d.isolation != Isolation::None {
+        if d.isolation.has_view() {
             let o = run_with(&lab.shell("pwd"), &d);
             assert_eq!(text(&o.stdout), format!("{}\n", lab.map_at.display()));
         }
@@ -735,12 +769,17 @@ fn missing_run_dir_is_a_spawn_error() {
 }
 
 #[test]
-fn isolation_name_is_one_of_the_three() {
-    assert!(["bubblewrap", "mount-namespace", "none"].contains(&super::isolation_available()));
+fn isolation_name_is_one_of_the_four() {
+    assert!(
+        ["bubblewrap", "mount-namespace", "unprivileged-uid", "none"]
+            .contains(&super::isolation_available())
+    );
 }
 
+/// A learner's run gets the files its kubeconfig names inline (it may not read the grader's
+/// files, and under its own uid could not); a reference run reads them where they are.
 #[test]
-fn files_a_kubeconfig_refers_to_stay_visible() {
+fn files_a_kubeconfig_refers_to_reach_the_run() {
     let cluster = tempfile::Builder::new()
         .prefix("sbx-cluster-")
         .tempdir()
@@ -758,218 +797,103 @@ fn files_a_kubeconfig_refers_to_stay_visible() {
         ),
     )
     .expect("write");
+    let dir = cluster.path().display();
     for d in isolated() {
         let lab = Lab::new();
-        let dir = cluster.path().display();
         let mut spec = lab.shell(&format!(
-            "cat {dir}/ca.crt {dir}/client.key; cat {dir}/other; exit 0"
+            "cat {dir}/ca.crt {dir}/client.key {dir}/other 2>/dev/null; grep -o 'certificate-authority-data: Q0EK' \"$KUBECONFIG\"; exit 0"
         ));
         spec.env = vec![("KUBECONFIG".into(), kubeconfig.display().to_string())];
-        let o = run_with(&spec, &d);
-        assert_eq!(text(&o.stdout), "CA\nKEY\n", "{}", show(&o));
+        let learner = run_with(&spec, &d);
+        let expected = if nix::unistd::geteuid().is_root() {
+            "certificate-authority-data: Q0EK\n"
+        } else {
+            "CA\nKEY\n"
+        };
+        assert_eq!(text(&learner.stdout), expected, "{}", show(&learner));
+        spec.trust = super::Trust::Reference;
+        let reference = run_with(&spec, &d);
+        assert_eq!(text(&reference.stdout), "CA\nKEY\n", "{}", show(&reference));
     }
 }
 
+/// Nothing outside the allow list exists for a run: not the grader's home, not a class kept
+/// under `/home` or `/srv`, not the host's secrets — even when world-readable — unless the run's
+/// environment names it (a reference shell's `$SCENARIO_DIR`).
 #[test]
-fn hidden_dirs_and_host_secrets_are_hidden_unless_named() {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let Some(private) = home.filter(|h| h.is_dir()).and_then(|h| {
-        tempfile::Builder::new()
-            .prefix(".sbx-private-")
-            .tempdir_in(h)
-            .ok()
-    }) else {
-        eprintln!("SKIP private dirs: no writable $HOME outside the temp dirs");
-        return;
-    };
-    let secret = private.path().join("reference/answer.txt");
-    std::fs::create_dir_all(secret.parent().expect("parent")).expect("mkdir");
-    std::fs::write(&secret, "the answer\n").expect("write");
+fn only_what_the_view_allows_is_there() {
+    let mut places = vec![tempfile::Builder::new()
+        .prefix("sbx-grader-")
+        .tempdir_in(std::env::temp_dir())
+        .expect("temp dir")];
+    for parent in ["/home", "/srv", "/root", "/opt"] {
+        let _ = std::fs::create_dir_all(parent);
+        if let Ok(dir) = tempfile::Builder::new()
+            .prefix("sbx-class-")
+            .tempdir_in(parent)
+        {
+            places.push(dir);
+        }
+    }
+    let token = token();
+    let mut secrets = Vec::new();
+    for place in &places {
+        let secret = place.path().join("alice/drv-tag.sh");
+        std::fs::create_dir_all(secret.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&secret, format!("SECRET-{token}\n")).expect("write");
+        // World-readable on purpose: the view, not the permissions, keeps it out.
+        crate::tree::make_world_readable(place.path()).expect("chmod");
+        secrets.push(secret);
+    }
     let shadow_readable = std::fs::read("/etc/shadow").is_ok_and(|b| !b.is_empty());
     for d in isolated() {
         let lab = Lab::new();
-        let mut spec = lab.shell(&format!(
-            "cat '{}'; head -c 100 /etc/shadow; exit 0",
-            secret.display()
+        let cat: String = secrets
+            .iter()
+            .map(|s| format!("cat '{}' 2>/dev/null\n", s.display()))
+            .collect();
+        let spec = lab.shell(&format!(
+            "{cat}grep -rhs {token} /home /srv /root /opt /tmp 2>/dev/null\nhead -c 100 /etc/shadow 2>/dev/null\nexit 0"
         ));
-        spec.hidden = vec![private.path().to_path_buf()];
         let o = run_with(&spec, &d);
         assert_eq!(text(&o.stdout), "", "{}", show(&o));
-        assert!(
-            text(&o.stderr).contains("No such file or directory"),
-            "{}",
-            show(&o)
-        );
         if !shadow_readable {
             eprintln!("SKIP /etc/shadow: not readable here anyway");
         }
-        // A run that names the dir (a reference shell's $SCENARIO_DIR) reads it.
-        let mut spec = lab.shell("cat \"$SCENARIO_DIR/reference/answer.txt\"");
-        spec.hidden = vec![private.path().to_path_buf()];
-        spec.env
-            .push(("SCENARIO_DIR".into(), private.path().display().to_string()));
+        // A reference run that names a dir reads it.
+        let mut spec = lab.shell("cat \"$SCENARIO_DIR/alice/drv-tag.sh\"");
+        spec.trust = super::Trust::Reference;
+        spec.env.push((
+            "SCENARIO_DIR".into(),
+            places[0].path().display().to_string(),
+        ));
         let o = run_with(&spec, &d);
-        assert_eq!(text(&o.stdout), "the answer\n", "{}", show(&o));
+        assert_eq!(text(&o.stdout), format!("SECRET-{token}\n"), "{}", show(&o));
     }
 }
 
-/// Where the grader's paths lie, relative to one base dir: apart, or nested in one another.
-struct Layout {
-    name: &'static str,
-    home: &'static str,
-    cache: &'static str,
-    scenario: &'static str,
-    repo: &'static str,
-}
-
-const LAYOUTS: [Layout; 5] = [
-    Layout {
-        name: "side by side",
-        home: "home",
-        cache: "cache",
-        scenario: "labs/gpudrv",
-        repo: "proctor",
-    },
-    Layout {
-        name: "all in HOME",
-        home: "h",
-        cache: "h/.cache/proctor",
-        scenario: "h/labs/gpudrv",
-        repo: "h/src/proctor",
-    },
-    Layout {
-        name: "HOME in the cache",
-        home: "c/home",
-        cache: "c",
-        scenario: "c/labs/gpudrv",
-        repo: "repo",
-    },
-    Layout {
-        name: "all in the repository",
-        home: "r/home",
-        cache: "r/target/cache",
-        scenario: "r/scenarios/gpudrv",
-        repo: "r",
-    },
-    Layout {
-        name: "the cache and HOME in the scenario",
-        home: "s/home",
-        cache: "s/.cache",
-        scenario: "s",
-        repo: "proctor",
-    },
-];
-
-/// Bases the layouts are tried under: `/tmp`, `$TMPDIR` and the lab dir's parent.
-fn layout_bases(lab: &Lab) -> Vec<(String, tempfile::TempDir)> {
-    let mut bases = Vec::new();
-    let mut add = |what: String, parent: &Path| match tempfile::Builder::new()
-        .prefix("sbx-layout-")
-        .tempdir_in(parent)
-    {
-        Ok(dir) => bases.push((what, dir)),
-        Err(error) => eprintln!("SKIP layouts under {}: {error}", parent.display()),
-    };
-    add("/tmp".into(), Path::new("/tmp"));
-    let tmpdir = std::env::temp_dir();
-    if tmpdir != Path::new("/tmp") {
-        add(format!("$TMPDIR ({})", tmpdir.display()), &tmpdir);
-    }
-    if let Some(parent) = lab.map_at.parent() {
-        add(
-            format!("the lab dir's parent ({})", parent.display()),
-            parent,
-        );
-    }
-    bases
-}
-
-/// Every combination of where HOME, the reference cache, the scenario dir and the repository lie:
-/// a learner's run (HOME and KUBECONFIG named) reads its HOME and kubeconfig and finds none of the
-/// grader's files; a reference run (SCENARIO_DIR named too) also reads the scenario, and still
-/// not the cache or the repository.
+/// A grader path named by a run but hidden (the reference cache inside a named dir) stays
+/// hidden inside it.
 #[test]
-fn hidden_paths_stay_hidden_wherever_home_and_the_grader_files_lie() {
+fn hidden_paths_inside_named_ones_stay_hidden() {
+    let base = tempfile::Builder::new()
+        .prefix("sbx-layout-")
+        .tempdir()
+        .expect("temp dir");
+    let scenario = base.path().join("s");
+    let cache = scenario.join(".cache/proctor");
+    std::fs::create_dir_all(&cache).expect("mkdir");
+    std::fs::write(cache.join("tags.txt"), "cached answer\n").expect("write");
+    std::fs::write(scenario.join("lab.yaml"), "scenario\n").expect("write");
     for d in isolated() {
         let lab = Lab::new();
-        for (where_, base) in layout_bases(&lab) {
-            for layout in &LAYOUTS {
-                let at = |rel: &str| base.path().join(rel);
-                let token = token();
-                let (home, cache, scenario, repo) = (
-                    at(layout.home),
-                    at(layout.cache),
-                    at(layout.scenario),
-                    at(layout.repo),
-                );
-                let secrets = [
-                    cache.join("gpudrv-1234/state-3/out/tags.txt"),
-                    scenario.join("reference/drv-tag.sh"),
-                    repo.join("Cargo.toml"),
-                ];
-                for (i, secret) in secrets.iter().enumerate() {
-                    std::fs::create_dir_all(secret.parent().expect("parent")).expect("mkdir");
-                    std::fs::write(secret, format!("SECRET-{i}-{token}\n")).expect("write");
-                }
-                std::fs::create_dir_all(home.join(".kube")).expect("mkdir home");
-                std::fs::write(home.join(".profile"), "home is readable\n").expect("write");
-                std::fs::write(home.join(".kube/config"), "kubeconfig is readable\n")
-                    .expect("write");
-                let look = format!(
-                    "cat \"$HOME/.profile\" \"$KUBECONFIG\"\n\
-                     [ -n \"$SCENARIO_DIR\" ] && cat \"$SCENARIO_DIR/reference/drv-tag.sh\"\n\
-                     cat {} 2>/dev/null\n\
-                     grep -rhs {token} '{}' /tmp \"$HOME\" 2>/dev/null\n\
-                     exit 0",
-                    secrets
-                        .iter()
-                        .map(|s| format!("'{}'", s.display()))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    base.path().display(),
-                );
-                let run = |reference: bool| {
-                    let mut spec = lab.shell(&look);
-                    spec.hidden = vec![scenario.clone(), cache.clone(), repo.clone()];
-                    spec.env = vec![
-                        ("HOME".into(), home.display().to_string()),
-                        (
-                            "KUBECONFIG".into(),
-                            home.join(".kube/config").display().to_string(),
-                        ),
-                    ];
-                    if reference {
-                        spec.env
-                            .push(("SCENARIO_DIR".into(), scenario.display().to_string()));
-                    }
-                    run_with(&spec, &d)
-                };
-                let readable = "home is readable\nkubeconfig is readable\n";
-                let o = run(false);
-                assert_eq!(
-                    text(&o.stdout),
-                    readable,
-                    "learner run, {} under {where_}: {}",
-                    layout.name,
-                    show(&o)
-                );
-                // The reference reads the scenario (named) as often as it looks; nothing else.
-                let o = run(true);
-                let stdout = text(&o.stdout);
-                let scenario_secret = format!("SECRET-1-{token}");
-                assert!(
-                    stdout.starts_with(&format!("{readable}{scenario_secret}\n"))
-                        && stdout.lines().skip(2).all(|line| line == scenario_secret),
-                    "reference run, {} under {where_}: {}",
-                    layout.name,
-                    show(&o)
-                );
-                for rel in [layout.home, layout.cache, layout.scenario, layout.repo] {
-                    let top = rel.split('/').next().unwrap_or("");
-                    std::fs::remove_dir_all(base.path().join(top)).ok();
-                }
-            }
-        }
+        let mut spec = lab.shell("cat \"$SCENARIO_DIR/lab.yaml\" \"$SCENARIO_DIR/.cache/proctor/tags.txt\" 2>/dev/null; exit 0");
+        spec.trust = super::Trust::Reference;
+        spec.hidden = vec![cache.clone()];
+        spec.env
+            .push(("SCENARIO_DIR".into(), scenario.display().to_string()));
+        let o = run_with(&spec, &d);
+        assert_eq!(text(&o.stdout), "scenario\n", "{}", show(&o));
     }
 }
 
@@ -986,6 +910,8 @@ fn the_kubectl_cache_seed_is_read_and_never_changed() {
         .join("discovery/127.0.0.1_6443/servergroups.json");
     std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
     std::fs::write(&file, "filled by the grader\n").expect("write seed");
+    // As the grader shares it (see `cluster::target`).
+    crate::tree::make_world_readable(seed.path()).expect("share the seed");
     for d in isolations() {
         let lab = Lab::new();
         lab.script(
@@ -1007,3 +933,5 @@ fn the_kubectl_cache_seed_is_read_and_never_changed() {
         );
     }
 }
+
+mod hostile;

@@ -1,90 +1,84 @@
-//! The file-system view a sandboxed script gets, computed on the host side and then realised either
-//! by bubblewrap or by our own mount namespace:
-//! - everything read-only;
-//! - *masked* (replaced by an empty private tmpfs, or `/dev/null` for a file): the temp dirs (`/tmp`,
-//!   `/var/tmp`, `$TMPDIR`), the grader's repository (found from the executable and the cwd: a dir
-//!   holding `Cargo.toml` and `scenarios/`), the run's hidden paths (the lab's dir, the reference
-//!   cache: [`super::RunSpec::hidden`]), the host's secrets (see `private`), and any dir listed in
-//!   `PROCTOR_PRIVATE_PATHS` (colon-separated);
-//! - *exposed* again, read-only at the same path: absolute paths named in the run's environment that
-//!   lie under a mask (the kubeconfig of an embedded cluster in `/tmp`, `$HOME`, `$SCENARIO_DIR`);
-//! - the run dir bound read-write at `map_at`. When `map_at` does not exist on the host, its deepest
-//!   existing ancestor is *expanded*: replaced by a tmpfs in which each of its entries is bound back,
-//!   so the mount point can be created without touching the host.
+//! The file system a sandboxed script sees, computed on the host side and then realised either by
+//! bubblewrap or by our own mount namespace. It is built up from nothing (an allow list, not a
+//! list of what to hide), so a class kept under `/home`, `/srv` or `/root` is simply not there:
+//! - the system directories a shell and its tools need, read-only (`/usr`, `/etc`, the `/bin` and
+//!   `/lib` links or directories), with the host's secrets inside them masked (see `private`);
+//! - the directories holding the tools on the run's `PATH` that lie elsewhere, read-only;
+//! - the absolute paths named in the run's environment (its kubeconfig and the files it names,
+//!   the kubectl cache seed, a reference shell's `$SCENARIO_DIR`), read-only at the same path;
+//! - a private, writable `/tmp` and `HOME`, and a fresh `/dev` and `/proc` (made by the backend);
+//! - the run dir, read-write, at the lab's absolute path.
 //!
-//! Masks and exposures nest: `HOME=/tmp/x` is exposed under the `/tmp` mask, and a reference cache
-//! at `/tmp/x/.cache/proctor` is masked again inside that exposure. What a path shows is decided by
-//! the deepest mask or exposure above it, so the layers are mounted outermost first
-//! ([`View::layers`]) and a layer that would repeat the one above it is left out.
+//! A grader path the run must not see ([`super::RunSpec::hidden`], the grader's repository,
+//! `PROCTOR_PRIVATE_PATHS`) is masked wherever it lies inside something shown. Mounts are listed
+//! outermost first ([`View::mounts`]), so that a path is always mounted after the ones enclosing it.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+/// The host directories every run sees read-only (or as the host's symlinks, on merged-`/usr`
+/// systems).
+const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+];
 
 #[derive(Debug, Clone)]
 pub(crate) struct View {
     pub run_dir: PathBuf,
     pub map_at: PathBuf,
-    /// What to mount, in order: every layer comes after the layers whose paths enclose its own.
-    pub layers: Vec<Layer>,
+    /// What to mount, outermost first.
+    pub mounts: Vec<Mount>,
 }
 
-#[derive(Debug, Clone)]
-pub(crate) enum Layer {
-    /// Hide a path: a private tmpfs over a directory, `/dev/null` over a file.
-    Mask(Entry),
-    /// Bind a host path back, read-only, at the same path.
-    Expose(Entry),
-    /// Replace an existing ancestor of `map_at` by a tmpfs holding its entries.
-    Expand(Expansion),
-    /// Bind the run dir, read-write, at `map_at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Mount {
+    /// A host path bound read-only at the same path.
+    ReadOnly { path: PathBuf, is_dir: bool },
+    /// A host symlink made again (`/bin -> usr/bin`).
+    Symlink { path: PathBuf, target: PathBuf },
+    /// A private, writable tmpfs: `/tmp` (sticky, for everyone) or the run's home (its own).
+    Tmpfs { path: PathBuf, shared: bool },
+    /// A path inside something shown that the run must not see: an empty tmpfs over a
+    /// directory, `/dev/null` over a file.
+    Mask { path: PathBuf, is_dir: bool },
+    /// The run dir, read-write, at `map_at`.
     Lab,
 }
 
-/// A host path and whether it is a directory (directories are masked by a tmpfs, files by
-/// `/dev/null`; the mount point created for an exposed path has the same type).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entry {
-    pub path: PathBuf,
-    pub is_dir: bool,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct Expansion {
-    pub at: PathBuf,
-    pub children: Vec<Child>,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct Child {
-    pub name: OsString,
-    pub kind: ChildKind,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) enum ChildKind {
-    Dir,
-    File,
-    Symlink(PathBuf),
-}
-
-impl View {
-    pub(crate) fn expansion(&self) -> Option<&Expansion> {
-        self.layers.iter().find_map(|layer| match layer {
-            Layer::Expand(expansion) => Some(expansion),
-            _ => None,
-        })
+impl Mount {
+    pub(crate) fn path<'a>(&'a self, view: &'a View) -> &'a Path {
+        match self {
+            Mount::ReadOnly { path, .. }
+            | Mount::Symlink { path, .. }
+            | Mount::Tmpfs { path, .. }
+            | Mount::Mask { path, .. } => path,
+            Mount::Lab => &view.map_at,
+        }
     }
 
-    pub(crate) fn exposes(&self) -> impl Iterator<Item = &Entry> {
-        self.layers.iter().filter_map(|layer| match layer {
-            Layer::Expose(entry) => Some(entry),
-            _ => None,
-        })
+    fn rank(&self) -> u8 {
+        match self {
+            Mount::Symlink { .. } | Mount::ReadOnly { .. } | Mount::Tmpfs { .. } => 0,
+            Mount::Mask { .. } => 1,
+            Mount::Lab => 2,
+        }
     }
 }
 
-/// Builds the view for a run. `named` are the absolute paths named in the run's environment,
-/// `hidden` the grader's paths this run must not see unless it names them.
+/// The home a run gets: the directory holding the lab dir, as in the lab (`/root` for
+/// `/root/gpudrv`), unless that is `/` or a system directory.
+pub(crate) fn home_for(map_at: &Path) -> PathBuf {
+    match map_at.parent() {
+        Some(parent) if parent != Path::new("/") && !is_system(parent) => parent.to_path_buf(),
+        _ => PathBuf::from("/tmp/home"),
+    }
+}
+
+fn is_system(path: &Path) -> bool {
+    SYSTEM.iter().any(|dir| path.starts_with(dir))
+}
+
+/// Builds the view for a run. `named` are the absolute paths named in the run's environment (the
+/// `PATH` entries among them), `hidden` the grader's paths no run may see.
 pub(crate) fn plan(
     run_dir: &Path,
     map_at: &Path,
@@ -98,103 +92,95 @@ pub(crate) fn plan(
         ));
     }
     let map_at = lexically_normal(map_at);
-    let candidates = candidates(&map_at, named, hidden);
-    let mut layers: Vec<(PathBuf, Layer)> = needed(&candidates)
-        .into_iter()
-        .map(|c| {
-            let entry = Entry {
-                path: c.path.clone(),
-                is_dir: c.is_dir,
-            };
-            let layer = if c.mask {
-                Layer::Mask(entry)
-            } else {
-                Layer::Expose(entry)
-            };
-            (c.path, layer)
-        })
-        .collect();
-    if let Some(expansion) = expansion(&map_at, &layers)? {
-        layers.push((expansion.at.clone(), Layer::Expand(expansion)));
+    if map_at == Path::new("/") || is_system(&map_at) {
+        return Err(format!(
+            "the lab dir {} would hide the system directories a script needs",
+            map_at.display()
+        ));
     }
-    layers.push((map_at.clone(), Layer::Lab));
-    // Outermost first; at one path a mask or exposure comes before what is built on it.
-    layers.sort_by_key(|(path, layer)| (path.components().count(), rank(layer)));
-    Ok(View {
+    let home = home_for(&map_at);
+    let mut mounts = Vec::new();
+    for dir in SYSTEM {
+        let path = Path::new(dir);
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_symlink() => {
+                if let Ok(target) = std::fs::read_link(path) {
+                    mounts.push(Mount::Symlink {
+                        path: path.to_path_buf(),
+                        target,
+                    });
+                }
+            }
+            Ok(meta) if meta.is_dir() => mounts.push(Mount::ReadOnly {
+                path: path.to_path_buf(),
+                is_dir: true,
+            }),
+            _ => {}
+        }
+    }
+    mounts.push(Mount::Tmpfs {
+        path: "/tmp".into(),
+        shared: true,
+    });
+    mounts.push(Mount::Tmpfs {
+        path: home.clone(),
+        shared: false,
+    });
+    let shown: Vec<PathBuf> = exposures(named, &map_at, &home);
+    for path in &shown {
+        mounts.push(Mount::ReadOnly {
+            is_dir: path.is_dir(),
+            path: path.clone(),
+        });
+    }
+    for (path, is_dir) in masks(hidden) {
+        if path.starts_with(&map_at) {
+            continue;
+        }
+        let inside_shown =
+            is_system(&path) || shown.iter().any(|s| path != *s && path.starts_with(s));
+        if inside_shown {
+            mounts.push(Mount::Mask { path, is_dir });
+        }
+    }
+    mounts.push(Mount::Lab);
+    let mut view = View {
         run_dir: run_dir.to_path_buf(),
         map_at,
-        layers: layers.into_iter().map(|(_, layer)| layer).collect(),
-    })
+        mounts: Vec::new(),
+    };
+    mounts.sort_by_key(|mount| (mount.path(&view).components().count(), mount.rank()));
+    view.mounts = mounts;
+    Ok(view)
 }
 
-fn rank(layer: &Layer) -> u8 {
-    match layer {
-        Layer::Mask(_) => 0,
-        Layer::Expose(_) => 1,
-        Layer::Expand(_) => 2,
-        Layer::Lab => 3,
+/// The named paths to bind back: those that exist, outside the system directories (already
+/// shown), and that neither hold nor sit inside the lab dir or the home (those are the run's
+/// own). A path named through a symlink is bound at the name, from where it leads.
+fn exposures(named: &[PathBuf], map_at: &Path, home: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for path in named {
+        let path = lexically_normal(path);
+        if !path.exists() || path == Path::new("/") || is_system(&path) {
+            continue;
+        }
+        let clashes = [map_at, home]
+            .iter()
+            .any(|own| path.starts_with(own) || own.starts_with(&path));
+        let special = ["/proc", "/dev", "/sys"]
+            .iter()
+            .any(|virtual_tree| path.starts_with(virtual_tree));
+        if clashes || special || out.contains(&path) {
+            continue;
+        }
+        out.push(path);
     }
-}
-
-/// A mask or an exposure before pruning. `path` is where it is mounted (for an exposure, the path
-/// as the run names it), `real` where it leads on the host.
-#[derive(Debug, Clone)]
-struct Candidate {
-    path: PathBuf,
-    real: PathBuf,
-    is_dir: bool,
-    mask: bool,
-}
-
-fn candidates(map_at: &Path, named: &[PathBuf], hidden: &[PathBuf]) -> Vec<Candidate> {
-    let exposes = exposures(named, map_at);
-    let mut out: Vec<Candidate> = masks(map_at, hidden)
-        .into_iter()
-        // A path the run names that is itself a mask (a reference shell's `$SCENARIO_DIR`) stays
-        // as the host has it: hiding it and binding it back would, in a mount namespace, bind the
-        // mask along with it (binds are recursive).
-        .filter(|mask| !exposes.iter().any(|e| e.real == mask.real))
-        .collect();
-    out.extend(exposes);
     out
 }
 
-/// The candidates that change what a path shows: a mask whose nearest enclosing layer is an
-/// exposure (or that has none), an exposure whose nearest enclosing layer is a mask. The others
-/// repeat what the layer above them already shows.
-fn needed(candidates: &[Candidate]) -> Vec<Candidate> {
-    let nearest = |path: &Path, me: usize| {
-        candidates
-            .iter()
-            .enumerate()
-            .filter(|(i, o)| *i != me && o.is_dir && o.real != path && path.starts_with(&o.real))
-            .max_by_key(|(_, o)| o.real.components().count())
-            .map(|(_, o)| o.mask)
-    };
-    candidates
-        .iter()
-        .enumerate()
-        .filter(|(i, c)| {
-            if c.mask {
-                nearest(&c.real, *i) != Some(true)
-            } else {
-                // Named through a link out of a hidden place (`/tmp/kubeconfig` → elsewhere), the
-                // path itself must be made in the mask even when its target is visible.
-                nearest(&c.real, *i) == Some(true)
-                    || (c.path != c.real && nearest(&c.path, *i) == Some(true))
-            }
-        })
-        .map(|(_, c)| c.clone())
-        .collect()
-}
-
-fn masks(map_at: &Path, hidden: &[PathBuf]) -> Vec<Candidate> {
-    let mut paths: Vec<PathBuf> = vec![
-        "/tmp".into(),
-        "/var/tmp".into(),
-        "/dev/shm".into(),
-        std::env::temp_dir(),
-    ];
+/// The grader's paths to mask where something shown holds them, resolved on the host.
+fn masks(hidden: &[PathBuf]) -> Vec<(PathBuf, bool)> {
+    let mut paths: Vec<PathBuf> = Vec::new();
     if let Ok(exe) = std::env::current_exe() {
         paths.extend(repository_root(&exe));
     }
@@ -206,48 +192,18 @@ fn masks(map_at: &Path, hidden: &[PathBuf]) -> Vec<Candidate> {
     if let Some(extra) = std::env::var_os("PROCTOR_PRIVATE_PATHS") {
         paths.extend(std::env::split_paths(&extra).filter(|p| p.is_absolute()));
     }
-    let mut out: Vec<Candidate> = Vec::new();
+    let mut out: Vec<(PathBuf, bool)> = Vec::new();
     for path in paths {
-        let Ok(real) = std::fs::canonicalize(&path) else {
-            continue;
-        };
-        let Ok(meta) = std::fs::metadata(&real) else {
-            continue;
-        };
-        // Never hide the root, the lab dir or anything inside it.
-        if real == Path::new("/") || real.starts_with(map_at) {
-            continue;
-        }
-        if !out.iter().any(|c| c.real == real) {
-            out.push(Candidate {
-                path: real.clone(),
-                real,
-                is_dir: meta.is_dir(),
-                mask: true,
-            });
-        }
-    }
-    out
-}
-
-fn exposures(named: &[PathBuf], map_at: &Path) -> Vec<Candidate> {
-    let mut out: Vec<Candidate> = Vec::new();
-    for path in named {
-        let path = lexically_normal(path);
-        // Only what exists can be bound back; a path the run would create is its own business.
-        let Ok(real) = std::fs::canonicalize(&path) else {
-            continue;
-        };
-        if path == Path::new("/") || path.starts_with(map_at) || real.starts_with(map_at) {
-            continue;
-        }
-        if !out.iter().any(|c| c.path == path) {
-            out.push(Candidate {
-                is_dir: real.is_dir(),
-                path,
-                real,
-                mask: false,
-            });
+        for candidate in [Some(path.clone()), std::fs::canonicalize(&path).ok()]
+            .into_iter()
+            .flatten()
+        {
+            let Ok(meta) = std::fs::metadata(&candidate) else {
+                continue;
+            };
+            if candidate != Path::new("/") && !out.iter().any(|(p, _)| *p == candidate) {
+                out.push((candidate, meta.is_dir()));
+            }
         }
     }
     out
@@ -261,67 +217,8 @@ fn repository_root(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-fn expansion(map_at: &Path, layers: &[(PathBuf, Layer)]) -> Result<Option<Expansion>, String> {
-    match std::fs::metadata(map_at) {
-        Ok(meta) if meta.is_dir() => return Ok(None),
-        Ok(_) => {
-            return Err(format!(
-                "the lab dir {} exists on this machine and is not a directory",
-                map_at.display()
-            ))
-        }
-        Err(_) => {}
-    }
-    // Under a mask the mount point is created in the private tmpfs; under an exposure (a
-    // read-only host dir) or nothing, an ancestor must be expanded.
-    let under_mask = layers
-        .iter()
-        .filter(|(path, _)| map_at.starts_with(path))
-        .max_by_key(|(path, _)| path.components().count())
-        .is_some_and(|(_, layer)| matches!(layer, Layer::Mask(entry) if entry.is_dir));
-    if under_mask {
-        return Ok(None);
-    }
-    let Some(at) = map_at.ancestors().skip(1).find(|a| a.exists()) else {
-        return Err(format!("no parent of {} exists", map_at.display()));
-    };
-    if !at.is_dir() {
-        return Err(format!(
-            "{} is not a directory, so {} cannot be created",
-            at.display(),
-            map_at.display()
-        ));
-    }
-    let entries =
-        std::fs::read_dir(at).map_err(|e| format!("cannot list {}: {e}", at.display()))?;
-    let mut children = Vec::new();
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let kind = if kind.is_symlink() {
-            match std::fs::read_link(entry.path()) {
-                Ok(target) => ChildKind::Symlink(target),
-                Err(_) => continue,
-            }
-        } else if kind.is_dir() {
-            ChildKind::Dir
-        } else {
-            ChildKind::File
-        };
-        children.push(Child {
-            name: entry.file_name(),
-            kind,
-        });
-    }
-    Ok(Some(Expansion {
-        at: at.to_path_buf(),
-        children,
-    }))
-}
-
 /// Removes `.` and resolves `..` without touching the file system.
-fn lexically_normal(path: &Path) -> PathBuf {
+pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
