@@ -7,6 +7,7 @@ pub mod cache_dir;
 pub mod cli;
 pub mod cluster;
 pub mod commands;
+pub mod intake;
 pub mod report;
 pub mod runner;
 pub mod sandbox;

@@ -85,8 +85,8 @@ pub fn plan(
         }
         let digest = match submissions::digest(&submission.path) {
             Ok(digest) => digest,
-            Err(error) => {
-                let why = format!("{error:#}");
+            Err(refused) => {
+                let why = refused.to_string();
                 known.push(Row::ungraded(&submission.name, Status::Malformed, max, why));
                 continue;
             }

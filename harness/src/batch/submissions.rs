@@ -1,11 +1,9 @@
 //! The submissions of a batch: every entry of the submissions folder, one per learner, and what
 //! identifies a grading of one (for `--resume`).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use sha2::{Digest, Sha256};
 
 /// One learner's submission: a folder holding what their lab dir held at the end. Anything else
 /// found in the submissions folder is listed too, to be reported as malformed, not skipped.
@@ -82,66 +80,11 @@ pub fn malformed(submission: &Submission) -> Option<String> {
     }
 }
 
-/// SHA-256 of a submission's tree: every path below it in order, with its type, its executable
-/// bit, and its bytes (a symlink's target, not what it points at). Two submissions with the
-/// same digest are graded alike; an unreadable file is an error.
-pub fn digest(dir: &Path) -> anyhow::Result<String> {
-    let mut hasher = Sha256::new();
-    hash_dir(dir, Path::new(""), &mut hasher)?;
-    Ok(hex(&hasher.finalize()))
-}
-
-fn hash_dir(root: &Path, rel: &Path, hasher: &mut Sha256) -> anyhow::Result<()> {
-    let dir = root.join(rel);
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .with_context(|| format!("cannot list {}", dir.display()))?
-        .map(|entry| entry.map(|entry| entry.file_name()))
-        .collect::<Result<_, _>>()
-        .with_context(|| format!("cannot list {}", dir.display()))?;
-    names.sort();
-    for name in names {
-        let rel = rel.join(&name);
-        let path = root.join(&rel);
-        let meta = std::fs::symlink_metadata(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        // Lengths before contents, so that no two trees hash the same bytes.
-        let rel_bytes = rel.as_os_str().as_encoded_bytes();
-        hasher.update((rel_bytes.len() as u64).to_be_bytes());
-        hasher.update(rel_bytes);
-        if meta.is_symlink() {
-            let target = std::fs::read_link(&path)
-                .with_context(|| format!("cannot read the link {}", path.display()))?;
-            hasher.update(b"l");
-            let target = target.as_os_str().as_encoded_bytes();
-            hasher.update((target.len() as u64).to_be_bytes());
-            hasher.update(target);
-        } else if meta.is_dir() {
-            hasher.update(b"d");
-            hash_dir(root, &rel, hasher)?;
-            hasher.update(b"e");
-        } else if !meta.is_file() {
-            // A FIFO or a device would block or never end: its type is its content.
-            hasher.update(b"o");
-        } else {
-            use std::os::unix::fs::PermissionsExt;
-            let executable = meta.permissions().mode() & 0o111 != 0;
-            hasher.update(if executable { b"x" } else { b"f" });
-            hasher.update(meta.len().to_be_bytes());
-            let mut file = std::fs::File::open(&path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            let mut buffer = [0u8; 64 * 1024];
-            loop {
-                let read = file
-                    .read(&mut buffer)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                if read == 0 {
-                    break;
-                }
-                hasher.update(&buffer[..read]);
-            }
-        }
-    }
-    Ok(())
+/// SHA-256 of a submission's tree (see [`crate::intake`]): two submissions with the same digest
+/// are graded alike. A tree over the intake's limits, or with an unreadable entry, is refused with
+/// the reason.
+pub fn digest(dir: &Path) -> Result<String, crate::intake::Refused> {
+    crate::intake::digest(dir, &crate::intake::Limits::default())
 }
 
 pub fn hex(bytes: &[u8]) -> String {

@@ -27,6 +27,14 @@ pub async fn grade(
     progress: &mut dyn Progress,
 ) -> anyhow::Result<Report> {
     let started = Instant::now();
+    // Graded from a private copy taken now: nothing a run does can change what is judged, and
+    // the submission folder is never written.
+    let original = submission;
+    let taken = match crate::intake::take(original, &crate::intake::Limits::default()) {
+        Ok(taken) => taken,
+        Err(refused) => return Ok(refused_report(lab, original, &refused, started)),
+    };
+    let submission = taken.path();
     let budget = Budget {
         started,
         total: lab.scenario.limits.grade.0,
@@ -103,11 +111,52 @@ pub async fn grade(
         lab: lab.name().to_string(),
         title: lab.scenario.title.clone(),
         mode: Mode::Grade,
-        subject: submission.display().to_string(),
+        subject: original.display().to_string(),
         steps,
-        isolation: Some(reference.isolation.to_string()),
+        // What the learner's runs had, not the (possibly cached) reference's.
+        isolation: Some(crate::sandbox::isolation_available().to_string()),
         duration: started.elapsed(),
     })
+}
+
+/// The report of a submission that could not be taken in (too deep, too big, unreadable): every
+/// check fails with the reason, so the grade is a clear zero rather than an error.
+fn refused_report(
+    lab: &Lab,
+    original: &Path,
+    refused: &crate::intake::Refused,
+    started: Instant,
+) -> Report {
+    let steps = lab
+        .scenario
+        .steps
+        .iter()
+        .map(|step| crate::report::StepReport {
+            id: step.id,
+            title: step.title.clone(),
+            checks: step
+                .checks
+                .iter()
+                .enumerate()
+                .filter(|(_, check)| check.runs_in(Mode::Grade))
+                .map(|(k, check)| {
+                    let outcome = Outcome::fail(format!("not graded: {refused}"));
+                    let mut line = report_line(step, k + 1, check, outcome, Duration::ZERO);
+                    line.hints.clear();
+                    line
+                })
+                .collect(),
+        })
+        .collect();
+    Report {
+        lab: lab.name().to_string(),
+        title: lab.scenario.title.clone(),
+        mode: Mode::Grade,
+        subject: original.display().to_string(),
+        steps,
+        isolation: Some(crate::sandbox::isolation_available().to_string()),
+        duration: started.elapsed(),
+    }
 }
 
 /// How the message of a check the budget left ungraded starts (a batch's `timed-out` rows).
