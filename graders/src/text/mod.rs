@@ -2,8 +2,10 @@
 
 mod compare;
 mod diff;
+mod feedback;
 mod normalise;
 
 pub use compare::{compare, Compare, Comparison};
 pub use diff::unified_diff;
+pub use feedback::first_difference;
 pub use normalise::{normalise, Normaliser};

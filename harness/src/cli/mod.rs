@@ -60,6 +60,11 @@ pub struct Cli {
     )]
     pub cluster: ClusterKind,
 
+    /// Grade even where learners' scripts would run as this user, unconfined (no root, no
+    /// namespaces): every report then says so. Without it such a machine refuses to grade.
+    #[arg(long, env = "PROCTOR_ACCEPT_UNISOLATED", global = true)]
+    pub accept_unisolated: bool,
+
     /// Directory holding <lab>/scenario.yaml (overrides the default lookup).
     #[arg(long, env = "PROCTOR_SCENARIOS", value_name = "DIR", global = true)]
     pub scenarios: Option<PathBuf>,

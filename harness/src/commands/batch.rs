@@ -22,6 +22,7 @@ use crate::scenario::Lab;
 const JOB_INDEX: &str = "JOB_COMPLETION_INDEX";
 
 pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Result<Verdict> {
+    globals.grading_isolation()?;
     let lab = globals.lab(&args.lab)?;
     let options = &args.batch;
     let shard = shard(options)?;

@@ -36,9 +36,16 @@ pub struct Globals {
     pub color: ColorChoice,
     pub scenarios: Option<PathBuf>,
     pub cluster: ClusterKind,
+    pub accept_unisolated: bool,
 }
 
 impl Globals {
+    /// Before a grading runs anything of a learner's: the isolation their scripts will get, or
+    /// the reason grading must not start here (exit 2, naming the fix).
+    pub fn grading_isolation(&self) -> anyhow::Result<&'static str> {
+        crate::sandbox::grading_isolation(self.accept_unisolated).map_err(anyhow::Error::msg)
+    }
+
     pub fn lab(&self, name: &str) -> anyhow::Result<Lab> {
         Lab::find(name, self.scenarios.as_deref())
     }

@@ -18,6 +18,7 @@ struct Row {
 }
 
 pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> {
+    globals.grading_isolation()?;
     let names: Vec<String> = if args.labs.is_empty() {
         list_labs(globals.scenarios.as_deref())
             .into_iter()

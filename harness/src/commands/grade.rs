@@ -20,6 +20,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
         (None, Some(dir)) => return super::batch::run(globals, args, dir).await,
         (None, None) => bail!("give --submission DIR or --submissions DIR"),
     };
+    globals.grading_isolation()?;
     let lab = globals.lab(&args.lab)?;
     if !submission.is_dir() {
         bail!("submission {} is not a directory", submission.display());

@@ -24,6 +24,7 @@ pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
         color: cli.color,
         scenarios: cli.scenarios.clone(),
         cluster: cli.cluster,
+        accept_unisolated: cli.accept_unisolated,
     };
     match &cli.command {
         Command::Up(args) => up::run(&globals, args).await,

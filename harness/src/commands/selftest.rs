@@ -6,6 +6,7 @@ use crate::report::{style::Stream, Style};
 use crate::runner::selftest;
 
 pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdict> {
+    globals.grading_isolation()?;
     let lab = globals.lab(&args.lab)?;
     let mut progress = globals.progress(false);
     let Some(target) = private_cluster(globals, &lab).await? else {

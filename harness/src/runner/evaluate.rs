@@ -13,7 +13,7 @@ use super::exec::Exec;
 use super::hints::hints_for;
 use crate::cluster::Target;
 use crate::report::{CheckReport, Progress, StepReport};
-use crate::scenario::{Check, CheckKind, Lab, Step};
+use crate::scenario::{Check, CheckKind, Feedback, Lab, Step};
 
 /// Where a check is evaluated.
 pub struct Setting<'a> {
@@ -126,7 +126,13 @@ pub fn report_line(
         } else {
             outcome.message
         },
-        diff: if outcome.passed { None } else { outcome.diff },
+        diff: match (outcome.passed, check.shown_feedback()) {
+            (true, _) | (false, Feedback::Message) => None,
+            (false, Feedback::Diff) => outcome.diff,
+            (false, Feedback::FirstDifference) => outcome
+                .diff
+                .map(|diff| graders::text::first_difference(&diff)),
+        },
         hints,
         duration,
     }

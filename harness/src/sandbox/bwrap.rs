@@ -21,7 +21,6 @@ pub(crate) fn args(view: &View, unprivileged: bool) -> Vec<OsString> {
     a.flag("--unshare-ipc");
     a.flag("--unshare-uts");
     a.flag("--unshare-cgroup-try");
-    a.flag("--new-session");
     if unprivileged {
         a.flag("--unshare-user");
         a.flag("--disable-userns");

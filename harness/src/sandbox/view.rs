@@ -155,8 +155,8 @@ pub(crate) fn plan(
 }
 
 /// The named paths to bind back: those that exist, outside the system directories (already
-/// shown), and that neither hold nor sit inside the lab dir or the home (those are the run's
-/// own). A path named through a symlink is bound at the name, from where it leads.
+/// shown), that do not sit inside the lab dir (the run's own) and hold neither it nor the home.
+/// A path named through a symlink is bound at the name, from where it leads.
 fn exposures(named: &[PathBuf], map_at: &Path, home: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for path in named {
@@ -164,9 +164,10 @@ fn exposures(named: &[PathBuf], map_at: &Path, home: &Path) -> Vec<PathBuf> {
         if !path.exists() || path == Path::new("/") || is_system(&path) {
             continue;
         }
-        let clashes = [map_at, home]
-            .iter()
-            .any(|own| path.starts_with(own) || own.starts_with(&path));
+        // Inside the home is fine (bound over its tmpfs); the lab dir is the run's own, and an
+        // ancestor of either would cover them.
+        let clashes =
+            path.starts_with(map_at) || map_at.starts_with(&path) || home.starts_with(&path);
         let special = ["/proc", "/dev", "/sys"]
             .iter()
             .any(|virtual_tree| path.starts_with(virtual_tree));

@@ -21,6 +21,9 @@ pub struct Check {
     pub points: f64,
     #[serde(default)]
     pub visibility: Visibility,
+    /// What a failure shows of the expected output; a hidden check shows only its message.
+    #[serde(default)]
+    pub feedback: Feedback,
     #[serde(default = "both_modes")]
     pub modes: Vec<Mode>,
     /// Shown on failure when no targeted hint matches.
@@ -107,6 +110,29 @@ pub enum Visibility {
     Visible,
     /// Grading only.
     Hidden,
+}
+
+/// How much of the expected output a failing check shows the learner.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Feedback {
+    /// The whole diff of expected and actual output.
+    Diff,
+    /// Where the output first differs: one expected and one actual line.
+    #[default]
+    FirstDifference,
+    /// The message and hints only.
+    Message,
+}
+
+impl Check {
+    /// What this check's failures show: a hidden check never shows expected output.
+    pub fn shown_feedback(&self) -> Feedback {
+        match self.visibility {
+            Visibility::Hidden => Feedback::Message,
+            Visibility::Visible => self.feedback,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -13,7 +13,7 @@ pub mod schema;
 pub mod units;
 pub mod validate;
 
-pub use check::{Check, CheckKind, Mode, Visibility};
+pub use check::{Check, CheckKind, Feedback, Mode, Visibility};
 pub use error::{ScenarioError, ScenarioErrors};
 pub use expect::Expectation;
 pub use lab::{BundledSubmission, Lab};

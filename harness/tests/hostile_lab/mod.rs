@@ -47,6 +47,7 @@ perturbations:
   extra:
     namePrefix: extra-node-
     labels: {tier: copper}
+# Every check shows its whole diff: the tests read what each run did from it.
 steps:
   - id: 1
     title: Nodes
@@ -59,13 +60,16 @@ steps:
     checks:
       - id: nodes-script
         title: nodes.sh lists the nodes
+        feedback: diff
         points: 2
         script: {path: nodes.sh}
       - id: nodes-file
         title: out/nodes.txt
+        feedback: diff
         file: {path: out/nodes.txt}
       - id: count-script
         title: count.sh counts nodes and settings
+        feedback: diff
         script: {path: count.sh}
   - id: 2
     title: Tiers
@@ -77,6 +81,7 @@ steps:
     checks:
       - id: tier-script
         title: tier.sh reads the tier label
+        feedback: diff
         points: 2
         script:
           path: tier.sh
@@ -85,9 +90,11 @@ steps:
           inject: [extra]
       - id: tiers-file
         title: out/tiers.txt
+        feedback: diff
         file: {path: out/tiers.txt}
       - id: gold-script
         title: gold.sh lists the gold nodes
+        feedback: diff
         script: {path: gold.sh}
   - id: 3
     title: Settings
@@ -98,10 +105,12 @@ steps:
     checks:
       - id: ns-script
         title: ns.sh prints the settings
+        feedback: diff
         points: 2
         script: {path: ns.sh}
       - id: ns-file
         title: out/ns.txt
+        feedback: diff
         file: {path: out/ns.txt}
   - id: 4
     title: Greeting
@@ -112,10 +121,12 @@ steps:
     checks:
       - id: echo-script
         title: echo.sh greets
+        feedback: diff
         points: 2
         script: {path: echo.sh}
       - id: echo-file
         title: out/echo.txt
+        feedback: diff
         file: {path: out/echo.txt}
   - id: 5
     title: Summary
@@ -129,10 +140,12 @@ steps:
     checks:
       - id: summary-script
         title: summary.sh counts everything
+        feedback: diff
         points: 2
         script: {path: summary.sh}
       - id: summary-file
         title: out/summary.txt
+        feedback: diff
         file: {path: out/summary.txt}
 "#;
 
