@@ -286,8 +286,7 @@ mod tests {
             path.push("d");
         }
         std::fs::create_dir_all(&path).expect("mkdir");
-        let refused = take(root.path(), &Limits::default())
-            .expect_err("refused");
+        let refused = take(root.path(), &Limits::default()).expect_err("refused");
         assert!(refused.0.contains("more than 32 deep"), "{refused}");
         let generous = Limits {
             depth: 1000,

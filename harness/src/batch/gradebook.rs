@@ -78,6 +78,9 @@ pub struct Row {
     /// Why a submission is malformed or was not graded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The sandbox the learner's scripts ran in (`bubblewrap`, …, `none`); none when not graded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<String>,
 }
 
 impl Row {
@@ -109,6 +112,7 @@ impl Row {
                 })
                 .collect(),
             message: None,
+            isolation: report.isolation.clone(),
         }
     }
 
@@ -122,6 +126,7 @@ impl Row {
             status,
             steps: BTreeMap::new(),
             message: Some(message),
+            isolation: None,
         }
     }
 }
@@ -187,6 +192,7 @@ impl Gradebook {
             "score".to_string(),
             "max".to_string(),
             "status".to_string(),
+            "isolation".to_string(),
         ];
         header.extend(steps.iter().map(|id| format!("step {id}")));
         writer.write_record(&header)?;
@@ -196,6 +202,7 @@ impl Gradebook {
                 points(row.score),
                 points(row.max_score),
                 row.status.to_string(),
+                row.isolation.clone().unwrap_or_default(),
             ];
             // A step a submission has no score for (not graded) is an empty cell, not a zero.
             record.extend(steps.iter().map(|id| {
@@ -273,9 +280,12 @@ fn from_csv(text: &str) -> anyhow::Result<Gradebook> {
             header.iter().collect::<Vec<_>>().join(",")
         );
     }
+    // Written since the isolation was recorded; older gradebooks lack it.
+    let with_isolation = header.get(fixed.len()) == Some("isolation");
+    let first_step = fixed.len() + usize::from(with_isolation);
     let steps: Vec<u32> = header
         .iter()
-        .skip(fixed.len())
+        .skip(first_step)
         .map(|column| {
             column
                 .strip_prefix("step ")
@@ -297,7 +307,7 @@ fn from_csv(text: &str) -> anyhow::Result<Gradebook> {
             .with_context(|| format!("{}: unknown status {status_cell:?}", at()))?;
         let mut row_steps = BTreeMap::new();
         for (offset, id) in steps.iter().enumerate() {
-            let cell = record.get(fixed.len() + offset).unwrap_or_default();
+            let cell = record.get(first_step + offset).unwrap_or_default();
             if cell.is_empty() {
                 continue;
             }
@@ -319,6 +329,9 @@ fn from_csv(text: &str) -> anyhow::Result<Gradebook> {
             status,
             steps: row_steps,
             message: None,
+            isolation: with_isolation
+                .then(|| record.get(fixed.len()).unwrap_or_default().to_string())
+                .filter(|isolation| !isolation.is_empty()),
         });
     }
     Ok(Gradebook { submissions })
@@ -339,6 +352,7 @@ mod tests {
                 .map(|&(id, score, max_score)| (id, StepScore { score, max_score }))
                 .collect(),
             message: None,
+            isolation: Some("bubblewrap".into()),
         }
     }
 
@@ -355,11 +369,17 @@ mod tests {
     #[test]
     fn csv_has_the_documented_columns() {
         let csv = book().to_csv().expect("csv");
-        let expected = "name,score,max,status,step 1,step 2\n\
-                        alice,3.50,5,failed,2,1.50\n\
-                        \"bob, jr.\",5,5,passed,2,3\n\
-                        carol,0,5,malformed,,\n";
+        let expected = "name,score,max,status,isolation,step 1,step 2\n\
+                        alice,3.50,5,failed,bubblewrap,2,1.50\n\
+                        \"bob, jr.\",5,5,passed,bubblewrap,2,3\n\
+                        carol,0,5,malformed,,,\n";
         assert_eq!(csv, expected);
+        // Read back, the isolation stays; a gradebook written before it was recorded still reads.
+        let back = from_csv(&csv).expect("read back");
+        assert_eq!(back.submissions[0].isolation.as_deref(), Some("bubblewrap"));
+        assert_eq!(back.submissions[2].isolation, None);
+        let old = from_csv("name,score,max,status,step 1\nalice,1,2,failed,1\n").expect("old");
+        assert_eq!(old.submissions[0].steps.len(), 1);
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
     for gradebook in &options.gradebook {
         crate::batch::gradebook::Format::of(gradebook)?;
     }
+    crate::sandbox::check_private(dir).map_err(anyhow::Error::msg)?;
+    crate::runner::preflight::check(&lab).await?;
     let mut all = submissions::list(dir)?;
     if all.is_empty() {
         // Most often a volume mounted at the wrong place: said, though not an error.

@@ -34,6 +34,7 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
     let mut rows = Vec::new();
     for name in &names {
         let lab = globals.lab(name)?;
+        crate::runner::preflight::check(&lab).await?;
         let cases = match &args.cases {
             Some(root) => submissions_in(&root.join(lab.name()))?,
             None => lab.bundled_submissions()?,

@@ -25,6 +25,8 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
     if !submission.is_dir() {
         bail!("submission {} is not a directory", submission.display());
     }
+    crate::sandbox::check_private(submission).map_err(anyhow::Error::msg)?;
+    crate::runner::preflight::check(&lab).await?;
     let mut progress = globals.progress(args.output.quiet);
     let target = match &args.kubeconfig {
         Some(kubeconfig) => Target::external(kubeconfig).await?,

@@ -8,6 +8,7 @@ use crate::runner::selftest;
 pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdict> {
     globals.grading_isolation()?;
     let lab = globals.lab(&args.lab)?;
+    crate::runner::preflight::check(&lab).await?;
     let mut progress = globals.progress(false);
     let Some(target) = private_cluster(globals, &lab).await? else {
         return Ok(Verdict::Interrupted);

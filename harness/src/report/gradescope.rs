@@ -57,8 +57,15 @@ pub fn render(report: &Report) -> String {
         max_score: report.max_score(),
         execution_time: report.duration.as_secs(),
         output: format!(
-            "{}: {} ({} passed, {} failed)",
-            report.lab, report.title, passed, failed
+            "{}: {} ({} passed, {} failed){}",
+            report.lab,
+            report.title,
+            passed,
+            failed,
+            report
+                .isolation_note()
+                .map(|note| format!("\n{note}"))
+                .unwrap_or_default()
         ),
         output_format: "text",
         test_output_format: "text",

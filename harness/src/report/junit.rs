@@ -50,6 +50,13 @@ pub fn render(report: &Report) -> String {
             failures,
             time
         );
+        if let Some(isolation) = &report.isolation {
+            let _ = writeln!(
+                xml,
+                "    <properties><property name=\"isolation\" value=\"{}\"/></properties>",
+                escape(isolation)
+            );
+        }
         for check in &step.checks {
             let _ = write!(
                 xml,

@@ -22,6 +22,9 @@ pub fn render(report: &Report) -> String {
         passed,
         failed
     );
+    if let Some(note) = report.isolation_note() {
+        let _ = writeln!(md, "_{note}_\n");
+    }
     for step in &report.steps {
         let _ = writeln!(
             md,

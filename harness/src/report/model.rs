@@ -87,6 +87,17 @@ impl StepReport {
 }
 
 impl Report {
+    /// One sentence on how the learner's scripts ran, for every report format.
+    pub fn isolation_note(&self) -> Option<String> {
+        match self.isolation.as_deref()? {
+            "none" => Some(
+                "Scripts ran WITHOUT isolation, as the grader's own user (--accept-unisolated)."
+                    .to_string(),
+            ),
+            kind => Some(format!("Scripts ran in the {kind} sandbox.")),
+        }
+    }
+
     pub fn checks(&self) -> impl Iterator<Item = &CheckReport> {
         self.steps.iter().flat_map(|step| step.checks.iter())
     }

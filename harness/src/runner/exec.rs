@@ -124,6 +124,7 @@ async fn run_blocking(spec: RunSpec) -> RunOutcome {
             problems: Vec::new(),
             isolation: "none",
             duration: Duration::ZERO,
+            cpu: Duration::ZERO,
         },
     }
 }

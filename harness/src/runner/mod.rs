@@ -6,6 +6,7 @@ pub mod evaluate;
 pub mod exec;
 pub mod grade;
 pub mod hints;
+pub mod preflight;
 pub mod reference;
 pub mod reference_cache;
 pub mod self_check;

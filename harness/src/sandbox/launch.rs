@@ -54,6 +54,7 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         problems,
         isolation: isolation.name(),
         duration: start.elapsed(),
+        cpu: std::time::Duration::ZERO,
     };
 
     if !spec.run_dir.is_dir() {
@@ -296,6 +297,7 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         problems,
         isolation: isolation.name(),
         duration: start.elapsed(),
+        cpu: captured.cpu,
     }
 }
 

@@ -29,6 +29,7 @@
 
 mod bwrap;
 mod cgroup;
+mod cpu;
 mod detect;
 mod env;
 mod identity;
@@ -96,27 +97,37 @@ pub enum Trust {
     Reference,
 }
 
-/// A time limit set while a run goes, counted from the run's start: the learner's run of a pair
-/// is given a multiple of the time the reference's run took, known only once that one ends. The
-/// run ends at the earlier of its [`Limits::timeout`] and the cutoff.
+/// A limit set while a run goes: the learner's run of a pair is given a multiple of what the
+/// reference's run took, known only once that one ends. The run is stopped once it is past
+/// `wall` and has sat idle (used next to no CPU) for a few seconds — a script that hangs — or once
+/// it has used more than `cpu` of CPU time — a script that spins; one that is merely slowed by a
+/// loaded machine keeps using some CPU, never spins for ten times the reference's CPU, and
+/// finishes. The run ends at the latest at its [`Limits::timeout`].
 #[derive(Debug, Clone, Default)]
-pub struct Cutoff(Arc<Mutex<Option<Duration>>>);
+pub struct Cutoff(Arc<Mutex<Option<CutoffLimit>>>);
+
+/// See [`Cutoff`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutoffLimit {
+    pub wall: Duration,
+    pub cpu: Duration,
+}
 
 impl Cutoff {
     /// A cutoff set from the start.
-    pub fn after(limit: Duration) -> Cutoff {
+    pub fn after(limit: CutoffLimit) -> Cutoff {
         let cutoff = Cutoff::default();
         cutoff.set(limit);
         cutoff
     }
 
-    pub fn set(&self, after: Duration) {
+    pub fn set(&self, limit: CutoffLimit) {
         if let Ok(mut cutoff) = self.0.lock() {
-            *cutoff = Some(after);
+            *cutoff = Some(limit);
         }
     }
 
-    pub fn get(&self) -> Option<Duration> {
+    pub fn get(&self) -> Option<CutoffLimit> {
         self.0.lock().ok().and_then(|cutoff| *cutoff)
     }
 }
@@ -168,6 +179,8 @@ pub struct RunOutcome {
     /// `"bubblewrap"`, `"mount-namespace"`, `"unprivileged-uid"` or `"none"`.
     pub isolation: &'static str,
     pub duration: Duration,
+    /// CPU time the run used (its processes, and the children they reaped).
+    pub cpu: Duration,
 }
 
 /// Runs `spec` to completion (blocking) in the best isolation available. Never panics; every
@@ -212,4 +225,26 @@ pub fn harden_grader_files() {
     if nix::unistd::geteuid().is_root() {
         nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o077));
     }
+}
+
+/// Without a view of their own (`unprivileged-uid`), learners' runs see the host's files as
+/// their uid may: `path` (a class folder, a submission) must then be out of reach of other users
+/// — some directory on the way to it not searchable by them. Elsewhere there is nothing to check.
+pub fn check_private(path: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    if detect::detected().isolation != detect::Isolation::UnprivilegedUid {
+        return Ok(());
+    }
+    let path = std::path::absolute(path).map_err(|error| error.to_string())?;
+    let closed = path.ancestors().any(|dir| {
+        std::fs::metadata(dir).is_ok_and(|meta| meta.is_dir() && meta.mode() & 0o001 == 0)
+    });
+    if closed {
+        return Ok(());
+    }
+    Err(format!(
+        "learners' scripts run as other users on this machine and could read {}: make it private first (chmod o-rwx {})",
+        path.display(),
+        path.display()
+    ))
 }

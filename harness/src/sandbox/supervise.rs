@@ -18,6 +18,15 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// How often a run with a [`Cutoff`] looks whether its owner has set it.
 const CUTOFF_POLL: Duration = Duration::from_millis(50);
 
+/// How often a run past its cutoff's wall time has its CPU time sampled...
+const CPU_SAMPLE: Duration = Duration::from_millis(250);
+/// ...and for how long it must have used less than [`IDLE_CPU`] to count as hanging. A script
+/// slowed by a loaded machine waits for a CPU or for the API server for far less than this at a
+/// time; one that sleeps, reads a pipe nobody writes or waits on a condition that never comes
+/// is idle for good.
+const IDLE_WINDOW: Duration = Duration::from_secs(3);
+const IDLE_CPU: Duration = Duration::from_millis(30);
+
 pub(crate) enum Ended {
     Exited(std::process::ExitStatus),
     /// Stopped at this time limit (the timeout, or a shorter cutoff).
@@ -30,6 +39,8 @@ pub(crate) struct Captured {
     pub stderr: Vec<u8>,
     pub ended: Ended,
     pub problems: Vec<String>,
+    /// CPU time of the run's leader and the children it reaped.
+    pub cpu: Duration,
 }
 
 enum Event {
@@ -90,25 +101,45 @@ pub(crate) fn supervise(
         problems.push("could not start a thread to watch the script; it was stopped".to_string());
     }
 
-    let limit = || {
-        cutoff
-            .and_then(Cutoff::get)
-            .map_or(limits.timeout, |cut| cut.min(limits.timeout))
-    };
+    let cut = || cutoff.and_then(Cutoff::get);
     let mut eofs = 0;
     let mut ended: Option<Ended> = None;
     let mut exited = false;
+    // (when, CPU time) samples of a run past its cutoff's wall time, the oldest first.
+    let mut samples: std::collections::VecDeque<(Instant, Duration)> = Default::default();
     while waiter.is_ok() {
         let now = Instant::now();
-        let limit = limit();
-        let deadline = start + limit;
-        if now >= deadline {
-            ended = Some(Ended::TimedOut(limit));
+        let elapsed = now - start;
+        if elapsed >= limits.timeout {
+            // Past a cutoff's wall time, the cutoff is what the learner is told about.
+            let told = cut()
+                .map(|cut| cut.wall)
+                .filter(|wall| *wall < limits.timeout)
+                .unwrap_or(limits.timeout);
+            ended = Some(Ended::TimedOut(told));
             break;
         }
+        // Sampled from a window before the wall time on, so that a run idle since then is
+        // stopped right at it.
+        if let Some(cut) = cut().filter(|cut| elapsed + IDLE_WINDOW >= cut.wall) {
+            if samples.back().is_none_or(|(at, _)| now - *at >= CPU_SAMPLE) {
+                let used = super::cpu::of_session(pid);
+                samples.push_back((now, used));
+                while samples.len() > 1 && now - samples[1].0 >= IDLE_WINDOW {
+                    samples.pop_front();
+                }
+                let idle = samples.front().is_some_and(|(at, before)| {
+                    now - *at >= IDLE_WINDOW && used.saturating_sub(*before) < IDLE_CPU
+                });
+                if (idle && elapsed >= cut.wall) || used > cut.cpu {
+                    ended = Some(Ended::TimedOut(cut.wall));
+                    break;
+                }
+            }
+        }
         let wait = match cutoff {
-            Some(_) => (deadline - now).min(CUTOFF_POLL),
-            None => deadline - now,
+            Some(_) => CUTOFF_POLL.min(start + limits.timeout - now),
+            None => start + limits.timeout - now,
         };
         match rx.recv_timeout(wait) {
             Ok(Event::Exited) => {
@@ -128,6 +159,10 @@ pub(crate) fn supervise(
         }
     }
 
+    // The leader is a zombie now if it exited: what it and its reaped children used is readable.
+    // A run stopped while going has its last sample, taken over its whole session.
+    let sampled = samples.back().map_or(Duration::ZERO, |(_, used)| *used);
+    let cpu = super::cpu::of_process(pid).max(sampled);
     kill_everything(pid);
     let status = child.wait();
     if !exited {
@@ -180,7 +215,7 @@ pub(crate) fn supervise(
         (None, Ok(status)) => Ended::Exited(status),
         (None, Err(e)) => {
             problems.push(format!("could not collect the script's exit status: {e}"));
-            Ended::TimedOut(limit())
+            Ended::TimedOut(limits.timeout)
         }
     };
     Captured {
@@ -188,6 +223,7 @@ pub(crate) fn supervise(
         stderr: take(&stderr),
         ended,
         problems,
+        cpu,
     }
 }
 

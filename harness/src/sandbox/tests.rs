@@ -202,7 +202,10 @@ fn a_cutoff_set_during_the_run_stops_it() {
     spec.cutoff = Some(cutoff.clone());
     let setter = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
-        cutoff.set(Duration::from_millis(800));
+        cutoff.set(crate::sandbox::CutoffLimit {
+            wall: Duration::from_millis(800),
+            cpu: Duration::from_secs(5),
+        });
     });
     let o = run_with(&spec, d);
     let _ = setter.join();
@@ -935,3 +938,101 @@ fn the_kubectl_cache_seed_is_read_and_never_changed() {
 }
 
 mod hostile;
+
+/// Busy loops on every core, four per core, for as long as the value lives: a loaded grading
+/// machine.
+struct CpuHog(Vec<std::process::Child>);
+
+impl CpuHog {
+    fn start() -> CpuHog {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        CpuHog(
+            (0..4 * cores)
+                .filter_map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .ok()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for CpuHog {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn with_cutoff(lab: &Lab, script: &str, wall: Duration, cpu: Duration) -> RunSpec {
+    lab.script("run.sh", script);
+    let mut spec = lab.spec("run.sh", &[]);
+    spec.cutoff = Some(crate::sandbox::Cutoff::after(crate::sandbox::CutoffLimit {
+        wall,
+        cpu,
+    }));
+    spec
+}
+
+/// The cutoff decides the same at load 0 and at four jobs per core: a run past its wall time
+/// that keeps working finishes, one that sits idle is stopped, one that spins is stopped on its
+/// CPU time.
+#[test]
+fn the_cutoff_gives_the_same_verdict_idle_and_under_load() {
+    let d = &isolations()[0];
+    let working = "#!/bin/bash\nfor i in $(seq 1 25); do head -c 3000000 /dev/urandom | md5sum >/dev/null; done\necho done\n";
+    let sleeping = format!("#!/bin/bash\nsleep {}\n", unique_sleep());
+    let spinning = "#!/bin/bash\nwhile :; do :; done\n";
+    for loaded in [false, true] {
+        let _hog = loaded.then(CpuHog::start);
+        let lab = Lab::new();
+        let wall = Duration::from_millis(300);
+        let o = run_with(
+            &with_cutoff(&lab, working, wall, Duration::from_secs(60)),
+            d,
+        );
+        assert_eq!(o.exit, ExitStatus::Code(0), "loaded {loaded}: {}", show(&o));
+        assert_eq!(text(&o.stdout), "done\n");
+
+        let lab = Lab::new();
+        let o = run_with(
+            &with_cutoff(&lab, &sleeping, wall, Duration::from_secs(60)),
+            d,
+        );
+        assert_eq!(
+            o.exit,
+            ExitStatus::TimedOut,
+            "loaded {loaded}: {}",
+            show(&o)
+        );
+        assert_eq!(
+            o.problems,
+            vec!["the script did not finish within 300ms and was stopped".to_string()]
+        );
+
+        let lab = Lab::new();
+        let mut spec = with_cutoff(
+            &lab,
+            spinning,
+            Duration::from_secs(2),
+            Duration::from_millis(500),
+        );
+        spec.limits.timeout = Duration::from_secs(60);
+        let o = run_with(&spec, d);
+        assert_eq!(
+            o.exit,
+            ExitStatus::TimedOut,
+            "loaded {loaded}: {}",
+            show(&o)
+        );
+        assert_eq!(
+            o.problems,
+            vec!["the script did not finish within 2s and was stopped".to_string()]
+        );
+        assert!(o.cpu >= Duration::from_millis(500), "{:?}", o.cpu);
+    }
+}

@@ -30,6 +30,10 @@ pub struct Scenario {
     pub cluster: ClusterSpec,
     #[serde(default)]
     pub starter: Vec<StarterFile>,
+    /// Commands the lab's scripts need besides bash, coreutils and kubectl (`jq`): grading stops
+    /// before it starts when one is missing, rather than charge its absence to the learner.
+    #[serde(default)]
+    pub tools: Vec<String>,
     #[serde(default)]
     pub limits: LimitsSpec,
     /// Node templates the grader injects; kept in file order for stable reports.

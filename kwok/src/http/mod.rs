@@ -64,12 +64,19 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         return respond::error(&attributes.forbidden(&user.name, &decision.reason));
     }
     parts.extensions.insert(user);
-    let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+    let bytes = match read_body(body).await {
         Ok(b) => b,
-        Err(_) => {
-            return respond::error(&ApiError::request_entity_too_large(format!(
+        Err(too_large) => {
+            let mut response = respond::error(&ApiError::request_entity_too_large(format!(
                 "Request entity too large: limit is {MAX_BODY}"
-            )))
+            )));
+            if too_large.close {
+                response.headers_mut().insert(
+                    header::CONNECTION,
+                    header::HeaderValue::from_static("close"),
+                );
+            }
+            return response;
         }
     };
     // A handler bug must not take the server down: answer 500 and keep serving.
@@ -85,6 +92,50 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
             ))
         }
     }
+}
+
+/// How much of an over-long body is read and thrown away, and for how long, before the 413 is
+/// sent: a client still sending when the server answers and closes gets a reset instead of the
+/// answer (what net/http avoids by discarding the rest of a body after `MaxBytesReader`, then
+/// closing).
+const DISCARD_LIMIT: usize = 64 * 1024 * 1024;
+const DISCARD_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A body over [`MAX_BODY`]; `close` when the rest of it could not be read to its end.
+struct TooLarge {
+    close: bool,
+}
+
+/// The request body, at most [`MAX_BODY`] bytes; past that the rest is read and dropped (up to
+/// [`DISCARD_LIMIT`] within [`DISCARD_TIME`]) so that the client reads the 413.
+async fn read_body(body: Body) -> Result<bytes::Bytes, TooLarge> {
+    use futures::StreamExt;
+    let mut stream = body.into_data_stream();
+    let mut kept = bytes::BytesMut::new();
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else {
+            return Err(TooLarge { close: true });
+        };
+        if kept.len() + chunk.len() <= MAX_BODY {
+            kept.extend_from_slice(&chunk);
+            continue;
+        }
+        let discard = async {
+            let mut dropped = chunk.len();
+            while let Some(chunk) = stream.next().await {
+                dropped += chunk.map(|c| c.len()).unwrap_or(DISCARD_LIMIT);
+                if dropped > DISCARD_LIMIT {
+                    return false;
+                }
+            }
+            true
+        };
+        let drained = tokio::time::timeout(DISCARD_TIME, discard)
+            .await
+            .unwrap_or(false);
+        return Err(TooLarge { close: !drained });
+    }
+    Ok(kept.freeze())
 }
 
 /// The user a request's bearer token names: the cluster's own token is its admin; anything else

@@ -22,7 +22,7 @@ use super::outcome::Outcome;
 use crate::cluster::{Snapshot, Target};
 use crate::runner::exec::{describe_exit, transcript, Exec};
 use crate::runner::workdir::{copy_file, copy_missing, remove_entry, scratch_copy};
-use crate::sandbox::{is_limit_problem, Cutoff, ExitStatus, RunOutcome};
+use crate::sandbox::{is_limit_problem, Cutoff, CutoffLimit, ExitStatus, RunOutcome};
 use crate::scenario::check::{ScriptCheck, ScriptCompare};
 use crate::scenario::Perturbation;
 
@@ -32,16 +32,22 @@ const SHOWN_DIFFERENCES: usize = 3;
 /// Lines of the learner's stderr shown for a differing run.
 const STDERR_LINES: usize = 3;
 
-/// A learner's run may take this many times as long as the reference's run of the same pair...
+/// A learner's run may take this many times as long, and as much CPU, as the reference's run of
+/// the same pair...
 const TIME_MULTIPLE: u32 = 10;
-/// ...and at least this long (kubectl's own start-up is a few hundred milliseconds on a loaded
-/// machine), but never longer than the scenario's `limits.timeout`: a script that hangs is stopped
-/// seconds after the reference finished instead of at the end of the scenario's limit.
+/// ...and at least this much of each (kubectl's own start-up is a few hundred milliseconds), but
+/// never longer than the scenario's `limits.timeout`: a script that hangs is stopped seconds after
+/// the reference finished instead of at the end of the scenario's limit. Past the wall time a run
+/// is stopped only once it sits idle, so a machine's load changes when a run is stopped, never
+/// whether (see [`Cutoff`]).
 const TIME_FLOOR: Duration = Duration::from_secs(5);
 
-/// The time limit of a learner's run whose reference run took `reference`.
-fn learner_time_limit(reference: Duration) -> Duration {
-    (reference * TIME_MULTIPLE).max(TIME_FLOOR)
+/// The cutoff of a learner's run whose reference run is `reference`.
+fn learner_time_limit(reference: &RunOutcome) -> CutoffLimit {
+    CutoffLimit {
+        wall: (reference.duration * TIME_MULTIPLE).max(TIME_FLOOR),
+        cpu: (reference.cpu * TIME_MULTIPLE).max(TIME_FLOOR),
+    }
 }
 
 pub struct ScriptEnv<'a> {
@@ -119,7 +125,7 @@ async fn run_pair(
                     .exec
                     .script(reference_dir.path(), &spec.path, args)
                     .await;
-                cutoff.set(learner_time_limit(reference.duration));
+                cutoff.set(learner_time_limit(&reference));
                 reference
             },
         );
@@ -147,7 +153,7 @@ async fn run_pair(
         .script(reference_dir.path(), &spec.path, args)
         .await;
     rewind(env.target, start).await?;
-    let cutoff = Cutoff::after(learner_time_limit(reference.duration));
+    let cutoff = Cutoff::after(learner_time_limit(&reference));
     let learner = env
         .exec
         .script_until(learner_dir.path(), &spec.path, args, Some(cutoff))

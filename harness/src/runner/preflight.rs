@@ -1,0 +1,120 @@
+//! What a grading checks before any reference or learner run: that the machine can give every
+//! submission the same verdict. A missing tool, a kubectl out of the supported range, or a lab
+//! path the learner's sandbox cannot reach would otherwise fail checks and be charged to the
+//! learner; here they stop the grading (exit 2) with what to install or change.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context};
+
+use crate::sandbox::{self, ExitStatus, Limits, RunSpec, Trust};
+use crate::scenario::Lab;
+
+/// The kubectl minor versions Proctor is tested with (the embedded cluster serves their APIs).
+const KUBECTL_MINORS: std::ops::RangeInclusive<u32> = 27..=33;
+
+/// Checks the tools and the learner's sandbox for `lab`.
+pub async fn check(lab: &Lab) -> anyhow::Result<()> {
+    let lab = lab.clone();
+    tokio::task::spawn_blocking(move || check_blocking(&lab))
+        .await
+        .map_err(|error| anyhow!("the preflight check failed: {error}"))?
+}
+
+fn check_blocking(lab: &Lab) -> anyhow::Result<()> {
+    kubectl_version()?;
+    let mut tools = vec!["kubectl".to_string()];
+    tools.extend(lab.scenario.tools.iter().cloned());
+    let missing: Vec<&String> = tools
+        .iter()
+        .filter(|tool| sandbox::on_path(tool).is_none())
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "the lab {} needs {} on PATH: install {} (e.g. apt-get install {})",
+            lab.name(),
+            join(&missing),
+            if missing.len() == 1 { "it" } else { "them" },
+            join(&missing)
+        );
+    }
+    learner_sandbox(lab, &tools)
+}
+
+/// Runs, as a learner's script would, a look for every tool at the lab path: a tool the grader
+/// has but the learner's uid cannot reach, or a lab path it cannot use, shows here.
+fn learner_sandbox(lab: &Lab, tools: &[String]) -> anyhow::Result<()> {
+    let run_dir = tempfile::Builder::new()
+        .prefix("proctor-preflight-")
+        .tempdir()
+        .context("creating the preflight run dir")?;
+    let look: String = tools
+        .iter()
+        .map(|tool| format!("command -v '{tool}' >/dev/null || echo '{tool}'\n"))
+        .collect();
+    let spec = RunSpec {
+        program: PathBuf::new(),
+        args: Vec::new(),
+        run_dir: run_dir.path().to_path_buf(),
+        map_at: lab.scenario.lab_dir.clone(),
+        env: Vec::new(),
+        limits: Limits::default(),
+        shell: Some(format!(
+            "{look}test \"$PWD\" = '{}' || echo \"the lab path (at $PWD)\"",
+            lab.scenario.lab_dir.display()
+        )),
+        kube_cache_seed: None,
+        hidden: vec![lab.dir.clone()],
+        cutoff: None,
+        trust: Trust::Learner,
+    };
+    let outcome = sandbox::run(&spec);
+    match &outcome.exit {
+        ExitStatus::Code(0) => {}
+        ExitStatus::SpawnError(message) => bail!("learners' scripts cannot run here: {message}"),
+        other => bail!(
+            "a probe run in the learners' sandbox ({}) ended with {other:?}: {}",
+            outcome.isolation,
+            String::from_utf8_lossy(&outcome.stderr).trim()
+        ),
+    }
+    let unreachable = String::from_utf8_lossy(&outcome.stdout).trim().to_string();
+    if !unreachable.is_empty() {
+        bail!(
+            "learners' scripts ({} sandbox) cannot reach {}: install the tools where every user can run them (e.g. /usr/local/bin)",
+            outcome.isolation,
+            unreachable.lines().collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// `kubectl version --client` within [`KUBECTL_MINORS`].
+fn kubectl_version() -> anyhow::Result<()> {
+    let output = std::process::Command::new("kubectl")
+        .args(["version", "--client", "-o", "json"])
+        .output()
+        .context("kubectl is not on PATH: install kubectl 1.27–1.33")?;
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .context("kubectl version --client -o json printed no JSON")?;
+    let minor = json["clientVersion"]["minor"]
+        .as_str()
+        .and_then(|minor| minor.trim_end_matches('+').parse::<u32>().ok())
+        .ok_or_else(|| anyhow!("kubectl printed no client version"))?;
+    if !KUBECTL_MINORS.contains(&minor) {
+        bail!(
+            "kubectl 1.{minor} is outside the versions Proctor grades with (1.{}–1.{}): put one of those first on PATH",
+            KUBECTL_MINORS.start(),
+            KUBECTL_MINORS.end()
+        );
+    }
+    Ok(())
+}
+
+fn join(items: &[&String]) -> String {
+    items
+        .iter()
+        .map(|item| item.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

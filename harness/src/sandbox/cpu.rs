@@ -1,0 +1,90 @@
+//! The CPU time a run has used, which — unlike its wall time — a loaded machine does not
+//! inflate: the cutoff of a learner's run (see [`super::Cutoff`]) is judged on it, so that the
+//! same script gets the same verdict on an idle machine and on one running four times as many
+//! jobs as it has cores.
+//!
+//! A run's processes are those of its session (every sandbox starts the run as a session
+//! leader). A process's own time and the time of the children it has reaped (`utime`, `stime`,
+//! `cutime`, `cstime` of `/proc/<pid>/stat`) are summed over the live ones, so every tick is
+//! counted once: a child's time moves into its parent's when it is reaped.
+
+use std::time::Duration;
+
+/// The CPU time of `session`'s live processes and of the children they reaped.
+pub(crate) fn of_session(session: i32) -> Duration {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Duration::ZERO;
+    };
+    let ticks: u64 = entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(stat)
+        .filter(|stat| stat.session == session)
+        .map(|stat| stat.ticks)
+        .sum();
+    from_ticks(ticks)
+}
+
+/// The CPU time of one process and of the children it reaped; readable until it is reaped itself
+/// (the supervisor leaves the run's leader a zombie until its leftovers are gone).
+pub(crate) fn of_process(pid: i32) -> Duration {
+    from_ticks(stat(pid).map_or(0, |stat| stat.ticks))
+}
+
+struct Stat {
+    session: i32,
+    ticks: u64,
+}
+
+fn stat(pid: i32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: count from the last `)`.
+    let fields: Vec<&str> = text[text.rfind(')')? + 1..].split_whitespace().collect();
+    // After the name: state(3) ppid(4) pgrp(5) session(6) ... utime(14) stime(15) cutime(16)
+    // cstime(17); index 0 here is field 3.
+    let field = |n: usize| fields.get(n - 3).and_then(|v| v.parse::<u64>().ok());
+    Some(Stat {
+        session: fields.get(6 - 3)?.parse().ok()?,
+        ticks: field(14)? + field(15)? + field(16)? + field(17)?,
+    })
+}
+
+fn from_ticks(ticks: u64) -> Duration {
+    static HZ: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let hz = *HZ.get_or_init(|| {
+        nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+            .ok()
+            .flatten()
+            .and_then(|hz| u64::try_from(hz).ok())
+            .filter(|hz| *hz > 0)
+            .unwrap_or(100)
+    });
+    Duration::from_millis(ticks * 1000 / hz)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_child_is_counted_and_a_sleeping_one_is_not() {
+        let mut busy = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "end=$(($(date +%s) + 2)); while [ $(date +%s) -lt $end ]; do :; done",
+            ])
+            .spawn()
+            .expect("spawn");
+        let mut idle = std::process::Command::new("sleep")
+            .arg("2")
+            .spawn()
+            .expect("spawn");
+        let (busy_pid, idle_pid) = (busy.id() as i32, idle.id() as i32);
+        std::thread::sleep(Duration::from_millis(1500));
+        let (busy_cpu, idle_cpu) = (of_process(busy_pid), of_process(idle_pid));
+        let _ = busy.wait();
+        let _ = idle.wait();
+        assert!(busy_cpu >= Duration::from_millis(100), "{busy_cpu:?}");
+        assert!(idle_cpu <= Duration::from_millis(50), "{idle_cpu:?}");
+    }
+}
