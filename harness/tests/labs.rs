@@ -5,6 +5,8 @@
 //! - `<lab>::selftest`: the scenario proves that it tells done from not done;
 //! - `<lab>::bundled`: every bundled submission gets what its expect.yaml states (`proctor demo`);
 //! - `<lab>::batch`: the same submissions graded as one batch give the same verdicts;
+//! - `<lab>::batch-under-load` (ignored: the load tier): the bundled submissions and fixtures
+//!   graded as a batch idle and under a CPU hog give the same gradebook;
 //! - `<lab>::self-check`: a learner's session on `proctor up`, every step self-checked;
 //! - `<lab>::<case>::step<N>`: each fixture under `tests/fixtures/submissions/<lab>/<case>/` is
 //!   graded once, and each step loses points exactly when its expect.yaml says so.
@@ -135,6 +137,97 @@ fn batch(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
         if row["status"] != want {
             return Err(format!("{}: {row}, expected {want}", case.name).into());
         }
+    }
+    Ok(())
+}
+
+/// Busy loops, four per core, for as long as the value lives: a loaded grading machine.
+struct CpuHog(Vec<std::process::Child>);
+
+impl CpuHog {
+    fn start() -> CpuHog {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        CpuHog(
+            (0..4 * cores)
+                .filter_map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .ok()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for CpuHog {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The lab's bundled submissions and its fixtures in one class folder, graded as a batch on an
+/// idle machine and again under a CPU hog (four busy loops per core): every row — score,
+/// status, each step's score — must be the same. The verdict may not depend on the load.
+fn batch_under_load(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
+    let class = tempfile::tempdir()?;
+    let fixtures = common::repo()
+        .join("tests/fixtures/submissions")
+        .join(folder);
+    for dir in subdirs(&lab.dir.join("submissions"))
+        .into_iter()
+        .chain(subdirs(&fixtures))
+    {
+        let name = format!(
+            "{}-{}",
+            if dir.starts_with(&fixtures) {
+                "fixture"
+            } else {
+                "bundled"
+            },
+            file_name(&dir)
+        );
+        proctor::tree::copy_dir(&dir, &class.path().join(name))?;
+    }
+    let grade = |tag: &str| -> Result<Value, Failed> {
+        let gradebook = class.path().join(format!(".{tag}.json"));
+        let output = common::proctor_process(cache)
+            .args([
+                "grade",
+                folder,
+                "--quiet",
+                "--color",
+                "never",
+                "--scenarios",
+            ])
+            .arg(scenarios())
+            .arg("--submissions")
+            .arg(class.path())
+            .arg("--reports")
+            .arg(class.path().join(format!(".reports-{tag}")))
+            .arg("--gradebook")
+            .arg(&gradebook)
+            .output()?;
+        exits(&output, 0, "grade --submissions")?;
+        let mut book: Value = serde_json::from_str(&std::fs::read_to_string(&gradebook)?)?;
+        // What may differ: nothing about the verdicts.
+        for row in book["submissions"].as_array_mut().into_iter().flatten() {
+            if let Some(row) = row.as_object_mut() {
+                row.remove("message");
+            }
+        }
+        Ok(book)
+    };
+    let idle = grade("idle")?;
+    let loaded = {
+        let _hog = CpuHog::start();
+        grade("loaded")?
+    };
+    if idle != loaded {
+        return Err(format!("the gradebooks differ:\nidle:   {idle}\nloaded: {loaded}").into());
     }
     Ok(())
 }
@@ -373,6 +466,14 @@ fn main() {
         trials.push(Trial::test(format!("{folder}::batch"), move || {
             batch(&c, &l, &f)
         }));
+        let (c, f, l) = (cache.clone(), folder.clone(), lab.clone());
+        // Minutes of grading on a saturated machine: the load tier runs it (`--ignored`).
+        trials.push(
+            Trial::test(format!("{folder}::batch-under-load"), move || {
+                batch_under_load(&c, &l, &f)
+            })
+            .with_ignored_flag(true),
+        );
         let (c, f, s) = (cache.clone(), folder.clone(), steps.clone());
         trials.push(Trial::test(format!("{folder}::self-check"), move || {
             self_check(&c, &f, &s)

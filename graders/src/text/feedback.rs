@@ -2,64 +2,110 @@
 //! after a probe submission, it is the answer key, and a resubmission rebuilt from it scores
 //! without running anything of the lab. The first difference tells the learner where to look.
 
-/// The first place `diff` (a unified diff, see [`super::unified_diff`]) differs: the headers, the
-/// first hunk's range, its first removed and first added line, and how many changed lines are
-/// left out. An empty diff stays empty.
-pub fn first_difference(diff: &str) -> String {
+/// The first place each diff in `text` differs. `text` holds unified diffs (see
+/// [`super::unified_diff`]), one per run for a script check, each perhaps under a line naming
+/// its run; every such line and every diff's headers are kept, and of each diff its first
+/// hunk's range, the first removed and first added line of its first change, and how many
+/// changed lines are left out. An empty text stays empty.
+pub fn first_difference(text: &str) -> String {
     let mut out = String::new();
-    let mut removed: Option<&str> = None;
-    let mut added: Option<&str> = None;
-    let mut changed = 0usize;
-    let mut in_first_run = true;
-    for line in diff.lines() {
-        if line.starts_with("--- ") || line.starts_with("+++ ") {
+    let mut block = Block::default();
+    for line in text.lines() {
+        if line.starts_with("--- ") {
+            block.finish(&mut out);
+            out.push_str(line);
+            out.push('\n');
+            block.open = true;
+            continue;
+        }
+        if !block.open {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        if line.starts_with("+++ ") && block.hunk.is_none() && block.changed == 0 {
             out.push_str(line);
             out.push('\n');
             continue;
         }
         if line.starts_with("@@") {
-            if out.lines().all(|l| !l.starts_with("@@")) {
-                out.push_str(line);
-                out.push('\n');
+            block.hunk.get_or_insert_with(|| line.to_string());
+            if block.removed.is_some() || block.added.is_some() {
+                block.first_run_over = true;
             }
             continue;
         }
         match line.as_bytes().first() {
-            Some(b'-') => {
-                changed += 1;
-                if in_first_run && removed.is_none() {
-                    removed = Some(line);
+            Some(b'-') => block.change(line, true),
+            Some(b'+') => block.change(line, false),
+            // Context (` `) or `\ No newline at end of file`.
+            Some(b' ' | b'\\') | None => {
+                if block.removed.is_some() || block.added.is_some() {
+                    block.first_run_over = true;
                 }
             }
-            Some(b'+') => {
-                changed += 1;
-                if in_first_run && added.is_none() {
-                    added = Some(line);
-                }
-            }
+            // Not part of a diff: the line naming the next run.
             _ => {
-                if removed.is_some() || added.is_some() {
-                    in_first_run = false;
-                }
+                block.finish(&mut out);
+                out.push_str(line);
+                out.push('\n');
             }
         }
     }
-    if changed == 0 {
-        return String::new();
-    }
-    let shown = [removed, added].iter().flatten().count();
-    for line in [removed, added].into_iter().flatten() {
-        out.push_str(line);
-        out.push('\n');
-    }
-    if changed > shown {
-        out.push_str(&format!(
-            "… {} more changed line{} not shown\n",
-            changed - shown,
-            if changed - shown == 1 { "" } else { "s" }
-        ));
-    }
+    block.finish(&mut out);
     out
+}
+
+/// One diff being cut down.
+#[derive(Default)]
+struct Block {
+    open: bool,
+    hunk: Option<String>,
+    removed: Option<String>,
+    added: Option<String>,
+    first_run_over: bool,
+    changed: usize,
+}
+
+impl Block {
+    fn change(&mut self, line: &str, removed: bool) {
+        self.changed += 1;
+        if self.first_run_over {
+            return;
+        }
+        let slot = if removed {
+            &mut self.removed
+        } else {
+            &mut self.added
+        };
+        slot.get_or_insert_with(|| line.to_string());
+    }
+
+    fn finish(&mut self, out: &mut String) {
+        if !self.open {
+            return;
+        }
+        if let Some(hunk) = &self.hunk {
+            out.push_str(hunk);
+            out.push('\n');
+        }
+        let shown = [&self.removed, &self.added]
+            .iter()
+            .filter(|l| l.is_some())
+            .count();
+        for line in [&self.removed, &self.added].into_iter().flatten() {
+            out.push_str(line);
+            out.push('\n');
+        }
+        if self.changed > shown {
+            let left = self.changed - shown;
+            out.push_str(&format!(
+                "… {left} more changed line{} not shown\n",
+                if left == 1 { "" } else { "s" }
+            ));
+        }
+        *self = Block::default();
+    }
 }
 
 #[cfg(test)]
@@ -84,6 +130,30 @@ mod tests {
         let shown = first_difference(&unified_diff("a\nb\n", "a\n"));
         assert!(shown.contains("-b\n"), "{shown}");
         assert!(!shown.contains("not shown"), "{shown}");
+    }
+
+    /// A script check's diffs, one per run under a line naming it: each is cut on its own.
+    #[test]
+    fn each_runs_diff_keeps_its_name_and_first_change() {
+        let text = format!(
+            "# ./tier.sh node-a\n{}# ./tier.sh node-b\n{}",
+            unified_diff("silver\n", "gold\n"),
+            unified_diff("a\nb\nc\n", "a\nB\nC\n")
+        );
+        let shown = first_difference(&text);
+        assert!(
+            shown.contains("# ./tier.sh node-a\n--- expected\n+++ actual\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("-silver\n+gold\n# ./tier.sh node-b\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("-b\n+B\n… 2 more changed lines not shown"),
+            "{shown}"
+        );
+        assert!(!shown.contains("-c"), "{shown}");
     }
 
     #[test]

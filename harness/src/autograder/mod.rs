@@ -16,6 +16,7 @@ use crate::scenario::Lab;
 
 const SETUP: &str = include_str!("setup.sh");
 const RUN: &str = include_str!("run_autograder");
+const TOOLS: &str = include_str!("tools.sh");
 
 /// What goes into the bundle.
 pub struct Bundle<'a> {
@@ -33,6 +34,7 @@ fn files(bundle: &Bundle<'_>) -> anyhow::Result<Vec<(String, bool, Vec<u8>)>> {
     let mut files = vec![
         ("setup.sh".to_string(), true, script(SETUP)),
         ("run_autograder".to_string(), true, script(RUN)),
+        ("tools.sh".to_string(), false, script(TOOLS)),
     ];
     for (path, tool) in [
         ("bin/proctor", &bundle.proctor),

@@ -21,7 +21,11 @@ fi
 
 # The reference run depends only on the lab, the tools and this build: computed now, once, so
 # that grading a submission does not pay for it.
-export PATH="$source_dir/bin:$PATH" PROCTOR_CACHE="$source_dir/cache"
+# As run_autograder lays it out: the bundled kubectl where learners' scripts can run it.
+# shellcheck source=tools.sh
+source "$source_dir/tools.sh"
+tools="$(shared_tools "$source_dir")"
+export PATH="$tools:$source_dir/bin:$PATH" PROCTOR_CACHE="$source_dir/cache"
 # An empty submission fails its checks (exit 1); only exit 2 says the reference itself failed.
 empty="$(mktemp -d)"
 status=0

@@ -174,10 +174,11 @@ fn a_class_is_graded_as_each_submission_alone() {
         .contains("is a file"));
     assert!(!reports.join("eve.zip.json").exists());
 
-    // The CSV says the same: name, score, max, status, then each step's points.
+    // The CSV says the same: name, score, max, status, the scripts' sandbox, then each step's
+    // points.
     let text = fs::read_to_string(&csv).expect("csv");
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "name,score,max,status,step 1,step 2");
+    assert_eq!(lines[0], "name,score,max,status,isolation,step 1,step 2");
     let ada = &rows[0];
     let cells = |row: &Value| {
         let points = |v: &Value| {
@@ -189,17 +190,19 @@ fn a_class_is_graded_as_each_submission_alone() {
             }
         };
         format!(
-            "{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{}",
             row["name"].as_str().expect("name"),
             points(&row["score"]),
             points(&row["max_score"]),
             row["status"].as_str().expect("status"),
+            row["isolation"].as_str().expect("isolation"),
             points(&row["steps"]["1"]["score"]),
             points(&row["steps"]["2"]["score"]),
         )
     };
     assert_eq!(lines[1], cells(ada));
-    assert_eq!(lines[5], "eve.zip,0,7,malformed,,");
+    // Not graded: no sandbox, no step scores.
+    assert_eq!(lines[5], "eve.zip,0,7,malformed,,,");
 }
 
 #[test]

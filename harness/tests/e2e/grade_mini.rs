@@ -79,7 +79,8 @@ fn hard_coded_script_fails_on_the_injected_node_with_a_targeted_hint() {
         output.contains("./tier.sh tier-node-<silver>: stdout differs"),
         "{output}"
     );
-    assert!(output.contains("-silver\n+gold"), "{output}");
+    // A hidden check never shows the expected output.
+    assert!(!output.contains("-silver"), "{output}");
     assert!(
         output.contains("hint: Never hard-code the tier."),
         "{output}"
@@ -238,7 +239,8 @@ fn a_script_that_writes_does_not_change_what_the_reference_saw() {
         output.contains("tier.sh differs from the reference on 1 of 2 run(s)"),
         "{output}"
     );
-    assert!(output.contains("-silver\n+gold"), "{output}");
+    // A hidden check never shows the expected output.
+    assert!(!output.contains("-silver"), "{output}");
 }
 
 /// A reference step that fails is the scenario's problem: every command that runs the reference

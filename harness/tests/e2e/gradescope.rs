@@ -170,3 +170,51 @@ fn the_autograder_grades_submissions_as_gradescope_lays_them_out() {
     assert!(output.contains("could not grade"), "{output}");
     assert!(output.contains("scenario.yaml"), "{output}");
 }
+
+/// Appends to every autograder script, results file and scenario it can find, and writes a
+/// results.json of its own.
+const ATTACK: &str = r#"#!/bin/bash
+for f in {root}/run_autograder {root}/source/run_autograder {root}/source/scenarios/mini/scenario.yaml \
+         $(find / -xdev \( -name run_autograder -o -name results.json \) 2>/dev/null); do
+  printf 'echo pwned\n' >> "$f" 2>/dev/null
+done
+mkdir -p {root}/results 2>/dev/null && echo '{"score": 999}' > {root}/results/results.json 2>/dev/null
+"#;
+
+/// A learner's script that goes looking for the autograder — its script, its results, the
+/// bundle with the reference — to rewrite them, while printing the right answer: it gets its
+/// honest score, and the autograder, its bundle and the next submission's grade are untouched.
+#[test]
+fn a_submission_cannot_rewrite_the_autograder_or_its_results() {
+    let scenarios = lab();
+    let work = tempfile::tempdir().expect("tmp");
+    let root = autograder(scenarios.path(), work.path());
+    let script_before = fs::read(root.join("run_autograder")).expect("run_autograder");
+    let bundled_before = fs::read(root.join("source/run_autograder")).expect("bundled");
+    let scenario_before =
+        fs::read(root.join("source/scenarios/mini/scenario.yaml")).expect("scenario");
+    let honest = run(&root, |dir| learner(dir, true));
+    assert_eq!(honest["score"], 7.0, "{honest:#}");
+    let attack = ATTACK.replace("{root}", &root.display().to_string())
+        + TIER_SH.trim_start_matches("#!/bin/bash\n");
+    let attacked = run(&root, |dir| {
+        learner(dir, true);
+        write(&dir.join("tier.sh"), &attack, 0o755);
+    });
+    assert_eq!(attacked["score"], honest["score"], "{attacked:#}");
+    assert_eq!(
+        fs::read(root.join("run_autograder")).ok(),
+        Some(script_before)
+    );
+    assert_eq!(
+        fs::read(root.join("source/run_autograder")).ok(),
+        Some(bundled_before)
+    );
+    assert_eq!(
+        fs::read(root.join("source/scenarios/mini/scenario.yaml")).ok(),
+        Some(scenario_before)
+    );
+    // The next submission is graded as before.
+    let next = run(&root, |dir| learner(dir, true));
+    assert_eq!(next["score"], honest["score"], "{next:#}");
+}

@@ -30,7 +30,7 @@ kind: Scenario
 name: hostile
 title: Five small scripts
 # {secret}
-labDir: /root/hostile
+labDir: {lab_dir}
 cluster:
   nodes:
     - name: lab-node-0
@@ -268,6 +268,7 @@ impl Lab {
         };
         let dir = lab.scenario_dir();
         let scenario = SCENARIO
+            .replace("{lab_dir}", lab_dir())
             .replace("{secret}", &lab.secret)
             .replace("{limits}", limits);
         write(&dir.join("scenario.yaml"), scenario.as_bytes(), 0o644);
@@ -357,9 +358,10 @@ impl Lab {
         };
         match isolation() {
             Some(forced) => command.env("PROCTOR_SANDBOX", forced),
-            None if std::env::var("PROCTOR_SANDBOX").is_ok_and(|v| v == "none") => {
-                command.env("PROCTOR_SANDBOX", "none")
-            }
+            // Grading without isolation must be asked for.
+            None if std::env::var("PROCTOR_SANDBOX").is_ok_and(|v| v == "none") => command
+                .env("PROCTOR_SANDBOX", "none")
+                .env("PROCTOR_ACCEPT_UNISOLATED", "1"),
             None => command.env_remove("PROCTOR_SANDBOX"),
         };
         let started = Instant::now();
@@ -649,11 +651,13 @@ fn processes_with(needle: &str) -> Vec<String> {
 /// The sandbox the grades are forced to use, or `None` when this machine has no PID namespace to
 /// offer: then the grader picks what it can, and the tests skip what only isolation makes safe
 /// (`kill -9 -1` would reach every process of the machine) or true (unreadable grader files).
-/// `PROCTOR_SANDBOX=mount-namespace` (or `none`) in the test's environment picks another one.
+/// `PROCTOR_SANDBOX=mount-namespace|unprivileged-uid` (or `none`) in the test's environment picks
+/// another one; `.ci/run` runs the suite once in each mode the machine offers.
 pub fn isolation() -> Option<&'static str> {
     static FOUND: std::sync::OnceLock<Option<&'static str>> = std::sync::OnceLock::new();
     *FOUND.get_or_init(|| match std::env::var("PROCTOR_SANDBOX").ok().as_deref() {
         Some("mount-namespace") => Some("mount-namespace"),
+        Some("unprivileged-uid") => Some("unprivileged-uid"),
         Some("none") => None,
         _ => {
             let works = Command::new("bwrap")
@@ -673,6 +677,16 @@ pub fn isolation() -> Option<&'static str> {
             works.then_some("bubblewrap")
         }
     })
+}
+
+/// Where the lab is worked on. Without namespaces the learner's uid reaches it on the host, so it
+/// lies under a directory other users may search (`/root` is closed on most machines, and the
+/// tests do not open it).
+fn lab_dir() -> &'static str {
+    match isolation() {
+        Some("unprivileged-uid") => "/srv/proctor-hostile",
+        _ => "/root/hostile",
+    }
 }
 
 pub fn skip(what: &str) {
