@@ -481,12 +481,13 @@ fn a_hanging_script_is_stopped_soon_and_not_run_again() {
         hung.starts_with("tier.sh differs from the reference on 1 of 5 run(s):"),
         "{hung}"
     );
+    // Ten times the reference's run, at least 5 s: how much more depends on the machine.
+    let within =
+        regex::Regex::new(r"the script did not finish within (\d+ms|\d+s) and was stopped")
+            .expect("regex");
+    assert!(within.is_match(&hung), "{hung}");
     assert!(
-        hung.contains("the script did not finish within 5s and was stopped"),
-        "{hung}"
-    );
-    assert!(
-        hung.contains("a run may take 10 times as long as the reference's run of the same pair"),
+        hung.contains("a run is stopped once it has taken 10 times as long as the reference's run of the same pair"),
         "{hung}"
     );
     assert!(

@@ -35,6 +35,7 @@ pub async fn grade(
         Err(refused) => return Ok(refused_report(lab, original, &refused, started)),
     };
     let submission = taken.path();
+    super::preflight::cluster_reachable(lab, target).await?;
     let budget = Budget {
         started,
         total: lab.scenario.limits.grade.0,

@@ -118,3 +118,47 @@ fn join(items: &[&String]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// Whether a learner's script can talk to `target` at all: asked once per cluster, before the
+/// first grading on it. Were it unable to, the learner's run and the reference's run of every
+/// script check would fail alike and "agree": checks would pass on nothing.
+pub async fn cluster_reachable(lab: &Lab, target: &crate::cluster::Target) -> anyhow::Result<()> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static ASKED: OnceLock<Mutex<HashMap<PathBuf, Result<(), String>>>> = OnceLock::new();
+    let key = target.kubeconfig().to_path_buf();
+    let known = ASKED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .cloned();
+    let answer = match known {
+        Some(answer) => answer,
+        None => {
+            let run_dir = tempfile::Builder::new()
+                .prefix("proctor-preflight-")
+                .tempdir()
+                .context("creating the preflight run dir")?;
+            let exec = crate::runner::exec::Exec::new(lab, target);
+            let outcome = exec
+                .shell(run_dir.path(), "kubectl get --raw /version >/dev/null")
+                .await;
+            let answer = match outcome.exit {
+                ExitStatus::Code(0) => Ok(()),
+                _ => Err(format!(
+                    "learners' scripts ({} sandbox) cannot reach the cluster: {}",
+                    outcome.isolation,
+                    String::from_utf8_lossy(&outcome.stderr).trim()
+                )),
+            };
+            ASKED
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key, answer.clone());
+            answer
+        }
+    };
+    answer.map_err(anyhow::Error::msg)
+}

@@ -453,6 +453,8 @@ impl ChildSetup {
     /// Runs in the child between fork and exec: raw syscalls only.
     fn apply(&mut self) -> std::io::Result<()> {
         nix::unistd::setsid()?;
+        // The lab's umask, not a root grader's private 077 (bwrap keeps what it is given).
+        nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o022));
         for procs in &self.cgroup_procs {
             // SAFETY: `procs` is a live NUL-terminated path; the buffer is a static byte string.
             unsafe {

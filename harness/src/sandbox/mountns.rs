@@ -76,6 +76,9 @@ enum Op {
         uid: libc::uid_t,
         gid: libc::gid_t,
     },
+    /// Set the file mode creation mask: none while the view's mount points are made (a root
+    /// grader's own 077 would close them to the run's uid), the lab's 022 after.
+    Umask(libc::mode_t),
 }
 
 impl Op {
@@ -95,6 +98,7 @@ impl Op {
             Op::PivotRoot => "change the root (pivot_root)".into(),
             Op::Chdir { path } => format!("enter {}", s(path)),
             Op::DropPrivileges { uid, .. } => format!("become uid {uid}"),
+            Op::Umask(mask) => format!("set umask {mask:03o}"),
         }
     }
 }
@@ -153,6 +157,7 @@ pub(crate) fn setup(view: &View, run_as: RunAs) -> Result<(Setup, Report), Strin
             libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS,
         ),
         Op::MakePrivate,
+        Op::Umask(0),
     ];
 
     // Descriptors for every bind source, opened before the new root covers `/tmp`.
@@ -289,6 +294,7 @@ pub(crate) fn setup(view: &View, run_as: RunAs) -> Result<(Setup, Report), Strin
     ops.push(Op::Proc { path: cstr(&proc)? });
     ops.push(Op::RemountRo { path: cs(NEW_ROOT) });
     ops.push(Op::PivotRoot);
+    ops.push(Op::Umask(0o022));
     ops.push(Op::Chdir {
         path: cstr(&view.map_at)?,
     });
@@ -510,6 +516,10 @@ fn run_op(op: &Op, fds: &mut [libc::c_int]) -> io::Result<()> {
             }
             Op::Chdir { path } => check(libc::chdir(path.as_ptr())),
             Op::DropPrivileges { uid, gid } => super::detect::become_user(*uid, *gid),
+            Op::Umask(mask) => {
+                libc::umask(*mask);
+                Ok(())
+            }
         }
     }
 }

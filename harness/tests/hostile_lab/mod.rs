@@ -249,8 +249,10 @@ impl Lab {
     /// Everything under `/tmp`, grades run with `HOME=<root>/home` (as in a container with a
     /// throwaway home) and the reference cache at its default place under that HOME.
     pub fn with_home_in_tmp(limits: &str) -> Lab {
+        // Private, as a grader's folders are (without namespaces, learners' uids see the host).
         let root = tempfile::Builder::new()
             .prefix("proctor-hostile-")
+            .permissions(fs::Permissions::from_mode(0o700))
             .tempdir_in("/tmp")
             .expect("root dir");
         let home = root.path().join("home");

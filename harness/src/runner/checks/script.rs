@@ -263,8 +263,9 @@ fn compare_runs(
         );
         if learner.exit == ExitStatus::TimedOut {
             notes.push(format!(
-                "a run may take {TIME_MULTIPLE} times as long as the reference's run of the same \
-                 pair ({:.1} s), and at least {} s",
+                "a run is stopped once it has taken {TIME_MULTIPLE} times as long as the \
+                 reference's run of the same pair ({:.1} s, at least {} s) and sits idle, or has \
+                 used {TIME_MULTIPLE} times its CPU time",
                 reference.duration.as_secs_f64(),
                 TIME_FLOOR.as_secs()
             ));
