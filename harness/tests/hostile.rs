@@ -485,7 +485,7 @@ fn a_hanging_script_is_stopped_soon_and_not_run_again() {
     let within =
         regex::Regex::new(r"the script did not finish within (\d+ms|\d+s) and was stopped")
             .expect("regex");
-    assert!(within.is_match(&hung), "{hung}");
+    assert!(within.is_match(hung), "{hung}");
     assert!(
         hung.contains("a run is stopped once it has taken 10 times as long as the reference's run of the same pair"),
         "{hung}"
