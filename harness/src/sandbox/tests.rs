@@ -519,10 +519,12 @@ fn lab_path_is_usable_literally() {
 #[test]
 fn existing_lab_path_on_the_host_is_shadowed_not_changed() {
     for d in isolated() {
+        // Under /root as on a grading host; a plain user's temp dir otherwise.
         let host_dir = tempfile::Builder::new()
             .prefix("proctor-sbx-host-")
             .tempdir_in("/root")
-            .expect("dir in /root");
+            .or_else(|_| tempfile::Builder::new().prefix("proctor-sbx-host-").tempdir())
+            .expect("a dir on the host");
         std::fs::write(host_dir.path().join("drv-tag.sh"), "host copy\n").expect("write");
         let mut lab = Lab::new();
         lab.map_at = host_dir.path().to_path_buf();
