@@ -59,16 +59,14 @@ fn learner_sandbox(lab: &Lab, tools: &[String]) -> anyhow::Result<()> {
         map_at: lab.scenario.lab_dir.clone(),
         env: Vec::new(),
         limits: Limits::default(),
-        shell: Some(format!(
-            "{look}test \"$PWD\" = '{}' || echo \"the lab path (at $PWD)\"",
-            lab.scenario.lab_dir.display()
-        )),
+        shell: Some(look),
         kube_cache_seed: None,
         hidden: vec![lab.dir.clone()],
         cutoff: None,
         trust: Trust::Learner,
     };
     let outcome = sandbox::run(&spec);
+    lab_path(lab, &spec)?;
     match &outcome.exit {
         ExitStatus::Code(0) => {}
         ExitStatus::SpawnError(message) => bail!("learners' scripts cannot run here: {message}"),
@@ -87,6 +85,31 @@ fn learner_sandbox(lab: &Lab, tools: &[String]) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Whether a learner's script finds its lab dir at the lab's absolute path, as the lab promises
+/// (`cat /root/gpudrv/support-matrix.csv`). Only a grading without isolation, accepted as such,
+/// cannot place it there.
+fn lab_path(lab: &Lab, spec: &RunSpec) -> anyhow::Result<()> {
+    if sandbox::isolation_available() == "none" {
+        return Ok(());
+    }
+    let lab_dir = lab.scenario.lab_dir.display().to_string();
+    let spec = RunSpec {
+        shell: Some(format!(
+            "test \"$(pwd)\" = '{lab_dir}' && test -d '{lab_dir}'"
+        )),
+        ..spec.clone()
+    };
+    let outcome = sandbox::run(&spec);
+    match &outcome.exit {
+        ExitStatus::Code(0) => Ok(()),
+        ExitStatus::SpawnError(message) => bail!("learners' scripts cannot run here: {message}"),
+        _ => bail!(
+            "learners' scripts ({} sandbox) do not find their lab dir at {lab_dir}",
+            outcome.isolation
+        ),
+    }
 }
 
 /// `kubectl version --client` within [`KUBECTL_MINORS`].

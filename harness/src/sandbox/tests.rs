@@ -523,7 +523,11 @@ fn existing_lab_path_on_the_host_is_shadowed_not_changed() {
         let host_dir = tempfile::Builder::new()
             .prefix("proctor-sbx-host-")
             .tempdir_in("/root")
-            .or_else(|_| tempfile::Builder::new().prefix("proctor-sbx-host-").tempdir())
+            .or_else(|_| {
+                tempfile::Builder::new()
+                    .prefix("proctor-sbx-host-")
+                    .tempdir()
+            })
             .expect("a dir on the host");
         std::fs::write(host_dir.path().join("drv-tag.sh"), "host copy\n").expect("write");
         let mut lab = Lab::new();
