@@ -6,34 +6,37 @@ use std::path::Path;
 
 use anyhow::Context;
 
-/// Copies `from` into `to` recursively, keeping permission bits (an exec bit, or its absence,
-/// is part of what is graded). Symlinks are copied as links.
+/// Copies `from` into `to`, keeping permission bits (an exec bit, or its absence, is part of what
+/// is graded). Symlinks are copied as links. Iterative: no depth of folders exhausts the stack.
 pub fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
-    fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    let entries = match fs::read_dir(from) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(error) => return Err(error).with_context(|| format!("reading {}", from.display())),
-    };
-    for entry in entries {
-        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        let kind = entry
-            .file_type()
-            .with_context(|| format!("inspecting {}", source.display()))?;
-        if kind.is_dir() {
-            copy_dir(&source, &target)?;
-        } else if kind.is_symlink() {
-            let link = fs::read_link(&source)
-                .with_context(|| format!("reading link {}", source.display()))?;
-            let _ = fs::remove_file(&target);
-            std::os::unix::fs::symlink(&link, &target)
-                .with_context(|| format!("linking {}", target.display()))?;
-        } else if kind.is_file() {
-            copy_file(&source, &target)?;
+    let mut pending = vec![(from.to_path_buf(), to.to_path_buf())];
+    while let Some((from, to)) = pending.pop() {
+        fs::create_dir_all(&to).with_context(|| format!("creating {}", to.display()))?;
+        let entries = match fs::read_dir(&from) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(error).with_context(|| format!("reading {}", from.display())),
+        };
+        for entry in entries {
+            let entry = entry.with_context(|| format!("reading {}", from.display()))?;
+            let source = entry.path();
+            let target = to.join(entry.file_name());
+            let kind = entry
+                .file_type()
+                .with_context(|| format!("inspecting {}", source.display()))?;
+            if kind.is_dir() {
+                pending.push((source, target));
+            } else if kind.is_symlink() {
+                let link = fs::read_link(&source)
+                    .with_context(|| format!("reading link {}", source.display()))?;
+                let _ = fs::remove_file(&target);
+                std::os::unix::fs::symlink(&link, &target)
+                    .with_context(|| format!("linking {}", target.display()))?;
+            } else if kind.is_file() {
+                copy_file(&source, &target)?;
+            }
+            // Sockets, FIFOs and devices are skipped: opening a FIFO to copy it would block.
         }
-        // Sockets, FIFOs and devices are skipped: opening a FIFO to copy it would block.
     }
     Ok(())
 }
@@ -86,4 +89,39 @@ pub fn make_world_readable(root: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A learner's run can leave a deep tree in its lab dir; copying it must not exhaust the
+    /// grader's stack (a recursive copy of a few thousand levels would).
+    #[test]
+    fn deep_trees_are_copied_without_recursion() {
+        let from = tempfile::tempdir().expect("tmp");
+        let mut deep = from.path().to_path_buf();
+        for _ in 0..1500 {
+            deep.push("d");
+        }
+        fs::create_dir_all(&deep).expect("mkdir");
+        fs::write(deep.join("leaf.txt"), "leaf").expect("write");
+        let to = tempfile::tempdir().expect("tmp");
+        // A small stack, as a worker thread might have: recursion would overflow it.
+        let (source, target) = (from.path().to_path_buf(), to.path().to_path_buf());
+        std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || copy_dir(&source, &target))
+            .expect("thread")
+            .join()
+            .expect("no overflow")
+            .expect("copied");
+        let copied = to
+            .path()
+            .join(deep.strip_prefix(from.path()).expect("inside"));
+        assert_eq!(
+            fs::read_to_string(copied.join("leaf.txt")).ok().as_deref(),
+            Some("leaf")
+        );
+    }
 }

@@ -8,25 +8,29 @@ use anyhow::Context;
 pub use crate::tree::{copy_dir, copy_file, remove_entry};
 
 /// Copies the files of `from` that `to` does not have (a learner's helper files next to the
-/// reference state), leaving every existing file of `to` as it is.
+/// reference state), leaving every existing file of `to` as it is. Iterative, like every walk of
+/// a learner's tree.
 pub fn copy_missing(from: &Path, to: &Path) -> anyhow::Result<()> {
-    let Ok(entries) = fs::read_dir(from) else {
-        return Ok(());
-    };
-    for entry in entries.flatten() {
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        match entry.file_type() {
-            Ok(kind) if kind.is_dir() => {
-                if target.exists() && !target.is_dir() {
-                    continue;
+    let mut pending = vec![(from.to_path_buf(), to.to_path_buf())];
+    while let Some((from, to)) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&from) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let source = entry.path();
+            let target = to.join(entry.file_name());
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => {
+                    if target.exists() && !target.is_dir() {
+                        continue;
+                    }
+                    fs::create_dir_all(&target)
+                        .with_context(|| format!("creating {}", target.display()))?;
+                    pending.push((source, target));
                 }
-                fs::create_dir_all(&target)
-                    .with_context(|| format!("creating {}", target.display()))?;
-                copy_missing(&source, &target)?;
+                Ok(kind) if kind.is_file() && !target.exists() => copy_file(&source, &target)?,
+                _ => {}
             }
-            Ok(kind) if kind.is_file() && !target.exists() => copy_file(&source, &target)?,
-            _ => {}
         }
     }
     Ok(())
