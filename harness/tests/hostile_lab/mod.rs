@@ -686,7 +686,12 @@ pub fn isolation() -> Option<&'static str> {
 /// tests do not open it).
 fn lab_dir() -> &'static str {
     match isolation() {
-        Some("unprivileged-uid") => "/srv/proctor-hostile",
+        Some("unprivileged-uid") => {
+            // Debian has it; a machine without it gets one any user may search.
+            use std::os::unix::fs::DirBuilderExt;
+            let _ = fs::DirBuilder::new().mode(0o755).create("/srv");
+            "/srv/proctor-hostile"
+        }
         _ => "/root/hostile",
     }
 }
