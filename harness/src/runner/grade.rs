@@ -108,16 +108,26 @@ pub async fn grade(
         }
         push_step(&mut steps, step, lines, steps_total, progress);
     }
-    Ok(Report {
+    Ok(grade_report(lab, original, steps, started))
+}
+
+/// A grade's report of `steps`, naming the isolation the learner's runs had (not the possibly
+/// cached reference's).
+fn grade_report(
+    lab: &Lab,
+    original: &Path,
+    steps: Vec<crate::report::StepReport>,
+    started: Instant,
+) -> Report {
+    Report {
         lab: lab.name().to_string(),
         title: lab.scenario.title.clone(),
         mode: Mode::Grade,
         subject: original.display().to_string(),
         steps,
-        // What the learner's runs had, not the (possibly cached) reference's.
         isolation: Some(crate::sandbox::isolation_available().to_string()),
         duration: started.elapsed(),
-    })
+    }
 }
 
 /// The report of a submission that could not be taken in (too deep, too big, unreadable): every
@@ -149,15 +159,7 @@ fn refused_report(
                 .collect(),
         })
         .collect();
-    Report {
-        lab: lab.name().to_string(),
-        title: lab.scenario.title.clone(),
-        mode: Mode::Grade,
-        subject: original.display().to_string(),
-        steps,
-        isolation: Some(crate::sandbox::isolation_available().to_string()),
-        duration: started.elapsed(),
-    }
+    grade_report(lab, original, steps, started)
 }
 
 /// How the message of a check the budget left ungraded starts (a batch's `timed-out` rows).
