@@ -62,7 +62,12 @@ pub struct Cli {
 
     /// Grade even where learners' scripts would run as this user, unconfined (no root, no
     /// namespaces): every report then says so. Without it such a machine refuses to grade.
-    #[arg(long, env = "PROCTOR_ACCEPT_UNISOLATED", global = true)]
+    #[arg(
+        long,
+        env = "PROCTOR_ACCEPT_UNISOLATED",
+        global = true,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     pub accept_unisolated: bool,
 
     /// Directory holding <lab>/scenario.yaml (overrides the default lookup).
