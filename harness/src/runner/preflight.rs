@@ -41,17 +41,25 @@ fn check_blocking(lab: &Lab) -> anyhow::Result<()> {
     learner_sandbox(lab, &tools)
 }
 
-/// Runs, as a learner's script would, a look for every tool at the lab path: a tool the grader
-/// has but the learner's uid cannot reach, or a lab path it cannot use, shows here.
+/// Runs, as a learner's script would, one probe: a look for every tool, and whether the lab dir
+/// is at the lab's absolute path, as the lab promises (`cat /root/gpudrv/support-matrix.csv`). A
+/// tool the grader has but the learner's uid cannot reach, or a lab path it cannot use, shows
+/// here. Only a grading without isolation, accepted as such, cannot place the lab dir there.
 fn learner_sandbox(lab: &Lab, tools: &[String]) -> anyhow::Result<()> {
     let run_dir = tempfile::Builder::new()
         .prefix("proctor-preflight-")
         .tempdir()
         .context("creating the preflight run dir")?;
-    let look: String = tools
+    let lab_dir = lab.scenario.lab_dir.display().to_string();
+    let mut probe: String = tools
         .iter()
-        .map(|tool| format!("command -v '{tool}' >/dev/null || echo '{tool}'\n"))
+        .map(|tool| format!("command -v '{tool}' >/dev/null || echo 'tool {tool}'\n"))
         .collect();
+    if sandbox::isolation_available() != "none" {
+        probe.push_str(&format!(
+            "test \"$(pwd)\" = '{lab_dir}' && test -d '{lab_dir}' || echo 'lab dir'\n"
+        ));
+    }
     let spec = RunSpec {
         program: PathBuf::new(),
         args: Vec::new(),
@@ -59,14 +67,13 @@ fn learner_sandbox(lab: &Lab, tools: &[String]) -> anyhow::Result<()> {
         map_at: lab.scenario.lab_dir.clone(),
         env: Vec::new(),
         limits: Limits::default(),
-        shell: Some(look),
+        shell: Some(probe),
         kube_cache_seed: None,
         hidden: vec![lab.dir.clone()],
         cutoff: None,
         trust: Trust::Learner,
     };
     let outcome = sandbox::run(&spec);
-    lab_path(lab, &spec)?;
     match &outcome.exit {
         ExitStatus::Code(0) => {}
         ExitStatus::SpawnError(message) => bail!("learners' scripts cannot run here: {message}"),
@@ -76,40 +83,25 @@ fn learner_sandbox(lab: &Lab, tools: &[String]) -> anyhow::Result<()> {
             String::from_utf8_lossy(&outcome.stderr).trim()
         ),
     }
-    let unreachable = String::from_utf8_lossy(&outcome.stdout).trim().to_string();
+    let found = String::from_utf8_lossy(&outcome.stdout).into_owned();
+    if found.lines().any(|line| line == "lab dir") {
+        bail!(
+            "learners' scripts ({} sandbox) do not find their lab dir at {lab_dir}",
+            outcome.isolation
+        );
+    }
+    let unreachable: Vec<&str> = found
+        .lines()
+        .filter_map(|line| line.strip_prefix("tool "))
+        .collect();
     if !unreachable.is_empty() {
         bail!(
             "learners' scripts ({} sandbox) cannot reach {}: install the tools where every user can run them (e.g. /usr/local/bin)",
             outcome.isolation,
-            unreachable.lines().collect::<Vec<_>>().join(", ")
+            unreachable.join(", ")
         );
     }
     Ok(())
-}
-
-/// Whether a learner's script finds its lab dir at the lab's absolute path, as the lab promises
-/// (`cat /root/gpudrv/support-matrix.csv`). Only a grading without isolation, accepted as such,
-/// cannot place it there.
-fn lab_path(lab: &Lab, spec: &RunSpec) -> anyhow::Result<()> {
-    if sandbox::isolation_available() == "none" {
-        return Ok(());
-    }
-    let lab_dir = lab.scenario.lab_dir.display().to_string();
-    let spec = RunSpec {
-        shell: Some(format!(
-            "test \"$(pwd)\" = '{lab_dir}' && test -d '{lab_dir}'"
-        )),
-        ..spec.clone()
-    };
-    let outcome = sandbox::run(&spec);
-    match &outcome.exit {
-        ExitStatus::Code(0) => Ok(()),
-        ExitStatus::SpawnError(message) => bail!("learners' scripts cannot run here: {message}"),
-        _ => bail!(
-            "learners' scripts ({} sandbox) do not find their lab dir at {lab_dir}",
-            outcome.isolation
-        ),
-    }
 }
 
 /// `kubectl version --client` within [`KUBECTL_MINORS`].

@@ -78,16 +78,17 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     // A root grader never runs a learner's code as root: it gets an unprivileged uid of its own.
     let root = nix::unistd::geteuid().is_root();
     let lease = match (root, spec.trust, isolation) {
-        (true, Trust::Learner, Isolation::Bubblewrap | Isolation::MountNamespace)
-        | (true, Trust::Learner, Isolation::UnprivilegedUid) => match identity::lease() {
-            Ok(lease) => Some(lease),
-            Err(error) => {
-                return fail(
-                    problems,
-                    format!("no unprivileged uid for the script: {error}"),
-                )
+        (true, Trust::Learner, isolation) if isolation != Isolation::None => {
+            match identity::lease() {
+                Ok(lease) => Some(lease),
+                Err(error) => {
+                    return fail(
+                        problems,
+                        format!("no unprivileged uid for the script: {error}"),
+                    )
+                }
             }
-        },
+        }
         _ => None,
     };
     let area = match Area::new(spec, isolation, lease.as_ref()) {
