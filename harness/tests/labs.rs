@@ -95,12 +95,15 @@ fn bundled(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
     exits(&output, 0, "demo")
 }
 
-/// The bundled submissions as a batch: full-score ones pass, the others fail, and the JSON
-/// gradebook holds each once.
-fn batch(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
-    let work = tempfile::tempdir()?;
-    let gradebook = work.path().join("grades.json");
-    let submissions = lab.dir.join("submissions");
+/// `proctor grade <folder> --submissions DIR` into `reports` and a JSON `gradebook`, which it
+/// returns; anything but exit 0 fails the trial.
+fn grade_batch(
+    cache: &Path,
+    folder: &str,
+    submissions: &Path,
+    reports: &Path,
+    gradebook: &Path,
+) -> Result<Value, Failed> {
     let output = common::proctor_process(cache)
         .args([
             "grade",
@@ -112,14 +115,29 @@ fn batch(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
         ])
         .arg(scenarios())
         .arg("--submissions")
-        .arg(&submissions)
+        .arg(submissions)
         .arg("--reports")
-        .arg(work.path().join("reports"))
+        .arg(reports)
         .arg("--gradebook")
-        .arg(&gradebook)
+        .arg(gradebook)
         .output()?;
     exits(&output, 0, "grade --submissions")?;
-    let book: Value = serde_json::from_str(&std::fs::read_to_string(&gradebook)?)?;
+    Ok(serde_json::from_str(&std::fs::read_to_string(gradebook)?)?)
+}
+
+/// The bundled submissions as a batch: full-score ones pass, the others fail, and the JSON
+/// gradebook holds each once.
+fn batch(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
+    let work = tempfile::tempdir()?;
+    let gradebook = work.path().join("grades.json");
+    let submissions = lab.dir.join("submissions");
+    let book = grade_batch(
+        cache,
+        folder,
+        &submissions,
+        &work.path().join("reports"),
+        &gradebook,
+    )?;
     let rows = book["submissions"].as_array().ok_or("no submissions")?;
     let cases = lab.bundled_submissions()?;
     if rows.len() != cases.len() {
@@ -193,26 +211,13 @@ fn batch_under_load(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed>
         proctor::tree::copy_dir(&dir, &class.path().join(name))?;
     }
     let grade = |tag: &str| -> Result<Value, Failed> {
-        let gradebook = class.path().join(format!(".{tag}.json"));
-        let output = common::proctor_process(cache)
-            .args([
-                "grade",
-                folder,
-                "--quiet",
-                "--color",
-                "never",
-                "--scenarios",
-            ])
-            .arg(scenarios())
-            .arg("--submissions")
-            .arg(class.path())
-            .arg("--reports")
-            .arg(class.path().join(format!(".reports-{tag}")))
-            .arg("--gradebook")
-            .arg(&gradebook)
-            .output()?;
-        exits(&output, 0, "grade --submissions")?;
-        let mut book: Value = serde_json::from_str(&std::fs::read_to_string(&gradebook)?)?;
+        let mut book = grade_batch(
+            cache,
+            folder,
+            class.path(),
+            &class.path().join(format!(".reports-{tag}")),
+            &class.path().join(format!(".{tag}.json")),
+        )?;
         // What may differ: nothing about the verdicts.
         for row in book["submissions"].as_array_mut().into_iter().flatten() {
             if let Some(row) = row.as_object_mut() {
