@@ -9,7 +9,6 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{kill, Signal};
@@ -17,9 +16,6 @@ use nix::unistd::Pid;
 use proctor::cluster::upstream::Upstream;
 
 mod common;
-
-/// The tests count the control-plane processes on the machine: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
 
 fn upstream_or_skip() -> bool {
     match Upstream::find() {
@@ -41,18 +37,50 @@ fn repo() -> PathBuf {
         .unwrap_or_default()
 }
 
-fn proctor() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_proctor"));
-    command
-        .current_dir(repo())
-        .env("PROCTOR_CLUSTER", "kwokctl")
-        .env_remove("KUBECONFIG")
-        .env_remove("RUST_LOG");
-    command
+/// A test's own temporary dir: Proctor keeps its kwokctl work dirs there, so the control-plane
+/// processes a test looks for are its own, whatever else runs on the machine.
+struct Own(tempfile::TempDir);
+
+impl Own {
+    fn new() -> Own {
+        Own(tempfile::tempdir().expect("a temporary dir"))
+    }
+
+    fn proctor(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_proctor"));
+        command
+            .current_dir(repo())
+            .env("PROCTOR_CLUSTER", "kwokctl")
+            .env("TMPDIR", self.0.path())
+            .env_remove("KUBECONFIG")
+            .env_remove("RUST_LOG");
+        command
+    }
+
+    fn control_plane_processes(&self) -> Vec<String> {
+        control_plane_processes(&self.0.path().display().to_string())
+    }
+
+    /// Waits (briefly: components take a moment to exit) until none is left.
+    fn assert_nothing_left(&self, what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let left = self.control_plane_processes();
+            if left.is_empty() {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what}: control-plane processes still running:\n{}",
+                left.join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
 }
 
-/// Control-plane processes started from a Proctor kwokctl work dir.
-fn control_plane_processes() -> Vec<String> {
+/// Control-plane processes started from a Proctor kwokctl work dir under `tmp`.
+fn control_plane_processes(tmp: &str) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -62,7 +90,7 @@ fn control_plane_processes() -> Vec<String> {
         .filter_map(|e| {
             let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
             let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            (cmdline.contains("proctor-kwokctl-")
+            (cmdline.contains(&format!("{tmp}/proctor-kwokctl-"))
                 && [
                     "kube-apiserver",
                     "etcd",
@@ -76,27 +104,9 @@ fn control_plane_processes() -> Vec<String> {
         .collect()
 }
 
-/// Waits (briefly: components take a moment to exit) until none is left.
-fn assert_nothing_left(what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let left = control_plane_processes();
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: control-plane processes still running:\n{}",
-            left.join("\n")
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 /// Every lab's full-score submissions get full marks on a real control plane too.
 #[test]
 fn full_score_submissions_get_full_marks_on_kwokctl() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     if !upstream_or_skip() {
         return;
     }
@@ -110,8 +120,10 @@ fn full_score_submissions_get_full_marks_on_kwokctl() {
 }
 
 fn full_marks_on_kwokctl(lab: &str, submission: &Path) {
+    let own = Own::new();
     let cache = tempfile::tempdir().expect("cache dir");
-    let output = proctor()
+    let output = own
+        .proctor()
         .args(["grade", lab, "--quiet", "--format", "json"])
         .arg("--submission")
         .arg(submission)
@@ -133,18 +145,19 @@ fn full_marks_on_kwokctl(lab: &str, submission: &Path) {
     );
     assert_eq!(report["score"], report["max_score"], "{lab}: {report:#}");
     assert!(report["score"].as_f64().is_some_and(|s| s > 0.0));
-    assert_nothing_left(&format!("after grading {lab}"));
+    own.assert_nothing_left(&format!("after grading {lab}"));
 }
 
 #[test]
 fn ctrl_c_on_up_deletes_the_cluster() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     if !upstream_or_skip() {
         return;
     }
+    let own = Own::new();
     let dir = tempfile::tempdir().expect("dir");
     let kubeconfig = dir.path().join("kubeconfig");
-    let mut child = proctor()
+    let mut child = own
+        .proctor()
         .args(["up", "--kubeconfig"])
         .arg(&kubeconfig)
         .env("PROCTOR_CACHE", dir.path().join("cache"))
@@ -169,25 +182,29 @@ fn ctrl_c_on_up_deletes_the_cluster() {
         String::from_utf8_lossy(&nodes.stdout),
         "node/lab-node-0\nnode/lab-node-1\nnode/lab-node-2\n"
     );
-    assert!(!control_plane_processes().is_empty(), "the cluster runs");
+    assert!(
+        !own.control_plane_processes().is_empty(),
+        "the cluster runs"
+    );
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("SIGINT");
     let status = child.wait().expect("proctor up exits");
     assert_eq!(status.code(), Some(0), "up ends normally on Ctrl-C");
-    assert_nothing_left("after Ctrl-C on proctor up");
+    own.assert_nothing_left("after Ctrl-C on proctor up");
     assert!(!kubeconfig.exists(), "the kubeconfig is removed");
 }
 
 #[test]
 fn sigterm_mid_grade_deletes_the_cluster() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     if !upstream_or_skip() {
         return;
     }
+    let own = Own::new();
     let cache = tempfile::tempdir().expect("cache dir");
     // Any lab will do: the first one, and a submission of it.
     let (lab, file) = common::real_labs().remove(0);
     let submission = common::bundled(&lab, &file).remove(0);
-    let mut child = proctor()
+    let mut child = own
+        .proctor()
         .args(["grade", &lab, "--quiet", "--format", "json"])
         .arg("--submission")
         .arg(&submission.dir)
@@ -198,12 +215,12 @@ fn sigterm_mid_grade_deletes_the_cluster() {
         .expect("proctor grade starts");
     // Well into the reference run: the cluster is up and scripts are running.
     let deadline = Instant::now() + Duration::from_secs(60);
-    while control_plane_processes().is_empty() && Instant::now() < deadline {
+    while own.control_plane_processes().is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(200));
     }
     std::thread::sleep(Duration::from_secs(8));
     kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).expect("SIGTERM");
     let status = child.wait().expect("proctor grade exits");
     assert_eq!(status.code(), Some(130), "interrupted");
-    assert_nothing_left("after SIGTERM mid-grade");
+    own.assert_nothing_left("after SIGTERM mid-grade");
 }

@@ -55,6 +55,27 @@ async fn sweep_orphans(kwokctl: &Path) {
     }
 }
 
+/// kwokctl's binary runtime gives each component a port by asking the kernel for a free one,
+/// closing it, and starting the component on it later: two clusters created at once can be
+/// given the same port, and one of them fails to start. Creations on a machine therefore take
+/// turns, holding a lock on the kwokctl binary they share (any user who may run it may open it);
+/// a cluster that is up holds its ports, so running clusters do not wait for each other. Without
+/// the lock (an unreadable binary) the creation goes ahead.
+async fn creation_turn(kwokctl: &Path) -> Option<nix::fcntl::Flock<std::fs::File>> {
+    let file = std::fs::File::open(kwokctl).ok()?;
+    let waited = std::time::Instant::now();
+    let turn = tokio::task::spawn_blocking(move || {
+        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).ok()
+    })
+    .await
+    .ok()
+    .flatten();
+    if waited.elapsed() > Duration::from_secs(1) {
+        tracing::info!(waited = ?waited.elapsed(), "waited for another kwokctl cluster's creation");
+    }
+    turn
+}
+
 pub struct KwokctlCluster {
     name: String,
     kwokctl: PathBuf,
@@ -126,11 +147,13 @@ impl KwokctlCluster {
         ] {
             args.extend(binary(flag, name));
         }
+        let turn = creation_turn(&cluster.kwokctl).await;
         tracing::info!(name = %cluster.name, "creating a kwokctl cluster");
         let started = std::time::Instant::now();
         let output = cluster
             .kwokctl(&args, CREATE_TIMEOUT + Duration::from_secs(30))
             .await;
+        drop(turn);
         match output {
             Ok(output) if output.status.success() => {
                 tracing::info!(took = ?started.elapsed(), name = %cluster.name, "kwokctl cluster up");
