@@ -79,6 +79,17 @@ fn run(root: &Path, place: impl FnOnce(&Path)) -> Value {
         .env_remove("PROCTOR_SCENARIOS")
         .status()
         .expect("run_autograder");
+    // The copy of kubectl a trial run leaves for learners' uids (`tools.sh`), out of the host's
+    // temporary dir.
+    let _ = std::process::Command::new("bash")
+        .args([
+            "-c",
+            r#"source "$1/source/tools.sh" && rm -rf "$(tools_dir)""#,
+            "-",
+        ])
+        .arg(root)
+        .env("AUTOGRADER_ROOT", root)
+        .status();
     assert!(
         status.success(),
         "run_autograder exits 0 once it wrote results"
