@@ -3,30 +3,40 @@
 //!
 //! - `<lab>::lint`: the scenario lints clean;
 //! - `<lab>::selftest`: the scenario proves that it tells done from not done;
-//! - `<lab>::bundled`: every bundled submission gets what its expect.yaml states (`proctor demo`);
-//! - `<lab>::batch`: the same submissions graded as one batch give the same verdicts;
-//! - `<lab>::batch-under-load` (ignored: the load tier): the bundled submissions and fixtures
-//!   graded as a batch idle and under a CPU hog give the same gradebook;
 //! - `<lab>::self-check`: a learner's session on `proctor up`, every step self-checked;
-//! - `<lab>::<case>::step<N>`: each fixture under `tests/fixtures/submissions/<lab>/<case>/` is
-//!   graded once, and each step loses points exactly when its expect.yaml says so.
+//! - `<lab>::batch`: the lab's bundled submissions (`scenarios/<lab>/submissions/`) and its
+//!   fixtures (`tests/fixtures/submissions/<lab>/`) graded as one class, with one reference run
+//!   and one worker pool: the gradebook holds each once, passed exactly when it lost nothing;
+//! - `<lab>::bundled-<case>::step<N>`, `<lab>::fixture-<case>::step<N>`: in that one grading,
+//!   each step of each submission loses points exactly when its expect.yaml says so;
+//! - `<lab>::batch-under-load` (ignored: the load tier): the same class graded again under a CPU
+//!   hog gives the same gradebook.
 //!
-//! All trials share one reference cache of their own, so each lab's reference runs once.
+//! The trials of one test run share its work: one reference cache, and one grading of each lab's
+//! class, made by whichever trial needs it first. `cargo test` runs the trials as threads of one
+//! process; nextest runs each in a process of its own, and `NEXTEST_RUN_ID` names the run they
+//! belong to (see [`Shared`]).
 
 mod common;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use proctor::batch::gradebook::{Gradebook, Row};
 use proctor::scenario::expect::load_expectation;
 use proctor::scenario::{Expectation, Lab};
-use serde_json::Value;
 
 fn scenarios() -> PathBuf {
     common::repo().join("scenarios")
+}
+
+fn fixtures() -> PathBuf {
+    common::repo().join("tests/fixtures/submissions")
 }
 
 fn run(cache: &Path, args: &[&str]) -> Output {
@@ -69,6 +79,75 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// What the trials of one test run share: a directory with the reference cache and each lab's
+/// class and gradebook. Under nextest it is named for the run (`NEXTEST_RUN_ID`) below Cargo's
+/// scratch dir for tests, so that the run's processes find it; runs of over a day ago are
+/// removed. Under `cargo test` it is a temporary dir, gone with the process.
+struct Shared {
+    dir: PathBuf,
+    _temporary: Option<tempfile::TempDir>,
+}
+
+impl Shared {
+    fn for_this_run() -> std::io::Result<Shared> {
+        let run = std::env::var("NEXTEST_RUN_ID").ok().filter(|id| {
+            !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        });
+        let Some(run) = run else {
+            let temporary = tempfile::tempdir()?;
+            return Ok(Shared {
+                dir: temporary.path().to_path_buf(),
+                _temporary: Some(temporary),
+            });
+        };
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("labs-runs");
+        let day_ago = SystemTime::now() - Duration::from_secs(24 * 3600);
+        for old in subdirs(&root) {
+            let modified = old.metadata().and_then(|m| m.modified());
+            if modified.is_ok_and(|time| time < day_ago) {
+                let _ = std::fs::remove_dir_all(&old);
+            }
+        }
+        let dir = root.join(run);
+        std::fs::create_dir_all(&dir)?;
+        Ok(Shared {
+            dir,
+            _temporary: None,
+        })
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.dir.join("cache")
+    }
+
+    /// `make`'s answer for `key`, made once per run: the first trial to ask makes it under an
+    /// exclusive lock and leaves it in `<key>.json` (an error too, so that it is not made again
+    /// for every trial); the others wait for the lock and read it.
+    fn once<T: serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> Result<T, String>,
+    ) -> Result<T, String> {
+        let answer = self.dir.join(format!("{key}.json"));
+        let lock = File::create(self.dir.join(format!("{key}.lock")))
+            .map_err(|error| format!("the lock for {key}: {error}"))?;
+        let _held = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
+            .map_err(|(_, error)| format!("the lock for {key}: {error}"))?;
+        if let Ok(text) = std::fs::read_to_string(&answer) {
+            let stored: Result<T, String> = serde_json::from_str(&text)
+                .map_err(|error| format!("{}: {error}", answer.display()))?;
+            return stored;
+        }
+        let made = make();
+        let text = serde_json::to_string(&made).map_err(|error| error.to_string())?;
+        let partial = answer.with_extension("partial");
+        std::fs::write(&partial, text)
+            .and_then(|()| std::fs::rename(&partial, &answer))
+            .map_err(|error| format!("{}: {error}", answer.display()))?;
+        made
+    }
+}
+
 fn lint(cache: &Path, lab: &str) -> Result<(), Failed> {
     let output = run(cache, &["lint", lab]);
     exits(&output, 0, "lint")?;
@@ -80,30 +159,41 @@ fn lint(cache: &Path, lab: &str) -> Result<(), Failed> {
     }
 }
 
-fn bundled(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
-    if lab.bundled_submissions()?.is_empty() {
-        return Err("no submissions/<case>/expect.yaml: a lab ships examples".into());
-    }
-    let output = run(cache, &["demo", folder, "--quiet"]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let summary = stdout
-        .rsplit_once("\nSummary\n")
-        .map_or("", |(_, summary)| summary);
-    if summary.contains('✗') || !summary.contains(&format!("✓ {} ", lab.name())) {
-        return Err(format!("an expectation failed:\n{stdout}").into());
-    }
-    exits(&output, 0, "demo")
+/// A submission of the lab's class: a bundled one or a fixture, and what its expect.yaml says.
+struct Case {
+    /// Its folder name in the class, `bundled-<case>` or `fixture-<case>`.
+    name: String,
+    dir: PathBuf,
+    expect: Result<Expectation, String>,
+}
+
+fn cases(lab: &Lab, folder: &str) -> Vec<Case> {
+    let bundled = subdirs(&lab.dir.join("submissions"))
+        .into_iter()
+        .map(|dir| ("bundled", dir));
+    let fixtures = subdirs(&fixtures().join(folder))
+        .into_iter()
+        .map(|dir| ("fixture", dir));
+    bundled
+        .chain(fixtures)
+        .map(|(kind, dir)| Case {
+            name: format!("{kind}-{}", file_name(&dir)),
+            expect: load_expectation(&dir.join("expect.yaml"))
+                .map_err(|error| format!("{}: {error:#}", dir.display())),
+            dir,
+        })
+        .collect()
 }
 
 /// `proctor grade <folder> --submissions DIR` into `reports` and a JSON `gradebook`, which it
-/// returns; anything but exit 0 fails the trial.
+/// returns; anything but exit 0 is an error.
 fn grade_batch(
     cache: &Path,
     folder: &str,
     submissions: &Path,
     reports: &Path,
     gradebook: &Path,
-) -> Result<Value, Failed> {
+) -> Result<Gradebook, String> {
     let output = common::proctor_process(cache)
         .args([
             "grade",
@@ -120,43 +210,118 @@ fn grade_batch(
         .arg(reports)
         .arg("--gradebook")
         .arg(gradebook)
-        .output()?;
-    exits(&output, 0, "grade --submissions")?;
-    Ok(serde_json::from_str(&std::fs::read_to_string(gradebook)?)?)
+        .output()
+        .map_err(|error| format!("running proctor: {error}"))?;
+    exits(&output, 0, "grade --submissions").map_err(|failed| format!("{failed:?}"))?;
+    let text = std::fs::read_to_string(gradebook)
+        .map_err(|error| format!("{}: {error}", gradebook.display()))?;
+    let mut book: Gradebook =
+        serde_json::from_str(&text).map_err(|error| format!("{}: {error}", gradebook.display()))?;
+    // What may differ between two gradings of the same class: nothing about the verdicts.
+    for row in &mut book.submissions {
+        row.message = None;
+    }
+    Ok(book)
 }
 
-/// The bundled submissions as a batch: full-score ones pass, the others fail, and the JSON
-/// gradebook holds each once.
-fn batch(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
-    let work = tempfile::tempdir()?;
-    let gradebook = work.path().join("grades.json");
-    let submissions = lab.dir.join("submissions");
-    let book = grade_batch(
-        cache,
-        folder,
-        &submissions,
-        &work.path().join("reports"),
-        &gradebook,
-    )?;
-    let rows = book["submissions"].as_array().ok_or("no submissions")?;
-    let cases = lab.bundled_submissions()?;
-    if rows.len() != cases.len() {
-        return Err(format!("{} rows for {} submissions", rows.len(), cases.len()).into());
+/// The lab's class folder (each case copied under its class name), made once per run.
+fn class_dir(shared: &Shared, lab: &Lab, folder: &str) -> Result<PathBuf, String> {
+    let class = shared.dir.join(folder).join("class");
+    shared.once(&format!("{folder}-class"), || {
+        let _ = std::fs::remove_dir_all(&class);
+        for case in cases(lab, folder) {
+            proctor::tree::copy_dir(&case.dir, &class.join(&case.name))
+                .map_err(|error| format!("copying {}: {error:#}", case.dir.display()))?;
+        }
+        Ok(())
+    })?;
+    Ok(class)
+}
+
+/// The lab's class graded as one batch on an idle machine, once per run.
+fn class_gradebook(shared: &Shared, lab: &Lab, folder: &str) -> Result<Gradebook, String> {
+    shared.once(&format!("{folder}-gradebook"), || {
+        let class = class_dir(shared, lab, folder)?;
+        let work = shared.dir.join(folder);
+        grade_batch(
+            &shared.cache(),
+            folder,
+            &class,
+            &work.join("reports"),
+            &work.join("grades.json"),
+        )
+    })
+}
+
+/// The gradebook holds each case of the class once, and nothing else; a row passed exactly when
+/// its submission lost no points.
+fn batch(shared: &Shared, lab: &Lab, folder: &str) -> Result<(), Failed> {
+    let book = class_gradebook(shared, lab, folder)?;
+    let cases = cases(lab, folder);
+    if !cases.iter().any(|case| case.name.starts_with("bundled-")) {
+        return Err("no submissions/<case>/expect.yaml: a lab ships examples".into());
     }
-    for case in cases {
-        let row = rows
-            .iter()
-            .find(|row| row["name"] == case.name.as_str())
-            .ok_or_else(|| format!("no row for {}", case.name))?;
-        let want = match case.expect {
-            Expectation::FullScore => "passed",
-            Expectation::FailingSteps(_) => "failed",
-        };
-        if row["status"] != want {
-            return Err(format!("{}: {row}, expected {want}", case.name).into());
+    let mut names: Vec<&str> = book
+        .submissions
+        .iter()
+        .map(|row| row.name.as_str())
+        .collect();
+    names.sort_unstable();
+    let mut want: Vec<&str> = cases.iter().map(|case| case.name.as_str()).collect();
+    want.sort_unstable();
+    if names != want {
+        return Err(format!("gradebook rows {names:?}, expected one per case {want:?}").into());
+    }
+    for row in &book.submissions {
+        let lost = row.steps.values().any(|step| step.score < step.max_score);
+        let want = if lost { "failed" } else { "passed" };
+        if row.status.name() != want || row.steps.is_empty() {
+            return Err(format!("{}: {row:?}, expected {want}", row.name).into());
         }
     }
     Ok(())
+}
+
+/// Step `step` of `case` lost points in the class's grading exactly when its expect.yaml says so.
+fn step_held(
+    shared: &Shared,
+    lab: &Lab,
+    folder: &str,
+    case: &str,
+    step: u32,
+) -> Result<(), Failed> {
+    let found = cases(lab, folder);
+    let case = found
+        .iter()
+        .find(|found| found.name == case)
+        .ok_or_else(|| format!("no case {case}"))?;
+    let failing: BTreeSet<u32> = match &case.expect {
+        Ok(Expectation::FullScore) => BTreeSet::new(),
+        Ok(Expectation::FailingSteps(steps)) => steps.iter().copied().collect(),
+        Err(error) => return Err(error.as_str().into()),
+    };
+    let book = class_gradebook(shared, lab, folder)?;
+    let row: &Row = book
+        .submissions
+        .iter()
+        .find(|row| row.name == case.name)
+        .ok_or_else(|| format!("no gradebook row for {}", case.name))?;
+    // A step worth no points at grading (a self-check-only one) is not in the row: it passes.
+    let (score, max) = row
+        .steps
+        .get(&step)
+        .map_or((0.0, 0.0), |step| (step.score, step.max_score));
+    match (score < max, failing.contains(&step)) {
+        (true, true) | (false, false) => Ok(()),
+        (true, false) => Err(format!(
+            "step {step} lost points ({score}/{max}) but expect.yaml says it passes"
+        )
+        .into()),
+        (false, true) => Err(format!(
+            "step {step} scored {score}/{max} but expect.yaml says it must lose points"
+        )
+        .into()),
+    }
 }
 
 /// Busy loops, four per core, for as long as the value lives: a loaded grading machine.
@@ -187,52 +352,26 @@ impl Drop for CpuHog {
     }
 }
 
-/// The lab's bundled submissions and its fixtures in one class folder, graded as a batch on an
-/// idle machine and again under a CPU hog (four busy loops per core): every row — score,
-/// status, each step's score — must be the same. The verdict may not depend on the load.
-fn batch_under_load(cache: &Path, lab: &Lab, folder: &str) -> Result<(), Failed> {
-    let class = tempfile::tempdir()?;
-    let fixtures = common::repo()
-        .join("tests/fixtures/submissions")
-        .join(folder);
-    for dir in subdirs(&lab.dir.join("submissions"))
-        .into_iter()
-        .chain(subdirs(&fixtures))
-    {
-        let name = format!(
-            "{}-{}",
-            if dir.starts_with(&fixtures) {
-                "fixture"
-            } else {
-                "bundled"
-            },
-            file_name(&dir)
-        );
-        proctor::tree::copy_dir(&dir, &class.path().join(name))?;
-    }
-    let grade = |tag: &str| -> Result<Value, Failed> {
-        let mut book = grade_batch(
-            cache,
-            folder,
-            class.path(),
-            &class.path().join(format!(".reports-{tag}")),
-            &class.path().join(format!(".{tag}.json")),
-        )?;
-        // What may differ: nothing about the verdicts.
-        for row in book["submissions"].as_array_mut().into_iter().flatten() {
-            if let Some(row) = row.as_object_mut() {
-                row.remove("message");
-            }
-        }
-        Ok(book)
-    };
-    let idle = grade("idle")?;
+/// The lab's class graded again under a CPU hog (four busy loops per core), against the
+/// reference the idle grading ran (the cutoffs of the loaded scripts are measured from it):
+/// every row — score, status, each step's score — must be what the idle grading gave. The
+/// verdict may not depend on the load.
+fn batch_under_load(shared: &Shared, lab: &Lab, folder: &str) -> Result<(), Failed> {
+    let idle = class_gradebook(shared, lab, folder)?;
+    let class = class_dir(shared, lab, folder)?;
+    let work = tempfile::tempdir()?;
     let loaded = {
         let _hog = CpuHog::start();
-        grade("loaded")?
+        grade_batch(
+            &shared.cache(),
+            folder,
+            &class,
+            &work.path().join("reports"),
+            &work.path().join("grades.json"),
+        )?
     };
     if idle != loaded {
-        return Err(format!("the gradebooks differ:\nidle:   {idle}\nloaded: {loaded}").into());
+        return Err(format!("the gradebooks differ:\nidle:   {idle:?}\nloaded: {loaded:?}").into());
     }
     Ok(())
 }
@@ -302,131 +441,16 @@ fn self_check(cache: &Path, folder: &str, steps: &[u32]) -> Result<(), Failed> {
     Ok(())
 }
 
-/// Step id → (score, max score), from Gradescope JSON `tests[].number = "<step>.<k>"`.
-type StepScores = HashMap<u32, (f64, f64)>;
-
-fn grade_case(cache: &Path, folder: &str, dir: &Path) -> Result<StepScores, String> {
-    let output = common::proctor_process(cache)
-        .args([
-            "grade",
-            folder,
-            "--format",
-            "json",
-            "--color",
-            "never",
-            "--scenarios",
-        ])
-        .arg(scenarios())
-        .arg("--submission")
-        .arg(dir)
-        .output()
-        .map_err(|error| format!("running proctor: {error}"))?;
-    // 0 = all passed, 1 = a check failed; 2 would mean proctor itself could not run.
-    if !matches!(output.status.code(), Some(0) | Some(1)) {
-        return Err(format!(
-            "proctor grade exited {:?}\n{}",
-            output.status.code(),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    // Every grading after a lab's first reads the shared cache; one it cannot read would run the
-    // reference again on every grading, unnoticed but for the time.
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if stderr.contains("ignoring the cached reference") {
-        return Err(format!("the cached reference could not be read:\n{stderr}"));
-    }
-    let json: Value = serde_json::from_slice(&output.stdout).map_err(|error| {
-        format!(
-            "results.json does not parse: {error}\n{}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })?;
-    let tests = json["tests"].as_array().cloned().unwrap_or_default();
-    if tests.is_empty() {
-        return Err(format!("a report without tests: {json}"));
-    }
-    let mut steps = StepScores::new();
-    for test in &tests {
-        let step = test["number"]
-            .as_str()
-            .and_then(|number| number.split('.').next())
-            .and_then(|step| step.parse::<u32>().ok())
-            .ok_or_else(|| format!("test without a step number: {test}"))?;
-        let entry = steps.entry(step).or_insert((0.0, 0.0));
-        entry.0 += test["score"].as_f64().unwrap_or(0.0);
-        entry.1 += test["max_score"].as_f64().unwrap_or(0.0);
-    }
-    Ok(steps)
-}
-
-type Graded = Arc<OnceLock<Result<StepScores, String>>>;
-
-/// One trial per step of a fixture; the fixture is graded once, by whichever runs first.
-fn fixture_trials(
-    cache: &Arc<PathBuf>,
-    folder: &str,
-    steps: &[u32],
-    dir: &Path,
-    graded: &Arc<Mutex<HashMap<PathBuf, Graded>>>,
-) -> Vec<Trial> {
-    let case = file_name(dir);
-    let failing: BTreeSet<u32> = match load_expectation(&dir.join("expect.yaml")) {
-        Ok(Expectation::FullScore) => BTreeSet::new(),
-        Ok(Expectation::FailingSteps(steps)) => steps.into_iter().collect(),
-        Err(error) => {
-            let message = format!("fixture {}: {error}", dir.display());
-            return vec![Trial::test(format!("{folder}::{case}"), move || {
-                Err(message.into())
-            })];
-        }
-    };
-    let failing = Arc::new(failing);
-    steps
-        .iter()
-        .map(|&step| {
-            let (cache, graded, failing) = (cache.clone(), graded.clone(), failing.clone());
-            let (folder, dir) = (folder.to_string(), dir.to_path_buf());
-            Trial::test(format!("{folder}::fixture-{case}::step{step}"), move || {
-                let slot = graded
-                    .lock()
-                    .map_err(|_| Failed::from("poisoned"))?
-                    .entry(dir.clone())
-                    .or_default()
-                    .clone();
-                let scores = slot.get_or_init(|| grade_case(&cache, &folder, &dir));
-                let scores = scores
-                    .as_ref()
-                    .map_err(|error| Failed::from(error.as_str()))?;
-                let (score, max) = scores.get(&step).copied().unwrap_or((0.0, 0.0));
-                match (score < max, failing.contains(&step)) {
-                    (true, true) | (false, false) => Ok(()),
-                    (true, false) => Err(format!(
-                        "step {step} lost points ({score}/{max}) but expect.yaml says it passes"
-                    )
-                    .into()),
-                    (false, true) => Err(format!(
-                        "step {step} scored {score}/{max} but expect.yaml says it must lose points"
-                    )
-                    .into()),
-                }
-            })
-        })
-        .collect()
-}
-
 fn main() {
     let args = Arguments::from_args();
-    let cache_dir = match tempfile::tempdir() {
-        Ok(dir) => dir,
+    let shared = match Shared::for_this_run() {
+        Ok(shared) => Arc::new(shared),
         Err(error) => {
-            eprintln!("cannot create a temporary cache dir: {error}");
+            eprintln!("cannot create the run's shared dir: {error}");
             std::process::exit(2);
         }
     };
-    let cache = Arc::new(cache_dir.path().to_path_buf());
     let labs = proctor::scenario::lookup::list_labs(Some(&scenarios()));
-    let fixtures = common::repo().join("tests/fixtures/submissions");
-    let graded: Arc<Mutex<HashMap<PathBuf, Graded>>> = Arc::default();
     let mut trials = Vec::new();
     if labs.is_empty() {
         trials.push(Trial::test("labs-found", || {
@@ -434,7 +458,7 @@ fn main() {
         }));
     }
     // Fixtures of a lab that is not there would silently test nothing.
-    for dir in subdirs(&fixtures) {
+    for dir in subdirs(&fixtures()) {
         let name = file_name(&dir);
         if !labs.iter().any(|(lab, _)| *lab == name) {
             trials.push(Trial::test(format!("fixtures::{name}"), move || {
@@ -457,37 +481,46 @@ fn main() {
             }
         };
         let steps: Vec<u32> = lab.scenario.steps.iter().map(|step| step.id).collect();
-        let (c, f) = (cache.clone(), folder.clone());
-        trials.push(Trial::test(format!("{folder}::lint"), move || lint(&c, &f)));
-        let (c, f) = (cache.clone(), folder.clone());
+        let (s, f) = (shared.clone(), folder.clone());
+        trials.push(Trial::test(format!("{folder}::lint"), move || {
+            lint(&s.cache(), &f)
+        }));
+        let (s, f) = (shared.clone(), folder.clone());
         trials.push(Trial::test(format!("{folder}::selftest"), move || {
-            exits(&run(&c, &["selftest", &f]), 0, "selftest")
+            exits(&run(&s.cache(), &["selftest", &f]), 0, "selftest")
         }));
-        let (c, f, l) = (cache.clone(), folder.clone(), lab.clone());
-        trials.push(Trial::test(format!("{folder}::bundled"), move || {
-            bundled(&c, &l, &f)
+        let (s, f, st) = (shared.clone(), folder.clone(), steps.clone());
+        trials.push(Trial::test(format!("{folder}::self-check"), move || {
+            self_check(&s.cache(), &f, &st)
         }));
-        let (c, f, l) = (cache.clone(), folder.clone(), lab.clone());
+        let (s, f, l) = (shared.clone(), folder.clone(), lab.clone());
         trials.push(Trial::test(format!("{folder}::batch"), move || {
-            batch(&c, &l, &f)
+            batch(&s, &l, &f)
         }));
-        let (c, f, l) = (cache.clone(), folder.clone(), lab.clone());
+        for case in cases(&lab, &folder) {
+            for &step in &steps {
+                let (s, f, l, c) = (
+                    shared.clone(),
+                    folder.clone(),
+                    lab.clone(),
+                    case.name.clone(),
+                );
+                trials.push(Trial::test(
+                    format!("{folder}::{}::step{step}", case.name),
+                    move || step_held(&s, &l, &f, &c, step),
+                ));
+            }
+        }
+        let (s, f, l) = (shared.clone(), folder.clone(), lab.clone());
         // Minutes of grading on a saturated machine: the load tier runs it (`--ignored`).
         trials.push(
             Trial::test(format!("{folder}::batch-under-load"), move || {
-                batch_under_load(&c, &l, &f)
+                batch_under_load(&s, &l, &f)
             })
             .with_ignored_flag(true),
         );
-        let (c, f, s) = (cache.clone(), folder.clone(), steps.clone());
-        trials.push(Trial::test(format!("{folder}::self-check"), move || {
-            self_check(&c, &f, &s)
-        }));
-        for dir in subdirs(&fixtures.join(&folder)) {
-            trials.extend(fixture_trials(&cache, &folder, &steps, &dir, &graded));
-        }
     }
     let conclusion = libtest_mimic::run(&args, trials);
-    drop(cache_dir);
+    drop(shared);
     conclusion.exit();
 }
