@@ -360,3 +360,60 @@ fn checks_after_the_grade_budget_are_reported_not_graded() {
         assert_eq!(test["score"], 0.0, "{test}");
     }
 }
+
+/// `proctor demo` (the README's main command): each bundled submission graded and set beside its
+/// expect.yaml; exit 0 only when every expectation holds.
+#[test]
+fn demo_holds_each_bundled_submission_to_its_expectation() {
+    use crate::common::write;
+    let root = lab();
+    let bundled = root.path().join("mini/submissions");
+    let perfect = bundled.join("perfect");
+    write(&perfect.join("tier.sh"), TIER_SH, 0o755);
+    write(&perfect.join("out/tier.txt"), "gold\n", 0o644);
+    write(&perfect.join("k8s/settings.yaml"), SETTINGS, 0o644);
+    write(&perfect.join("expect.yaml"), "score: full\n", 0o644);
+    let hardcoded = bundled.join("hardcoded");
+    write(
+        &hardcoded.join("tier.sh"),
+        "#!/bin/bash\necho gold\n",
+        0o755,
+    );
+    write(&hardcoded.join("out/tier.txt"), "gold\n", 0o644);
+    write(&hardcoded.join("k8s/settings.yaml"), SETTINGS, 0o644);
+    write(&hardcoded.join("expect.yaml"), "failingSteps: [1]\n", 0o644);
+    let demo = || {
+        cargo_bin_cmd!("proctor")
+            .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
+            .args(["demo", "mini", "--quiet", "--color", "never", "--scenarios"])
+            .arg(root.path())
+            .output()
+            .expect("runs")
+    };
+    let summary = |output: &std::process::Output| {
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        stdout
+            .rsplit_once("\nSummary\n")
+            .map(|(_, summary)| summary.to_string())
+            .unwrap_or_else(|| panic!("no summary:\n{stdout}"))
+    };
+
+    let held = demo();
+    let text = summary(&held);
+    assert_eq!(held.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("✓ mini     hardcoded") && text.contains("expected failing steps [1]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("✓ mini     perfect") && text.contains("expected full score"),
+        "{text}"
+    );
+
+    // An expectation the grading does not meet fails the demo, and says which.
+    write(&hardcoded.join("expect.yaml"), "score: full\n", 0o644);
+    let broken = demo();
+    let text = summary(&broken);
+    assert_eq!(broken.status.code(), Some(1), "{text}");
+    assert!(text.contains("✗ mini     hardcoded"), "{text}");
+}
