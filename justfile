@@ -4,14 +4,23 @@
 demo:
     cargo run --release -p proctor -- demo
 
-# The fast tier: every crate's unit tests (the libraries, no cluster-wide suite); a few minutes
-# on 2 cores, for the edit-compile-test loop.
+# The unit tests alone: every crate's library tests, for the edit-compile-test loop.
 fast:
     cargo test --workspace --lib
 
-# The full test suite (what CI runs).
+# The default tier (the README's test command): everything but the upstream suites and the load
+# and soak tests, a few minutes once built. Tiers are profiles in .config/nextest.toml.
 test:
-    cargo test --workspace
+    cargo nextest run --workspace
+
+# Everything CI runs once the upstream binaries are built: the default tier, the upstream suites
+# (differential, kwokctl) and the load tier.
+test-all:
+    cargo nextest run --workspace --profile ci --run-ignored all
+
+# The default tier N times under a CPU hog; names every test that ever failed.
+flakes rounds="10":
+    tests/flakes.sh {{rounds}}
 
 # Long-running checks (load for 3 min, determinism 50× on the real labs, hostile submissions at full size, interrupted external grading): about an hour.
 soak:
@@ -39,7 +48,7 @@ upstream:
 
 # The differential suite alone: every session on the embedded cluster and on upstream.
 differential:
-    cargo test -p proctor-tests --test differential
+    cargo nextest run -p proctor-tests --profile ci -E 'binary(differential)'
 
 # Serve an embedded cluster for poking at with kubectl.
 up lab="":
