@@ -205,7 +205,7 @@ impl Cluster {
         while Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
             let now = self.api.store().revision();
-            let busy = self.controllers.as_ref().is_some_and(|c| c.busy());
+            let busy = self.controllers.as_ref().is_some_and(|c| !c.caught_up(now));
             if now == last && !busy {
                 quiet += 1;
                 if quiet >= 3 {

@@ -37,7 +37,7 @@ pub mod ttl_after_finished;
 pub mod typed;
 pub mod volume_protection;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -155,12 +155,27 @@ pub struct Handle {
     thread: Option<std::thread::JoinHandle<()>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     busy: Arc<AtomicUsize>,
+    /// Per loop: the store revision up to which it has taken in every change (acted on the ones
+    /// that interest it, with a pass that has ended).
+    seen: Vec<Arc<AtomicU64>>,
 }
 
 impl Handle {
     /// Is any controller in the middle of work?
     pub fn busy(&self) -> bool {
         self.busy.load(Ordering::SeqCst) > 0
+    }
+
+    /// Has every controller taken in every change up to `revision`, and none is in a pass? A
+    /// change a loop has not yet received (its thread not scheduled yet, on a loaded machine)
+    /// counts as work still to do, so a caller waiting for the cluster to settle cannot take a
+    /// quiet moment for a settled one.
+    pub fn caught_up(&self, revision: u64) -> bool {
+        !self.busy()
+            && self
+                .seen
+                .iter()
+                .all(|seen| seen.load(Ordering::SeqCst) >= revision)
     }
 
     pub async fn stop(mut self) {
@@ -201,11 +216,20 @@ fn pass(ctrl: &mut dyn Controller, api: &Api, busy: &AtomicUsize) -> Pass {
     pass
 }
 
-/// One loop: a pass, then wait for an interesting change, the pass's timer or its retry.
-async fn run(mut ctrl: Box<dyn Controller>, api: Api, busy: Arc<AtomicUsize>) {
+/// One loop: a pass, then wait for an interesting change, the pass's timer or its retry. `seen`
+/// records how far into the change stream the loop has caught up (see [`Handle::caught_up`]).
+async fn run(
+    mut ctrl: Box<dyn Controller>,
+    api: Api,
+    busy: Arc<AtomicUsize>,
+    seen: Arc<AtomicU64>,
+) {
     let mut rx = api.store().subscribe();
     let mut failed_passes = 0;
+    // Every change up to here is in the state the first pass reads.
+    let mut upto = api.store().revision();
     let mut last = pass(ctrl.as_mut(), &api, &busy);
+    seen.store(upto, Ordering::SeqCst);
     loop {
         let retry = if last.failed() {
             failed_passes += 1;
@@ -222,11 +246,18 @@ async fn run(mut ctrl: Box<dyn Controller>, api: Api, busy: Arc<AtomicUsize>) {
             woke = tokio::select! {
                 r = rx.recv() => match r {
                     Ok(ev) => {
+                        upto = upto.max(ev.rv);
                         ctrl.observe(&ev);
-                        ctrl.interested(&ev)
+                        let interested = ctrl.interested(&ev);
+                        if !interested {
+                            // Nothing to do for it: taken in.
+                            seen.store(upto, Ordering::SeqCst);
+                        }
+                        interested
                     }
                     // Fell behind the change stream: a full reconcile catches up.
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        upto = upto.max(api.store().revision());
                         ctrl.resync();
                         true
                     }
@@ -238,13 +269,20 @@ async fn run(mut ctrl: Box<dyn Controller>, api: Api, busy: Arc<AtomicUsize>) {
         // Coalesce the burst: everything already queued is covered by one pass.
         loop {
             match rx.try_recv() {
-                Ok(ev) => ctrl.observe(&ev),
-                Err(TryRecvError::Lagged(_)) => ctrl.resync(),
+                Ok(ev) => {
+                    upto = upto.max(ev.rv);
+                    ctrl.observe(&ev);
+                }
+                Err(TryRecvError::Lagged(_)) => {
+                    upto = upto.max(api.store().revision());
+                    ctrl.resync();
+                }
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Closed) => return,
             }
         }
         last = pass(ctrl.as_mut(), &api, &busy);
+        seen.store(upto, Ordering::SeqCst);
         // Let the other loops of this thread have their turn between passes.
         tokio::task::yield_now().await;
     }
@@ -292,13 +330,18 @@ pub fn start(
         .build()?;
     let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
     let loops_busy = busy.clone();
+    let seen: Vec<Arc<AtomicU64>> = controllers
+        .iter()
+        .map(|_| Arc::new(AtomicU64::new(0)))
+        .collect();
+    let loops_seen = seen.clone();
     let thread = std::thread::Builder::new()
         .name("kwok-controllers".into())
         .spawn(move || {
             runtime.block_on(async move {
                 let mut loops = tokio::task::JoinSet::new();
-                for c in controllers {
-                    loops.spawn(run(c, api.clone(), loops_busy.clone()));
+                for (c, seen) in controllers.into_iter().zip(loops_seen) {
+                    loops.spawn(run(c, api.clone(), loops_busy.clone(), seen));
                 }
                 tokio::select! {
                     _ = &mut stop_rx => {}
@@ -311,5 +354,6 @@ pub fn start(
         thread: Some(thread),
         stop: Some(stop_tx),
         busy,
+        seen,
     })
 }
