@@ -164,7 +164,9 @@ struct Case {
     /// Its folder name in the class, `bundled-<case>` or `fixture-<case>`.
     name: String,
     dir: PathBuf,
-    expect: Result<Expectation, String>,
+    /// The steps its expect.yaml says lose points (none for a full score), or why it cannot be
+    /// read.
+    failing: Result<BTreeSet<u32>, String>,
 }
 
 fn cases(lab: &Lab, folder: &str) -> Vec<Case> {
@@ -178,8 +180,11 @@ fn cases(lab: &Lab, folder: &str) -> Vec<Case> {
         .chain(fixtures)
         .map(|(kind, dir)| Case {
             name: format!("{kind}-{}", file_name(&dir)),
-            expect: load_expectation(&dir.join("expect.yaml"))
-                .map_err(|error| format!("{}: {error:#}", dir.display())),
+            failing: match load_expectation(&dir.join("expect.yaml")) {
+                Ok(Expectation::FullScore) => Ok(BTreeSet::new()),
+                Ok(Expectation::FailingSteps(steps)) => Ok(steps.into_iter().collect()),
+                Err(error) => Err(format!("{}: {error:#}", dir.display())),
+            },
             dir,
         })
         .collect()
@@ -287,19 +292,10 @@ fn step_held(
     shared: &Shared,
     lab: &Lab,
     folder: &str,
-    case: &str,
+    case: &Case,
     step: u32,
 ) -> Result<(), Failed> {
-    let found = cases(lab, folder);
-    let case = found
-        .iter()
-        .find(|found| found.name == case)
-        .ok_or_else(|| format!("no case {case}"))?;
-    let failing: BTreeSet<u32> = match &case.expect {
-        Ok(Expectation::FullScore) => BTreeSet::new(),
-        Ok(Expectation::FailingSteps(steps)) => steps.iter().copied().collect(),
-        Err(error) => return Err(error.as_str().into()),
-    };
+    let failing = case.failing.as_ref().map_err(|error| error.as_str())?;
     let book = class_gradebook(shared, lab, folder)?;
     let row: &Row = book
         .submissions
@@ -497,14 +493,9 @@ fn main() {
         trials.push(Trial::test(format!("{folder}::batch"), move || {
             batch(&s, &l, &f)
         }));
-        for case in cases(&lab, &folder) {
+        for case in cases(&lab, &folder).into_iter().map(Arc::new) {
             for &step in &steps {
-                let (s, f, l, c) = (
-                    shared.clone(),
-                    folder.clone(),
-                    lab.clone(),
-                    case.name.clone(),
-                );
+                let (s, f, l, c) = (shared.clone(), folder.clone(), lab.clone(), case.clone());
                 trials.push(Trial::test(
                     format!("{folder}::{}::step{step}", case.name),
                     move || step_held(&s, &l, &f, &c, step),

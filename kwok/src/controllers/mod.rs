@@ -161,17 +161,12 @@ pub struct Handle {
 }
 
 impl Handle {
-    /// Is any controller in the middle of work?
-    pub fn busy(&self) -> bool {
-        self.busy.load(Ordering::SeqCst) > 0
-    }
-
     /// Has every controller taken in every change up to `revision`, and none is in a pass? A
     /// change a loop has not yet received (its thread not scheduled yet, on a loaded machine)
     /// counts as work still to do, so a caller waiting for the cluster to settle cannot take a
     /// quiet moment for a settled one.
     pub fn caught_up(&self, revision: u64) -> bool {
-        !self.busy()
+        self.busy.load(Ordering::SeqCst) == 0
             && self
                 .seen
                 .iter()
