@@ -102,7 +102,8 @@ pub enum Trust {
 /// `wall` and has sat idle (used next to no CPU) for a few seconds — a script that hangs — or once
 /// it has used more than `cpu` of CPU time — a script that spins; one that is merely slowed by a
 /// loaded machine keeps using some CPU, never spins for ten times the reference's CPU, and
-/// finishes. The run ends at the latest at its [`Limits::timeout`].
+/// finishes. The run's [`Limits::timeout`] is a limit of the same kind, and the shorter of the
+/// two applies.
 #[derive(Debug, Clone, Default)]
 pub struct Cutoff(Arc<Mutex<Option<CutoffLimit>>>);
 
@@ -135,6 +136,8 @@ impl Cutoff {
 /// Per-run limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
+    /// Wall and CPU time, judged as a [`Cutoff`] is: past it, a run is stopped once it sits idle
+    /// or has used this much CPU time, and at three times it whatever it does.
     pub timeout: Duration,
     /// stdout and stderr together.
     pub output_bytes: usize,

@@ -1,7 +1,7 @@
 //! Watches a started run: reads stdout and stderr concurrently under a shared byte cap, enforces the
 //! timeout, and has everything the run started killed when it ends, whichever way it ends.
 
-use super::{Cutoff, Limits};
+use super::{Cutoff, CutoffLimit, Limits};
 use nix::sys::wait::{waitid, Id, WaitPidFlag};
 use nix::unistd::Pid;
 use std::io::Read;
@@ -27,6 +27,12 @@ const CPU_SAMPLE: Duration = Duration::from_millis(250);
 const IDLE_WINDOW: Duration = Duration::from_secs(3);
 const IDLE_CPU: Duration = Duration::from_millis(30);
 
+/// A run still going at this multiple of its timeout is stopped whatever it does: the bound on
+/// one that never sits idle for long but never spins either (a loop that sleeps and polls). An
+/// honest script uses a small part of its timeout in CPU time, so only a machine slowed more than
+/// this many times over turns its verdict.
+const TIMEOUT_CEILING: u32 = 3;
+
 pub(crate) enum Ended {
     Exited(std::process::ExitStatus),
     /// Stopped at this time limit (the timeout, or a shorter cutoff).
@@ -50,9 +56,11 @@ enum Event {
     OverLimit,
 }
 
-/// Supervises `child` (which leads its own session) to the end. `kill_everything(pid)` must kill the
-/// child's process group and every other process of the run; it is called once, right after the
-/// child exits or the run is stopped, and again if the pipes stay open.
+/// Supervises `child` (which leads its own session) to the end, stopping it past its wall time
+/// (the timeout, or a shorter cutoff) once it sits idle, or once it has used more than its CPU
+/// time. `kill_everything(pid)` must kill the child's process group and every other process of
+/// the run; it is called once, right after the child exits or the run is stopped, and again if
+/// the pipes stay open.
 pub(crate) fn supervise(
     mut child: Child,
     limits: &Limits,
@@ -101,46 +109,60 @@ pub(crate) fn supervise(
         problems.push("could not start a thread to watch the script; it was stopped".to_string());
     }
 
-    let cut = || cutoff.and_then(Cutoff::get);
+    // The scenario's timeout is a limit of the same kind as a cutoff: a run slowed by a loaded
+    // machine past it keeps going while it works and stays within its CPU time.
+    let own = CutoffLimit {
+        wall: limits.timeout,
+        cpu: limits.timeout,
+    };
+    let limit = || match cutoff.and_then(Cutoff::get) {
+        Some(cut) => CutoffLimit {
+            wall: cut.wall.min(own.wall),
+            cpu: cut.cpu.min(own.cpu),
+        },
+        None => own,
+    };
+    let ceiling = limits.timeout * TIMEOUT_CEILING;
     let mut eofs = 0;
     let mut ended: Option<Ended> = None;
     let mut exited = false;
-    // (when, CPU time) samples of a run past its cutoff's wall time, the oldest first.
+    // (when, CPU time) samples of a run near or past its wall time, the oldest first.
     let mut samples: std::collections::VecDeque<(Instant, Duration)> = Default::default();
     while waiter.is_ok() {
         let now = Instant::now();
         let elapsed = now - start;
-        if elapsed >= limits.timeout {
-            // Past a cutoff's wall time, the cutoff is what the learner is told about.
-            let told = cut()
-                .map(|cut| cut.wall)
-                .filter(|wall| *wall < limits.timeout)
-                .unwrap_or(limits.timeout);
-            ended = Some(Ended::TimedOut(told));
+        let limit = limit();
+        if elapsed >= ceiling {
+            ended = Some(Ended::TimedOut(limit.wall));
             break;
         }
         // Sampled from a window before the wall time on, so that a run idle since then is
         // stopped right at it.
-        if let Some(cut) = cut().filter(|cut| elapsed + IDLE_WINDOW >= cut.wall) {
-            if samples.back().is_none_or(|(at, _)| now - *at >= CPU_SAMPLE) {
-                let used = super::cpu::of_session(pid);
-                samples.push_back((now, used));
-                while samples.len() > 1 && now - samples[1].0 >= IDLE_WINDOW {
-                    samples.pop_front();
-                }
-                let idle = samples.front().is_some_and(|(at, before)| {
-                    now - *at >= IDLE_WINDOW && used.saturating_sub(*before) < IDLE_CPU
-                });
-                if (idle && elapsed >= cut.wall) || used > cut.cpu {
-                    ended = Some(Ended::TimedOut(cut.wall));
-                    break;
-                }
+        let sampling = elapsed + IDLE_WINDOW >= limit.wall;
+        if sampling && samples.back().is_none_or(|(at, _)| now - *at >= CPU_SAMPLE) {
+            let used = super::cpu::of_session(pid);
+            samples.push_back((now, used));
+            while samples.len() > 1 && now - samples[1].0 >= IDLE_WINDOW {
+                samples.pop_front();
+            }
+            let idle = samples.front().is_some_and(|(at, before)| {
+                now - *at >= IDLE_WINDOW && used.saturating_sub(*before) < IDLE_CPU
+            });
+            if (idle && elapsed >= limit.wall) || used > limit.cpu {
+                ended = Some(Ended::TimedOut(limit.wall));
+                break;
             }
         }
-        let wait = match cutoff {
-            Some(_) => CUTOFF_POLL.min(start + limits.timeout - now),
-            None => start + limits.timeout - now,
+        // A cutoff may be set at any moment; otherwise nothing changes before the sampling starts.
+        let wait = if sampling || cutoff.is_some() {
+            CUTOFF_POLL
+        } else {
+            limit
+                .wall
+                .saturating_sub(IDLE_WINDOW)
+                .saturating_sub(elapsed)
         };
+        let wait = wait.min(ceiling - elapsed);
         match rx.recv_timeout(wait) {
             Ok(Event::Exited) => {
                 exited = true;

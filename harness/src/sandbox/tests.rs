@@ -1042,3 +1042,52 @@ fn the_cutoff_gives_the_same_verdict_idle_and_under_load() {
         assert!(o.cpu >= Duration::from_millis(500), "{:?}", o.cpu);
     }
 }
+
+/// The scenario's timeout is judged as a cutoff is, at load 0 and at four jobs per core: a run
+/// that keeps working past it (and stays within its CPU time) finishes, one that sits idle past it
+/// is stopped, one that spins is stopped on its CPU time or at the ceiling.
+#[test]
+fn the_timeout_gives_the_same_verdict_idle_and_under_load() {
+    let d = &isolations()[0];
+    // About 4 s of wall time, a little CPU every 0.2 s: past a 2 s timeout, never idle for 3 s.
+    let working = "#!/bin/bash\nfor i in $(seq 1 20); do head -c 1000000 /dev/urandom | md5sum >/dev/null; sleep 0.2; done\necho done\n";
+    let sleeping = format!("#!/bin/bash\nsleep {}\n", unique_sleep());
+    let spinning = "#!/bin/bash\nwhile :; do :; done\n";
+    let with_timeout = |lab: &Lab, script: &str, timeout: Duration| {
+        lab.script("run.sh", script);
+        let mut spec = lab.spec("run.sh", &[]);
+        spec.limits.timeout = timeout;
+        spec
+    };
+    for loaded in [false, true] {
+        let _hog = loaded.then(CpuHog::start);
+        let lab = Lab::new();
+        let o = run_with(&with_timeout(&lab, working, Duration::from_secs(2)), d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "loaded {loaded}: {}", show(&o));
+        assert_eq!(text(&o.stdout), "done\n");
+        assert!(o.duration > Duration::from_secs(2), "{:?}", o.duration);
+
+        for (script, timeout, message) in [
+            (
+                sleeping.as_str(),
+                Duration::from_millis(300),
+                "the script did not finish within 300ms and was stopped",
+            ),
+            (
+                spinning,
+                Duration::from_secs(1),
+                "the script did not finish within 1s and was stopped",
+            ),
+        ] {
+            let lab = Lab::new();
+            let o = run_with(&with_timeout(&lab, script, timeout), d);
+            assert_eq!(
+                o.exit,
+                ExitStatus::TimedOut,
+                "loaded {loaded}: {}",
+                show(&o)
+            );
+            assert_eq!(o.problems, vec![message.to_string()]);
+        }
+    }
+}
