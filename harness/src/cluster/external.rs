@@ -621,14 +621,20 @@ fn pods_of(set: &ObjectSet) -> impl Iterator<Item = &Value> {
         .map(|(_, pod)| pod)
 }
 
-/// After a restore, waits (at most 30 s) until the pods are placed as in `target`: the
-/// controllers make pods again under new names, and the scheduler may retry a pod that was
-/// unschedulable only after its backoff (up to 10 s), long after the cluster looked quiet.
-/// Off the nodes that take no new pods, any node will do (see [`Placement`]).
+/// After a restore, waits until the pods are placed as in `target`: the controllers make pods
+/// again under new names, and the scheduler may retry a pod that was unschedulable only after its
+/// backoff (up to 10 s), long after the cluster looked quiet. Off the nodes that take no new pods,
+/// any node will do (see [`Placement`]).
+///
+/// The wait gives up once the placement has not changed for [`PLACEMENT_STILL`] — a loaded
+/// machine makes the cluster slower, not still, so it changes when the wait ends, never how it
+/// ends — and at the latest after [`PLACEMENT_CEILING`].
 async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
     let pinned = restricted_nodes(target);
     let want = placement(pods_of(target), &pinned);
-    let mut waiting = Waiting::new(Duration::from_secs(30));
+    let mut ceiling = Waiting::new(PLACEMENT_CEILING);
+    let mut waiting = Waiting::new(PLACEMENT_STILL);
+    let mut last: Option<Placement> = None;
     loop {
         let now = match kubectl.json(&["get", "pods", "--all-namespaces"]).await {
             Ok(list) => placement(items(list).iter(), &pinned),
@@ -640,7 +646,10 @@ async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
         if now == want {
             return;
         }
-        if waiting.over() {
+        if last.as_ref().is_some_and(|last| *last != now) {
+            waiting.started = tokio::time::Instant::now();
+        }
+        if waiting.over() || ceiling.over() {
             let keys: BTreeSet<_> = want.keys().chain(now.keys()).collect();
             let differing: Vec<String> = keys
                 .into_iter()
@@ -657,17 +666,25 @@ async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
                 })
                 .collect();
             tracing::warn!(
-                "restore: pods are not placed as in the snapshot after 30 s ({})",
+                "restore: pods are not placed as in the snapshot after {} s ({})",
+                ceiling.started.elapsed().as_secs(),
                 differing.join("; ")
             );
             return;
         }
-        waiting.tell_once_slow(Duration::from_secs(3), || {
+        ceiling.tell_once_slow(Duration::from_secs(3), || {
             "pods to be placed as in the snapshot".to_string()
         });
+        last = Some(now);
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
 }
+
+/// How long the pods' placement may stay the same, not yet as in the snapshot, before a restore
+/// stops waiting for it: three times the scheduler's longest backoff.
+const PLACEMENT_STILL: Duration = Duration::from_secs(30);
+/// The longest a restore waits for the pods' placement, however it moves.
+const PLACEMENT_CEILING: Duration = Duration::from_secs(300);
 
 /// How long a deleted object may take to go. A namespace waits for the namespace controller to
 /// empty it, which polls again only after half the longest grace period of the pods still in it
