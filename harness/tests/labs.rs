@@ -366,10 +366,66 @@ fn batch_under_load(shared: &Shared, lab: &Lab, folder: &str) -> Result<(), Fail
             &work.path().join("grades.json"),
         )?
     };
-    if idle != loaded {
-        return Err(format!("the gradebooks differ:\nidle:   {idle:?}\nloaded: {loaded:?}").into());
+    if idle == loaded {
+        return Ok(());
     }
-    Ok(())
+    let reports = (
+        shared.dir.join(folder).join("reports"),
+        work.path().join("reports"),
+    );
+    Err(gradebook_differences(&idle, &loaded, &reports).into())
+}
+
+/// What differs between the idle and the loaded gradebook, row by row, with each differing step
+/// as both reports tell it: the reason a verdict moved is in the check's message.
+fn gradebook_differences(
+    idle: &Gradebook,
+    loaded: &Gradebook,
+    reports: &(PathBuf, PathBuf),
+) -> String {
+    let mut out = String::from("the gradebooks differ (idle, then loaded):\n");
+    if idle.submissions.len() != loaded.submissions.len() {
+        out.push_str(&format!(
+            "{} rows idle, {} loaded\n",
+            idle.submissions.len(),
+            loaded.submissions.len()
+        ));
+    }
+    for (was, now) in idle.submissions.iter().zip(&loaded.submissions) {
+        if was == now {
+            continue;
+        }
+        out.push_str(&format!(
+            "{}: {} {:?} / {} {:?}\n",
+            was.name, was.score, was.status, now.score, now.status
+        ));
+        let steps: BTreeSet<u32> = was.steps.keys().chain(now.steps.keys()).copied().collect();
+        for step in steps {
+            if was.steps.get(&step) == now.steps.get(&step) {
+                continue;
+            }
+            for (when, dir) in [("idle", &reports.0), ("loaded", &reports.1)] {
+                let report = std::fs::read_to_string(dir.join(format!("{}.txt", was.name)))
+                    .unwrap_or_default();
+                out.push_str(&format!("  [{when}] {}\n", step_block(&report, step)));
+            }
+        }
+    }
+    out
+}
+
+/// Step `step`'s lines of a text report.
+fn step_block(report: &str, step: u32) -> String {
+    let head = format!("Step {step}:");
+    let mut lines = report
+        .lines()
+        .skip_while(|line| !line.starts_with(&head))
+        .take_while(|line| !line.is_empty());
+    let mut block: Vec<&str> = lines.by_ref().take(40).collect();
+    if block.is_empty() {
+        block.push("(not in the report)");
+    }
+    block.join("\n  ")
 }
 
 /// A learner's session: `proctor up`, a failing self-check of the first step, the work done (by
