@@ -276,6 +276,11 @@ pub struct SolveArgs {
 pub struct SelftestArgs {
     /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
     pub lab: String,
+    /// Run the reference solution even when a cached run of it exists (cached runs are keyed by
+    /// the scenario's files, kubectl, jq and this build; location: $PROCTOR_CACHE, else
+    /// ~/.cache/proctor).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Args)]

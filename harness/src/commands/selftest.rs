@@ -14,7 +14,7 @@ pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdi
         return Ok(Verdict::Interrupted);
     };
     let lines = tokio::select! {
-        lines = selftest(&lab, &target, progress.as_mut()) => Some(lines),
+        lines = selftest(&lab, &target, !args.no_cache, progress.as_mut()) => Some(lines),
         _ = super::common::interrupted() => None,
     };
     target.shutdown().await;

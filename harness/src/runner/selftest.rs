@@ -9,8 +9,9 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::grade::grade;
-use super::reference::{copy_starter, run_reference, ReferenceRun};
+use super::reference::{copy_starter, ReferenceRun};
 use super::self_check::{self_check, CheckOptions};
+use super::shadow::grading_reference;
 use crate::cluster::Target;
 use crate::report::{Progress, Report, Silent};
 use crate::scenario::Lab;
@@ -60,12 +61,15 @@ fn canonical(report: &Report) -> String {
     serde_json::to_string(report).unwrap_or_default()
 }
 
+/// With `use_cache`, a cached reference run of the same scenario files, tools and build stands in
+/// for running the reference again, as it does for `grade`.
 pub async fn selftest(
     lab: &Lab,
     target: &Target,
+    use_cache: bool,
     progress: &mut dyn Progress,
 ) -> anyhow::Result<Vec<SelftestLine>> {
-    let reference = run_reference(lab, target, progress).await?;
+    let reference = grading_reference(lab, target, use_cache, progress).await?;
     let shadow = reference.dirs();
     let mut lines = Vec::new();
     for (index, step) in lab.scenario.steps.iter().enumerate() {
