@@ -53,7 +53,12 @@ PY
   count=0
   [ -z "$failed" ] || count=$(printf '%s\n' "$failed" | wc -l)
   echo "round $round: $count failed in $((SECONDS - started)) s" >&2
-  [ -z "$failed" ] || printf '%s\n' "$failed" | tee -a "$record" | sed 's/^/  /' >&2
+  if [ -n "$failed" ]; then
+    printf '%s\n' "$failed" | tee -a "$record" | sed 's/^/  /' >&2
+    # What the failing tests printed, for the record.
+    cp "$record.log" "target/nextest/flakes/round-$round.log"
+    echo "  output: target/nextest/flakes/round-$round.log" >&2
+  fi
 done
 
 echo >&2
