@@ -339,6 +339,9 @@ fn comparable(item: &Value) -> (String, Value) {
         if let Some(spec) = spec.as_object_mut() {
             spec.remove("nodeName");
         }
+        // So does its service account token volume, which admission names per pod
+        // (`kube-api-access-` and five random characters, upstream's serviceaccount plugin).
+        generated_token_volume(&mut spec);
     }
     let mut kept = Map::new();
     kept.insert("labels".into(), metadata["labels"].clone());
@@ -365,6 +368,38 @@ fn comparable(item: &Value) -> (String, Value) {
         kept.insert("conditions".into(), Value::Array(conditions));
     }
     (format!("{kind} {namespace}/{name}"), Value::Object(kept))
+}
+
+/// Renames the pod's `kube-api-access-<random>` volume and its mounts to one stable name.
+fn generated_token_volume(spec: &mut Value) {
+    fn list<'a>(value: &'a mut Value, field: &str) -> Vec<&'a mut Value> {
+        match value.get_mut(field).and_then(Value::as_array_mut) {
+            Some(items) => items.iter_mut().collect(),
+            None => Vec::new(),
+        }
+    }
+    let stable = |name: &mut Value| {
+        if name
+            .as_str()
+            .is_some_and(|n| n.starts_with("kube-api-access-"))
+        {
+            *name = Value::String("kube-api-access-<generated>".to_string());
+        }
+    };
+    for volume in list(spec, "volumes") {
+        if let Some(name) = volume.get_mut("name") {
+            stable(name);
+        }
+    }
+    for field in ["initContainers", "containers", "ephemeralContainers"] {
+        for container in list(spec, field) {
+            for mount in list(container, "volumeMounts") {
+                if let Some(name) = mount.get_mut("name") {
+                    stable(name);
+                }
+            }
+        }
+    }
 }
 
 fn state_diff(before: &BTreeMap<String, Value>, after: &BTreeMap<String, Value>) -> String {
