@@ -647,7 +647,7 @@ async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
             return;
         }
         if last.as_ref().is_some_and(|last| *last != now) {
-            waiting.started = tokio::time::Instant::now();
+            waiting.restart();
         }
         if waiting.over() || ceiling.over() {
             let keys: BTreeSet<_> = want.keys().chain(now.keys()).collect();
@@ -712,6 +712,11 @@ impl Waiting {
             budget,
             said: false,
         }
+    }
+
+    /// Counts the budget again from now (the thing waited for moved).
+    fn restart(&mut self) {
+        self.started = tokio::time::Instant::now();
     }
 
     fn over(&self) -> bool {

@@ -974,9 +974,20 @@ impl Drop for CpuHog {
     }
 }
 
-fn with_cutoff(lab: &Lab, script: &str, wall: Duration, cpu: Duration) -> RunSpec {
+/// `script` as the lab's `run.sh`, run with no arguments.
+fn run_sh(lab: &Lab, script: &str) -> RunSpec {
     lab.script("run.sh", script);
-    let mut spec = lab.spec("run.sh", &[]);
+    lab.spec("run.sh", &[])
+}
+
+fn with_timeout(lab: &Lab, script: &str, timeout: Duration) -> RunSpec {
+    let mut spec = run_sh(lab, script);
+    spec.limits.timeout = timeout;
+    spec
+}
+
+fn with_cutoff(lab: &Lab, script: &str, wall: Duration, cpu: Duration) -> RunSpec {
+    let mut spec = run_sh(lab, script);
     spec.cutoff = Some(crate::sandbox::Cutoff::after(crate::sandbox::CutoffLimit {
         wall,
         cpu,
@@ -1053,12 +1064,6 @@ fn the_timeout_gives_the_same_verdict_idle_and_under_load() {
     let working = "#!/bin/bash\nfor i in $(seq 1 20); do head -c 1000000 /dev/urandom | md5sum >/dev/null; sleep 0.2; done\necho done\n";
     let sleeping = format!("#!/bin/bash\nsleep {}\n", unique_sleep());
     let spinning = "#!/bin/bash\nwhile :; do :; done\n";
-    let with_timeout = |lab: &Lab, script: &str, timeout: Duration| {
-        lab.script("run.sh", script);
-        let mut spec = lab.spec("run.sh", &[]);
-        spec.limits.timeout = timeout;
-        spec
-    };
     for loaded in [false, true] {
         let _hog = loaded.then(CpuHog::start);
         let lab = Lab::new();
