@@ -68,6 +68,7 @@ pub struct Cluster {
     shutdown: tokio::sync::watch::Sender<bool>,
     server: Option<JoinHandle<()>>,
     controllers: Option<crate::controllers::Handle>,
+    in_flight: http::in_flight::InFlight,
 }
 
 fn random_token() -> String {
@@ -95,12 +96,14 @@ impl Cluster {
         }
         let token = config.token.clone().unwrap_or_else(random_token);
         let (tx, rx) = tokio::sync::watch::channel(false);
+        let in_flight = http::in_flight::InFlight::default();
         let server = Arc::new(Server {
             api: api.clone(),
             token: token.clone(),
             keys: Default::default(),
             addr,
             shutdown: rx.clone(),
+            in_flight: in_flight.clone(),
         });
         let app = http::router(server);
         let tls = axum_server::tls_rustls::RustlsConfig::from_config(cert.config.clone());
@@ -113,6 +116,10 @@ impl Cluster {
         });
         let serve = axum_server::from_tcp_rustls(listener, tls)
             .context("serving TLS")?
+            .map(|tls| http::in_flight::Handshakes {
+                inner: tls,
+                in_flight: in_flight.clone(),
+            })
             .handle(handle);
         let task = tokio::spawn(async move {
             if let Err(e) = serve.serve(app.into_make_service()).await {
@@ -137,6 +144,7 @@ impl Cluster {
             shutdown: tx,
             server: Some(handle),
             controllers,
+            in_flight,
         })
     }
 
@@ -146,6 +154,11 @@ impl Cluster {
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The requests the server is answering now (see [`http::in_flight`]).
+    pub fn in_flight(&self) -> http::in_flight::InFlight {
+        self.in_flight.clone()
     }
 
     pub fn token(&self) -> &str {

@@ -3,6 +3,7 @@
 
 pub mod discovery;
 mod handlers;
+pub mod in_flight;
 pub mod openapi;
 pub mod query;
 pub mod respond;
@@ -35,6 +36,8 @@ pub struct Server {
     pub keys: crate::auth::token::Keys,
     pub addr: SocketAddr,
     pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// Counts the requests being handled (see [`in_flight`]).
+    pub in_flight: in_flight::InFlight,
 }
 
 pub fn router(server: Arc<Server>) -> Router {
@@ -42,6 +45,8 @@ pub fn router(server: Arc<Server>) -> Router {
 }
 
 async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Response {
+    // A watch's handler returns at once with a streaming body: only its set-up is counted.
+    let _in_flight = server.in_flight.enter();
     let Some(requestor) = authenticate(&server, &req) else {
         return respond::error(&ApiError::unauthorized());
     };
