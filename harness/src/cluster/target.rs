@@ -227,6 +227,19 @@ impl Target {
     }
 
     /// A kubectl cache dir already holding this cluster's discovery documents.
+    /// Whether the API server is answering a request now, where that can be known (the embedded
+    /// cluster's): a script waiting for that answer is not idle (see `sandbox::Awaited`).
+    pub fn awaited(&self) -> Option<crate::sandbox::Awaited> {
+        match &self.backend {
+            #[cfg(feature = "embedded")]
+            Backend::Embedded(cluster) => {
+                let in_flight = cluster.in_flight();
+                Some(crate::sandbox::Awaited::new(move || in_flight.count() > 0))
+            }
+            Backend::External | Backend::Kwokctl(_) => None,
+        }
+    }
+
     pub fn kube_cache_seed(&self) -> Option<&Path> {
         self.kube_cache.as_ref().map(tempfile::TempDir::path)
     }

@@ -25,6 +25,8 @@ pub struct Exec {
     pub hidden: Vec<PathBuf>,
     /// Whose code the runs run: the learner's unless [`Exec::trusted`] says otherwise.
     pub trust: Trust,
+    /// The target's API server, which a run may be waiting on (see `sandbox::Awaited`).
+    pub awaited: Option<sandbox::Awaited>,
 }
 
 impl Exec {
@@ -43,6 +45,7 @@ impl Exec {
             kube_cache_seed: target.kube_cache_seed().map(Path::to_path_buf),
             hidden,
             trust: Trust::Learner,
+            awaited: target.awaited(),
         }
     }
 
@@ -79,6 +82,7 @@ impl Exec {
             kube_cache_seed: self.kube_cache_seed.clone(),
             hidden: self.hidden.clone(),
             cutoff: None,
+            awaited: self.awaited.clone(),
             trust: self.trust,
         };
         run_blocking(spec).await
@@ -108,6 +112,7 @@ impl Exec {
             kube_cache_seed: self.kube_cache_seed.clone(),
             hidden: self.hidden.clone(),
             cutoff,
+            awaited: self.awaited.clone(),
             trust: self.trust,
         };
         run_blocking(spec).await

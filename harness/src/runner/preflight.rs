@@ -71,6 +71,7 @@ fn learner_sandbox(lab: &Lab, tools: &[String]) -> anyhow::Result<()> {
         kube_cache_seed: None,
         hidden: vec![lab.dir.clone()],
         cutoff: None,
+        awaited: None,
         trust: Trust::Learner,
     };
     let outcome = sandbox::run(&spec);

@@ -10,19 +10,36 @@
 
 use std::time::Duration;
 
-/// The CPU time of `session`'s live processes and of the children they reaped.
-pub(crate) fn of_session(session: i32) -> Duration {
+/// What a session's processes are doing at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Sample {
+    /// CPU time of the live processes and of the children they reaped.
+    pub cpu: Duration,
+    /// Whether one of them is running, waiting for a CPU (`R`) or for the disk (`D`): a process
+    /// that a loaded machine keeps from running is not idle, though its CPU time stands still.
+    pub runnable: bool,
+}
+
+/// What `session`'s processes are doing now.
+pub(crate) fn of_session(session: i32) -> Sample {
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Duration::ZERO;
+        return Sample::default();
     };
-    let ticks: u64 = entries
+    let (ticks, runnable) = entries
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(stat)
         .filter(|stat| stat.session == session)
-        .map(|stat| stat.ticks)
-        .sum();
-    from_ticks(ticks)
+        .fold((0, false), |(ticks, runnable), stat| {
+            (
+                ticks + stat.ticks,
+                runnable || matches!(stat.state, 'R' | 'D'),
+            )
+        });
+    Sample {
+        cpu: from_ticks(ticks),
+        runnable,
+    }
 }
 
 /// The CPU time of one process and of the children it reaped; readable until it is reaped itself
@@ -32,6 +49,7 @@ pub(crate) fn of_process(pid: i32) -> Duration {
 }
 
 struct Stat {
+    state: char,
     session: i32,
     ticks: u64,
 }
@@ -44,6 +62,7 @@ fn stat(pid: i32) -> Option<Stat> {
     // cstime(17); index 0 here is field 3.
     let field = |n: usize| fields.get(n - 3).and_then(|v| v.parse::<u64>().ok());
     Some(Stat {
+        state: fields.first()?.chars().next()?,
         session: fields.get(6 - 3)?.parse().ok()?,
         ticks: field(14)? + field(15)? + field(16)? + field(17)?,
     })
@@ -86,5 +105,41 @@ mod tests {
         let _ = idle.wait();
         assert!(busy_cpu >= Duration::from_millis(100), "{busy_cpu:?}");
         assert!(idle_cpu <= Duration::from_millis(50), "{idle_cpu:?}");
+    }
+
+    /// `setsid` execs in place (a spawned child leads no process group), so the child's pid
+    /// names its session.
+    fn session(script: &str) -> std::process::Child {
+        std::process::Command::new("setsid")
+            .args(["sh", "-c", script])
+            .spawn()
+            .expect("spawn")
+    }
+
+    #[test]
+    fn a_spinning_session_is_runnable_and_a_sleeping_one_is_not() {
+        let mut spinning = session("while :; do :; done");
+        let mut sleeping = session("exec sleep 30");
+        // A spinning process is runnable whenever it is sampled, however loaded the machine is.
+        // A sleeping one is runnable while it starts: it must be seen asleep within ten seconds.
+        let spin: Vec<Sample> = (0..5)
+            .map(|_| {
+                std::thread::sleep(Duration::from_millis(20));
+                of_session(spinning.id() as i32)
+            })
+            .collect();
+        let sleep = (0..200).find_map(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            Some(of_session(sleeping.id() as i32)).filter(|sample| !sample.runnable)
+        });
+        let _ = spinning.kill();
+        let _ = sleeping.kill();
+        let _ = spinning.wait();
+        let _ = sleeping.wait();
+        assert!(spin.iter().all(|sample| sample.runnable), "{spin:?}");
+        assert!(
+            sleep.is_some(),
+            "the sleeping session was never seen asleep"
+        );
     }
 }

@@ -246,6 +246,7 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         child,
         &spec.limits,
         spec.cutoff.as_ref(),
+        spec.awaited.as_ref(),
         &mut kill_everything,
     );
     drop(lab_link);

@@ -83,6 +83,8 @@ pub struct RunSpec {
     pub hidden: Vec<PathBuf>,
     /// A shorter time limit its owner may set while the run goes (see [`Cutoff`]).
     pub cutoff: Option<Cutoff>,
+    /// What the run may be waiting on besides its own processes (see [`Awaited`]).
+    pub awaited: Option<Awaited>,
     /// Whose code this is: a learner's never runs as root.
     pub trust: Trust,
 }
@@ -99,13 +101,36 @@ pub enum Trust {
 
 /// A limit set while a run goes: the learner's run of a pair is given a multiple of what the
 /// reference's run took, known only once that one ends. The run is stopped once it is past
-/// `wall` and has sat idle (used next to no CPU) for a few seconds — a script that hangs — or once
+/// `wall` and has sat idle (used next to no CPU, had no process waiting for a CPU or the disk, and
+/// nothing it may be waiting on was busy: see [`Awaited`]) for a few seconds — a script that hangs — or once
 /// it has used more than `cpu` of CPU time — a script that spins; one that is merely slowed by a
 /// loaded machine keeps using some CPU, never spins for ten times the reference's CPU, and
 /// finishes. The run's [`Limits::timeout`] is a limit of the same kind, and the shorter of the
 /// two applies.
 #[derive(Debug, Clone, Default)]
 pub struct Cutoff(Arc<Mutex<Option<CutoffLimit>>>);
+
+/// Says whether something a run may be waiting on is busy now — the embedded API server answering
+/// a request. A run past its wall time that uses no CPU while it is busy is waiting for an answer
+/// that a loaded machine delays, not hanging (see [`Cutoff`]).
+#[derive(Clone)]
+pub struct Awaited(Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl Awaited {
+    pub fn new(busy: impl Fn() -> bool + Send + Sync + 'static) -> Awaited {
+        Awaited(Arc::new(busy))
+    }
+
+    pub fn busy(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Awaited {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Awaited")
+    }
+}
 
 /// See [`Cutoff`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +162,7 @@ impl Cutoff {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// Wall and CPU time, judged as a [`Cutoff`] is: past it, a run is stopped once it sits idle
-    /// or has used this much CPU time, and at three times it whatever it does.
+    /// or has used this much CPU time, and at ten times it whatever it does.
     pub timeout: Duration,
     /// stdout and stderr together.
     pub output_bytes: usize,

@@ -1,7 +1,7 @@
 //! Watches a started run: reads stdout and stderr concurrently under a shared byte cap, enforces the
 //! timeout, and has everything the run started killed when it ends, whichever way it ends.
 
-use super::{Cutoff, CutoffLimit, Limits};
+use super::{Awaited, Cutoff, CutoffLimit, Limits};
 use nix::sys::wait::{waitid, Id, WaitPidFlag};
 use nix::unistd::Pid;
 use std::io::Read;
@@ -18,20 +18,21 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// How often a run with a [`Cutoff`] looks whether its owner has set it.
 const CUTOFF_POLL: Duration = Duration::from_millis(50);
 
-/// How often a run past its cutoff's wall time has its CPU time sampled...
-const CPU_SAMPLE: Duration = Duration::from_millis(250);
-/// ...and for how long it must have used less than [`IDLE_CPU`] to count as hanging. A script
-/// slowed by a loaded machine waits for a CPU or for the API server for far less than this at a
-/// time; one that sleeps, reads a pipe nobody writes or waits on a condition that never comes
-/// is idle for good.
+/// How often a run past its cutoff's wall time is sampled (its CPU time, whether a process of it
+/// is runnable, whether what it may be waiting on is busy)...
+const SAMPLE_EVERY: Duration = Duration::from_millis(250);
+/// ...and for how long it must have used less than [`IDLE_CPU`], with nothing runnable and nothing
+/// it waits on busy at any sample, to count as hanging. A script slowed by a loaded machine waits
+/// for a CPU (runnable) or for the API server (busy); one that sleeps, reads a pipe nobody writes
+/// or waits on a condition that never comes is idle for good.
 const IDLE_WINDOW: Duration = Duration::from_secs(3);
 const IDLE_CPU: Duration = Duration::from_millis(30);
 
 /// A run still going at this multiple of its timeout is stopped whatever it does: the bound on
 /// one that never sits idle for long but never spins either (a loop that sleeps and polls). An
-/// honest script uses a small part of its timeout in CPU time, so only a machine slowed more than
-/// this many times over turns its verdict.
-const TIMEOUT_CEILING: u32 = 3;
+/// honest script uses a small part of its timeout, so only a machine slowed more than this many
+/// times over turns its verdict.
+const TIMEOUT_CEILING: u32 = 10;
 
 pub(crate) enum Ended {
     Exited(std::process::ExitStatus),
@@ -65,6 +66,7 @@ pub(crate) fn supervise(
     mut child: Child,
     limits: &Limits,
     cutoff: Option<&Cutoff>,
+    awaited: Option<&Awaited>,
     kill_everything: &mut dyn FnMut(i32),
 ) -> Captured {
     let start = Instant::now();
@@ -126,8 +128,7 @@ pub(crate) fn supervise(
     let mut eofs = 0;
     let mut ended: Option<Ended> = None;
     let mut exited = false;
-    // (when, CPU time) samples of a run near or past its wall time, the oldest first.
-    let mut samples: std::collections::VecDeque<(Instant, Duration)> = Default::default();
+    let mut samples = Samples::default();
     while waiter.is_ok() {
         let now = Instant::now();
         let elapsed = now - start;
@@ -139,16 +140,11 @@ pub(crate) fn supervise(
         // Sampled from a window before the wall time on, so that a run idle since then is
         // stopped right at it.
         let sampling = elapsed + IDLE_WINDOW >= limit.wall;
-        if sampling && samples.back().is_none_or(|(at, _)| now - *at >= CPU_SAMPLE) {
-            let used = super::cpu::of_session(pid);
-            samples.push_back((now, used));
-            while samples.len() > 1 && now - samples[1].0 >= IDLE_WINDOW {
-                samples.pop_front();
-            }
-            let idle = samples.front().is_some_and(|(at, before)| {
-                now - *at >= IDLE_WINDOW && used.saturating_sub(*before) < IDLE_CPU
-            });
-            if (idle && elapsed >= limit.wall) || used > limit.cpu {
+        if sampling && samples.due(now) {
+            let session = super::cpu::of_session(pid);
+            let waiting = session.runnable || awaited.is_some_and(Awaited::busy);
+            samples.push(now, session.cpu, waiting);
+            if (samples.idle(now) && elapsed >= limit.wall) || session.cpu > limit.cpu {
                 ended = Some(Ended::TimedOut(limit.wall));
                 break;
             }
@@ -183,7 +179,7 @@ pub(crate) fn supervise(
 
     // The leader is a zombie now if it exited: what it and its reaped children used is readable.
     // A run stopped while going has its last sample, taken over its whole session.
-    let sampled = samples.back().map_or(Duration::ZERO, |(_, used)| *used);
+    let sampled = samples.last_cpu();
     let cpu = super::cpu::of_process(pid).max(sampled);
     kill_everything(pid);
     let status = child.wait();
@@ -246,6 +242,49 @@ pub(crate) fn supervise(
         ended,
         problems,
         cpu,
+    }
+}
+
+/// One sample of a run (see [`SAMPLE_EVERY`]).
+struct Sample {
+    at: Instant,
+    cpu: Duration,
+    /// A process of the run was runnable, or what it may be waiting on was busy.
+    waiting: bool,
+}
+
+/// The samples of the last [`IDLE_WINDOW`], and the one just before it, the oldest first.
+#[derive(Default)]
+struct Samples(std::collections::VecDeque<Sample>);
+
+impl Samples {
+    fn due(&self, now: Instant) -> bool {
+        self.0
+            .back()
+            .is_none_or(|last| now - last.at >= SAMPLE_EVERY)
+    }
+
+    fn push(&mut self, at: Instant, cpu: Duration, waiting: bool) {
+        self.0.push_back(Sample { at, cpu, waiting });
+        while self.0.len() > 1 && at - self.0[1].at >= IDLE_WINDOW {
+            self.0.pop_front();
+        }
+    }
+
+    /// Has the run sat idle for the whole window: next to no CPU used, nothing runnable, nothing
+    /// it waits on busy?
+    fn idle(&self, now: Instant) -> bool {
+        let (Some(first), Some(last)) = (self.0.front(), self.0.back()) else {
+            return false;
+        };
+        now - first.at >= IDLE_WINDOW
+            && last.cpu.saturating_sub(first.cpu) < IDLE_CPU
+            && !self.0.iter().any(|sample| sample.waiting)
+    }
+
+    /// The CPU time of the whole session at the last sample.
+    fn last_cpu(&self) -> Duration {
+        self.0.back().map_or(Duration::ZERO, |last| last.cpu)
     }
 }
 

@@ -118,6 +118,7 @@ impl Lab {
             kube_cache_seed: None,
             hidden: Vec::new(),
             cutoff: None,
+            awaited: None,
             trust: super::Trust::Learner,
         }
     }
@@ -1060,8 +1061,9 @@ fn the_cutoff_gives_the_same_verdict_idle_and_under_load() {
 #[test]
 fn the_timeout_gives_the_same_verdict_idle_and_under_load() {
     let d = &isolations()[0];
-    // About 4 s of wall time, a little CPU every 0.2 s: past a 2 s timeout, never idle for 3 s.
-    let working = "#!/bin/bash\nfor i in $(seq 1 20); do head -c 1000000 /dev/urandom | md5sum >/dev/null; sleep 0.2; done\necho done\n";
+    // About 3 s of wall time, a little CPU every 0.2 s: past a 2 s timeout, never idle for 3 s,
+    // far within the ceiling at ten times the timeout.
+    let working = "#!/bin/bash\nfor i in $(seq 1 15); do head -c 1000000 /dev/urandom | md5sum >/dev/null; sleep 0.2; done\necho done\n";
     let sleeping = format!("#!/bin/bash\nsleep {}\n", unique_sleep());
     let spinning = "#!/bin/bash\nwhile :; do :; done\n";
     for loaded in [false, true] {
@@ -1095,4 +1097,30 @@ fn the_timeout_gives_the_same_verdict_idle_and_under_load() {
             assert_eq!(o.problems, vec![message.to_string()]);
         }
     }
+}
+
+/// A run that uses no CPU while what it may be waiting on (the API server) is busy is waiting for
+/// an answer a loaded machine delays: it is not stopped as idle, and is once nothing is busy.
+#[test]
+fn a_run_waiting_on_a_busy_server_is_not_idle() {
+    let d = &isolations()[0];
+    let script = "#!/bin/bash\nsleep 5\necho done\n";
+    let wall = Duration::from_millis(300);
+
+    let lab = Lab::new();
+    let mut spec = with_cutoff(&lab, script, wall, Duration::from_secs(60));
+    spec.awaited = Some(crate::sandbox::Awaited::new(|| true));
+    let o = run_with(&spec, d);
+    assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+    assert_eq!(text(&o.stdout), "done\n");
+
+    let lab = Lab::new();
+    let mut spec = with_cutoff(&lab, script, wall, Duration::from_secs(60));
+    spec.awaited = Some(crate::sandbox::Awaited::new(|| false));
+    let o = run_with(&spec, d);
+    assert_eq!(o.exit, ExitStatus::TimedOut, "{}", show(&o));
+    assert_eq!(
+        o.problems,
+        vec!["the script did not finish within 300ms and was stopped".to_string()]
+    );
 }
