@@ -9,6 +9,7 @@ use kwok::{Cluster, ClusterConfig};
 
 pub mod differential;
 pub mod lab_walk;
+pub mod protobuf_body;
 
 pub mod load;
 

@@ -120,6 +120,19 @@ fn json_body(parts: &Parts, body: &[u8]) -> ApiResult<Vec<u8>> {
     }
 }
 
+/// A DELETE body (`DeleteOptions`) as JSON. handlers/delete.go decodes it with the meta codecs
+/// — JSON, YAML or protobuf (client-go's typed clients, Helm's uninstall) — and answers a body it
+/// cannot decode with the error unwrapped: a 500.
+fn delete_body(parts: &Parts, body: &[u8]) -> ApiResult<Vec<u8>> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Vec::new());
+    }
+    json_body(parts, body).map_err(|error| match error.code {
+        415 => error,
+        _ => ApiError::new(500, "", error.message),
+    })
+}
+
 fn with_warnings(mut r: Response, warnings: &[String]) -> Response {
     for w in warnings {
         let text = format!("299 - {}", serde_json::Value::String(w.clone()));
@@ -238,7 +251,7 @@ fn resource(
         }
         ("DELETE", Some(n)) => {
             require_verb(res, "delete")?;
-            let opts = query.delete_options(body)?;
+            let opts = query.delete_options(&delete_body(parts, body)?)?;
             let (deleted, gone) = api.delete_reporting(res, ns, n, &opts)?;
             // The apiserver answers 200 whether the object is gone or only marked for deletion
             // (202 needs orphanDependents=false, which kubectl never sends: handlers/delete.go).
@@ -251,7 +264,7 @@ fn resource(
         ("DELETE", None) => {
             require_verb(res, "deletecollection")?;
             let list = query.list_options()?;
-            let opts = query.delete_options(body)?;
+            let opts = query.delete_options(&delete_body(parts, body)?)?;
             let items = api.delete_collection(res, path.namespace.as_deref(), &list, &opts)?;
             let l = crate::api::ObjectList {
                 items,

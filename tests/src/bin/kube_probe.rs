@@ -5,7 +5,8 @@
 //!
 //! Create, get, list by label, strategic merge, merge and server-side apply patches, a bounded
 //! watch, replace, the status and scale subresources where the kind has them, the errors for a
-//! duplicate and a missing object, and delete. Each answer is printed as k8s-openapi decoded it,
+//! duplicate and a missing object, deletes with a protobuf body as client-go's typed clients send
+//! them, and delete. Each answer is printed as k8s-openapi decoded it,
 //! as JSON with sorted keys; managedFields and the fields controllers change on their own schedule
 //! are left out, so the output is no race.
 
@@ -23,6 +24,7 @@ use kube::api::{
     Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
 use kube::{Client, Resource};
+use proctor_tests::protobuf_body;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -409,6 +411,7 @@ where
             .map(|_| ()),
         None,
     );
+    protobuf_deletes(&api, &name).await?;
     match api.delete(&name, &DeleteParams::default()).await? {
         either::Either::Left(obj) => {
             show("delete (the object)", &obj, &["status", "metadata", "spec"])
@@ -425,5 +428,59 @@ where
         }
     }
     println!("## still there after 30s");
+    Ok(())
+}
+
+/// Deletes with a protobuf `DeleteOptions` body, as client-go's typed clients send them (Helm's
+/// uninstall, `kubectl drain --disable-eviction`): of a missing object, of the object in dry-run
+/// (it stays), and with a body that is no protobuf message.
+async fn protobuf_deletes<K>(api: &Api<K>, name: &str) -> anyhow::Result<()>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+    K::DynamicType: Default,
+{
+    let dt = K::DynamicType::default();
+    let version = K::api_version(&dt);
+    let client = api.clone().into_client();
+    let url = api.resource_url().to_string();
+    let send = |path: String, body: Vec<u8>| {
+        let client = client.clone();
+        async move {
+            let request = http::Request::delete(path)
+                .header("Content-Type", "application/vnd.kubernetes.protobuf")
+                .header("Accept", "application/json")
+                .body(kube::client::Body::from(body))
+                .context("a protobuf delete request")?;
+            let response = client.send(request).await.context("a protobuf delete")?;
+            let code = response.status().as_u16();
+            let bytes = http_body_util::BodyExt::collect(response.into_body())
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            anyhow::Ok((code, body))
+        }
+    };
+    let options = |grace: i64, dry_run: bool| {
+        protobuf_body::delete_options(&version, grace, "Background", dry_run)
+    };
+
+    let (code, body) = send(format!("{url}/rs-missing"), options(0, false)).await?;
+    println!(
+        "## delete a missing one (protobuf body): {code} {}",
+        body["reason"].as_str().unwrap_or("")
+    );
+    let (code, body) = send(format!("{url}/{name}"), options(30, true)).await?;
+    println!(
+        "## delete in dry-run (protobuf body): {code} {} {}",
+        body["kind"].as_str().unwrap_or(""),
+        body["metadata"]["name"].as_str().unwrap_or("")
+    );
+    println!(
+        "## still there after the dry run: {}",
+        api.get_opt(name).await?.is_some()
+    );
+    let (code, _) = send(format!("{url}/{name}"), b"k8s\0\x0a\xff".to_vec()).await?;
+    println!("## delete with a body that is no protobuf message: {code}");
     Ok(())
 }

@@ -5,7 +5,7 @@ use http::Request;
 use kwok::{Cluster, ClusterConfig};
 use serde_json::Value;
 
-async fn start() -> (Cluster, kube::Client) {
+pub(crate) async fn start() -> (Cluster, kube::Client) {
     let cluster = Cluster::start(ClusterConfig::default().with_fake_nodes("lab-node-", 3))
         .await
         .expect("cluster");
@@ -18,7 +18,7 @@ async fn start() -> (Cluster, kube::Client) {
     (cluster, client)
 }
 
-async fn send(
+pub(crate) async fn send(
     client: &kube::Client,
     method: &str,
     path: &str,

@@ -10,3 +10,4 @@ mod kubectl_pods;
 mod kubectl_workloads;
 mod lab_gpudrv;
 mod lab_gpuops;
+mod protobuf_deletes;
