@@ -2,7 +2,8 @@
 //! trials (`cargo test -p proctor --test labs -- --list`):
 //!
 //! - `<lab>::lint`: the scenario lints clean;
-//! - `<lab>::selftest`: the scenario proves that it tells done from not done;
+//! - `<lab>::selftest`: the scenario proves that it tells done from not done (its bundled
+//!   submissions are left to the batch);
 //! - `<lab>::self-check`: a learner's session on `proctor up`, every step self-checked;
 //! - `<lab>::batch`: the lab's bundled submissions (`scenarios/<lab>/submissions/`) and its
 //!   fixtures (`tests/fixtures/submissions/<lab>/`) graded as one class, with one reference run
@@ -539,7 +540,12 @@ fn main() {
         }));
         let (s, f) = (shared.clone(), folder.clone());
         trials.push(Trial::test(format!("{folder}::selftest"), move || {
-            exits(&run(&s.cache(), &["selftest", &f]), 0, "selftest")
+            // The bundled submissions are the batch trial's: graded once, held to expect.yaml.
+            exits(
+                &run(&s.cache(), &["selftest", &f, "--no-submissions"]),
+                0,
+                "selftest",
+            )
         }));
         let (s, f, st) = (shared.clone(), folder.clone(), steps.clone());
         trials.push(Trial::test(format!("{folder}::self-check"), move || {

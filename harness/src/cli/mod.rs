@@ -281,6 +281,10 @@ pub struct SelftestArgs {
     /// ~/.cache/proctor).
     #[arg(long)]
     pub no_cache: bool,
+    /// Leave out the bundled submissions (scenarios/<lab>/submissions/): prove the scenario
+    /// alone; `proctor demo` grades them against their expect.yaml on its own.
+    #[arg(long)]
+    pub no_submissions: bool,
 }
 
 #[derive(Debug, Args)]

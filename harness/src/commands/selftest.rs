@@ -3,18 +3,22 @@
 use super::common::{private_cluster, Globals, Verdict};
 use crate::cli::SelftestArgs;
 use crate::report::{style::Stream, Style};
-use crate::runner::selftest;
+use crate::runner::{selftest, SelftestOptions};
 
 pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdict> {
     globals.grading_isolation()?;
     let lab = globals.lab(&args.lab)?;
     crate::runner::preflight::check(&lab).await?;
     let mut progress = globals.progress(false);
+    let options = SelftestOptions {
+        use_cache: !args.no_cache,
+        submissions: !args.no_submissions,
+    };
     let Some(target) = private_cluster(globals, &lab).await? else {
         return Ok(Verdict::Interrupted);
     };
     let lines = tokio::select! {
-        lines = selftest(&lab, &target, !args.no_cache, progress.as_mut()) => Some(lines),
+        lines = selftest(&lab, &target, options, progress.as_mut()) => Some(lines),
         _ = super::common::interrupted() => None,
     };
     target.shutdown().await;

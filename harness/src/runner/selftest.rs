@@ -61,15 +61,23 @@ fn canonical(report: &Report) -> String {
     serde_json::to_string(report).unwrap_or_default()
 }
 
-/// With `use_cache`, a cached reference run of the same scenario files, tools and build stands in
-/// for running the reference again, as it does for `grade`.
+/// What a selftest covers.
+#[derive(Debug, Clone, Copy)]
+pub struct SelftestOptions {
+    /// A cached reference run of the same scenario files, tools and build stands in for running
+    /// the reference again, as it does for `grade`.
+    pub use_cache: bool,
+    /// Grade the bundled submissions against their expect.yaml (what `demo` also does).
+    pub submissions: bool,
+}
+
 pub async fn selftest(
     lab: &Lab,
     target: &Target,
-    use_cache: bool,
+    options: SelftestOptions,
     progress: &mut dyn Progress,
 ) -> anyhow::Result<Vec<SelftestLine>> {
-    let reference = grading_reference(lab, target, use_cache, progress).await?;
+    let reference = grading_reference(lab, target, options.use_cache, progress).await?;
     let shadow = reference.dirs();
     let mut lines = Vec::new();
     for (index, step) in lab.scenario.steps.iter().enumerate() {
@@ -103,6 +111,9 @@ pub async fn selftest(
         });
     }
     lines.extend(grading_lines(lab, target, &reference, progress).await?);
+    if options.submissions {
+        lines.extend(submission_lines(lab, target, &reference, progress).await?);
+    }
     Ok(lines)
 }
 
@@ -168,7 +179,17 @@ async fn grading_lines(
             format!("steps that pass anyway: {}", missed.join(", "))
         },
     });
+    Ok(lines)
+}
 
+/// Each bundled submission graded and held to its expect.yaml.
+async fn submission_lines(
+    lab: &Lab,
+    target: &Target,
+    reference: &ReferenceRun,
+    progress: &mut dyn Progress,
+) -> anyhow::Result<Vec<SelftestLine>> {
+    let mut lines = Vec::new();
     for case in lab.bundled_submissions()? {
         progress.phase(&format!("{}: grading submission {}", lab.name(), case.name));
         let report = grade(lab, target, reference, &case.dir, &mut Silent).await?;

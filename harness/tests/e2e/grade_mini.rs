@@ -211,6 +211,51 @@ fn selftest_proves_the_mini_lab() {
     }
 }
 
+/// A bundled submission that does not get what its expect.yaml says fails the selftest, naming
+/// it; `--no-submissions` proves the scenario alone.
+#[test]
+fn selftest_holds_the_bundled_submissions_to_their_expectations() {
+    use crate::common::write;
+    let root = lab();
+    let hardcoded = root.path().join("mini/submissions/hardcoded");
+    write(
+        &hardcoded.join("tier.sh"),
+        "#!/bin/bash\necho gold\n",
+        0o755,
+    );
+    write(&hardcoded.join("out/tier.txt"), "gold\n", 0o644);
+    write(&hardcoded.join("k8s/settings.yaml"), SETTINGS, 0o644);
+    write(&hardcoded.join("expect.yaml"), "score: full\n", 0o644);
+    let selftest = |extra: &[&str]| {
+        let output = cargo_bin_cmd!("proctor")
+            .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
+            .args(["selftest", "mini", "--color", "never", "--scenarios"])
+            .arg(root.path())
+            .args(extra)
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        (output.status.code(), text)
+    };
+    let (code, text) = selftest(&[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("✗ submission hardcoded gets full score"),
+        "{text}"
+    );
+    assert!(text.contains("failing steps: [1]"), "{text}");
+
+    write(&hardcoded.join("expect.yaml"), "failingSteps: [1]\n", 0o644);
+    let (code, text) = selftest(&[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("✓ submission hardcoded gets"), "{text}");
+
+    write(&hardcoded.join("expect.yaml"), "score: full\n", 0o644);
+    let (code, text) = selftest(&["--no-submissions"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("submission hardcoded"), "{text}");
+}
+
 /// A learner's script and the reference script of the same pair run side by side when neither
 /// writes; a learner's script that writes must not change what the reference saw. The
 /// reference here reads late (after a second), so had it run beside the learner's script
