@@ -226,6 +226,7 @@ fn grade_batch(
     // What may differ between two gradings of the same class: nothing about the verdicts.
     for row in &mut book.submissions {
         row.message = None;
+        row.graded_at = None;
     }
     Ok(book)
 }

@@ -1,7 +1,16 @@
 //! The gradebook of a batch: one row per submission, written as CSV for a spreadsheet or a
-//! learning platform's import (`name,score,max,status,step 1,step 2,…`, each step column its
-//! points) and as JSON for programs (`{"submissions": [{"name", "score", "max_score", "status",
-//! "steps": {"1": {"score", "max_score"}, …}}]}`). Shards' gradebooks merge into one.
+//! learning platform's import and as JSON for programs. Shards' gradebooks merge into one.
+//!
+//! CSV: `[id,full name,email,]name,score,max,status,isolation,graded at,proctor,step 1,…` — the
+//! learner's columns when a roster was given, then a column per step of the lab (a step graded
+//! for no points is `step N (self-check)`); the line after the header is `Points Possible`, the
+//! maximum of each column. A text cell that a spreadsheet would run as a formula (it starts with
+//! `= + - @`, a tab or a carriage return) is written with a leading `'`, as OWASP's CSV
+//! injection guidance recommends, and read back without it.
+//!
+//! JSON: `{"steps": [{"id", "max_score"}], "submissions": [{"name", "score", "max_score",
+//! "status", "steps": {"1": {"score", "max_score"}, …}, "graded_at", "proctor_version",
+//! "learner"}]}`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -13,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::report::model::points;
 use crate::report::Report;
 use crate::runner::grade::NOT_GRADED;
+use crate::scenario::{Lab, Mode};
 
 /// How a submission's grading ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +34,10 @@ pub enum Status {
     Failed,
     /// Graded in part: the grade's time budget (`limits.grade`) ran out first.
     TimedOut,
+    /// A folder with no file in it: nothing was handed in, so nothing was graded.
+    Empty,
+    /// On the roster, with no submission in the folder.
+    Missing,
     /// Not a lab dir that can be graded (a file, a folder or a file in it that cannot be read).
     Malformed,
     /// Proctor could not grade it (the cluster or the scenario failed); grading it again may work.
@@ -31,26 +45,30 @@ pub enum Status {
 }
 
 impl Status {
+    const ALL: [Status; 7] = [
+        Status::Passed,
+        Status::Failed,
+        Status::TimedOut,
+        Status::Empty,
+        Status::Missing,
+        Status::Malformed,
+        Status::Error,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Status::Passed => "passed",
             Status::Failed => "failed",
             Status::TimedOut => "timed-out",
+            Status::Empty => "empty",
+            Status::Missing => "missing",
             Status::Malformed => "malformed",
             Status::Error => "error",
         }
     }
 
     fn parse(text: &str) -> Option<Status> {
-        [
-            Status::Passed,
-            Status::Failed,
-            Status::TimedOut,
-            Status::Malformed,
-            Status::Error,
-        ]
-        .into_iter()
-        .find(|status| status.name() == text)
+        Status::ALL.into_iter().find(|status| status.name() == text)
     }
 }
 
@@ -64,6 +82,51 @@ impl fmt::Display for Status {
 pub struct StepScore {
     pub score: f64,
     pub max_score: f64,
+}
+
+/// A step of the lab, with the points it holds at grading: 0 for a step only self-checked.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StepColumn {
+    pub id: u32,
+    pub max_score: f64,
+}
+
+impl StepColumn {
+    /// Every step of `lab`, in order.
+    pub fn of(lab: &Lab) -> Vec<StepColumn> {
+        lab.scenario
+            .steps
+            .iter()
+            .map(|step| StepColumn {
+                id: step.id,
+                max_score: step
+                    .checks
+                    .iter()
+                    .filter(|check| check.runs_in(Mode::Grade))
+                    .map(|check| check.points)
+                    .sum(),
+            })
+            .collect()
+    }
+
+    fn header(&self) -> String {
+        if self.max_score == 0.0 {
+            format!("step {} (self-check)", self.id)
+        } else {
+            format!("step {}", self.id)
+        }
+    }
+}
+
+/// Who a submission is, from the roster (`--roster`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Learner {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub email: String,
 }
 
 /// One submission's line.
@@ -81,6 +144,19 @@ pub struct Row {
     /// The sandbox the learner's scripts ran in (`bubblewrap`, …, `none`); none when not graded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolation: Option<String>,
+    /// When the row was made (RFC 3339, UTC): a row kept by `--resume` keeps its time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graded_at: Option<String>,
+    /// The Proctor version that made the row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proctor_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learner: Option<Learner>,
+}
+
+/// The time a row is made, as rows record it.
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 impl Row {
@@ -113,6 +189,9 @@ impl Row {
                 .collect(),
             message: None,
             isolation: report.isolation.clone(),
+            graded_at: Some(now()),
+            proctor_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            learner: None,
         }
     }
 
@@ -127,6 +206,9 @@ impl Row {
             steps: BTreeMap::new(),
             message: Some(message),
             isolation: None,
+            graded_at: Some(now()),
+            proctor_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            learner: None,
         }
     }
 }
@@ -134,6 +216,9 @@ impl Row {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gradebook {
+    /// The lab's steps; empty in a gradebook written before they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepColumn>,
     pub submissions: Vec<Row>,
 }
 
@@ -157,6 +242,29 @@ impl Format {
     }
 }
 
+/// The first cell of the CSV's line of maxima.
+const POINTS_POSSIBLE: &str = "Points Possible";
+
+/// The learner's columns, led by the roster's.
+const LEARNER_COLUMNS: [&str; 3] = ["id", "full name", "email"];
+
+/// A text cell as a spreadsheet shows it rather than runs it (see the module's doc).
+fn neutralised(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    }
+}
+
+/// [`neutralised`] undone.
+fn restored(cell: &str) -> String {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest.to_string(),
+        _ => cell.to_string(),
+    }
+}
+
 impl Gradebook {
     /// Rows in name order, the order every writer uses, so a gradebook does not depend on which
     /// submission finished first.
@@ -164,16 +272,28 @@ impl Gradebook {
         self.submissions.sort_by(|a, b| a.name.cmp(&b.name));
     }
 
-    /// Every step id any row has, in order: the CSV's step columns.
-    fn step_ids(&self) -> Vec<u32> {
-        let mut ids: Vec<u32> = self
-            .submissions
-            .iter()
-            .flat_map(|row| row.steps.keys().copied())
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids
+    /// The step columns: the lab's steps, and any step a row has that they lack (a gradebook
+    /// written before the steps were recorded).
+    fn step_columns(&self) -> Vec<StepColumn> {
+        let mut columns = self.steps.clone();
+        let mut extra: Vec<StepColumn> = Vec::new();
+        for row in &self.submissions {
+            for (id, step) in &row.steps {
+                if !columns.iter().chain(&extra).any(|column| column.id == *id) {
+                    extra.push(StepColumn {
+                        id: *id,
+                        max_score: step.max_score,
+                    });
+                }
+            }
+        }
+        columns.extend(extra);
+        columns.sort_by_key(|column| column.id);
+        columns
+    }
+
+    fn has_learners(&self) -> bool {
+        self.submissions.iter().any(|row| row.learner.is_some())
     }
 
     pub fn to_json(&self) -> String {
@@ -185,30 +305,59 @@ impl Gradebook {
     }
 
     pub fn to_csv(&self) -> anyhow::Result<String> {
-        let steps = self.step_ids();
+        let steps = self.step_columns();
+        let learners = self.has_learners();
         let mut writer = csv::Writer::from_writer(Vec::new());
-        let mut header = vec![
-            "name".to_string(),
-            "score".to_string(),
-            "max".to_string(),
-            "status".to_string(),
-            "isolation".to_string(),
-        ];
-        header.extend(steps.iter().map(|id| format!("step {id}")));
+        let mut header: Vec<String> = Vec::new();
+        if learners {
+            header.extend(LEARNER_COLUMNS.map(String::from));
+        }
+        header.extend(
+            [
+                "name",
+                "score",
+                "max",
+                "status",
+                "isolation",
+                "graded at",
+                "proctor",
+            ]
+            .map(String::from),
+        );
+        header.extend(steps.iter().map(StepColumn::header));
         writer.write_record(&header)?;
+
+        let max = self.submissions.iter().map(|row| row.max_score).fold(
+            steps.iter().map(|step| step.max_score).sum::<f64>(),
+            f64::max,
+        );
+        let mut maxima = vec![String::new(); if learners { 3 } else { 0 }];
+        maxima.push(POINTS_POSSIBLE.to_string());
+        maxima.extend([points(max), points(max)]);
+        maxima.extend(std::iter::repeat_n(String::new(), 4));
+        maxima.extend(steps.iter().map(|step| points(step.max_score)));
+        writer.write_record(&maxima)?;
+
         for row in &self.submissions {
-            let mut record = vec![
-                row.name.clone(),
+            let mut record = Vec::new();
+            if learners {
+                let learner = row.learner.clone().unwrap_or_default();
+                record.extend([learner.id, learner.name, learner.email].map(|t| neutralised(&t)));
+            }
+            record.extend([
+                neutralised(&row.name),
                 points(row.score),
                 points(row.max_score),
                 row.status.to_string(),
-                row.isolation.clone().unwrap_or_default(),
-            ];
+                neutralised(row.isolation.as_deref().unwrap_or_default()),
+                neutralised(row.graded_at.as_deref().unwrap_or_default()),
+                neutralised(row.proctor_version.as_deref().unwrap_or_default()),
+            ]);
             // A step a submission has no score for (not graded) is an empty cell, not a zero.
-            record.extend(steps.iter().map(|id| {
+            record.extend(steps.iter().map(|step| {
                 row.steps
-                    .get(id)
-                    .map(|step| points(step.score))
+                    .get(&step.id)
+                    .map(|score| points(score.score))
                     .unwrap_or_default()
             }));
             writer.write_record(&record)?;
@@ -243,10 +392,22 @@ impl Gradebook {
     }
 
     /// Joins the gradebooks of several shards. A submission in two of them is an error unless both
-    /// rows agree (the same shard read twice), since one of two different grades would be lost.
+    /// rows agree (the same shard read twice), since one of two different grades would be lost;
+    /// so are shards of labs with different steps.
     pub fn merge(parts: Vec<(String, Gradebook)>) -> anyhow::Result<Gradebook> {
         let mut rows: BTreeMap<String, (String, Row)> = BTreeMap::new();
+        let mut steps: Option<(String, Vec<StepColumn>)> = None;
         for (origin, part) in parts {
+            if !part.steps.is_empty() {
+                match &steps {
+                    Some((first, seen)) if *seen != part.steps => bail!(
+                        "{first} and {origin} are gradebooks of labs with different steps \
+                         (or of two versions of a lab); a course's shards grade the same one"
+                    ),
+                    Some(_) => {}
+                    None => steps = Some((origin.clone(), part.steps.clone())),
+                }
+            }
             for row in part.submissions {
                 match rows.get(&row.name) {
                     Some((first, seen)) if *seen != row => bail!(
@@ -262,79 +423,115 @@ impl Gradebook {
             }
         }
         Ok(Gradebook {
+            steps: steps.map(|(_, steps)| steps).unwrap_or_default(),
             submissions: rows.into_values().map(|(_, row)| row).collect(),
         })
     }
 }
 
-/// Reads back [`Gradebook::to_csv`]: step columns are `step N`; an empty cell is a step without
-/// a score. A step's maximum is not in the CSV: read back, it is unknown (0).
+/// Reads back [`Gradebook::to_csv`], finding its columns by name (gradebooks written before a
+/// column existed lack it): an empty step cell is a step without a score. Without the line of
+/// maxima, a step's maximum is unknown (0).
 fn from_csv(text: &str) -> anyhow::Result<Gradebook> {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let header = reader.headers()?.clone();
-    let fixed = ["name", "score", "max", "status"];
-    if header.len() < fixed.len() || header.iter().zip(fixed).any(|(got, want)| got != want) {
+    let column = |name: &str| header.iter().position(|cell| cell == name);
+    let required = ["name", "score", "max", "status"];
+    let [Some(name_at), Some(score_at), Some(max_at), Some(status_at)] = required.map(column)
+    else {
         bail!(
-            "the header must start with {}, not {}",
-            fixed.join(","),
+            "the header must have the columns {}, not {}",
+            required.join(","),
             header.iter().collect::<Vec<_>>().join(",")
         );
+    };
+    let optional = |name: &str| column(name);
+    let (isolation_at, graded_at, proctor_at) = (
+        optional("isolation"),
+        optional("graded at"),
+        optional("proctor"),
+    );
+    let learner_at = LEARNER_COLUMNS.map(optional);
+    let mut steps: Vec<(usize, StepColumn)> = Vec::new();
+    for (index, cell) in header.iter().enumerate() {
+        let Some(rest) = cell.strip_prefix("step ") else {
+            continue;
+        };
+        let id = rest.strip_suffix(" (self-check)").unwrap_or(rest);
+        let id: u32 = id
+            .parse()
+            .with_context(|| format!("column {cell:?} is not \"step N\""))?;
+        steps.push((index, StepColumn { id, max_score: 0.0 }));
     }
-    // Written since the isolation was recorded; older gradebooks lack it.
-    let with_isolation = header.get(fixed.len()) == Some("isolation");
-    let first_step = fixed.len() + usize::from(with_isolation);
-    let steps: Vec<u32> = header
-        .iter()
-        .skip(first_step)
-        .map(|column| {
-            column
-                .strip_prefix("step ")
-                .and_then(|id| id.parse().ok())
-                .with_context(|| format!("column {column:?} is not \"step N\""))
-        })
-        .collect::<anyhow::Result<_>>()?;
     let mut submissions = Vec::new();
+    let mut maxima_read = false;
     for (line, record) in reader.records().enumerate() {
         let record = record?;
         let at = || format!("row {}", line + 2);
+        let cell = |index: usize| record.get(index).unwrap_or_default();
+        let text = |index: Option<usize>| index.map(|i| restored(cell(i))).unwrap_or_default();
         let number = |index: usize| -> anyhow::Result<f64> {
-            let cell = record.get(index).unwrap_or_default();
-            cell.parse()
-                .with_context(|| format!("{}: {:?} is not a number", at(), cell))
+            cell(index)
+                .parse()
+                .with_context(|| format!("{}: {:?} is not a number", at(), cell(index)))
         };
-        let status_cell = record.get(3).unwrap_or_default();
-        let status = Status::parse(status_cell)
-            .with_context(|| format!("{}: unknown status {status_cell:?}", at()))?;
+        if line == 0 && cell(name_at) == POINTS_POSSIBLE && cell(status_at).is_empty() {
+            for (index, step) in &mut steps {
+                step.max_score = number(*index)?;
+            }
+            maxima_read = true;
+            continue;
+        }
+        let status = Status::parse(cell(status_at))
+            .with_context(|| format!("{}: unknown status {:?}", at(), cell(status_at)))?;
         let mut row_steps = BTreeMap::new();
-        for (offset, id) in steps.iter().enumerate() {
-            let cell = record.get(first_step + offset).unwrap_or_default();
-            if cell.is_empty() {
+        for (index, step) in &steps {
+            if cell(*index).is_empty() {
                 continue;
             }
-            let score = cell
-                .parse()
-                .with_context(|| format!("{}: step {id}: {cell:?} is not a number", at()))?;
+            let score = cell(*index).parse().with_context(|| {
+                format!(
+                    "{}: step {}: {:?} is not a number",
+                    at(),
+                    step.id,
+                    cell(*index)
+                )
+            })?;
             row_steps.insert(
-                *id,
+                step.id,
                 StepScore {
                     score,
-                    max_score: 0.0,
+                    max_score: step.max_score,
                 },
             );
         }
+        let present = |value: String| Some(value).filter(|value| !value.is_empty());
+        let learner = Learner {
+            id: text(learner_at[0]),
+            name: text(learner_at[1]),
+            email: text(learner_at[2]),
+        };
         submissions.push(Row {
-            name: record.get(0).unwrap_or_default().to_string(),
-            score: number(1)?,
-            max_score: number(2)?,
+            name: restored(cell(name_at)),
+            score: number(score_at)?,
+            max_score: number(max_at)?,
             status,
             steps: row_steps,
             message: None,
-            isolation: with_isolation
-                .then(|| record.get(fixed.len()).unwrap_or_default().to_string())
-                .filter(|isolation| !isolation.is_empty()),
+            isolation: present(text(isolation_at)),
+            graded_at: present(text(graded_at)),
+            proctor_version: present(text(proctor_at)),
+            learner: (learner != Learner::default()).then_some(learner),
         });
     }
-    Ok(Gradebook { submissions })
+    Ok(Gradebook {
+        steps: if maxima_read {
+            steps.into_iter().map(|(_, step)| step).collect()
+        } else {
+            Vec::new()
+        },
+        submissions,
+    })
 }
 
 #[cfg(test)]
@@ -353,48 +550,147 @@ mod tests {
                 .collect(),
             message: None,
             isolation: Some("bubblewrap".into()),
+            graded_at: Some("2026-12-05T09:00:00Z".into()),
+            proctor_version: Some("0.1.0".into()),
+            learner: None,
         }
+    }
+
+    fn ungraded(name: &str, status: Status, message: &str) -> Row {
+        Row {
+            graded_at: Some("2026-12-05T09:00:00Z".into()),
+            proctor_version: Some("0.1.0".into()),
+            ..Row::ungraded(name, status, 5.0, message.into())
+        }
+    }
+
+    /// A lab of three steps, the first self-checked only.
+    fn steps() -> Vec<StepColumn> {
+        [(1, 0.0), (2, 2.0), (3, 3.0)]
+            .map(|(id, max_score)| StepColumn { id, max_score })
+            .to_vec()
     }
 
     fn book() -> Gradebook {
         Gradebook {
+            steps: steps(),
             submissions: vec![
-                row("alice", &[(1, 2.0, 2.0), (2, 1.5, 3.0)], Status::Failed),
-                row("bob, jr.", &[(1, 2.0, 2.0), (2, 3.0, 3.0)], Status::Passed),
-                Row::ungraded("carol", Status::Malformed, 5.0, "not a directory".into()),
+                row("alice", &[(2, 2.0, 2.0), (3, 1.5, 3.0)], Status::Failed),
+                row("bob, jr.", &[(2, 2.0, 2.0), (3, 3.0, 3.0)], Status::Passed),
+                ungraded("carol", Status::Malformed, "not a directory"),
+                ungraded("dave", Status::Empty, "nothing handed in"),
             ],
         }
     }
 
     #[test]
-    fn csv_has_the_documented_columns() {
+    fn csv_has_every_step_and_a_line_of_maxima() {
         let csv = book().to_csv().expect("csv");
-        let expected = "name,score,max,status,isolation,step 1,step 2\n\
-                        alice,3.50,5,failed,bubblewrap,2,1.50\n\
-                        \"bob, jr.\",5,5,passed,bubblewrap,2,3\n\
-                        carol,0,5,malformed,,,\n";
+        let expected =
+            "name,score,max,status,isolation,graded at,proctor,step 1 (self-check),step 2,step 3\n\
+                        Points Possible,5,5,,,,,0,2,3\n\
+                        alice,3.50,5,failed,bubblewrap,2026-12-05T09:00:00Z,0.1.0,,2,1.50\n\
+                        \"bob, jr.\",5,5,passed,bubblewrap,2026-12-05T09:00:00Z,0.1.0,,2,3\n\
+                        carol,0,5,malformed,,2026-12-05T09:00:00Z,0.1.0,,,\n\
+                        dave,0,5,empty,,2026-12-05T09:00:00Z,0.1.0,,,\n";
         assert_eq!(csv, expected);
-        // Read back, the isolation stays; a gradebook written before it was recorded still reads.
         let back = from_csv(&csv).expect("read back");
+        assert_eq!(back.steps, steps());
+        assert_eq!(back.submissions[0].steps[&3].max_score, 3.0);
         assert_eq!(back.submissions[0].isolation.as_deref(), Some("bubblewrap"));
         assert_eq!(back.submissions[2].isolation, None);
+        assert_eq!(back.submissions[3].status, Status::Empty);
+    }
+
+    #[test]
+    fn gradebooks_written_before_the_new_columns_still_read() {
         let old = from_csv("name,score,max,status,step 1\nalice,1,2,failed,1\n").expect("old");
         assert_eq!(old.submissions[0].steps.len(), 1);
+        assert!(old.steps.is_empty());
+        let old =
+            from_csv("name,score,max,status,isolation,step 2\nalice,1,2,failed,bubblewrap,1\n")
+                .expect("with isolation");
+        assert_eq!(old.submissions[0].isolation.as_deref(), Some("bubblewrap"));
+        assert_eq!(old.submissions[0].steps[&2].score, 1.0);
+    }
+
+    /// A cell that starts like a formula is shown, not run, by a spreadsheet, and reads back as
+    /// it was.
+    #[test]
+    fn formula_like_cells_are_neutralised() {
+        let mut book = book();
+        book.submissions[0].name = "=1+2".into();
+        book.submissions[1].name = "@SUM(A1)".into();
+        book.submissions[2].name = "-cmd|' /C calc'!A0".into();
+        book.submissions[3].learner = Some(Learner {
+            id: "+42".into(),
+            name: "\tTab".into(),
+            email: "d@example.org".into(),
+        });
+        let csv = book.to_csv().expect("csv");
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        for record in reader.records() {
+            for cell in record.expect("record").iter() {
+                assert!(
+                    !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                    "a cell a spreadsheet would run: {cell:?}\n{csv}"
+                );
+            }
+        }
+        let back = from_csv(&csv).expect("read back");
+        let names: Vec<&str> = back.submissions.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["=1+2", "@SUM(A1)", "-cmd|' /C calc'!A0", "dave"]);
+        assert_eq!(back.submissions[3].learner, book.submissions[3].learner);
+        // A name that merely starts with a quote is left alone.
+        assert_eq!(neutralised("'quoted"), "'quoted");
+        assert_eq!(restored("'quoted"), "'quoted");
+    }
+
+    #[test]
+    fn roster_columns_lead_the_csv() {
+        let mut book = book();
+        book.submissions[0].learner = Some(Learner {
+            id: "s001".into(),
+            name: "Alice Kim".into(),
+            email: "alice@example.org".into(),
+        });
+        let csv = book.to_csv().expect("csv");
+        let mut lines = csv.lines();
+        assert!(
+            lines
+                .next()
+                .is_some_and(|header| header.starts_with("id,full name,email,name,score")),
+            "{csv}"
+        );
+        assert_eq!(lines.next(), Some(",,,Points Possible,5,5,,,,,0,2,3"));
+        assert!(lines
+            .next()
+            .is_some_and(|alice| alice.starts_with("s001,Alice Kim,alice@example.org,alice,")));
+        let back = from_csv(&csv).expect("read back");
+        assert_eq!(back.submissions[0].learner, book.submissions[0].learner);
+        assert_eq!(back.submissions[1].learner, None);
     }
 
     #[test]
     fn json_has_the_documented_shape() {
         let value: serde_json::Value = serde_json::from_str(&book().to_json()).expect("valid JSON");
+        assert_eq!(value["steps"][0]["id"], 1);
+        assert_eq!(value["steps"][0]["max_score"], 0.0);
+        assert_eq!(value["steps"][2]["max_score"], 3.0);
         let alice = &value["submissions"][0];
         assert_eq!(alice["name"], "alice");
         assert_eq!(alice["score"], 3.5);
         assert_eq!(alice["max_score"], 5.0);
         assert_eq!(alice["status"], "failed");
-        assert_eq!(alice["steps"]["2"]["score"], 1.5);
-        assert_eq!(alice["steps"]["2"]["max_score"], 3.0);
+        assert_eq!(alice["steps"]["3"]["score"], 1.5);
+        assert_eq!(alice["steps"]["3"]["max_score"], 3.0);
+        assert_eq!(alice["graded_at"], "2026-12-05T09:00:00Z");
+        assert_eq!(alice["proctor_version"], "0.1.0");
         assert!(alice.get("message").is_none());
+        assert!(alice.get("learner").is_none());
         assert_eq!(value["submissions"][2]["status"], "malformed");
         assert_eq!(value["submissions"][2]["message"], "not a directory");
+        assert_eq!(value["submissions"][3]["status"], "empty");
     }
 
     #[test]
@@ -404,52 +700,49 @@ mod tests {
         assert_eq!(json, original);
         let csv = from_csv(&original.to_csv().expect("csv")).expect("read csv");
         let names: Vec<_> = csv.submissions.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["alice", "bob, jr.", "carol"]);
-        assert_eq!(csv.submissions[0].steps[&2].score, 1.5);
+        assert_eq!(names, ["alice", "bob, jr.", "carol", "dave"]);
+        assert_eq!(csv.submissions[0].steps[&3].score, 1.5);
         assert_eq!(csv.submissions[2].status, Status::Malformed);
         assert!(csv.submissions[2].steps.is_empty());
+        assert_eq!(
+            csv.submissions[0].graded_at,
+            original.submissions[0].graded_at
+        );
     }
 
     #[test]
     fn merge_joins_shards_and_refuses_conflicts() {
         let whole = book();
         let (a, b) = whole.submissions.split_at(1);
+        let part = |rows: &[Row]| Gradebook {
+            steps: steps(),
+            submissions: rows.to_vec(),
+        };
         let parts = vec![
-            (
-                "b.json".to_string(),
-                Gradebook {
-                    submissions: b.to_vec(),
-                },
-            ),
-            (
-                "a.json".to_string(),
-                Gradebook {
-                    submissions: a.to_vec(),
-                },
-            ),
+            ("b.json".to_string(), part(b)),
+            ("a.json".to_string(), part(a)),
             // The same shard given twice is harmless.
-            (
-                "a2.json".to_string(),
-                Gradebook {
-                    submissions: a.to_vec(),
-                },
-            ),
+            ("a2.json".to_string(), part(a)),
         ];
         assert_eq!(Gradebook::merge(parts).expect("merge"), whole);
 
         let mut other = a.to_vec();
         other[0].score = 0.0;
         let error = Gradebook::merge(vec![
-            (
-                "a.json".into(),
-                Gradebook {
-                    submissions: a.to_vec(),
-                },
-            ),
-            ("x.json".into(), Gradebook { submissions: other }),
+            ("a.json".into(), part(a)),
+            ("x.json".into(), part(&other)),
         ])
         .expect_err("conflict");
         assert!(error.to_string().contains("a.json and x.json"), "{error}");
+
+        let mut another_lab = part(b);
+        another_lab.steps.pop();
+        let error = Gradebook::merge(vec![
+            ("a.json".into(), part(a)),
+            ("y.json".into(), another_lab),
+        ])
+        .expect_err("different steps");
+        assert!(error.to_string().contains("different steps"), "{error}");
     }
 
     #[test]

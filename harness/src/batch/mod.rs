@@ -8,6 +8,7 @@
 pub mod gradebook;
 pub mod ledger;
 pub mod progress;
+pub mod roster;
 pub mod shard;
 pub mod submissions;
 
@@ -91,6 +92,12 @@ pub fn plan(
                 continue;
             }
         };
+        // After the digest, which refuses trees too deep or too large to walk.
+        if submissions::is_empty(&submission.path) {
+            let why = "the folder holds no file: nothing was handed in".to_string();
+            known.push(Row::ungraded(&submission.name, Status::Empty, max, why));
+            continue;
+        }
         let inputs = ledger::inputs_key(&reference_key, setting, &digest);
         match ledger.reusable(reports, &submission.name, &inputs) {
             Some(row) if resume => {

@@ -69,7 +69,9 @@ impl BatchProgress {
         };
         let how = match took {
             Some(took) => format!("{:.1} s", took.as_secs_f64()),
-            None if row.status == Status::Malformed => "not graded".to_string(),
+            None if matches!(row.status, Status::Malformed | Status::Empty) => {
+                "not graded".to_string()
+            }
             None => "already graded".to_string(),
         };
         let mut text = format!(

@@ -64,6 +64,25 @@ pub fn resolve(path: &Path) -> PathBuf {
     }
 }
 
+/// Whether `dir` holds no file at any depth (folders only, or nothing): a learner who handed
+/// nothing in, told apart from one whose work failed. Unreadable folders are left to
+/// [`malformed`] and the digest.
+pub fn is_empty(dir: &Path) -> bool {
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            return false;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => folders.push(entry.path()),
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
 /// Why `submission` cannot be graded at all, if it cannot: it must be a readable folder (a
 /// symlink to one is the grader's own arrangement and is followed).
 pub fn malformed(submission: &Submission) -> Option<String> {
@@ -94,6 +113,16 @@ pub fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_of_empty_folders_is_empty() {
+        let dir = tempfile::tempdir().expect("tmp");
+        assert!(is_empty(dir.path()));
+        std::fs::create_dir_all(dir.path().join("out/k8s")).expect("mkdir");
+        assert!(is_empty(dir.path()));
+        std::fs::write(dir.path().join("out/k8s/.keep"), "").expect("write");
+        assert!(!is_empty(dir.path()));
+    }
 
     fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().expect("tmp");

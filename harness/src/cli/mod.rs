@@ -208,10 +208,15 @@ pub struct BatchArgs {
     /// [default: proctor-reports]
     #[arg(long, value_name = "DIR")]
     pub reports: Option<PathBuf>,
-    /// Write the gradebook to FILE: .csv (name, score, max, status, a column per step) or .json;
-    /// may be given more than once.
+    /// Write the gradebook to FILE: .csv (name, score, max, status, isolation, graded at,
+    /// version, a column per step, and a "Points Possible" line of maxima) or .json; may be given
+    /// more than once.
     #[arg(long, value_name = "FILE")]
     pub gradebook: Vec<PathBuf>,
+    /// A class roster (CSV with a header naming folder, and any of id, name, email): each
+    /// learner's columns lead their gradebook row; one without a folder gets a "missing" row.
+    #[arg(long, value_name = "FILE.csv")]
+    pub roster: Option<PathBuf>,
     /// Skip submissions already graded into --reports with the same inputs (the same files,
     /// scenario, tools, Proctor build, cluster kind and format).
     #[arg(long)]
@@ -232,6 +237,7 @@ impl BatchArgs {
             (self.jobs.is_some(), "--jobs"),
             (self.reports.is_some(), "--reports"),
             (!self.gradebook.is_empty(), "--gradebook"),
+            (self.roster.is_some(), "--roster"),
             (self.resume, "--resume"),
             (self.shard.is_some(), "--shard"),
             (self.shard_count.is_some(), "--shard-count"),

@@ -6,9 +6,10 @@ use std::sync::Mutex;
 use anyhow::{bail, Context};
 
 use super::common::{private_cluster, Globals, Verdict};
-use crate::batch::gradebook::{Gradebook, Status};
+use crate::batch::gradebook::{Gradebook, Status, StepColumn};
 use crate::batch::ledger::{self, Ledger};
 use crate::batch::progress::BatchProgress;
+use crate::batch::roster::Roster;
 use crate::batch::shard::Shard;
 use crate::batch::{self, submissions, Batch};
 use crate::cli::{BatchArgs, GradeArgs, DEFAULT_REPORTS};
@@ -30,6 +31,8 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
     for gradebook in &options.gradebook {
         crate::batch::gradebook::Format::of(gradebook)?;
     }
+    // Read before any grading: a roster that cannot be used must not cost a class's grading.
+    let roster = options.roster.as_deref().map(Roster::read).transpose()?;
     crate::sandbox::check_private(dir).map_err(anyhow::Error::msg)?;
     crate::runner::preflight::check(&lab).await?;
     let mut all = submissions::list(dir)?;
@@ -116,7 +119,19 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
             rows.len()
         );
     }
-    let mut gradebook = Gradebook { submissions: rows };
+    if let Some(roster) = &roster {
+        let unknown = roster.apply(&mut rows, batch::max_score(&lab));
+        if !unknown.is_empty() {
+            eprintln!(
+                "warning: not on the roster (their learner columns are empty): {}",
+                unknown.join(", ")
+            );
+        }
+    }
+    let mut gradebook = Gradebook {
+        steps: StepColumn::of(&lab),
+        submissions: rows,
+    };
     gradebook.sort();
     for path in &gradebooks {
         gradebook.write(path)?;
@@ -285,14 +300,26 @@ fn summarise(gradebook: &Gradebook, reports: &Path, globals: &Globals) {
             .filter(|row| row.status == status)
             .count()
     };
+    let mut counts = vec![
+        format!("{} passed", count(Status::Passed)),
+        format!("{} failed", count(Status::Failed)),
+    ];
+    for (status, what) in [
+        (Status::TimedOut, "timed out"),
+        (Status::Empty, "empty"),
+        (Status::Missing, "missing"),
+        (Status::Malformed, "malformed"),
+        (Status::Error, "error(s)"),
+    ] {
+        // The rare ones only when they happen; errors always, as a batch's exit hangs on them.
+        if count(status) > 0 || status == Status::Error {
+            counts.push(format!("{} {what}", count(status)));
+        }
+    }
     println!(
-        "{} submission(s): {} passed, {} failed, {} timed out, {} malformed, {} error(s); reports in {}",
+        "{} submission(s): {}; reports in {}",
         gradebook.submissions.len(),
-        count(Status::Passed),
-        count(Status::Failed),
-        count(Status::TimedOut),
-        count(Status::Malformed),
-        count(Status::Error),
+        counts.join(", "),
         reports.display()
     );
 }

@@ -174,35 +174,129 @@ fn a_class_is_graded_as_each_submission_alone() {
         .contains("is a file"));
     assert!(!reports.join("eve.zip.json").exists());
 
-    // The CSV says the same: name, score, max, status, the scripts' sandbox, then each step's
-    // points.
+    // The CSV says the same: name, score, max, status, the scripts' sandbox, when and by which
+    // version, then each step's points, under a line of each column's maximum.
     let text = fs::read_to_string(&csv).expect("csv");
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "name,score,max,status,isolation,step 1,step 2");
+    assert_eq!(
+        lines[0],
+        "name,score,max,status,isolation,graded at,proctor,step 1,step 2"
+    );
+    let points = |v: &Value| {
+        let v = v.as_f64().expect("number");
+        if v.fract() == 0.0 {
+            format!("{}", v as i64)
+        } else {
+            format!("{v:.2}")
+        }
+    };
     let ada = &rows[0];
-    let cells = |row: &Value| {
-        let points = |v: &Value| {
-            let v = v.as_f64().expect("number");
-            if v.fract() == 0.0 {
-                format!("{}", v as i64)
-            } else {
-                format!("{v:.2}")
-            }
-        };
+    assert_eq!(
+        lines[1],
         format!(
-            "{},{},{},{},{},{},{}",
+            "Points Possible,{max},{max},,,,,{},{}",
+            points(&ada["steps"]["1"]["max_score"]),
+            points(&ada["steps"]["2"]["max_score"]),
+            max = points(&ada["max_score"]),
+        )
+    );
+    let cells = |row: &Value| {
+        format!(
+            "{},{},{},{},{},{},{},{},{}",
             row["name"].as_str().expect("name"),
             points(&row["score"]),
             points(&row["max_score"]),
             row["status"].as_str().expect("status"),
             row["isolation"].as_str().expect("isolation"),
+            row["graded_at"].as_str().expect("graded_at"),
+            row["proctor_version"].as_str().expect("proctor_version"),
             points(&row["steps"]["1"]["score"]),
             points(&row["steps"]["2"]["score"]),
         )
     };
-    assert_eq!(lines[1], cells(ada));
+    assert_eq!(lines[2], cells(ada));
     // Not graded: no sandbox, no step scores.
-    assert_eq!(lines[5], "eve.zip,0,7,malformed,,,");
+    assert!(
+        lines[6].starts_with("eve.zip,0,7,malformed,,") && lines[6].ends_with(",,"),
+        "{}",
+        lines[6]
+    );
+}
+
+/// A roster's columns lead the gradebook (a learner without a folder is `missing`), a folder
+/// with no file is `empty` and not graded, and a folder named like a formula stays text in the
+/// CSV.
+#[test]
+fn a_roster_names_the_learners_of_the_gradebook() {
+    let scenarios = lab();
+    let cache = tempfile::tempdir().expect("tmp");
+    let work = tempfile::tempdir().expect("tmp");
+    let submissions = work.path().join("class");
+    write(&submissions.join("ada/tier.sh"), TIER_SH, 0o755);
+    write(&submissions.join("ada/out/tier.txt"), "gold\n", 0o644);
+    write(&submissions.join("ada/k8s/settings.yaml"), SETTINGS, 0o644);
+    fs::create_dir_all(submissions.join("fay/out")).expect("mkdir");
+    write(&submissions.join("=1+2/tier.sh"), HARD_CODED, 0o755);
+    let roster = work.path().join("roster.csv");
+    write(
+        &roster,
+        "Folder,ID,Name,Email\nada,s001,\"Lovelace, Ada\",ada@example.org\nfay,s006,Fay,fay@example.org\ngus,s007,Gus,gus@example.org\n",
+        0o644,
+    );
+    let csv = work.path().join("grades.csv");
+    let json = work.path().join("grades.json");
+    let output = batch(
+        scenarios.path(),
+        cache.path(),
+        &submissions,
+        &work.path().join("reports"),
+        &[
+            "--roster",
+            roster.to_str().expect("utf-8"),
+            "--gradebook",
+            csv.to_str().expect("utf-8"),
+            "--gradebook",
+            json.to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("not on the roster (their learner columns are empty): =1+2"),
+        "{}",
+        stderr(&output)
+    );
+    let book = read_json(&json);
+    let rows = book["submissions"].as_array().expect("rows");
+    let by_name = |name: &str| {
+        rows.iter()
+            .find(|row| row["name"] == name)
+            .unwrap_or_else(|| panic!("no row {name}: {book:#}"))
+    };
+    assert_eq!(by_name("ada")["learner"]["id"], "s001");
+    assert_eq!(by_name("ada")["status"], "passed");
+    assert_eq!(by_name("fay")["status"], "empty");
+    assert_eq!(by_name("fay")["score"], 0.0);
+    assert!(!work.path().join("reports/fay.json").exists());
+    assert_eq!(by_name("gus")["status"], "missing");
+    assert_eq!(by_name("gus")["learner"]["email"], "gus@example.org");
+    assert_eq!(by_name("=1+2")["status"], "failed");
+    assert!(by_name("=1+2").get("learner").is_none());
+
+    let text = fs::read_to_string(&csv).expect("csv");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("id,full name,email,name,score,max,status"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with(",,,Points Possible,"), "{text}");
+    assert!(lines[2].starts_with(",,,'=1+2,"), "{text}");
+    assert!(
+        lines[3].starts_with("s001,\"Lovelace, Ada\",ada@example.org,ada,"),
+        "{text}"
+    );
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("s006,Fay,fay@example.org,fay,0,")));
 }
 
 #[test]
@@ -323,7 +417,14 @@ fn shards_partition_the_class_and_merge_into_the_whole() {
         .output()
         .expect("runs");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_eq!(read_json(&merged), read_json(&whole));
+    // The same rows, made at other times.
+    let untimed = |mut book: Value| {
+        for row in book["submissions"].as_array_mut().expect("rows") {
+            row["graded_at"] = Value::Null;
+        }
+        book
+    };
+    assert_eq!(untimed(read_json(&merged)), untimed(read_json(&whole)));
 
     // Shards that overlap (the same shard graded on different inputs) are refused.
     let with_rows = shard_files
