@@ -222,20 +222,29 @@ pub struct Gradebook {
     pub submissions: Vec<Row>,
 }
 
-/// The two file formats, chosen by the file's extension.
+/// The file formats, chosen by the file's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Csv,
     Json,
+    /// `*.moodle.csv`: the shape Moodle's grade import takes (see [`Gradebook::to_moodle_csv`]).
+    MoodleCsv,
 }
 
 impl Format {
     pub fn of(path: &Path) -> anyhow::Result<Format> {
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if name.ends_with(".moodle.csv") {
+            return Ok(Format::MoodleCsv);
+        }
         match path.extension().and_then(|ext| ext.to_str()) {
             Some(ext) if ext.eq_ignore_ascii_case("csv") => Ok(Format::Csv),
             Some(ext) if ext.eq_ignore_ascii_case("json") => Ok(Format::Json),
             _ => bail!(
-                "{}: a gradebook is a .csv or a .json file (the extension picks the format)",
+                "{}: a gradebook is a .csv, .json or .moodle.csv file (the name picks the format)",
                 path.display()
             ),
         }
@@ -366,10 +375,59 @@ impl Gradebook {
         String::from_utf8(bytes).context("the CSV gradebook is not UTF-8")
     }
 
+    /// Moodle's grade import (Grades › Import › CSV file): a column per user field the import can
+    /// map a learner by (`username`: the folder; `idnumber`, `email`, `fullname` from the roster),
+    /// then the total and each graded step, to be mapped onto grade items. A row not graded
+    /// through no fault of the learner (`missing`, `error`) has empty grades, which the import
+    /// leaves alone, rather than a zero.
+    pub fn to_moodle_csv(&self) -> anyhow::Result<String> {
+        let steps: Vec<StepColumn> = self
+            .step_columns()
+            .into_iter()
+            .filter(|step| step.max_score > 0.0)
+            .collect();
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut header: Vec<String> = ["username", "idnumber", "email", "fullname", "total"]
+            .map(String::from)
+            .to_vec();
+        header.extend(steps.iter().map(|step| format!("step {}", step.id)));
+        header.push("status".to_string());
+        writer.write_record(&header)?;
+        for row in &self.submissions {
+            let learner = row.learner.clone().unwrap_or_default();
+            let graded = !matches!(row.status, Status::Missing | Status::Error);
+            let mut record: Vec<String> = [
+                row.name.as_str(),
+                &learner.id,
+                &learner.email,
+                &learner.name,
+            ]
+            .map(neutralised)
+            .to_vec();
+            record.push(if graded {
+                points(row.score)
+            } else {
+                String::new()
+            });
+            record.extend(steps.iter().map(|step| match row.steps.get(&step.id) {
+                Some(score) if graded => points(score.score),
+                _ if graded => points(0.0),
+                _ => String::new(),
+            }));
+            record.push(row.status.to_string());
+            writer.write_record(&record)?;
+        }
+        let bytes = writer
+            .into_inner()
+            .context("writing the Moodle gradebook")?;
+        String::from_utf8(bytes).context("the Moodle gradebook is not UTF-8")
+    }
+
     pub fn render(&self, format: Format) -> anyhow::Result<String> {
         match format {
             Format::Csv => self.to_csv(),
             Format::Json => Ok(self.to_json()),
+            Format::MoodleCsv => self.to_moodle_csv(),
         }
     }
 
@@ -387,6 +445,9 @@ impl Gradebook {
         let parsed = match format {
             Format::Json => serde_json::from_str(&text).map_err(anyhow::Error::from),
             Format::Csv => from_csv(&text),
+            Format::MoodleCsv => Err(anyhow::anyhow!(
+                "a Moodle export is written, not read back: merge the JSON (or CSV) gradebooks"
+            )),
         };
         parsed.with_context(|| format!("{} is not a Proctor gradebook", path.display()))
     }
@@ -669,6 +730,33 @@ mod tests {
         let back = from_csv(&csv).expect("read back");
         assert_eq!(back.submissions[0].learner, book.submissions[0].learner);
         assert_eq!(back.submissions[1].learner, None);
+    }
+
+    #[test]
+    fn the_moodle_export_maps_learners_and_leaves_missing_grades_empty() {
+        let mut book = book();
+        book.submissions[0].learner = Some(Learner {
+            id: "s001".into(),
+            name: "Alice Kim".into(),
+            email: "alice@example.org".into(),
+        });
+        book.submissions
+            .push(ungraded("erin", Status::Missing, "on the roster"));
+        book.submissions
+            .push(ungraded("finn", Status::Error, "the cluster failed"));
+        let csv = book.to_moodle_csv().expect("csv");
+        let expected = "username,idnumber,email,fullname,total,step 2,step 3,status\n\
+                        alice,s001,alice@example.org,Alice Kim,3.50,2,1.50,failed\n\
+                        \"bob, jr.\",,,,5,2,3,passed\n\
+                        carol,,,,0,0,0,malformed\n\
+                        dave,,,,0,0,0,empty\n\
+                        erin,,,,,,,missing\n\
+                        finn,,,,,,,error\n";
+        assert_eq!(csv, expected);
+        assert_eq!(
+            Format::of(Path::new("out/Grades.Moodle.CSV")).expect("format"),
+            Format::MoodleCsv
+        );
     }
 
     #[test]

@@ -209,8 +209,8 @@ pub struct BatchArgs {
     #[arg(long, value_name = "DIR")]
     pub reports: Option<PathBuf>,
     /// Write the gradebook to FILE: .csv (name, score, max, status, isolation, graded at,
-    /// version, a column per step, and a "Points Possible" line of maxima) or .json; may be given
-    /// more than once.
+    /// version, a column per step, and a "Points Possible" line of maxima), .json, or
+    /// .moodle.csv (Moodle's grade import); may be given more than once.
     #[arg(long, value_name = "FILE")]
     pub gradebook: Vec<PathBuf>,
     /// A class roster (CSV with a header naming folder, and any of id, name, email): each

@@ -245,6 +245,7 @@ fn a_roster_names_the_learners_of_the_gradebook() {
     );
     let csv = work.path().join("grades.csv");
     let json = work.path().join("grades.json");
+    let moodle = work.path().join("grades.moodle.csv");
     let output = batch(
         scenarios.path(),
         cache.path(),
@@ -257,6 +258,8 @@ fn a_roster_names_the_learners_of_the_gradebook() {
             csv.to_str().expect("utf-8"),
             "--gradebook",
             json.to_str().expect("utf-8"),
+            "--gradebook",
+            moodle.to_str().expect("utf-8"),
         ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -297,6 +300,17 @@ fn a_roster_names_the_learners_of_the_gradebook() {
     assert!(lines
         .iter()
         .any(|l| l.starts_with("s006,Fay,fay@example.org,fay,0,")));
+
+    let text = fs::read_to_string(&moodle).expect("moodle csv");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("username,idnumber,email,fullname,total,step "),
+        "{text}"
+    );
+    assert!(
+        lines.contains(&"gus,s007,gus@example.org,Gus,,,,missing"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -481,7 +495,7 @@ fn bad_batch_arguments_are_refused_before_grading() {
         ),
         (
             vec!["--submissions", class, "--gradebook", "g.xlsx"],
-            ".csv or a .json",
+            ".csv, .json or .moodle.csv",
         ),
         (
             vec!["--submissions", missing.to_str().expect("utf-8")],
