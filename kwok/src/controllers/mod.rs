@@ -32,6 +32,7 @@ pub mod root_ca;
 pub mod scheduler;
 pub mod service_account;
 pub mod statefulset;
+pub mod taint_eviction;
 pub mod ttl;
 pub mod ttl_after_finished;
 pub mod typed;
@@ -293,6 +294,7 @@ pub fn start(
     let busy = Arc::new(AtomicUsize::new(0));
     let controllers: Vec<Box<dyn Controller>> = vec![
         Box::new(node_lifecycle::NodeLifecycle::default()),
+        Box::new(taint_eviction::TaintEviction::default()),
         Box::new(ttl::TtlController::default()),
         Box::new(kubelet::FakeKubelet::default()),
         Box::new(scheduler::SchedulerLoop::default()),

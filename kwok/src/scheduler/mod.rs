@@ -47,7 +47,7 @@ pub use fit_error::{
 };
 pub use node_affinity::required_node_affinity_matches;
 pub use preemption::pod_priority;
-pub use taints::{find_untolerated_taint, tolerates, tolerations_tolerate};
+pub use taints::{find_untolerated_taint, tolerates, tolerations_tolerate, EFFECT_NO_EXECUTE};
 pub use volume_binding::{Candidate, DelayedClaim, PodVolumes, Provision, VolumePlan};
 
 use filters::{run_filters, PodCtx};
