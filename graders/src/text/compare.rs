@@ -5,7 +5,8 @@ use crate::drain::{verdict, DrainVerdict};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-/// How two texts are compared; in scenario files `exact`, `linesUnordered`, `drain`.
+/// How two texts are compared; in scenario files `exact`, `linesUnordered`, `drain`, `contains`,
+/// `pattern`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Compare {
@@ -16,6 +17,12 @@ pub enum Compare {
     /// Both are `kubectl drain` transcripts with the same meaning (refused vs drained), see
     /// [`crate::drain`].
     Drain,
+    /// Every line of the expected text is a line of the actual one, in the same order, with any
+    /// other lines around and between them (a saved `kubectl` error among warnings).
+    Contains,
+    /// The expected text is one regular expression per line: the actual text has as many lines,
+    /// each matching its expression whole.
+    Pattern,
 }
 
 /// The result of a comparison: `diff` explains a difference and is empty when `equal`.
@@ -37,6 +44,71 @@ pub fn compare(expected: &str, actual: &str, how: Compare) -> Comparison {
         }
         Compare::LinesUnordered => compare_unordered(expected, actual),
         Compare::Drain => compare_drain(expected, actual),
+        Compare::Contains => compare_contains(expected, actual),
+        Compare::Pattern => compare_pattern(expected, actual),
+    }
+}
+
+fn differs(diff: String) -> Comparison {
+    Comparison { equal: false, diff }
+}
+
+fn compare_contains(expected: &str, actual: &str) -> Comparison {
+    let mut lines = actual.lines();
+    for (number, wanted) in expected.lines().enumerate() {
+        if !lines.any(|line| line == wanted) {
+            return differs(format!(
+                "expected line {} is missing{}:\n{wanted}\n",
+                number + 1,
+                if number == 0 {
+                    ""
+                } else {
+                    " (after the lines before it)"
+                },
+            ));
+        }
+    }
+    Comparison {
+        equal: true,
+        diff: String::new(),
+    }
+}
+
+/// `expression` anchored at both ends, as the `pattern` comparison reads each line.
+pub fn line_pattern(expression: &str) -> Result<regex::Regex, regex::Error> {
+    regex::Regex::new(&format!("^(?:{expression})$"))
+}
+
+fn compare_pattern(expected: &str, actual: &str) -> Comparison {
+    let patterns: Vec<&str> = expected.lines().collect();
+    let lines: Vec<&str> = actual.lines().collect();
+    for (number, (expression, line)) in patterns.iter().zip(&lines).enumerate() {
+        match line_pattern(expression) {
+            Ok(pattern) if pattern.is_match(line) => {}
+            Ok(_) => {
+                return differs(format!(
+                    "line {} does not match the expected pattern:\n  line:    {line}\n  pattern: {expression}\n",
+                    number + 1
+                ))
+            }
+            Err(error) => {
+                return differs(format!(
+                    "pattern {} is not a regular expression: {error}\n",
+                    number + 1
+                ))
+            }
+        }
+    }
+    if patterns.len() != lines.len() {
+        return differs(format!(
+            "{} line(s), expected {}\n",
+            lines.len(),
+            patterns.len()
+        ));
+    }
+    Comparison {
+        equal: true,
+        diff: String::new(),
     }
 }
 
@@ -141,6 +213,48 @@ mod tests {
             "{}",
             c.diff
         );
+    }
+
+    #[test]
+    fn contains_finds_the_lines_in_order_among_others() {
+        let expected = "error: cannot evict\nnode/lab-node-1 not drained\n";
+        let actual = "Warning: ignoring DaemonSet-managed pods\nerror: cannot evict\nretrying\nnode/lab-node-1 not drained\n";
+        assert!(compare(expected, actual, Compare::Contains).equal);
+        let swapped = "node/lab-node-1 not drained\nerror: cannot evict\n";
+        let c = compare(expected, swapped, Compare::Contains);
+        assert!(!c.equal);
+        assert!(
+            c.diff.starts_with("expected line 2 is missing"),
+            "{}",
+            c.diff
+        );
+        let c = compare(expected, "", Compare::Contains);
+        assert_eq!(c.diff, "expected line 1 is missing:\nerror: cannot evict\n");
+    }
+
+    #[test]
+    fn pattern_matches_each_line_whole() {
+        let patterns = "lab-node-\\d+ (550|535)-.*\nTotal: \\d+\n";
+        assert!(
+            compare(
+                patterns,
+                "lab-node-0 550-5.15.0\nTotal: 3\n",
+                Compare::Pattern
+            )
+            .equal
+        );
+        // Anchored: a match inside the line is not enough.
+        let c = compare(
+            patterns,
+            "lab-node-0 550-5.15.0\nTotal: 3 nodes\n",
+            Compare::Pattern,
+        );
+        assert!(!c.equal);
+        assert!(c.diff.starts_with("line 2 does not match"), "{}", c.diff);
+        assert!(c.diff.contains("line:    Total: 3 nodes"), "{}", c.diff);
+        let c = compare(patterns, "lab-node-0 550-5.15.0\n", Compare::Pattern);
+        assert_eq!(c.diff, "1 line(s), expected 2\n");
+        assert!(!compare("(", "(", Compare::Pattern).equal);
     }
 
     #[test]

@@ -5,7 +5,7 @@ mod diff;
 mod feedback;
 mod normalise;
 
-pub use compare::{compare, Compare, Comparison};
+pub use compare::{compare, line_pattern, Compare, Comparison};
 pub use diff::unified_diff;
 pub use feedback::first_difference;
 pub use normalise::{normalise, Normaliser};

@@ -23,6 +23,8 @@ pub struct NodeTemplate {
     pub labels: BTreeMap<String, String>,
     pub annotations: BTreeMap<String, String>,
     pub taints: Vec<Value>,
+    /// Cordoned (`spec.unschedulable`).
+    pub unschedulable: bool,
     pub managed: bool,
     /// `status.capacity` entries over the fake node's defaults.
     pub capacity: BTreeMap<String, String>,
@@ -41,6 +43,7 @@ impl NodeTemplate {
             labels: spec.labels.clone(),
             annotations: spec.annotations.clone(),
             taints: spec.taints.clone(),
+            unschedulable: spec.unschedulable,
             managed: true,
             capacity: quantities(&spec.capacity),
             allocatable: quantities(&spec.allocatable),
@@ -53,6 +56,7 @@ impl NodeTemplate {
             labels: perturbation.labels.clone(),
             annotations: perturbation.annotations.clone(),
             taints: perturbation.taints.clone(),
+            unschedulable: perturbation.unschedulable,
             managed: perturbation.managed,
             capacity: quantities(&perturbation.capacity),
             allocatable: quantities(&perturbation.allocatable),
@@ -67,6 +71,7 @@ impl NodeTemplate {
                 labels: BTreeMap::new(),
                 annotations: BTreeMap::new(),
                 taints: Vec::new(),
+                unschedulable: false,
                 managed: true,
                 capacity: BTreeMap::new(),
                 allocatable: BTreeMap::new(),
@@ -98,12 +103,16 @@ impl NodeTemplate {
             }
         }
         self.apply_resources(&mut node);
-        if !self.taints.is_empty() {
-            if let Some(object) = node.as_object_mut() {
-                let spec = object.entry("spec").or_insert_with(|| json!({}));
-                if let Some(spec) = spec.as_object_mut() {
-                    spec.insert("taints".to_string(), Value::Array(self.taints.clone()));
-                }
+        if let Some(spec) = node
+            .as_object_mut()
+            .map(|object| object.entry("spec").or_insert_with(|| json!({})))
+            .and_then(Value::as_object_mut)
+        {
+            if !self.taints.is_empty() {
+                spec.insert("taints".to_string(), Value::Array(self.taints.clone()));
+            }
+            if self.unschedulable {
+                spec.insert("unschedulable".to_string(), json!(true));
             }
         }
         node
@@ -230,6 +239,7 @@ mod tests {
             labels: BTreeMap::from([("nvidia.com/gpu.present".into(), "true".into())]),
             annotations: BTreeMap::new(),
             taints: vec![json!({"key": "nvidia.com/gpu", "effect": "NoSchedule"})],
+            unschedulable: false,
             managed,
             capacity: BTreeMap::new(),
             allocatable: BTreeMap::new(),
@@ -246,6 +256,20 @@ mod tests {
             "fake"
         );
         assert_eq!(node["metadata"]["labels"]["nvidia.com/gpu.present"], "true");
+        assert_eq!(node["spec"]["taints"][0]["key"], "nvidia.com/gpu");
+    }
+
+    #[test]
+    fn a_cordoned_node_is_unschedulable_from_the_start() {
+        assert!(template(true).to_object()["spec"]
+            .get("unschedulable")
+            .is_none());
+        let cordoned = NodeTemplate {
+            unschedulable: true,
+            ..template(true)
+        };
+        let node = cordoned.to_object();
+        assert_eq!(node["spec"]["unschedulable"], true);
         assert_eq!(node["spec"]["taints"][0]["key"], "nvidia.com/gpu");
     }
 

@@ -159,7 +159,8 @@ pub struct FileCheck {
     pub path: PathBuf,
     #[serde(default)]
     pub compare: FileCompare,
-    /// Only for `compare: literal`.
+    /// The text to compare with instead of the reference's file: needed by `literal` and
+    /// `pattern` (one regular expression per line), optional for `contains`.
     #[serde(default)]
     pub expected: Option<String>,
     #[serde(default)]
@@ -176,6 +177,12 @@ pub enum FileCompare {
     Drain,
     /// Against the fixed `expected` string instead of the reference file.
     Literal,
+    /// The learner's file holds every line of `expected` (or of the reference's file), in order,
+    /// among any others.
+    Contains,
+    /// Each line of the learner's file matches, whole, the regular expression on the same line of
+    /// `expected`.
+    Pattern,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

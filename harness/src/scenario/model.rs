@@ -63,6 +63,9 @@ pub struct NodeSpec {
     /// core/v1 Taint objects, passed through as written.
     #[serde(default)]
     pub taints: Vec<Value>,
+    /// Cordoned from the start (`spec.unschedulable`, as `kubectl cordon` leaves it).
+    #[serde(default)]
+    pub unschedulable: bool,
     /// Capacity: cpu, memory, pods, extended resources (`nvidia.com/gpu: 4`); each given one
     /// replaces the fake node's default, the others stay.
     #[serde(default)]
@@ -141,6 +144,9 @@ pub struct Perturbation {
     pub managed: bool,
     #[serde(default)]
     pub taints: Vec<Value>,
+    /// Injected cordoned (`spec.unschedulable`).
+    #[serde(default)]
+    pub unschedulable: bool,
     /// Capacity: cpu, memory, pods, extended resources (`nvidia.com/gpu: 4`); each given one
     /// replaces the fake node's default, the others stay.
     #[serde(default)]

@@ -294,15 +294,32 @@ fn validate_kind(
     match kind {
         CheckKind::File(file) => {
             check_relative(&file.path, &format!("{path}.file.path"), location, problems);
+            let at = format!("{path}.file.expected");
             match (file.compare, &file.expected) {
-                (FileCompare::Literal, None) => {
-                    problems.add(&format!("{path}.file.expected"), location, "compare: literal needs `expected`".to_string())
-                }
-                (FileCompare::Literal, Some(_)) | (_, None) => {}
-                (_, Some(_)) => problems.add(
-                    &format!("{path}.file.expected"),
+                (FileCompare::Literal | FileCompare::Pattern, None) => problems.add(
+                    &at,
                     location,
-                    "`expected` is only used with compare: literal (other comparisons use the reference file)".to_string(),
+                    format!(
+                        "compare: {} needs `expected`",
+                        if file.compare == FileCompare::Literal { "literal" } else { "pattern" }
+                    ),
+                ),
+                (FileCompare::Pattern, Some(patterns)) => {
+                    for (number, line) in patterns.lines().enumerate() {
+                        if let Err(error) = graders::text::line_pattern(line) {
+                            problems.add(
+                                &at,
+                                location,
+                                format!("line {} is not a regular expression: {error}", number + 1),
+                            );
+                        }
+                    }
+                }
+                (FileCompare::Literal | FileCompare::Contains, Some(_)) | (_, None) => {}
+                (_, Some(_)) => problems.add(
+                    &at,
+                    location,
+                    "`expected` is only used with compare: literal, contains and pattern (the others compare with the reference file)".to_string(),
                 ),
             }
         }
@@ -521,6 +538,12 @@ steps:
       - id: typo
         title: an operator misspelt
         object: {resource: deployments, name: d, expect: {spec: {replicas: {$gtee: 3}}}}
+      - id: pat
+        title: a pattern that is no regular expression
+        file: {path: out/p.txt, compare: pattern, expected: \"ok\\n(unclosed\"}
+      - id: nopat
+        title: a pattern without expected
+        file: {path: out/q.txt, compare: pattern}
   - title: Numbered by its position
 ";
 
@@ -543,7 +566,7 @@ steps:
         let problems = problems();
         let problem = find(&problems, "step id 3 is taken by an earlier step");
         assert_eq!(problem.path, "steps[2].id");
-        assert_eq!(problem.location, Some((37, 3)));
+        assert_eq!(problem.location, Some((43, 3)));
         assert!(
             !problems.iter().any(|p| p.path == "steps[1].id"),
             "{problems:#?}"
@@ -581,6 +604,20 @@ steps:
         find(
             &problems,
             "../escape must be a relative path inside the lab dir",
+        );
+    }
+
+    #[test]
+    fn patterns_are_checked_on_load() {
+        let problems = problems();
+        let problem = find(&problems, "line 2 is not a regular expression");
+        assert_eq!(problem.path, "steps[1].checks[5].file.expected");
+        find(&problems, "compare: pattern needs `expected`");
+        assert!(
+            !problems
+                .iter()
+                .any(|p| p.to_string().contains("line 1 is not")),
+            "{problems:#?}"
         );
     }
 

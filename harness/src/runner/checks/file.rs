@@ -21,8 +21,8 @@ pub fn check_file(spec: &FileCheck, learner_dir: &Path, reference_dir: &Path) ->
         return Outcome::missing(&spec.path);
     };
     let actual = String::from_utf8_lossy(&actual).into_owned();
-    let expected = match (spec.compare, &spec.expected) {
-        (FileCompare::Literal, Some(literal)) => literal.clone(),
+    let expected = match &spec.expected {
+        Some(literal) => literal.clone(),
         _ => match read_lab_file(reference_dir, &spec.path) {
             Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             None => {
@@ -40,6 +40,8 @@ pub fn check_file(spec: &FileCheck, learner_dir: &Path, reference_dir: &Path) ->
         FileCompare::Exact | FileCompare::Literal => Compare::Exact,
         FileCompare::LinesUnordered => Compare::LinesUnordered,
         FileCompare::Drain => Compare::Drain,
+        FileCompare::Contains => Compare::Contains,
+        FileCompare::Pattern => Compare::Pattern,
     };
     let result = compare(&expected_norm, &actual_norm, how);
     let shown = spec.path.display();
@@ -60,6 +62,13 @@ pub fn check_file(spec: &FileCheck, learner_dir: &Path, reference_dir: &Path) ->
             format!("{shown} does not hold the same lines as the reference")
         }
         FileCompare::Literal => format!("{shown} differs from the expected text"),
+        FileCompare::Contains => match &spec.expected {
+            Some(_) => format!("{shown} does not hold the expected lines"),
+            None => format!("{shown} does not hold the lines the reference solution produces"),
+        },
+        // The first line that does not match is the message: the pattern is the scenario's to
+        // show, and the learner sees which of their lines is off.
+        FileCompare::Pattern => format!("{shown}: {}", result.diff.trim_end()),
         FileCompare::Exact => format!("{shown} differs from what the reference solution produces"),
     };
     Outcome::fail(message)
@@ -133,5 +142,50 @@ mod tests {
     fn literal_ignores_reference() {
         let (l, r) = dirs(Some("OK\n"), None);
         assert!(check_file(&spec(FileCompare::Literal, Some("OK")), l.path(), r.path()).passed);
+    }
+
+    /// A saved `kubectl` error among warnings holds the reference's lines; without them it fails
+    /// naming the first one missing.
+    #[test]
+    fn contains_takes_the_reference_or_the_expected_lines() {
+        let error = "error: cannot delete Pods that declare no controller\n";
+        let saved = format!("Warning: deleting Pods that declare no controller\n{error}");
+        let (l, r) = dirs(Some(&saved), Some(error));
+        assert!(check_file(&spec(FileCompare::Contains, None), l.path(), r.path()).passed);
+        let (l, r) = dirs(Some("node/lab-node-1 drained\n"), Some(error));
+        let outcome = check_file(&spec(FileCompare::Contains, None), l.path(), r.path());
+        assert!(!outcome.passed);
+        assert_eq!(
+            outcome.message,
+            "out/tags.txt does not hold the lines the reference solution produces"
+        );
+        assert!(outcome
+            .diff
+            .is_some_and(|diff| diff.contains("expected line 1 is missing")),);
+        let (l, r) = dirs(Some(&saved), None);
+        let expected = Some("error: cannot delete Pods that declare no controller");
+        assert!(check_file(&spec(FileCompare::Contains, expected), l.path(), r.path()).passed);
+    }
+
+    #[test]
+    fn pattern_names_the_first_line_that_does_not_match() {
+        let patterns = Some("lab-node-\\d+ \\d{3}-.*\nnodes: \\d+");
+        let (l, r) = dirs(Some("lab-node-0 550-5.15.0\nnodes: 3\n"), None);
+        assert!(check_file(&spec(FileCompare::Pattern, patterns), l.path(), r.path()).passed);
+        let (l, r) = dirs(Some("lab-node-0 550-5.15.0\nnodes: three\n"), None);
+        let outcome = check_file(&spec(FileCompare::Pattern, patterns), l.path(), r.path());
+        assert!(!outcome.passed);
+        assert!(
+            outcome
+                .message
+                .starts_with("out/tags.txt: line 2 does not match the expected pattern:"),
+            "{}",
+            outcome.message
+        );
+        assert!(
+            outcome.message.contains("line:    nodes: three"),
+            "{}",
+            outcome.message
+        );
     }
 }
