@@ -211,6 +211,16 @@ fn selftest_proves_the_mini_lab() {
     }
 }
 
+/// A bundled submission whose script prints a hard-coded answer (step 1 fails on the injected
+/// node), with `expect` as its expect.yaml.
+fn hardcoded_submission(dir: &std::path::Path, expect: &str) {
+    use crate::common::write;
+    write(&dir.join("tier.sh"), "#!/bin/bash\necho gold\n", 0o755);
+    write(&dir.join("out/tier.txt"), "gold\n", 0o644);
+    write(&dir.join("k8s/settings.yaml"), SETTINGS, 0o644);
+    write(&dir.join("expect.yaml"), expect, 0o644);
+}
+
 /// A bundled submission that does not get what its expect.yaml says fails the selftest, naming
 /// it; `--no-submissions` proves the scenario alone.
 #[test]
@@ -218,14 +228,7 @@ fn selftest_holds_the_bundled_submissions_to_their_expectations() {
     use crate::common::write;
     let root = lab();
     let hardcoded = root.path().join("mini/submissions/hardcoded");
-    write(
-        &hardcoded.join("tier.sh"),
-        "#!/bin/bash\necho gold\n",
-        0o755,
-    );
-    write(&hardcoded.join("out/tier.txt"), "gold\n", 0o644);
-    write(&hardcoded.join("k8s/settings.yaml"), SETTINGS, 0o644);
-    write(&hardcoded.join("expect.yaml"), "score: full\n", 0o644);
+    hardcoded_submission(&hardcoded, "score: full\n");
     let selftest = |extra: &[&str]| {
         let output = cargo_bin_cmd!("proctor")
             .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
@@ -419,14 +422,7 @@ fn demo_holds_each_bundled_submission_to_its_expectation() {
     write(&perfect.join("k8s/settings.yaml"), SETTINGS, 0o644);
     write(&perfect.join("expect.yaml"), "score: full\n", 0o644);
     let hardcoded = bundled.join("hardcoded");
-    write(
-        &hardcoded.join("tier.sh"),
-        "#!/bin/bash\necho gold\n",
-        0o755,
-    );
-    write(&hardcoded.join("out/tier.txt"), "gold\n", 0o644);
-    write(&hardcoded.join("k8s/settings.yaml"), SETTINGS, 0o644);
-    write(&hardcoded.join("expect.yaml"), "failingSteps: [1]\n", 0o644);
+    hardcoded_submission(&hardcoded, "failingSteps: [1]\n");
     let demo = || {
         cargo_bin_cmd!("proctor")
             .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
