@@ -150,9 +150,9 @@ pub struct CheckArgs {
     /// The learner's lab dir (default: the scenario's labDir, e.g. /root/<lab>).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// The learner's cluster.
+    /// The learner's cluster (what `proctor up <lab>` printed to export).
     #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
-    pub kubeconfig: PathBuf,
+    pub kubeconfig: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -6,6 +6,7 @@ pub mod external;
 pub mod in_process;
 pub mod kubectl;
 pub mod kwokctl;
+pub mod lab_mark;
 pub mod names;
 pub mod nodes;
 pub mod object_query;

@@ -1,6 +1,6 @@
 //! `proctor check <lab> [--step N] [--dir D]`: the learner's self-check.
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 
 use super::common::{emit, Globals, Verdict};
 use super::guard::guarded;
@@ -21,14 +21,53 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
             );
         }
     }
+    let Some(kubeconfig) = &args.kubeconfig else {
+        bail!(
+            "no cluster to check against: start one with `proctor up {lab} --lab-dir DIR` and \
+             export the KUBECONFIG it prints (or pass --kubeconfig)",
+            lab = lab.name()
+        );
+    };
+    let started_for = crate::cluster::lab_mark::marked(kubeconfig);
+    if let Some(started_for) = &started_for {
+        if started_for != lab.name() {
+            bail!(
+                "the cluster of {} was started for lab {started_for} (`proctor up \
+                 {started_for}`): check {started_for} there, or start {}'s own cluster",
+                kubeconfig.display(),
+                lab.name()
+            );
+        }
+    }
     let dir = args
         .dir
         .clone()
         .unwrap_or_else(|| lab.scenario.lab_dir.clone());
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    // A mistyped folder is said, not made: made and filled with starter files, it would be
+    // graded as work left undone.
+    if !dir.is_dir() {
+        bail!(
+            "the lab folder {} does not exist: pass the folder you work in with --dir (`proctor \
+             up {} --lab-dir DIR` makes one with the starter files)",
+            dir.display(),
+            lab.name()
+        );
+    }
     copy_starter(&lab, &dir, false)?;
     let mut progress = globals.progress(args.output.quiet);
-    let live = Target::external(&args.kubeconfig).await?;
+    let live = match Target::external(kubeconfig).await {
+        Ok(live) => live,
+        // The kubeconfig `up` left behind when it was killed (a closed terminal).
+        Err(error) if started_for.is_some() && refused(&format!("{error:#}")) => {
+            bail!(
+                "the cluster of {} is not running (its API server refuses connections): start it \
+                 again with `proctor up {} --lab-dir DIR` and export the KUBECONFIG it prints",
+                kubeconfig.display(),
+                lab.name()
+            )
+        }
+        Err(error) => return Err(error),
+    };
     let shadow = tokio::select! {
         shadow = shadow_reference(&lab, globals.cluster, progress.as_mut()) => shadow?,
         _ = super::common::interrupted() => return Ok(Verdict::Interrupted),
@@ -51,4 +90,11 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
         }
         None => Ok(Verdict::Interrupted),
     }
+}
+
+/// Whether kubectl's error says nothing listens at the server's address (`dial tcp …: connect:
+/// connection refused`, or kubectl's own `The connection to the server … was refused`).
+fn refused(error: &str) -> bool {
+    error.contains("connection refused")
+        || (error.contains("connection to the server") && error.contains("was refused"))
 }

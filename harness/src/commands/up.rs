@@ -49,6 +49,7 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
     };
     if let Some(lab) = &lab {
         prepare_cluster(lab, &target).await?;
+        crate::cluster::lab_mark::mark(&kubeconfig, lab.name())?;
         if let Some(dir) = &args.lab_dir {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             copy_starter(lab, dir, false)?;

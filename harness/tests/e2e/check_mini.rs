@@ -278,3 +278,73 @@ fn check_with_a_failing_reference_exits_2() {
     );
     assert!(!String::from_utf8_lossy(&output.stdout).contains("✓"));
 }
+
+/// `check` against a folder that is not there says so and makes nothing; against the cluster
+/// `up` started for another lab it refuses, naming that lab.
+#[test]
+fn check_refuses_a_missing_folder_and_another_labs_cluster() {
+    let root = lab();
+    proctor::tree::copy_dir(&root.path().join("mini"), &root.path().join("other"))
+        .expect("a second lab");
+    crate::common::write(
+        &root.path().join("other/scenario.yaml"),
+        &crate::common::SCENARIO.replace("name: mini", "name: other"),
+        0o644,
+    );
+    let work = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = work.path().join("kubeconfig");
+    let lab_dir = work.path().join("lab");
+    let mut up = Up::start(root.path(), &kubeconfig, &lab_dir);
+    let kc = up.kubeconfig.clone();
+    let check = |lab: &str, dir: &Path| {
+        let output = cargo_bin_cmd!("proctor")
+            .args(["check", lab, "--color", "never", "--scenarios"])
+            .arg(root.path())
+            .arg("--dir")
+            .arg(dir)
+            .env("KUBECONFIG", &kc)
+            .env("PROCTOR_CACHE", work.path().join("cache"))
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let typo = work.path().join("lba");
+    let (code, stderr) = check("mini", &typo);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the lab folder {} does not exist", typo.display())),
+        "{stderr}"
+    );
+    assert!(!typo.exists(), "check made the mistyped folder");
+
+    let (code, stderr) = check("other", &lab_dir);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("was started for lab mini (`proctor up mini`)"),
+        "{stderr}"
+    );
+    // kubectl reads the kubeconfig with its mark as before.
+    let nodes = Command::new("kubectl")
+        .args(["get", "nodes", "-o", "name"])
+        .env("KUBECONFIG", &kc)
+        .output()
+        .expect("kubectl");
+    assert!(
+        nodes.status.success(),
+        "{}",
+        String::from_utf8_lossy(&nodes.stderr)
+    );
+
+    // `up` killed (a closed terminal): its kubeconfig stays, its server is gone.
+    up.child.kill().expect("kill -9 proctor up");
+    up.child.wait().expect("reaped");
+    let (code, stderr) = check("mini", &lab_dir);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is not running (its API server refuses connections): start it again with `proctor up mini"),
+        "{stderr}"
+    );
+}

@@ -139,7 +139,9 @@ fn check_needs_a_kubeconfig() {
         .env_remove("KUBECONFIG")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--kubeconfig <FILE>"));
+        .stderr(predicate::str::contains(
+            "no cluster to check against: start one with `proctor up gpudrv --lab-dir DIR`",
+        ));
 }
 
 #[test]
