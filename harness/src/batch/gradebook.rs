@@ -340,7 +340,7 @@ impl Gradebook {
             steps.iter().map(|step| step.max_score).sum::<f64>(),
             f64::max,
         );
-        let mut maxima = vec![String::new(); if learners { 3 } else { 0 }];
+        let mut maxima = vec![String::new(); if learners { LEARNER_COLUMNS.len() } else { 0 }];
         maxima.push(POINTS_POSSIBLE.to_string());
         maxima.extend([points(max), points(max)]);
         maxima.extend(std::iter::repeat_n(String::new(), 4));

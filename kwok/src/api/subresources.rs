@@ -89,6 +89,20 @@ pub fn set_condition(pod: &mut Value, cond: Value) {
     }
 }
 
+/// `pod` marked `DisruptionTarget=True` for `reason`, as a controller marks a pod it is about to
+/// delete (`apipod.UpdatePodCondition` in the scheduler's preemption and the taint manager).
+pub fn disruption_target(pod: &Value, reason: &str, message: &str) -> Value {
+    let mut marked = pod.clone();
+    set_condition(
+        &mut marked,
+        json!({
+            "type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
+            "lastTransitionTime": meta::now(), "reason": reason, "message": message,
+        }),
+    );
+    marked
+}
+
 /// `POST pods/<name>/eviction` (`pkg/registry/core/pod/storage/eviction.go`).
 pub fn evict(api: &Api, ns: &str, name: &str, eviction: &Value) -> ApiResult<()> {
     let body_name = eviction["metadata"]["name"].as_str().unwrap_or("");

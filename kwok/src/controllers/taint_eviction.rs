@@ -18,8 +18,8 @@ use serde_json::{json, Value};
 
 use super::events::Recorder;
 use super::{just_after, Controller, Pass};
-use crate::api::subresources::set_condition;
-use crate::api::{meta, Api};
+use crate::api::subresources::disruption_target;
+use crate::api::Api;
 use crate::registry;
 use crate::scheduler::{tolerates, EFFECT_NO_EXECUTE};
 use crate::store::Event;
@@ -113,14 +113,10 @@ impl TaintEviction {
         let Some(pod) = api.store().get(&registry::PODS, ns, name) else {
             return;
         };
-        let mut marked = pod.value.clone();
-        set_condition(
-            &mut marked,
-            json!({
-                "type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
-                "lastTransitionTime": meta::now(), "reason": "DeletionByTaintManager",
-                "message": "Taint manager: deleting due to NoExecute taint",
-            }),
+        let marked = disruption_target(
+            &pod.value,
+            "DeletionByTaintManager",
+            "Taint manager: deleting due to NoExecute taint",
         );
         if marked != pod.value {
             let written = api.update_status(&registry::PODS, marked);

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::events::Recorder;
 use super::typed::TypedCache;
 use super::{Controller, Pass};
-use crate::api::subresources::{bind, set_condition};
+use crate::api::subresources::{bind, disruption_target, set_condition};
 use crate::api::{meta, Api, WriteOptions};
 use crate::registry;
 use crate::scheduler::{self, NodeInfo, SchedulingContext};
@@ -259,14 +259,10 @@ fn preempt(
         if meta::uid(&victim.value) != v.uid {
             continue;
         }
-        let mut marked = victim.value.clone();
-        set_condition(
-            &mut marked,
-            json!({
-                "type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
-                "lastTransitionTime": meta::now(), "reason": "PreemptionByScheduler",
-                "message": format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
-            }),
+        let marked = disruption_target(
+            &victim.value,
+            "PreemptionByScheduler",
+            &format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
         );
         let written = api.update_status(&registry::PODS, marked);
         pass.check("marking a preemption victim", written);

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::api::WriteOptions;
+use crate::api::{meta, WriteOptions};
 use crate::store::Store;
 
 const NS: &str = "default";
