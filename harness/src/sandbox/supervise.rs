@@ -32,7 +32,7 @@ const IDLE_CPU: Duration = Duration::from_millis(30);
 /// one that never sits idle for long but never spins either (a loop that sleeps and polls). An
 /// honest script uses a small part of its timeout, so only a machine slowed more than this many
 /// times over turns its verdict.
-const TIMEOUT_CEILING: u32 = 10;
+pub(crate) const TIMEOUT_CEILING: u32 = 10;
 
 pub(crate) enum Ended {
     Exited(std::process::ExitStatus),
