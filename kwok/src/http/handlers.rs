@@ -40,13 +40,17 @@ pub fn handle(server: &Server, parts: &Parts, target: Target, body: &[u8]) -> Re
             }
         }
         Target::OpenApiV2 if get => openapi::v2(),
+        Target::OpenApiV3Index if get => openapi::v3_discovery(store, &parts.headers),
+        Target::OpenApiV3(name) if get => {
+            openapi::v3_document(store, &name, &parts.headers, query.get("hash"))
+        }
         Target::Resource(path) => match resource(server, parts, &query, path, body) {
             Ok(r) => r,
             Err(e) => respond::error(&e),
         },
         Target::Unknown
         | Target::OpenApiV3Index
-        | Target::OpenApiV3 { .. }
+        | Target::OpenApiV3(_)
         | Target::Version
         | Target::Health
         | Target::ApiVersions

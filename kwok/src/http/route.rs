@@ -10,10 +10,14 @@ pub enum Target {
     ApiVersions,
     ApiGroupList,
     ApiGroup(String),
-    ResourceList { group: String, version: String },
+    ResourceList {
+        group: String,
+        version: String,
+    },
     OpenApiV2,
     OpenApiV3Index,
-    OpenApiV3 { group: String, version: String },
+    /// A document under `/openapi/v3/`, by name (`api/v1`, `apis/apps/v1`, `version`).
+    OpenApiV3(String),
     Resource(ResourcePath),
     Unknown,
 }
@@ -70,14 +74,7 @@ pub fn parse(path: &str, lookup: Lookup) -> Target {
         ["apis"] => Target::ApiGroupList,
         ["openapi", "v2"] => Target::OpenApiV2,
         ["openapi", "v3"] => Target::OpenApiV3Index,
-        ["openapi", "v3", "api", v] => Target::OpenApiV3 {
-            group: String::new(),
-            version: v.to_string(),
-        },
-        ["openapi", "v3", "apis", g, v] => Target::OpenApiV3 {
-            group: g.to_string(),
-            version: v.to_string(),
-        },
+        ["openapi", "v3", rest @ ..] => Target::OpenApiV3(rest.join("/")),
         ["apis", g] => Target::ApiGroup(g.to_string()),
         ["api", v] => Target::ResourceList {
             group: String::new(),

@@ -10,4 +10,5 @@ mod kubectl_pods;
 mod kubectl_workloads;
 mod lab_gpudrv;
 mod lab_gpuops;
+mod openapi;
 mod protobuf_deletes;

@@ -119,15 +119,11 @@ fn version_rank(v: &str) -> (u8, i64, i64, String) {
     }
 }
 
-/// The custom resources `store` serves: each served version of each established definition, a
-/// definition's versions in kube-aware order (the preferred one first).
-pub fn served(store: &Store) -> Vec<&'static ResourceDef> {
+/// Each served version of each established definition `store` holds, a definition's versions in
+/// kube-aware order (the preferred one first): the definition and the version's entry.
+pub fn served_versions(store: &Store) -> Vec<(Value, Value)> {
     let mut out = Vec::new();
-    let crds = store.list(&CUSTOMRESOURCEDEFINITIONS, None).0;
-    let Ok(mut table) = interned().lock() else {
-        return out;
-    };
-    for crd in &crds {
+    for crd in store.list(&CUSTOMRESOURCEDEFINITIONS, None).0 {
         let crd = &crd.value;
         if !established(crd) || meta::is_deleting(crd) {
             continue;
@@ -139,11 +135,22 @@ pub fn served(store: &Store) -> Vec<&'static ResourceDef> {
             .filter(|v| v["served"] == true)
             .collect();
         versions.sort_by_key(|v| version_rank(v["name"].as_str().unwrap_or("")));
-        for v in versions {
-            out.push(intern(&mut table, crd, v));
-        }
+        out.extend(versions.into_iter().map(|v| ((*crd).clone(), v.clone())));
     }
     out
+}
+
+/// The custom resources `store` serves: each served version of each established definition, a
+/// definition's versions in kube-aware order (the preferred one first).
+pub fn served(store: &Store) -> Vec<&'static ResourceDef> {
+    let versions = served_versions(store);
+    let Ok(mut table) = interned().lock() else {
+        return Vec::new();
+    };
+    versions
+        .iter()
+        .map(|(crd, v)| intern(&mut table, crd, v))
+        .collect()
 }
 
 /// The custom resource at `group`/`version`/`plural`, when `store` serves one: what routing a
