@@ -29,11 +29,21 @@ pub fn into_storage(res: &'static ResourceDef, value: Value) -> Value {
     }
 }
 
-/// A stored object as `res` shows it.
+/// A stored object as `res` shows it. A custom resource's versions share one table; read
+/// through another version than the one it was written in, an object is converted the way a
+/// definition without a conversion webhook converts (`nopConverter`): its apiVersion becomes the
+/// version asked for, nothing else changes.
 pub fn from_storage(res: &'static ResourceDef, stored: &Stored) -> Stored {
     if is_view(res) {
-        Object::new(res.strategy.to_view_shape(&stored.value))
-    } else {
-        stored.clone()
+        return Object::new(res.strategy.to_view_shape(&stored.value));
     }
+    if res.strategy.custom() {
+        let wanted = res.api_version();
+        if stored.value["apiVersion"].as_str() != Some(wanted.as_str()) {
+            let mut value = stored.value.clone();
+            value["apiVersion"] = Value::String(wanted);
+            return Object::new(value);
+        }
+    }
+    stored.clone()
 }

@@ -163,27 +163,33 @@ impl Api {
         let mut items = Vec::new();
         let mut continue_token = None;
         let mut remaining = None;
-        let mut iter = all.into_iter().filter(|o| {
-            if let Some((sns, sname)) = &start {
-                if (o.namespace(), o.name()) <= (sns.as_str(), sname.as_str()) {
-                    return false;
-                }
-            }
+        // The keys after the continue token, matching or not: etcd3's GetList pages over keys.
+        let mut keys = all.into_iter().filter(|o| {
+            start.as_ref().is_none_or(|(sns, sname)| {
+                (o.namespace(), o.name()) > (sns.as_str(), sname.as_str())
+            })
+        });
+        let matches = |o: &Stored| {
             labels.as_ref().is_none_or(|f| f(&o.value))
                 && fields.as_ref().is_none_or(|f| f(&o.value))
-        });
+        };
         let limit = opts.limit.filter(|l| *l > 0);
-        for o in iter.by_ref() {
-            items.push(o);
+        for o in keys.by_ref() {
+            if matches(&o) {
+                items.push(o);
+            }
             if limit.is_some_and(|l| items.len() >= l) {
                 break;
             }
         }
-        if limit.is_some() {
-            let rest = iter.count();
-            if rest > 0 {
-                if let Some(last) = items.last() {
-                    continue_token = Some(encode_continue(rv, last.namespace(), last.name()));
+        // A page is followed by another whenever keys remain after its last item, whether or
+        // not they match (the next page may then be empty); only an unfiltered list says how
+        // many (`PrepareContinueToken`: etcd counts keys, not matches).
+        let rest = keys.count();
+        if limit.is_some() && rest > 0 {
+            if let Some(last) = items.last() {
+                continue_token = Some(encode_continue(rv, last.namespace(), last.name()));
+                if labels.is_none() && fields.is_none() {
                     remaining = Some(rest);
                 }
             }
@@ -400,10 +406,12 @@ impl Api {
                 m.insert("namespace".into(), json!(ns));
             }
         }
+        // `Store.Update`: a version of 0 (`"0"` or none) asks for no precondition.
         let precondition = match meta::resource_version(&obj) {
             "" => None,
             rv => Some(rv.parse::<u64>().map_err(|_| ApiError::stale(res, name))?),
-        };
+        }
+        .filter(|rv| *rv != 0);
         if precondition.is_some_and(|rv| rv != old.resource_version()) {
             return Err(ApiError::stale(res, name));
         }

@@ -75,10 +75,14 @@ pub fn api_group(custom: &[&'static ResourceDef], name: &str) -> Option<Value> {
         .into_iter()
         .find(|(g, _)| *g == name)
         .map(|(g, v)| {
-            let mut doc = group(g, &v);
-            doc["kind"] = json!("APIGroup");
-            doc["apiVersion"] = json!("v1");
-            doc
+            // TypeMeta first, as the Go struct declares it.
+            let mut doc = serde_json::Map::new();
+            doc.insert("kind".into(), json!("APIGroup"));
+            doc.insert("apiVersion".into(), json!("v1"));
+            if let Value::Object(fields) = group(g, &v) {
+                doc.extend(fields);
+            }
+            Value::Object(doc)
         })
 }
 
@@ -135,9 +139,12 @@ pub fn resource_list(custom: &[&'static ResourceDef], group: &str, version: &str
     } else {
         format!("{group}/{version}")
     };
-    Some(
-        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
-    )
+    // The legacy core group's list is written without an apiVersion.
+    Some(if group.is_empty() {
+        json!({"kind": "APIResourceList", "groupVersion": gv, "resources": resources})
+    } else {
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources})
+    })
 }
 
 #[cfg(test)]

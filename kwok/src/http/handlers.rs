@@ -20,7 +20,7 @@ pub fn handle(server: &Server, parts: &Parts, target: Target, body: &[u8]) -> Re
     let query = Query::parse(parts.uri.query());
     let get = parts.method == Method::GET;
     match target {
-        Target::Version if get => respond::value(StatusCode::OK, &discovery::version()),
+        Target::Version if get => respond::raw_json(StatusCode::OK, &discovery::version()),
         Target::Health if get => ok_text("ok"),
         Target::ApiVersions if get => respond::value(
             StatusCode::OK,
@@ -44,10 +44,28 @@ pub fn handle(server: &Server, parts: &Parts, target: Target, body: &[u8]) -> Re
         Target::OpenApiV3(name) if get => {
             openapi::v3_document(store, &name, &parts.headers, query.get("hash"))
         }
-        Target::Resource(path) => match resource(server, parts, &query, path, body) {
-            Ok(r) => r,
-            Err(e) => respond::error(&e),
-        },
+        Target::Resource(path) => {
+            let deprecation = path.res.strategy.deprecation_warning().map(str::to_owned);
+            let r = match resource(server, parts, &query, path, body) {
+                Ok(r) => r,
+                Err(e) => respond::error(&e),
+            };
+            match deprecation {
+                // Added before the request is handled, so ahead of the handler's own.
+                Some(w) => {
+                    let later: Vec<HeaderValue> =
+                        r.headers().get_all("Warning").iter().cloned().collect();
+                    let mut r = r;
+                    r.headers_mut().remove("Warning");
+                    let mut r = with_warnings(r, &[w]);
+                    for v in later {
+                        r.headers_mut().append("Warning", v);
+                    }
+                    r
+                }
+                None => r,
+            }
+        }
         Target::Unknown
         | Target::OpenApiV3Index
         | Target::OpenApiV3(_)

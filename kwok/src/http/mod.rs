@@ -62,6 +62,23 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
     let lookup = |g: &str, v: &str, p: &str| crate::kinds::custom::find(store, g, v, p);
     // Routed once: the authorizer and the handler read the same target.
     let target = route::parse(parts.uri.path(), &lookup);
+    // The serializer's pretty form, for API answers (not a watch's stream, nor the documents
+    // served as they are stored: /version and OpenAPI).
+    let pretty = match &target {
+        route::Target::Resource(path) => !watch && !path.watch_prefix,
+        route::Target::ApiVersions
+        | route::Target::ApiGroupList
+        | route::Target::ApiGroup(_)
+        | route::Target::ResourceList { .. }
+        | route::Target::Unknown => true,
+        _ => false,
+    } && respond::pretty_requested(
+        parts.uri.query(),
+        parts
+            .headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok()),
+    );
     let attributes =
         Attributes::of_request(parts.method.as_str(), parts.uri.path(), &target, watch);
     let decision = crate::auth::rbac::authorize(&server.api, &user, &attributes);
@@ -89,6 +106,7 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         handlers::handle(&server, &parts, target, &bytes)
     }));
     match result {
+        Ok(r) if pretty => respond::prettified(r).await,
         Ok(r) => r,
         Err(_) => {
             tracing::error!(uri = %parts.uri, "handler panicked");

@@ -123,8 +123,13 @@ pub fn negotiate(headers: &HeaderMap, include: Option<&str>) -> Result<Format, A
     Err(ApiError::not_acceptable(accept))
 }
 
+/// An API object's JSON answer. The apiserver's JSON serializer writes with Go's
+/// `json.Encoder`, which ends every document with a newline.
 pub fn json_response(code: StatusCode, body: Bytes) -> Response {
-    let mut r = Response::new(Body::from(body));
+    let mut with_newline = BytesMut::with_capacity(body.len() + 1);
+    with_newline.put_slice(&body);
+    with_newline.put_u8(b'\n');
+    let mut r = Response::new(Body::from(with_newline.freeze()));
     *r.status_mut() = code;
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -135,6 +140,57 @@ pub fn json_response(code: StatusCode, body: Bytes) -> Response {
 
 pub fn value(code: StatusCode, v: &Value) -> Response {
     json_response(code, Bytes::from(serde_json::to_vec(v).unwrap_or_default()))
+}
+
+/// `responsewriters.WriteRawJSON`: indented, without the serializer's newline (`/version`).
+pub fn raw_json(code: StatusCode, v: &Value) -> Response {
+    let mut r = Response::new(Body::from(serde_json::to_vec_pretty(v).unwrap_or_default()));
+    *r.status_mut() = code;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// `isPrettyPrint`: `?pretty=<bool>`, else a browser's or a command-line HTTP tool's user agent.
+pub fn pretty_requested(query: Option<&str>, user_agent: Option<&str>) -> bool {
+    if let Some(v) = super::query::Query::parse(query).get("pretty") {
+        if !v.is_empty() {
+            return matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True");
+        }
+    }
+    user_agent.is_some_and(|ua| {
+        ["curl", "Wget", "Mozilla/5.0"]
+            .iter()
+            .any(|p| ua.starts_with(p))
+    })
+}
+
+/// The JSON serializer's pretty form (`json.MarshalIndent(obj, "", "  ")`, no newline) of an
+/// answer already made.
+pub async fn prettified(r: Response) -> Response {
+    let is_json = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes() == b"application/json");
+    if !is_json {
+        return r;
+    }
+    let (parts, body) = r.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    let pretty = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|v| serde_json::to_vec_pretty(&v).ok());
+    let body = match pretty {
+        Some(p) => Body::from(p),
+        None => Body::from(bytes),
+    };
+    let mut r = Response::from_parts(parts, body);
+    r.headers_mut().remove(header::CONTENT_LENGTH);
+    r
 }
 
 pub fn error(e: &ApiError) -> Response {

@@ -115,6 +115,12 @@ pub(crate) trait Strategy: Sync + Debug {
         true
     }
 
+    /// The warning every request to this version carries: a deprecated custom resource
+    /// version's (`crdHandler.ServeHTTP`).
+    fn deprecation_warning(&self) -> Option<&str> {
+        None
+    }
+
     /// How a DELETE of `obj` proceeds, given the request's grace period; a graceful deletion
     /// marks `obj`.
     fn deletion(&self, _obj: &mut Value, _grace_period_seconds: Option<i64>) -> Deletion {

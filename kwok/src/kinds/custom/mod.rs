@@ -91,8 +91,36 @@ fn build(crd: &Value, version: &Value) -> ResourceDef {
             status_subresource: !subresources.is_empty(),
             columns: Box::leak(columns.0.into_boxed_slice()) as &'static [Column],
             paths: columns.1,
+            deprecation: deprecation_warning(spec, version),
         })),
     }
+}
+
+/// A deprecated version's warning: its own, or `defaultDeprecationWarning`'s, which names the
+/// most preferred served version newer than it that is not deprecated.
+fn deprecation_warning(spec: &Value, version: &Value) -> Option<String> {
+    if version["deprecated"] != true {
+        return None;
+    }
+    if let Some(w) = version["deprecationWarning"].as_str() {
+        return Some(w.to_owned());
+    }
+    let name = version["name"].as_str().unwrap_or_default();
+    let group = spec["group"].as_str().unwrap_or_default();
+    let kind = spec["names"]["kind"].as_str().unwrap_or_default();
+    let mut message = format!("{group}/{name} {kind} is deprecated");
+    let newer = spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| v["served"] == true && v["deprecated"] != true)
+        .filter_map(|v| v["name"].as_str())
+        .filter(|v| version_rank(v) < version_rank(name))
+        .min_by_key(|v| version_rank(v));
+    if let Some(newer) = newer {
+        message.push_str(&format!("; use {group}/{newer} {kind}"));
+    }
+    Some(message)
 }
 
 /// Kube-aware version order (`version.CompareKubeAwareVersionStrings`): GA before beta before

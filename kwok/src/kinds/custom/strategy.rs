@@ -23,6 +23,8 @@ pub(crate) struct CustomResource {
     pub status_subresource: bool,
     pub columns: &'static [Column],
     pub paths: Vec<CellPath>,
+    /// The version's deprecation warning, when it is deprecated.
+    pub deprecation: Option<String>,
 }
 
 /// Everything but `metadata` (`copyNonMetadata`): what moves the generation.
@@ -133,6 +135,10 @@ impl Strategy for CustomResource {
             &status_schema,
         ));
         errs
+    }
+
+    fn deprecation_warning(&self) -> Option<&str> {
+        self.deprecation.as_deref()
     }
 
     fn allow_unconditional_update(&self) -> bool {
