@@ -25,24 +25,129 @@ pub struct Bundle<'a> {
     pub proctor: PathBuf,
     /// The kubectl binary to ship.
     pub kubectl: PathBuf,
+    /// When Gradescope shows a hidden check to its learner.
+    pub hidden: HiddenChecks,
+}
+
+/// Gradescope's test visibilities a hidden check may take. Any of them hides the submission's
+/// total score from its learner until the instructor publishes grades (Gradescope shows a total
+/// only when every test is visible).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HiddenChecks {
+    /// Shown once the instructor publishes grades: the learner sees what they lost points for.
+    AfterPublished,
+    /// Shown after the assignment's due date, published or not.
+    AfterDueDate,
+    /// Never shown to the learner, only to the course staff.
+    Hidden,
+}
+
+impl HiddenChecks {
+    fn gradescope(self) -> &'static str {
+        match self {
+            HiddenChecks::AfterPublished => "after_published",
+            HiddenChecks::AfterDueDate => "after_due_date",
+            HiddenChecks::Hidden => "hidden",
+        }
+    }
+}
+
+/// A shell word: `s` single-quoted.
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The names at the top of a lab folder, which an upload holding only one of them is not
+/// wrapped in: those of the files the steps leave and the checks read, and of the starter
+/// files, the reference and the bundled submissions.
+fn top_level_names(lab: &Lab) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for step in &lab.scenario.steps {
+        let checked = step.checks.iter().flat_map(|check| {
+            let file = check.file.as_ref().map(|f| f.path.as_path());
+            let script = check.script.as_ref().map(|s| s.path.as_path());
+            file.into_iter().chain(script)
+        });
+        for path in step.artifacts.iter().map(PathBuf::as_path).chain(checked) {
+            let first = path.components().find_map(|c| match c {
+                std::path::Component::Normal(name) => name.to_str(),
+                _ => None,
+            });
+            if let Some(name) = first {
+                names.insert(name.to_owned());
+            }
+        }
+    }
+    let mut add = |dir: &Path| {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if let Some(name) = entry.file_name().to_str() {
+                if name != "expect.yaml" {
+                    names.insert(name.to_owned());
+                }
+            }
+        }
+    };
+    add(&lab.dir.join("starter"));
+    add(&lab.dir.join("reference"));
+    for entry in std::fs::read_dir(lab.dir.join("submissions"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        add(&entry.path());
+    }
+    names.into_iter().collect()
+}
+
+/// The proctor binary without its debug information (the release build keeps line tables for
+/// backtraces: 5x the size, and every autograder build uploads it), when binutils' `strip` is
+/// at hand; as it is otherwise.
+fn shipped_proctor(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let Some(strip) = crate::sandbox::on_path("strip") else {
+        tracing::warn!("strip is not on PATH: bin/proctor is shipped with its debug information");
+        return std::fs::read(path).with_context(|| format!("reading {}", path.display()));
+    };
+    let dir = tempfile::tempdir().context("a temporary directory")?;
+    let out = dir.path().join("proctor");
+    let status = std::process::Command::new(strip)
+        .arg("--strip-debug")
+        .arg("-o")
+        .arg(&out)
+        .arg(path)
+        .status()
+        .context("running strip")?;
+    if !status.success() {
+        bail!("strip --strip-debug {} failed ({status})", path.display());
+    }
+    std::fs::read(&out).with_context(|| format!("reading {}", out.display()))
 }
 
 /// The bundle's files: path in the zip, executable or not, and bytes.
 fn files(bundle: &Bundle<'_>) -> anyhow::Result<Vec<(String, bool, Vec<u8>)>> {
     let name = bundle.lab.name();
-    let script = |text: &str| text.replace("@LAB@", name).into_bytes();
+    let names: Vec<String> = top_level_names(bundle.lab)
+        .iter()
+        .map(|n| quoted(n))
+        .collect();
+    let script = |text: &str| {
+        text.replace("@LAB@", name)
+            .replace("@HIDDEN@", bundle.hidden.gradescope())
+            .replace("@NAMES@", &names.join(" "))
+            .into_bytes()
+    };
     let mut files = vec![
         ("setup.sh".to_string(), true, script(SETUP)),
         ("run_autograder".to_string(), true, script(RUN)),
         ("tools.sh".to_string(), false, script(TOOLS)),
     ];
-    for (path, tool) in [
-        ("bin/proctor", &bundle.proctor),
-        ("bin/kubectl", &bundle.kubectl),
-    ] {
-        let bytes = std::fs::read(tool).with_context(|| format!("reading {}", tool.display()))?;
-        files.push((path.to_string(), true, bytes));
-    }
+    files.push((
+        "bin/proctor".into(),
+        true,
+        shipped_proctor(&bundle.proctor)?,
+    ));
+    let kubectl = std::fs::read(&bundle.kubectl)
+        .with_context(|| format!("reading {}", bundle.kubectl.display()))?;
+    files.push(("bin/kubectl".into(), true, kubectl));
     let root = &bundle.lab.dir;
     let prefix = format!("scenarios/{name}");
     let mut seen = std::collections::HashSet::new();

@@ -351,4 +351,8 @@ pub struct GradescopeArgs {
     /// The kubectl binary to ship [default: the kubectl on PATH].
     #[arg(long, value_name = "FILE")]
     pub kubectl: Option<PathBuf>,
+    /// When learners see the hidden checks' results (any choice keeps the total score from
+    /// them until grades are published, as Gradescope does whenever a test is not visible).
+    #[arg(long, value_enum, default_value_t = crate::autograder::HiddenChecks::AfterPublished)]
+    pub hidden_checks: crate::autograder::HiddenChecks,
 }

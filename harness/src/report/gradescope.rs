@@ -1,22 +1,33 @@
-//! `--format json`: Gradescope's autograder `results.json`
-//! (fields per Gradescope's "Autograder Specifications": top-level `score`, `execution_time`,
-//! `output`, `tests[]` with `score`, `max_score`, `status`, `name`, `number`, `output`,
-//! `visibility`).
+//! `--format json`: Gradescope's autograder `results.json`, with only the fields its "Autograder
+//! Specifications" define: top-level `score`, `execution_time`, `output`, `output_format`,
+//! `test_output_format`, `extra_data`, and `tests[]` with `score`, `max_score`, `status`, `name`,
+//! `number`, `output`, `tags`, `visibility`, `extra_data`. Outputs are Markdown; whatever quotes
+//! a learner's output sits in a fenced block, so that nothing in it is rendered.
 
 use serde::Serialize;
 
 use super::model::{CheckReport, Report};
+use super::visible::visible;
 use crate::scenario::Visibility;
 
 #[derive(Serialize)]
 struct Results<'a> {
     score: f64,
-    max_score: f64,
     execution_time: u64,
     output: String,
     output_format: &'static str,
     test_output_format: &'static str,
+    extra_data: ResultsData<'a>,
     tests: Vec<Test<'a>>,
+}
+
+/// What a course's scripts need to match a result to its run.
+#[derive(Serialize)]
+struct ResultsData<'a> {
+    lab: &'a str,
+    proctor_version: &'static str,
+    isolation: Option<&'a str>,
+    max_score: f64,
 }
 
 #[derive(Serialize)]
@@ -29,6 +40,39 @@ struct Test<'a> {
     output: String,
     visibility: &'static str,
     tags: Vec<String>,
+    extra_data: TestData<'a>,
+}
+
+#[derive(Serialize)]
+struct TestData<'a> {
+    check: &'a str,
+    step: u32,
+}
+
+/// A fence longer than any run of backticks in `text`, so `text` cannot close it.
+fn fenced(info: &str, text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat((longest + 1).max(3));
+    format!("{fence}{info}\n{}\n{fence}", visible(text.trim_end()))
+}
+
+/// A check's message, diff and hints in Markdown: the message and diff quote what the learner's
+/// scripts printed and are fenced; hints are the author's words.
+fn markdown(check: &CheckReport) -> String {
+    let mut parts = Vec::new();
+    if !check.message.trim().is_empty() {
+        parts.push(fenced("text", &check.message));
+    }
+    if let Some(diff) = check.diff.as_deref().filter(|d| !d.trim().is_empty()) {
+        parts.push(fenced("diff", diff));
+    }
+    for hint in &check.hints {
+        parts.push(format!(
+            "> **Hint:** {}",
+            visible(hint).replace('\n', "\n> ")
+        ));
+    }
+    parts.join("\n\n")
 }
 
 fn test(check: &CheckReport) -> Test<'_> {
@@ -38,37 +82,46 @@ fn test(check: &CheckReport) -> Test<'_> {
         score: check.score,
         max_score: check.points,
         status: if check.passed { "passed" } else { "failed" },
-        output: check.details(),
+        output: markdown(check),
         // Gradescope's vocabulary: "hidden" would never be shown to a learner, but a hidden
         // check is only hidden while the learner works; once grades are published they see
-        // what they lost points for.
+        // what they lost points for. The bundle may choose otherwise (`--hidden-checks`).
         visibility: match check.visibility {
             Visibility::Visible => "visible",
             Visibility::Hidden => "after_published",
         },
         tags: vec![format!("step-{}", check.step), check.id.clone()],
+        extra_data: TestData {
+            check: &check.id,
+            step: check.step,
+        },
     }
 }
 
 pub fn render(report: &Report) -> String {
     let (passed, failed) = report.counts();
+    let mut output = format!(
+        "**{}: {}** — {} passed, {} failed",
+        visible(&report.lab),
+        visible(&report.title),
+        passed,
+        failed
+    );
+    if let Some(note) = report.isolation_note() {
+        output.push_str(&format!("\n\n_{note}_"));
+    }
     let results = Results {
         score: report.score(),
-        max_score: report.max_score(),
         execution_time: report.duration.as_secs(),
-        output: format!(
-            "{}: {} ({} passed, {} failed){}",
-            report.lab,
-            report.title,
-            passed,
-            failed,
-            report
-                .isolation_note()
-                .map(|note| format!("\n{note}"))
-                .unwrap_or_default()
-        ),
-        output_format: "text",
-        test_output_format: "text",
+        output,
+        output_format: "md",
+        test_output_format: "md",
+        extra_data: ResultsData {
+            lab: &report.lab,
+            proctor_version: env!("CARGO_PKG_VERSION"),
+            isolation: report.isolation.as_deref(),
+            max_score: report.max_score(),
+        },
         tests: report.checks().map(test).collect(),
     };
     let mut text = serde_json::to_string_pretty(&results).unwrap_or_else(|error| {

@@ -73,7 +73,12 @@ fn totals() {
 fn gradescope_results_json() {
     let json: Value = serde_json::from_str(&gradescope::render(&sample())).expect("valid JSON");
     assert_eq!(json["score"], 4.0);
-    assert_eq!(json["max_score"], 6.0);
+    // Only the fields Gradescope defines: the maximum is the tests', and in extra_data.
+    assert!(json.get("max_score").is_none(), "{json:#}");
+    assert_eq!(json["extra_data"]["max_score"], 6.0);
+    assert_eq!(json["extra_data"]["lab"], "gpudrv");
+    assert_eq!(json["output_format"], "md");
+    assert_eq!(json["test_output_format"], "md");
     assert_eq!(json["execution_time"], 3);
     let tests = json["tests"].as_array().expect("tests array");
     assert_eq!(tests.len(), 3);
@@ -87,13 +92,29 @@ fn gradescope_results_json() {
     assert_eq!(tests[1]["status"], "failed");
     assert_eq!(tests[1]["score"], 0.0);
     assert_eq!(tests[1]["visibility"], "after_published");
+    assert_eq!(tests[1]["extra_data"]["step"], 1);
     let output = tests[1]["output"].as_str().expect("output string");
     assert!(
-        output.starts_with("out/tags.txt differs from the reference\n--- expected"),
+        output.starts_with(
+            "```text\nout/tags.txt differs from the reference\n```\n\n```diff\n--- expected"
+        ),
         "{output}"
     );
-    assert!(output.ends_with("hint: Use the driver branch."), "{output}");
+    assert!(
+        output.ends_with("> **Hint:** Use the driver branch."),
+        "{output}"
+    );
     assert_eq!(tests[2]["number"], "2.1");
+}
+
+#[test]
+fn learner_output_cannot_close_its_fence() {
+    let mut report = sample();
+    report.steps[0].checks[1].message = "printed ```\n# Heading <img src=x>\n```".into();
+    let json: Value = serde_json::from_str(&gradescope::render(&report)).expect("valid JSON");
+    let output = json["tests"][1]["output"].as_str().expect("output");
+    assert!(output.starts_with("````text\nprinted ```"), "{output}");
+    assert!(output.contains("\n```\n````\n"), "{output}");
 }
 
 #[test]

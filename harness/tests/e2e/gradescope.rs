@@ -13,12 +13,17 @@ use serde_json::Value;
 
 /// The autograder of the mini lab, unpacked as Gradescope unpacks it; returns the root.
 fn autograder(scenarios: &Path, work: &Path) -> PathBuf {
+    autograder_with(scenarios, work, &[])
+}
+
+fn autograder_with(scenarios: &Path, work: &Path, options: &[&str]) -> PathBuf {
     let zip = work.join("autograder.zip");
     let output = cargo_bin_cmd!("proctor")
         .args(["gradescope", "mini", "--out"])
         .arg(&zip)
         .arg("--scenarios")
         .arg(scenarios)
+        .args(options)
         .output()
         .expect("runs");
     assert!(
@@ -67,17 +72,28 @@ fn autograder(scenarios: &Path, work: &Path) -> PathBuf {
 
 /// Runs the autograder on `files` placed in the submission folder; the results.json it wrote.
 fn run(root: &Path, place: impl FnOnce(&Path)) -> Value {
+    let (status, _) = run_autograder(root, place);
+    assert!(
+        status.success(),
+        "run_autograder exits 0 once it wrote results"
+    );
+    let text = fs::read_to_string(root.join("results/results.json")).expect("results.json");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("results.json: {e}\n{text}"))
+}
+
+/// Runs the autograder; its exit status and what it printed.
+fn run_autograder(root: &Path, place: impl FnOnce(&Path)) -> (std::process::ExitStatus, String) {
     let submission = root.join("submission");
     let _ = fs::remove_dir_all(&submission);
     fs::create_dir_all(&submission).expect("mkdir");
     place(&submission);
-    let status = std::process::Command::new("bash")
+    let output = std::process::Command::new("bash")
         .arg(root.join("run_autograder"))
         .current_dir(root)
         .env("AUTOGRADER_ROOT", root)
         .env_remove("PROCTOR_CACHE")
         .env_remove("PROCTOR_SCENARIOS")
-        .status()
+        .output()
         .expect("run_autograder");
     // The copy of kubectl a trial run leaves for learners' uids (`tools.sh`), out of the host's
     // temporary dir.
@@ -90,12 +106,10 @@ fn run(root: &Path, place: impl FnOnce(&Path)) -> Value {
         .arg(root)
         .env("AUTOGRADER_ROOT", root)
         .status();
-    assert!(
-        status.success(),
-        "run_autograder exits 0 once it wrote results"
-    );
-    let text = fs::read_to_string(root.join("results/results.json")).expect("results.json");
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("results.json: {e}\n{text}"))
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
 }
 
 fn learner(dir: &Path, settings: bool) {
@@ -120,8 +134,16 @@ fn the_autograder_grades_submissions_as_gradescope_lays_them_out() {
     let root = autograder(scenarios.path(), work.path());
 
     let full = run(&root, |dir| learner(dir, true));
-    assert_eq!(full["score"], full["max_score"], "{full:#}");
+    assert_eq!(full["score"], full["extra_data"]["max_score"], "{full:#}");
     assert_eq!(full["score"], 7.0, "{full:#}");
+    assert!(full.get("max_score").is_none(), "{full:#}");
+    let digest = full["extra_data"]["submission_sha256"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+        "{full:#}"
+    );
     let tests = full["tests"].as_array().expect("tests");
     assert!(!tests.is_empty());
     for test in tests {
@@ -148,9 +170,33 @@ fn the_autograder_grades_submissions_as_gradescope_lays_them_out() {
     assert_eq!(visibility("1.3"), Some(Value::from("after_published")));
     assert_eq!(visibility("1.2"), Some(Value::from("visible")));
 
-    // The lab folder itself uploaded: graded inside it.
+    // The lab folder itself uploaded, or any one folder (GitHub's "Download ZIP"): graded
+    // inside it, and said so; the same digest, since the same files were graded.
     let folder = run(&root, |dir| learner(&dir.join("mini"), true));
     assert_eq!(folder["score"], 7.0, "{folder:#}");
+    let wrapped = run(&root, |dir| {
+        learner(&dir.join("mini-main"), true);
+        fs::create_dir_all(dir.join("__MACOSX")).expect("mkdir");
+    });
+    assert_eq!(wrapped["score"], 7.0, "{wrapped:#}");
+    let output = wrapped["output"].as_str().unwrap_or("");
+    assert!(
+        output.starts_with("Your upload had its files inside the folder `mini-main/`"),
+        "{output}"
+    );
+    assert_eq!(wrapped["extra_data"]["submission_sha256"], digest);
+    // A folder a lab folder has at its top is not a wrapper.
+    let only_out = run(&root, |dir| {
+        write(&dir.join("out/tier.txt"), "gold\n", 0o644);
+    });
+    assert!(
+        only_out["score"].as_f64().unwrap_or(7.0) < 7.0,
+        "{only_out:#}"
+    );
+    assert!(!only_out["output"]
+        .as_str()
+        .unwrap_or("")
+        .contains("inside the folder"));
 
     // Without the manifest: its checks fail, with an explanation.
     let partial = run(&root, |dir| learner(dir, false));
@@ -169,17 +215,40 @@ fn the_autograder_grades_submissions_as_gradescope_lays_them_out() {
         .iter()
         .all(|t| !t["output"].as_str().unwrap_or("").is_empty()));
 
-    // A scenario Proctor cannot load: still a results.json, saying so, with no score.
+    // A scenario Proctor cannot load: no results.json and a failing exit, so that Gradescope
+    // shows an autograder error rather than a grade of 0; the output says why.
     fs::write(
         root.join("source/scenarios/mini/scenario.yaml"),
         "kind: Scenario\nsteps: [\n",
     )
     .expect("write");
-    let broken = run(&root, |dir| learner(dir, true));
-    assert_eq!(broken["score"], 0.0, "{broken:#}");
-    let output = broken["output"].as_str().expect("output");
-    assert!(output.contains("could not grade"), "{output}");
-    assert!(output.contains("scenario.yaml"), "{output}");
+    let (status, stdout) = run_autograder(&root, |dir| learner(dir, true));
+    assert!(!status.success(), "{stdout}");
+    assert!(!root.join("results/results.json").exists());
+    assert!(stdout.contains("could not grade"), "{stdout}");
+    assert!(stdout.contains("scenario.yaml"), "{stdout}");
+}
+
+#[test]
+fn hidden_checks_take_the_visibility_the_course_chose() {
+    let scenarios = lab();
+    let work = tempfile::tempdir().expect("tmp");
+    let root = autograder_with(
+        scenarios.path(),
+        work.path(),
+        &["--hidden-checks", "after-due-date"],
+    );
+    let results = run(&root, |dir| learner(dir, true));
+    let visibility = |number: &str| {
+        results["tests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| t["number"] == number)
+            .map(|t| t["visibility"].clone())
+    };
+    assert_eq!(visibility("1.3"), Some(Value::from("after_due_date")));
+    assert_eq!(visibility("1.2"), Some(Value::from("visible")));
 }
 
 /// Appends to every autograder script, results file and scenario it can find, and writes a
