@@ -58,7 +58,7 @@ pub fn max_score(lab: &Lab) -> f64 {
 pub fn report_name(name: &str, format: Format) -> String {
     let extension = match format {
         Format::Text => "txt",
-        Format::Json => "json",
+        Format::Json | Format::Gradescope => "json",
         Format::Junit => "xml",
         Format::Markdown => "md",
     };

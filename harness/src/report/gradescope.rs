@@ -1,8 +1,10 @@
-//! `--format json`: Gradescope's autograder `results.json`, with only the fields its "Autograder
-//! Specifications" define: top-level `score`, `execution_time`, `output`, `output_format`,
-//! `test_output_format`, `extra_data`, and `tests[]` with `score`, `max_score`, `status`, `name`,
-//! `number`, `output`, `tags`, `visibility`, `extra_data`. Outputs are Markdown; whatever quotes
-//! a learner's output sits in a fenced block, so that nothing in it is rendered.
+//! Gradescope's autograder `results.json`. `--format gradescope` has only the fields its
+//! "Autograder Specifications" define: top-level `score`, `execution_time`, `output`,
+//! `output_format`, `test_output_format`, `extra_data`, and `tests[]` with `score`, `max_score`,
+//! `status`, `name`, `number`, `output`, `tags`, `visibility`, `extra_data`; outputs are
+//! Markdown, and whatever quotes a learner's output sits in a fenced block, so that nothing in it
+//! is rendered. `--format json`, for scripts, is the same with the maximum at the top and
+//! plain-text outputs.
 
 use serde::Serialize;
 
@@ -10,9 +12,20 @@ use super::model::{CheckReport, Report};
 use super::visible::visible;
 use crate::scenario::Visibility;
 
+/// Who reads the results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// Gradescope itself.
+    Gradescope,
+    /// A course's scripts.
+    Scripts,
+}
+
 #[derive(Serialize)]
 struct Results<'a> {
     score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_score: Option<f64>,
     execution_time: u64,
     output: String,
     output_format: &'static str,
@@ -75,14 +88,17 @@ fn markdown(check: &CheckReport) -> String {
     parts.join("\n\n")
 }
 
-fn test(check: &CheckReport) -> Test<'_> {
+fn test(check: &CheckReport, flavor: Flavor) -> Test<'_> {
     Test {
         name: &check.title,
         number: check.number(),
         score: check.score,
         max_score: check.points,
         status: if check.passed { "passed" } else { "failed" },
-        output: markdown(check),
+        output: match flavor {
+            Flavor::Gradescope => markdown(check),
+            Flavor::Scripts => check.details(),
+        },
         // Gradescope's vocabulary: "hidden" would never be shown to a learner, but a hidden
         // check is only hidden while the learner works; once grades are published they see
         // what they lost points for. The bundle may choose otherwise (`--hidden-checks`).
@@ -98,31 +114,36 @@ fn test(check: &CheckReport) -> Test<'_> {
     }
 }
 
-pub fn render(report: &Report) -> String {
+pub fn render(report: &Report, flavor: Flavor) -> String {
     let (passed, failed) = report.counts();
+    let (bold, italic, gap, format) = match flavor {
+        Flavor::Gradescope => ("**", "_", "\n\n", "md"),
+        Flavor::Scripts => ("", "", "\n", "text"),
+    };
     let mut output = format!(
-        "**{}: {}** — {} passed, {} failed",
+        "{bold}{}: {}{bold} ({} passed, {} failed)",
         visible(&report.lab),
         visible(&report.title),
         passed,
         failed
     );
     if let Some(note) = report.isolation_note() {
-        output.push_str(&format!("\n\n_{note}_"));
+        output.push_str(&format!("{gap}{italic}{note}{italic}"));
     }
     let results = Results {
         score: report.score(),
+        max_score: (flavor == Flavor::Scripts).then(|| report.max_score()),
         execution_time: report.duration.as_secs(),
         output,
-        output_format: "md",
-        test_output_format: "md",
+        output_format: format,
+        test_output_format: format,
         extra_data: ResultsData {
             lab: &report.lab,
             proctor_version: env!("CARGO_PKG_VERSION"),
             isolation: report.isolation.as_deref(),
             max_score: report.max_score(),
         },
-        tests: report.checks().map(test).collect(),
+        tests: report.checks().map(|check| test(check, flavor)).collect(),
     };
     let mut text = serde_json::to_string_pretty(&results).unwrap_or_else(|error| {
         format!("{{\"score\": 0, \"output\": \"cannot serialise results: {error}\"}}")

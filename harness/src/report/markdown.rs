@@ -69,5 +69,8 @@ pub fn render(report: &Report) -> String {
             md.push_str("</details>\n\n");
         }
     }
+    for note in &report.notes {
+        let _ = writeln!(md, "- {}", cell(note));
+    }
     md
 }

@@ -23,8 +23,12 @@ pub enum Format {
     /// Human-readable, with ✓/✗ and diffs.
     #[default]
     Text,
-    /// Gradescope results.json.
+    /// results.json as Gradescope reads it, with the maximum score at the top and plain-text
+    /// outputs, for scripts.
     Json,
+    /// Gradescope's results.json exactly: only the fields its specification defines, Markdown
+    /// outputs (what `proctor gradescope` bundles use).
+    Gradescope,
     /// JUnit XML (one testsuite per step).
     Junit,
     /// Markdown summary.
@@ -34,7 +38,8 @@ pub enum Format {
 pub fn render(report: &Report, format: Format, style: Style) -> String {
     match format {
         Format::Text => text::render(report, style),
-        Format::Json => gradescope::render(report),
+        Format::Json => gradescope::render(report, gradescope::Flavor::Scripts),
+        Format::Gradescope => gradescope::render(report, gradescope::Flavor::Gradescope),
         Format::Junit => junit::render(report),
         Format::Markdown => markdown::render(report),
     }

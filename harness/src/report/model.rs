@@ -18,6 +18,9 @@ pub struct Report {
     pub isolation: Option<String>,
     #[serde(skip)]
     pub duration: Duration,
+    /// Sentences for the reader after the checks (a self-check's "you are at step N").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -56,6 +56,7 @@ fn sample() -> Report {
         ],
         isolation: Some("bubblewrap".to_string()),
         duration: Duration::from_secs(3),
+        notes: Vec::new(),
     }
 }
 
@@ -71,7 +72,11 @@ fn totals() {
 
 #[test]
 fn gradescope_results_json() {
-    let json: Value = serde_json::from_str(&gradescope::render(&sample())).expect("valid JSON");
+    let json: Value = serde_json::from_str(&gradescope::render(
+        &sample(),
+        gradescope::Flavor::Gradescope,
+    ))
+    .expect("valid JSON");
     assert_eq!(json["score"], 4.0);
     // Only the fields Gradescope defines: the maximum is the tests', and in extra_data.
     assert!(json.get("max_score").is_none(), "{json:#}");
@@ -108,10 +113,27 @@ fn gradescope_results_json() {
 }
 
 #[test]
+fn scripts_get_the_maximum_and_plain_text() {
+    let json: Value =
+        serde_json::from_str(&gradescope::render(&sample(), gradescope::Flavor::Scripts))
+            .expect("valid JSON");
+    assert_eq!(json["max_score"], 6.0);
+    assert_eq!(json["output_format"], "text");
+    let output = json["tests"][1]["output"].as_str().expect("output string");
+    assert!(
+        output.starts_with("out/tags.txt differs from the reference\n--- expected"),
+        "{output}"
+    );
+    assert!(output.ends_with("hint: Use the driver branch."), "{output}");
+}
+
+#[test]
 fn learner_output_cannot_close_its_fence() {
     let mut report = sample();
     report.steps[0].checks[1].message = "printed ```\n# Heading <img src=x>\n```".into();
-    let json: Value = serde_json::from_str(&gradescope::render(&report)).expect("valid JSON");
+    let json: Value =
+        serde_json::from_str(&gradescope::render(&report, gradescope::Flavor::Gradescope))
+            .expect("valid JSON");
     let output = json["tests"][1]["output"].as_str().expect("output");
     assert!(output.starts_with("````text\nprinted ```"), "{output}");
     assert!(output.contains("\n```\n````\n"), "{output}");

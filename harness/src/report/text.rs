@@ -88,5 +88,8 @@ pub fn render(report: &Report, style: Style) -> String {
             report.duration.as_secs_f64()
         ))
     );
+    for note in &report.notes {
+        let _ = writeln!(out, "{note}");
+    }
     out
 }

@@ -127,6 +127,7 @@ fn grade_report(
         steps,
         isolation: Some(crate::sandbox::isolation_available().to_string()),
         duration: started.elapsed(),
+        notes: Vec::new(),
     }
 }
 

@@ -55,6 +55,7 @@ pub async fn self_check(
         }
         push_step(&mut steps, step, lines, steps_total, progress);
     }
+    let notes = guidance(lab, options, &steps);
     Ok(Report {
         lab: lab.name().to_string(),
         title: lab.scenario.title.clone(),
@@ -63,5 +64,84 @@ pub async fn self_check(
         steps,
         isolation: Some(shadow.isolation.clone()),
         duration: started.elapsed(),
+        notes,
     })
+}
+
+/// What a learner should know beyond the checks they ran: the step they are at, what grading
+/// judges that a self-check cannot, and how much of it runs on nodes they have not seen.
+fn guidance(lab: &Lab, options: &CheckOptions, steps: &[crate::report::StepReport]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if options.steps.is_empty() {
+        match steps.iter().find(|step| !step.passed()) {
+            Some(step) => notes.push(format!(
+                "You are at step {}: {} (the first step with a failing check).",
+                step.id, step.title
+            )),
+            None => notes.push("Every check you can run here passes.".to_string()),
+        }
+    }
+    let in_scope = lab
+        .scenario
+        .steps
+        .iter()
+        .filter(|step| options.steps.is_empty() || options.steps.contains(&step.id));
+    let mut unseen = 0.0;
+    for step in in_scope {
+        let mut named = Vec::new();
+        let (mut hidden, mut hidden_points) = (0, 0.0);
+        for (k, check) in step.checks.iter().enumerate() {
+            if !check.runs_in(Mode::Grade) {
+                continue;
+            }
+            if check.script.as_ref().is_some_and(|script| {
+                !script.inject.is_empty()
+                    || script.nodes.as_ref().is_some_and(|n| n.include_injected)
+            }) {
+                unseen += check.points;
+            }
+            if check.visibility == Visibility::Hidden && !options.include_hidden {
+                hidden += 1;
+                hidden_points += check.points;
+            } else if !check.runs_in(Mode::Check) {
+                named.push(format!(
+                    "{}.{} {} ({})",
+                    step.id,
+                    k + 1,
+                    check.title,
+                    points_word(check.points)
+                ));
+            }
+        }
+        if hidden > 0 {
+            named.push(format!(
+                "{hidden} hidden check{} ({})",
+                if hidden == 1 { "" } else { "s" },
+                points_word(hidden_points)
+            ));
+        }
+        if !named.is_empty() {
+            notes.push(format!(
+                "Checked at grading only, in step {}: {}.",
+                step.id,
+                named.join(", ")
+            ));
+        }
+    }
+    if unseen > 0.0 {
+        notes.push(format!(
+            "{} of grading run your scripts on nodes you have not seen: do not rely on the lab's node names.",
+            points_word(unseen)
+        ));
+    }
+    notes
+}
+
+fn points_word(points: f64) -> String {
+    let n = crate::report::model::points(points);
+    if n == "1" {
+        "1 point".to_string()
+    } else {
+        format!("{n} points")
+    }
 }

@@ -128,6 +128,19 @@ fn check_fails_before_solve_and_passes_after() {
         !text.contains("1.3"),
         "hidden checks are not self-checked: {text}"
     );
+    // Where the learner is, what only grading judges, and how much runs on unseen nodes.
+    assert!(
+        text.contains("You are at step 1: Tier tool (the first step with a failing check)."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Checked at grading only, in step 1: 1 hidden check (3 points)."),
+        "{text}"
+    );
+    assert!(
+        text.contains("3 points of grading run your scripts on nodes you have not seen"),
+        "{text}"
+    );
 
     cargo_bin_cmd!("proctor")
         .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
@@ -158,6 +171,10 @@ fn check_fails_before_solve_and_passes_after() {
     let text = String::from_utf8_lossy(&after.stdout);
     assert_eq!(after.status.code(), Some(0), "{text}");
     assert!(text.contains("✓ 2.2 ConfigMap settings exists"), "{text}");
+    assert!(
+        text.contains("Every check you can run here passes."),
+        "{text}"
+    );
 
     let only_step_2 = cargo_bin_cmd!("proctor")
         .args(["check", "mini", "--step", "2", "--quiet", "--scenarios"])
@@ -171,6 +188,8 @@ fn check_fails_before_solve_and_passes_after() {
     let text = String::from_utf8_lossy(&only_step_2.stdout);
     assert!(!text.contains("Step 1"), "{text}");
     assert!(text.contains("Step 2: Settings"), "{text}");
+    assert!(!text.contains("You are at step"), "{text}");
+    assert!(!text.contains("nodes you have not seen"), "{text}");
     let nodes = Command::new("kubectl")
         .args(["get", "nodes", "-o", "name"])
         .env("KUBECONFIG", &up.kubeconfig)
