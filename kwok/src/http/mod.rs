@@ -57,7 +57,8 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         Ok(user) => user,
         Err(e) => return respond::error(&e),
     };
-    let watch = query::Query::parse(parts.uri.query()).flag("watch");
+    let query = query::Query::parse(parts.uri.query());
+    let watch = query.flag("watch");
     let store = server.api.store();
     let lookup = |g: &str, v: &str, p: &str| crate::kinds::custom::find(store, g, v, p);
     // Routed once: the authorizer and the handler read the same target.
@@ -73,7 +74,7 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         | route::Target::Unknown => true,
         _ => false,
     } && respond::pretty_requested(
-        parts.uri.query(),
+        &query,
         parts
             .headers
             .get(header::USER_AGENT)

@@ -129,7 +129,12 @@ pub fn json_response(code: StatusCode, body: Bytes) -> Response {
     let mut with_newline = BytesMut::with_capacity(body.len() + 1);
     with_newline.put_slice(&body);
     with_newline.put_u8(b'\n');
-    let mut r = Response::new(Body::from(with_newline.freeze()));
+    encoded_json(code, with_newline.freeze())
+}
+
+/// A JSON answer already ending in the serializer's newline.
+fn encoded_json(code: StatusCode, body: Bytes) -> Response {
+    let mut r = Response::new(Body::from(body));
     *r.status_mut() = code;
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -154,8 +159,8 @@ pub fn raw_json(code: StatusCode, v: &Value) -> Response {
 }
 
 /// `isPrettyPrint`: `?pretty=<bool>`, else a browser's or a command-line HTTP tool's user agent.
-pub fn pretty_requested(query: Option<&str>, user_agent: Option<&str>) -> bool {
-    if let Some(v) = super::query::Query::parse(query).get("pretty") {
+pub fn pretty_requested(query: &super::query::Query, user_agent: Option<&str>) -> bool {
+    if let Some(v) = query.get("pretty") {
         if !v.is_empty() {
             return matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True");
         }
@@ -299,7 +304,7 @@ pub fn list(res: &ResourceDef, list: &ObjectList, format: Format) -> Response {
                 meta
             );
             let size: usize = list.items.iter().map(|o| o.json().len() + 1).sum();
-            let mut buf = BytesMut::with_capacity(head.len() + size + 2);
+            let mut buf = BytesMut::with_capacity(head.len() + size + 3);
             buf.put_slice(head.as_bytes());
             for (i, o) in list.items.iter().enumerate() {
                 if i > 0 {
@@ -307,8 +312,9 @@ pub fn list(res: &ResourceDef, list: &ObjectList, format: Format) -> Response {
                 }
                 buf.put_slice(&o.json());
             }
-            buf.put_slice(b"]}");
-            json_response(StatusCode::OK, buf.freeze())
+            // Spliced with its newline: a long list is not copied again to add it.
+            buf.put_slice(b"]}\n");
+            encoded_json(StatusCode::OK, buf.freeze())
         }
     }
 }

@@ -15,31 +15,38 @@ const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 
 /// The documents of every custom group version served now, by name (`apis/<group>/<version>`).
 pub(super) fn documents(store: &Store, kit: &Kit) -> BTreeMap<String, Value> {
+    built(store, kit, |_| true)
+}
+
+/// The document `name` names, when it is a custom group version's: only its definitions built.
+pub(super) fn document(store: &Store, kit: &Kit, name: &str) -> Option<Value> {
+    built(store, kit, |gv| gv == name).remove(name)
+}
+
+/// The documents of the served group versions `wanted` names.
+fn built(store: &Store, kit: &Kit, wanted: impl Fn(&str) -> bool) -> BTreeMap<String, Value> {
     let mut by_name: BTreeMap<String, Vec<Built>> = BTreeMap::new();
-    for (crd, version) in crate::kinds::custom::served_versions(store) {
-        let built = build(&crd, &version, kit);
-        by_name
-            .entry(format!("apis/{}/{}", built.group, built.version))
-            .or_default()
-            .push(built);
-    }
+    crate::kinds::custom::for_each_served_version(store, |crd, version| {
+        let name = format!(
+            "apis/{}/{}",
+            crd["spec"]["group"].as_str().unwrap_or_default(),
+            version["name"].as_str().unwrap_or_default()
+        );
+        if wanted(&name) {
+            by_name
+                .entry(name)
+                .or_default()
+                .push(build(crd, version, kit));
+        }
+    });
     by_name
         .into_iter()
         .map(|(name, built)| (name, merge(built, kit)))
         .collect()
 }
 
-/// The document `name` names, when it is a custom group version's.
-pub(super) fn document(store: &Store, kit: &Kit, name: &str) -> Option<Value> {
-    name.starts_with("apis/")
-        .then(|| documents(store, kit).remove(name))
-        .flatten()
-}
-
 /// What one served version of one definition adds to its group version's document.
 struct Built {
-    group: String,
-    version: String,
     schemas: Map<String, Value>,
     paths: Map<String, Value>,
 }
@@ -55,8 +62,10 @@ fn merge(built: Vec<Built>, kit: &Kit) -> Value {
     }
     // builder3 adds every schema an operation or a schema refers to, transitively.
     let mut wanted: Vec<String> = Vec::new();
-    refs(&Value::Object(paths.clone()), &mut wanted);
-    refs(&Value::Object(schemas.clone()), &mut wanted);
+    paths
+        .values()
+        .chain(schemas.values())
+        .for_each(|v| refs(v, &mut wanted));
     let mut seen = BTreeSet::new();
     while let Some(name) = wanted.pop() {
         if schemas.contains_key(&name) || !seen.insert(name.clone()) {
@@ -201,8 +210,6 @@ fn build(crd: &Value, version: &Value, kit: &Kit) -> Built {
     schemas.insert(list_name.clone(), list);
 
     Built {
-        group: names.group.to_owned(),
-        version: names.version.to_owned(),
         paths: paths(&names, version, &kind_name, &list_name, kit),
         schemas,
     }

@@ -147,10 +147,11 @@ fn version_rank(v: &str) -> (u8, i64, i64, String) {
     }
 }
 
-/// Each served version of each established definition `store` holds, a definition's versions in
-/// kube-aware order (the preferred one first): the definition and the version's entry.
-pub fn served_versions(store: &Store) -> Vec<(Value, Value)> {
-    let mut out = Vec::new();
+/// Calls `f` with each served version of each established definition `store` holds, a
+/// definition's versions in kube-aware order (the preferred one first): the definition and the
+/// version's entry. A visit rather than a list: discovery asks on every request, and nothing
+/// needs the definitions copied.
+pub fn for_each_served_version(store: &Store, mut f: impl FnMut(&Value, &Value)) {
     for crd in store.list(&CUSTOMRESOURCEDEFINITIONS, None).0 {
         let crd = &crd.value;
         if !established(crd) || meta::is_deleting(crd) {
@@ -163,22 +164,23 @@ pub fn served_versions(store: &Store) -> Vec<(Value, Value)> {
             .filter(|v| v["served"] == true)
             .collect();
         versions.sort_by_key(|v| version_rank(v["name"].as_str().unwrap_or("")));
-        out.extend(versions.into_iter().map(|v| ((*crd).clone(), v.clone())));
+        for version in versions {
+            f(crd, version);
+        }
     }
-    out
 }
 
 /// The custom resources `store` serves: each served version of each established definition, a
 /// definition's versions in kube-aware order (the preferred one first).
 pub fn served(store: &Store) -> Vec<&'static ResourceDef> {
-    let versions = served_versions(store);
+    let mut out = Vec::new();
     let Ok(mut table) = interned().lock() else {
-        return Vec::new();
+        return out;
     };
-    versions
-        .iter()
-        .map(|(crd, v)| intern(&mut table, crd, v))
-        .collect()
+    for_each_served_version(store, |crd, version| {
+        out.push(intern(&mut table, crd, version));
+    });
+    out
 }
 
 /// The custom resource at `group`/`version`/`plural`, when `store` serves one: what routing a
