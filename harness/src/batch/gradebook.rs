@@ -19,7 +19,7 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
-use crate::report::model::points;
+use crate::report::model::{now, points, PROCTOR_VERSION};
 use crate::report::Report;
 use crate::runner::grade::NOT_GRADED;
 use crate::scenario::{Lab, Mode};
@@ -154,11 +154,6 @@ pub struct Row {
     pub learner: Option<Learner>,
 }
 
-/// The time a row is made, as rows record it.
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
-
 impl Row {
     pub fn from_report(name: &str, report: &Report) -> Row {
         let timed_out = report
@@ -190,7 +185,7 @@ impl Row {
             message: None,
             isolation: report.isolation.clone(),
             graded_at: Some(now()),
-            proctor_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            proctor_version: Some(PROCTOR_VERSION.to_string()),
             learner: None,
         }
     }
@@ -207,7 +202,7 @@ impl Row {
             message: Some(message),
             isolation: None,
             graded_at: Some(now()),
-            proctor_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            proctor_version: Some(PROCTOR_VERSION.to_string()),
             learner: None,
         }
     }

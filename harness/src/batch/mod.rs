@@ -20,7 +20,7 @@ use std::time::Instant;
 use futures::FutureExt;
 
 use crate::cluster::Target;
-use crate::report::{self, Format, Silent, Style};
+use crate::report::{self, Format, Report, Silent, Style};
 use crate::runner::{grade, ReferenceRun};
 use crate::scenario::{Lab, Mode};
 use gradebook::{Row, Status};
@@ -59,6 +59,7 @@ pub fn report_name(name: &str, format: Format) -> String {
     let extension = match format {
         Format::Text => "txt",
         Format::Json | Format::Gradescope => "json",
+        Format::ReportJson => "report.json",
         Format::Junit => "xml",
         Format::Markdown => "md",
     };
@@ -168,7 +169,10 @@ async fn grade_one(batch: &Batch<'_>, target: &Target, submission: &Submission) 
     .await;
     let failed = |why: String| Row::ungraded(&submission.name, Status::Error, max_score(lab), why);
     let report = match graded {
-        Ok(Ok(report)) => report,
+        Ok(Ok(report)) => Report {
+            learner: Some(submission.name.clone()),
+            ..report
+        },
         Ok(Err(error)) => return failed(format!("{error:#}")),
         Err(panic) => {
             let what = panic

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Parser, Subcommand};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 use crate::cluster::ClusterKind;
 use crate::report::{ColorChoice, Format};
@@ -102,9 +102,28 @@ pub enum Command {
     /// Check a lab's scenario without running it: the format, every resource against the kinds
     /// the cluster serves, every path against the lab's files, the bundled expect.yaml files.
     Lint(LintArgs),
-    /// Print the JSON Schema of scenario.yaml (kept as scenarios/scenario.schema.json, which
-    /// editors read through each scenario's yaml-language-server modeline).
-    Schema,
+    /// Print a JSON Schema: of scenario.yaml (kept as scenarios/scenario.schema.json, which
+    /// editors read through each scenario's yaml-language-server modeline), or of the reports
+    /// `--format report-json` writes (kept as docs/report.schema.json).
+    Schema(SchemaArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  proctor schema > scenarios/scenario.schema.json\n  proctor schema report > docs/report.schema.json"
+)]
+pub struct SchemaArgs {
+    /// Which document's schema.
+    #[arg(value_enum, default_value_t = SchemaKind::Scenario)]
+    pub kind: SchemaKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// scenario.yaml, what a lab's author writes.
+    Scenario,
+    /// A report as `--format report-json` writes it.
+    Report,
 }
 
 #[derive(Debug, Args)]

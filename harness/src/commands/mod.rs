@@ -16,7 +16,7 @@ pub mod up;
 
 pub use common::{Globals, Verdict};
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, SchemaKind};
 
 pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
     let _ = common::listen_for_interrupts();
@@ -37,8 +37,11 @@ pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
         Command::Gradebook(command) => gradebook::run(command),
         Command::Gradescope(args) => gradescope::run(&globals, args),
         Command::Lint(args) => lint::run(&globals, args).await,
-        Command::Schema => {
-            print!("{}", crate::scenario::schema::scenario_schema());
+        Command::Schema(args) => {
+            match args.kind {
+                SchemaKind::Scenario => print!("{}", crate::scenario::schema::scenario_schema()),
+                SchemaKind::Report => print!("{}", crate::report::native::report_schema()),
+            }
             Ok(Verdict::Passed)
         }
     }

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::model::{points, Report};
 use super::visible::visible;
+use crate::scenario::Mode;
 
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
@@ -22,7 +23,11 @@ pub fn render(report: &Report) -> String {
         passed,
         failed
     );
+    header(&mut md, report);
     if let Some(note) = report.isolation_note() {
+        let _ = writeln!(md, "_{note}_\n");
+    }
+    if let Some(note) = report.steps_not_judged_note() {
         let _ = writeln!(md, "_{note}_\n");
     }
     for step in &report.steps {
@@ -73,4 +78,41 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(md, "- {}", cell(note));
     }
     md
+}
+
+/// The report's facts as a two-column table: what a TA needs to stand behind a grade.
+fn header(md: &mut String, report: &Report) {
+    let mut rows: Vec<(&str, String)> = Vec::new();
+    if let Some(learner) = &report.learner {
+        rows.push(("Learner", cell(&visible(learner))));
+    }
+    let what = match report.mode {
+        Mode::Grade => "Submission",
+        Mode::Check => "Lab folder",
+    };
+    rows.push((
+        what,
+        format!("`{}`", cell(&visible(&report.subject)).replace('`', "'")),
+    ));
+    let when = match report.mode {
+        Mode::Grade => "Graded at",
+        Mode::Check => "Checked at",
+    };
+    rows.push((when, report.graded_at.clone()));
+    rows.push(("Proctor", report.proctor_version.clone()));
+    if let Some(digest) = &report.submission_sha256 {
+        rows.push(("Files (SHA-256)", format!("`{digest}`")));
+    }
+    if let Some(isolation) = &report.isolation {
+        rows.push(("Isolation", cell(isolation)));
+    }
+    rows.push((
+        "Duration",
+        format!("{:.1} s", report.duration.as_secs_f64()),
+    ));
+    md.push_str("| | |\n|---|---|\n");
+    for (name, value) in rows {
+        let _ = writeln!(md, "| {name} | {value} |");
+    }
+    md.push('\n');
 }

@@ -1,16 +1,18 @@
-//! Reports: the result model and its renderings (text, Gradescope JSON, JUnit XML, Markdown).
+//! Reports: the result model and its renderings (text, Gradescope JSON, JUnit XML, Markdown,
+//! the model's own JSON).
 
 pub mod gradescope;
 pub mod junit;
 pub mod markdown;
 pub mod model;
+pub mod native;
 pub mod progress;
 pub mod style;
 pub mod text;
 pub mod visible;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use clap::ValueEnum;
 
@@ -33,6 +35,9 @@ pub enum Format {
     Junit,
     /// Markdown summary.
     Markdown,
+    /// The report itself as JSON: every check with its message and diff, learner, time,
+    /// version, submission digest, isolation, duration (`proctor schema report` for its schema).
+    ReportJson,
 }
 
 pub fn render(report: &Report, format: Format, style: Style) -> String {
@@ -42,5 +47,6 @@ pub fn render(report: &Report, format: Format, style: Style) -> String {
         Format::Gradescope => gradescope::render(report, gradescope::Flavor::Gradescope),
         Format::Junit => junit::render(report),
         Format::Markdown => markdown::render(report),
+        Format::ReportJson => native::render(report),
     }
 }

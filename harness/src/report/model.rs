@@ -2,35 +2,83 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::{Mode, Visibility};
 
-#[derive(Debug, Clone, Serialize)]
+/// A report as `--format report-json` writes it: the fields below, in this order. Its JSON
+/// Schema is `proctor schema report` (kept as docs/report.schema.json).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Report {
     pub lab: String,
     pub title: String,
     pub mode: Mode,
     /// The graded directory (submission or live lab dir).
     pub subject: String,
-    pub steps: Vec<StepReport>,
+    /// Whose work it is: the submission's folder name in a batch; none for one grading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learner: Option<String>,
+    /// When the run ended (RFC 3339, UTC).
+    pub graded_at: String,
+    /// The Proctor version that made the report.
+    pub proctor_version: String,
+    /// SHA-256 over the graded files as they were taken in (paths, modes and contents; the
+    /// batch ledger's digest), so a report names exactly what it judged. Grade mode only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submission_sha256: Option<String>,
     /// Which isolation the script runs had (the weakest seen), e.g. "bubblewrap".
     pub isolation: Option<String>,
-    #[serde(skip)]
+    /// How long the run took.
+    #[serde(rename = "duration_seconds", with = "seconds")]
+    #[schemars(with = "f64")]
     pub duration: Duration,
+    pub steps: Vec<StepReport>,
+    /// Steps of the lab with no check in this mode, which `steps` leaves out: in grade mode
+    /// the steps only a self-check judges (worth no points at grading).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps_not_judged: Vec<u32>,
     /// Sentences for the reader after the checks (a self-check's "you are at step N").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// A duration as seconds (a float), the way JSON readers take it.
+mod seconds {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+        // Milliseconds are all a reader can use; more digits would only be noise.
+        serializer.serialize_f64((value.as_secs_f64() * 1000.0).round() / 1000.0)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+        let seconds = f64::deserialize(deserializer)?;
+        Duration::try_from_secs_f64(seconds).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The time a report or gradebook row is made, as both record it.
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// This build's version, as reports and gradebook rows record it.
+pub const PROCTOR_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct StepReport {
     pub id: u32,
     pub title: String,
     pub checks: Vec<CheckReport>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CheckReport {
     pub step: u32,
     /// 1-based position in the step; the report number is "<step>.<position>".
@@ -47,6 +95,7 @@ pub struct CheckReport {
     pub diff: Option<String>,
     pub hints: Vec<String>,
     #[serde(skip)]
+    #[schemars(skip)]
     pub duration: Duration,
 }
 
@@ -101,6 +150,24 @@ impl Report {
         }
     }
 
+    /// One sentence on the steps the report leaves out, for every report format.
+    pub fn steps_not_judged_note(&self) -> Option<String> {
+        let (first, rest) = self.steps_not_judged.split_first()?;
+        let list = if rest.is_empty() {
+            format!("Step {first} is")
+        } else {
+            let mut ids: Vec<String> = self.steps_not_judged.iter().map(u32::to_string).collect();
+            let last = ids.pop().unwrap_or_default();
+            format!("Steps {} and {last} are", ids.join(", "))
+        };
+        Some(match self.mode {
+            Mode::Grade => format!(
+                "{list} not listed: only the learner's self-check judges it, for no points at grading."
+            ),
+            Mode::Check => format!("{list} not listed: nothing in it is self-checked; grading judges it."),
+        })
+    }
+
     pub fn checks(&self) -> impl Iterator<Item = &CheckReport> {
         self.steps.iter().flat_map(|step| step.checks.iter())
     }
@@ -125,6 +192,16 @@ impl Report {
             .map(|step| step.id)
             .collect()
     }
+}
+
+/// The steps of `lab` that `steps` (a report's) leaves out.
+pub fn steps_not_judged(lab: &crate::scenario::Lab, steps: &[StepReport]) -> Vec<u32> {
+    lab.scenario
+        .steps
+        .iter()
+        .map(|step| step.id)
+        .filter(|id| !steps.iter().any(|step| step.id == *id))
+        .collect()
 }
 
 /// Formats a score without a trailing ".0" for whole numbers.

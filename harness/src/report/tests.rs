@@ -33,12 +33,17 @@ fn check(step: u32, position: usize, passed: bool, visibility: Visibility) -> Ch
     }
 }
 
-fn sample() -> Report {
+pub(crate) fn sample() -> Report {
     Report {
         lab: "gpudrv".to_string(),
         title: "Driver lab".to_string(),
         mode: Mode::Grade,
         subject: "submissions/x".to_string(),
+        learner: Some("ada".to_string()),
+        graded_at: "2026-12-05T13:00:00Z".to_string(),
+        proctor_version: "9.9.9".to_string(),
+        submission_sha256: Some("ab".repeat(32)),
+        steps_not_judged: vec![3],
         steps: vec![
             StepReport {
                 id: 1,
@@ -177,6 +182,38 @@ fn markdown_lists_every_check() {
         "{md}"
     );
     assert!(md.contains("```diff\n--- expected"), "{md}");
+}
+
+#[test]
+fn reports_say_who_when_what_and_which_steps_they_leave_out() {
+    let digest = "ab".repeat(32);
+    let md = markdown::render(&sample());
+    for row in [
+        "| Learner | ada |".to_string(),
+        "| Submission | `submissions/x` |".to_string(),
+        "| Graded at | 2026-12-05T13:00:00Z |".to_string(),
+        "| Proctor | 9.9.9 |".to_string(),
+        format!("| Files (SHA-256) | `{digest}` |"),
+        "| Isolation | bubblewrap |".to_string(),
+        "| Duration | 3.0 s |".to_string(),
+    ] {
+        assert!(md.contains(&row), "{row} missing from:\n{md}");
+    }
+    let not_listed = "Step 3 is not listed: only the learner's self-check judges it";
+    assert!(md.contains(not_listed), "{md}");
+    let text = text::render(&sample(), Style::plain());
+    assert!(
+        text.contains(&format!(
+            "learner ada · graded 2026-12-05T13:00:00Z · Proctor 9.9.9 · files sha256 {digest}"
+        )),
+        "{text}"
+    );
+    assert!(text.contains(not_listed), "{text}");
+    let mut several = sample();
+    several.steps_not_judged = vec![1, 4, 7];
+    assert!(several
+        .steps_not_judged_note()
+        .is_some_and(|note| note.starts_with("Steps 1, 4 and 7 are not listed")));
 }
 
 #[test]

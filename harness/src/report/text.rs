@@ -20,6 +20,12 @@ pub fn render(report: &Report, style: Style) -> String {
         style.bold(&format!("{}: {}", report.lab, report.title)),
         style.dim(&format!("({what} of {})", report.subject))
     );
+    if report.mode == Mode::Grade {
+        let _ = writeln!(out, "{}", style.dim(&provenance(report)));
+    }
+    if let Some(note) = report.steps_not_judged_note() {
+        let _ = writeln!(out, "{}", style.dim(&note));
+    }
     for step in &report.steps {
         let _ = writeln!(
             out,
@@ -92,4 +98,18 @@ pub fn render(report: &Report, style: Style) -> String {
         let _ = writeln!(out, "{note}");
     }
     out
+}
+
+/// Who, when, by what and on which files: what a TA needs to stand behind a grade.
+fn provenance(report: &Report) -> String {
+    let mut parts = Vec::new();
+    if let Some(learner) = &report.learner {
+        parts.push(format!("learner {}", visible(learner)));
+    }
+    parts.push(format!("graded {}", report.graded_at));
+    parts.push(format!("Proctor {}", report.proctor_version));
+    if let Some(digest) = &report.submission_sha256 {
+        parts.push(format!("files sha256 {digest}"));
+    }
+    parts.join(" · ")
 }

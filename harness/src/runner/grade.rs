@@ -16,6 +16,7 @@ use super::exec::{describe_exit, succeeded, transcript, Exec};
 use super::reference::ReferenceRun;
 use super::workdir::scratch_copy;
 use crate::cluster::Target;
+use crate::report::model::{now, steps_not_judged, PROCTOR_VERSION};
 use crate::report::{CheckReport, Progress, Report};
 use crate::scenario::{Check, Lab, Mode, Step};
 
@@ -108,7 +109,9 @@ pub async fn grade(
         }
         push_step(&mut steps, step, lines, steps_total, progress);
     }
-    Ok(grade_report(lab, original, steps, started))
+    let mut report = grade_report(lab, original, steps, started);
+    report.submission_sha256 = Some(taken.digest.clone());
+    Ok(report)
 }
 
 /// A grade's report of `steps`, naming the isolation the learner's runs had (not the possibly
@@ -124,9 +127,14 @@ fn grade_report(
         title: lab.scenario.title.clone(),
         mode: Mode::Grade,
         subject: original.display().to_string(),
-        steps,
+        learner: None,
+        graded_at: now(),
+        proctor_version: PROCTOR_VERSION.to_string(),
+        submission_sha256: None,
         isolation: Some(crate::sandbox::isolation_available().to_string()),
         duration: started.elapsed(),
+        steps_not_judged: steps_not_judged(lab, &steps),
+        steps,
         notes: Vec::new(),
     }
 }

@@ -61,9 +61,20 @@ pub async fn self_check(
         title: lab.scenario.title.clone(),
         mode: Mode::Check,
         subject: live_dir.display().to_string(),
-        steps,
+        learner: None,
+        graded_at: crate::report::model::now(),
+        proctor_version: crate::report::model::PROCTOR_VERSION.to_string(),
+        submission_sha256: None,
         isolation: Some(shadow.isolation.clone()),
         duration: started.elapsed(),
+        // A self-check of chosen steps leaves the others out on purpose; only a whole one says
+        // which steps have nothing to self-check.
+        steps_not_judged: if options.steps.is_empty() {
+            crate::report::model::steps_not_judged(lab, &steps)
+        } else {
+            Vec::new()
+        },
+        steps,
         notes,
     })
 }

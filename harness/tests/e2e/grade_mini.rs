@@ -187,6 +187,60 @@ fn junit_and_markdown_reports() {
         .expect("runs");
     let md = String::from_utf8_lossy(&output.stdout);
     assert!(md.contains("**Score: 0 / 7**"), "{md}");
+    assert!(md.contains("| Files (SHA-256) | `"), "{md}");
+}
+
+/// `--format report-json` writes the report itself, and it meets the schema kept in docs/.
+#[test]
+fn the_native_json_report_meets_its_schema() {
+    let root = lab();
+    let empty = submission(None, None, None);
+    let output = cargo_bin_cmd!("proctor")
+        .env("PROCTOR_CACHE", crate::common::cache_in(root.path()))
+        .args([
+            "grade",
+            "mini",
+            "--format",
+            "report-json",
+            "--quiet",
+            "--scenarios",
+        ])
+        .arg(root.path())
+        .arg("--submission")
+        .arg(empty.path())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/report.schema.json");
+    let schema: Value =
+        serde_json::from_str(&fs::read_to_string(schema).expect("docs/report.schema.json"))
+            .expect("schema is JSON");
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler
+        .add_resource("urn:proctor:report", schema)
+        .expect("resource");
+    let index = compiler
+        .compile("urn:proctor:report", &mut schemas)
+        .expect("compiles");
+    if let Err(error) = schemas.validate(&report, index) {
+        panic!("{error}\n{report:#}");
+    }
+    assert_eq!(report["mode"], "grade");
+    let digest = report["submission_sha256"].as_str().unwrap_or_default();
+    assert!(
+        digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{report:#}"
+    );
+    let points: f64 = report["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|step| step["checks"].as_array().into_iter().flatten())
+        .map(|check| check["points"].as_f64().unwrap_or_default())
+        .sum();
+    assert_eq!(points, 7.0, "{report:#}");
 }
 
 #[test]
