@@ -26,7 +26,7 @@ flakes rounds="10":
 soak:
     cargo test --workspace --release -- --ignored
 
-# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, grading, a 200-submission batch and its shards, self-check, controllers at scale, embedded beside upstream (BENCH_ONLY=api|grade|batch|hanging|check|controllers|upstream|upstream-restore|upstream-grade for one section).
+# Benchmarks: cluster start, kubectl latency ratio, list/watch throughput, grading, a 200-submission batch and its shards, its class report, self-check, controllers at scale, embedded beside upstream (BENCH_ONLY=api|grade|batch|class-report|hanging|check|controllers|upstream|upstream-restore|upstream-grade for one section).
 bench:
     cargo build --release -p proctor
     cargo run --release -p proctor-tests --bin bench

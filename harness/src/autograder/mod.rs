@@ -57,48 +57,6 @@ fn quoted(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The names at the top of a lab folder, which an upload holding only one of them is not
-/// wrapped in: those of the files the steps leave and the checks read, and of the starter
-/// files, the reference and the bundled submissions.
-fn top_level_names(lab: &Lab) -> Vec<String> {
-    let mut names = std::collections::BTreeSet::new();
-    for step in &lab.scenario.steps {
-        let checked = step.checks.iter().flat_map(|check| {
-            let file = check.file.as_ref().map(|f| f.path.as_path());
-            let script = check.script.as_ref().map(|s| s.path.as_path());
-            file.into_iter().chain(script)
-        });
-        for path in step.artifacts.iter().map(PathBuf::as_path).chain(checked) {
-            let first = path.components().find_map(|c| match c {
-                std::path::Component::Normal(name) => name.to_str(),
-                _ => None,
-            });
-            if let Some(name) = first {
-                names.insert(name.to_owned());
-            }
-        }
-    }
-    let mut add = |dir: &Path| {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            if let Some(name) = entry.file_name().to_str() {
-                if name != "expect.yaml" {
-                    names.insert(name.to_owned());
-                }
-            }
-        }
-    };
-    add(&lab.dir.join("starter"));
-    add(&lab.dir.join("reference"));
-    for entry in std::fs::read_dir(lab.dir.join("submissions"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        add(&entry.path());
-    }
-    names.into_iter().collect()
-}
-
 /// The proctor binary without its debug information (the release build keeps line tables for
 /// backtraces: 5x the size, and every autograder build uploads it), when binutils' `strip` is
 /// at hand; as it is otherwise.
@@ -125,7 +83,9 @@ fn shipped_proctor(path: &Path) -> anyhow::Result<Vec<u8>> {
 /// The bundle's files: path in the zip, executable or not, and bytes.
 fn files(bundle: &Bundle<'_>) -> anyhow::Result<Vec<(String, bool, Vec<u8>)>> {
     let name = bundle.lab.name();
-    let names: Vec<String> = top_level_names(bundle.lab)
+    let names: Vec<String> = bundle
+        .lab
+        .top_level_names()
         .iter()
         .map(|n| quoted(n))
         .collect();

@@ -67,6 +67,14 @@ impl Status {
         }
     }
 
+    /// Its place among the statuses, best first (the order summaries list them in).
+    pub fn order(self) -> usize {
+        Status::ALL
+            .iter()
+            .position(|status| *status == self)
+            .unwrap_or(Status::ALL.len())
+    }
+
     fn parse(text: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|status| status.name() == text)
     }

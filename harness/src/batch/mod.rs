@@ -5,6 +5,7 @@
 //! [`shard`] picks a machine's share of them, [`ledger`] remembers what was graded with which
 //! inputs, [`gradebook`] writes and merges the result; this module runs the workers.
 
+pub mod class_report;
 pub mod gradebook;
 pub mod ledger;
 pub mod progress;
@@ -194,6 +195,10 @@ async fn grade_one(batch: &Batch<'_>, target: &Target, submission: &Submission) 
     if let Err(error) = written {
         let _ = std::fs::remove_file(&temporary);
         return failed(format!("writing the report {}: {error}", file.display()));
+    }
+    if let Err(error) = class_report::save_result(batch.reports, &submission.name, &report) {
+        // The grade stands; only the class report will lack this learner's checks.
+        tracing::warn!("{error:#}");
     }
     Row::from_report(&submission.name, &report)
 }

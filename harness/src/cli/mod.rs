@@ -223,7 +223,8 @@ pub struct BatchArgs {
     /// of cores: a grading mostly waits]. A --kubeconfig or kwokctl cluster grades one at a time.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
-    /// Where each submission's report is written, as <name>.<txt|json|xml|md> by --format.
+    /// Where each submission's report is written, as <name>.<txt|json|xml|md|report.json> by
+    /// --format.
     /// [default: proctor-reports]
     #[arg(long, value_name = "DIR")]
     pub reports: Option<PathBuf>,
@@ -247,6 +248,18 @@ pub struct BatchArgs {
     /// Grade shard $JOB_COMPLETION_INDEX of N (a Kubernetes Indexed Job's pod).
     #[arg(long, value_name = "N")]
     pub shard_count: Option<u64>,
+    /// Grade only these submissions (folder names) again, keeping every other row the reports
+    /// folder holds from before: to regrade a learner after a fix without regrading the class.
+    #[arg(long, value_name = "NAME", num_args = 1.., conflicts_with_all = ["shard", "shard_count"])]
+    pub only: Vec<String>,
+    /// Where to write the class report, one HTML page (score distribution, pass rates of steps
+    /// and checks, common failures, each learner's row with a link to their report)
+    /// [default: index.html in --reports].
+    #[arg(long, value_name = "FILE", conflicts_with = "no_report_html")]
+    pub report_html: Option<PathBuf>,
+    /// Write no class report.
+    #[arg(long)]
+    pub no_report_html: bool,
 }
 
 impl BatchArgs {
@@ -260,6 +273,9 @@ impl BatchArgs {
             (self.resume, "--resume"),
             (self.shard.is_some(), "--shard"),
             (self.shard_count.is_some(), "--shard-count"),
+            (!self.only.is_empty(), "--only"),
+            (self.report_html.is_some(), "--report-html"),
+            (self.no_report_html, "--no-report-html"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

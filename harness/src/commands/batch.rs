@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use anyhow::{bail, Context};
 
@@ -11,7 +12,7 @@ use crate::batch::ledger::{self, Ledger};
 use crate::batch::progress::BatchProgress;
 use crate::batch::roster::Roster;
 use crate::batch::shard::Shard;
-use crate::batch::{self, submissions, Batch};
+use crate::batch::{self, class_report, submissions, Batch};
 use crate::cli::{BatchArgs, GradeArgs, DEFAULT_REPORTS};
 use crate::cluster::{ClusterKind, Target};
 use crate::report::model::points;
@@ -34,8 +35,10 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
     // Read before any grading: a roster that cannot be used must not cost a class's grading.
     let roster = options.roster.as_deref().map(Roster::read).transpose()?;
     crate::sandbox::check_private(dir).map_err(anyhow::Error::msg)?;
+    refuse_one_lab_folder(&lab, dir)?;
     crate::runner::preflight::check(&lab).await?;
     let mut all = submissions::list(dir)?;
+    refuse_unknown_names(&options.only, &all, dir)?;
     if all.is_empty() {
         // Most often a volume mounted at the wrong place: said, though not an error.
         eprintln!("warning: {} holds no submissions", dir.display());
@@ -51,8 +54,10 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
         .iter()
         .map(|path| with_shard(path))
         .collect();
+    let report_html = options.report_html.as_deref().map(with_shard);
     let outputs: Vec<PathBuf> = std::iter::once(&reports_path)
         .chain(&gradebooks)
+        .chain(&report_html)
         .map(|path| submissions::resolve(path))
         .collect();
     all.retain(|submission| {
@@ -70,11 +75,18 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
         all.retain(|submission| shard.picks(&submission.name));
         tracing::info!(%shard, found, picked = all.len(), "sharding the submissions");
     }
+    let ledger = Ledger::load(&reports, &ledger::file_name(shard), lab.name());
+    let kept = match options.only.as_slice() {
+        [] => Vec::new(),
+        only => keep_all_but(only, &mut all, &ledger),
+    };
     let style = Style::resolve(globals.color, Stream::Stderr);
     let progress = BatchProgress::new(all.len(), args.output.quiet, style);
-    let shard_note = shard
-        .map(|s| format!(" (shard {s} of {found})"))
-        .unwrap_or_default();
+    let shard_note = match (shard, kept.len()) {
+        (Some(s), _) => format!(" (shard {s} of {found})"),
+        (None, 0) => String::new(),
+        (None, kept) => format!(" (--only: {kept} other row(s) kept as they were)"),
+    };
     progress.phase(&format!(
         "{}: {} submission(s) in {}{shard_note}",
         lab.name(),
@@ -88,9 +100,10 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
         args.output.format,
         args.no_cache
     );
-    let ledger = Ledger::load(&reports, &ledger::file_name(shard), lab.name());
     let expected = all.len();
-    let (known, pending) = batch::plan(&lab, all, &setting, &ledger, &reports, options.resume);
+    // --only grades its submissions again whatever the ledger holds: that is what it is for.
+    let resume = options.resume && options.only.is_empty();
+    let (known, pending) = batch::plan(&lab, all, &setting, &ledger, &reports, resume);
     for row in &known {
         progress.finished(row, None);
     }
@@ -119,6 +132,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
             rows.len()
         );
     }
+    rows.extend(kept);
     if let Some(roster) = &roster {
         let unknown = roster.apply(&mut rows, batch::max_score(&lab));
         if !unknown.is_empty() {
@@ -137,6 +151,12 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
         gradebook.write(path)?;
     }
     summarise(&gradebook, &reports, globals);
+    if !options.no_report_html {
+        let page = report_html
+            .clone()
+            .unwrap_or_else(|| reports.join(class_report_name(shard)));
+        write_class_report(&lab, &gradebook, &reports, args.output.format, &page)?;
+    }
     // A batch did its job when every submission was graded: learners' scores are the
     // gradebook's, not the exit status's (a Job's pod must not fail because a learner did).
     let errors = gradebook
@@ -151,6 +171,162 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
         );
     }
     Ok(Verdict::Passed)
+}
+
+/// Refuses a `--submissions` folder that is one learner's lab folder (it holds `out/`, a step's
+/// script, …): each of its folders would be graded as a learner, into the class's reports.
+fn refuse_one_lab_folder(lab: &Lab, dir: &Path) -> anyhow::Result<()> {
+    let names = lab.top_level_names();
+    let found: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str().map(str::to_owned))
+        .filter(|name| names.contains(name))
+        .collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "{} looks like one learner's {} lab folder, not a class (it holds {}): grade it with \
+         `proctor grade {} --submission {}`, or give --submissions the folder that holds one \
+         folder per learner",
+        dir.display(),
+        lab.name(),
+        found.join(", "),
+        lab.name(),
+        dir.display()
+    )
+}
+
+/// Refuses `--only` names that are not submissions of `dir`, before anything is written.
+fn refuse_unknown_names(
+    only: &[String],
+    all: &[submissions::Submission],
+    dir: &Path,
+) -> anyhow::Result<()> {
+    let unknown: Vec<&str> = only
+        .iter()
+        .filter(|name| !all.iter().any(|submission| &submission.name == *name))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "--only: {} has no submission named {}",
+        dir.display(),
+        unknown.join(", ")
+    )
+}
+
+/// For `--only`: keeps in `all` the named submissions (and those graded without a cluster), and
+/// returns the rows the ledger holds for the others, which the gradebook keeps as they were.
+fn keep_all_but(
+    only: &[String],
+    all: &mut Vec<submissions::Submission>,
+    ledger: &Ledger,
+) -> Vec<batch::gradebook::Row> {
+    let mut kept = Vec::new();
+    let mut never = Vec::new();
+    // Rows that need no grading (a stray file, an empty folder) are made again, as always.
+    let needs_no_grading = |submission: &submissions::Submission| {
+        submissions::malformed(submission).is_some() || submissions::is_empty(&submission.path)
+    };
+    all.retain(|submission| {
+        if only.contains(&submission.name) || needs_no_grading(submission) {
+            return true;
+        }
+        match ledger.entries.get(&submission.name) {
+            Some(entry) => kept.push(entry.row.clone()),
+            None => never.push(submission.name.clone()),
+        }
+        false
+    });
+    if !never.is_empty() {
+        eprintln!(
+            "warning: never graded into this reports folder, so not in its gradebook: {}",
+            never.join(", ")
+        );
+    }
+    kept
+}
+
+/// The class report's default file name in the reports folder: one per shard, as the ledger.
+fn class_report_name(shard: Option<Shard>) -> String {
+    match shard {
+        Some(shard) => format!("index-shard-{}-of-{}.html", shard.index, shard.count),
+        None => class_report::FILE_NAME.to_string(),
+    }
+}
+
+/// Writes the class report of `gradebook` to `page` (through a rename) and says where.
+fn write_class_report(
+    lab: &Lab,
+    gradebook: &Gradebook,
+    reports: &Path,
+    format: crate::report::Format,
+    page: &Path,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let results = class_report::load_results(
+        reports,
+        gradebook.submissions.iter().map(|row| row.name.as_str()),
+    );
+    let page_dir = submissions::resolve(page.parent().unwrap_or(Path::new(".")));
+    let reports_dir = submissions::resolve(reports);
+    let links = gradebook
+        .submissions
+        .iter()
+        .filter_map(|row| {
+            let file = batch::report_name(&row.name, format);
+            reports
+                .join(&file)
+                .is_file()
+                .then(|| (row.name.clone(), link(&page_dir, &reports_dir.join(&file))))
+        })
+        .collect();
+    let html = class_report::html::render(&class_report::html::Page {
+        lab: lab.name(),
+        title: &lab.scenario.title,
+        gradebook,
+        results: &results,
+        links: &links,
+    });
+    if let Some(parent) = page.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let temporary = page.with_extension(format!("html.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, &html)
+        .and_then(|()| std::fs::rename(&temporary, page))
+        .with_context(|| format!("writing the class report {}", page.display()))?;
+    println!(
+        "class report: {} ({} KB, written in {} ms)",
+        page.display(),
+        html.len().div_ceil(1024),
+        started.elapsed().as_millis()
+    );
+    Ok(())
+}
+
+/// The href from a page in `page_dir` to `file` (both resolved): relative below the page's
+/// folder, else the absolute path; each byte a URL would misread percent-encoded.
+fn link(page_dir: &Path, file: &Path) -> String {
+    let path = file.strip_prefix(page_dir).unwrap_or(file);
+    let mut href = String::new();
+    if path.is_absolute() {
+        href.push_str("file://");
+    }
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                href.push(char::from(byte))
+            }
+            other => href.push_str(&format!("%{other:02X}")),
+        }
+    }
+    href
 }
 
 /// The cluster kind the batch grades on, for its inputs key.
@@ -338,6 +514,19 @@ mod tests {
         assert_eq!(
             expand_shard(Path::new("/out/grades.json"), shard),
             PathBuf::from("/out/grades.json")
+        );
+    }
+
+    #[test]
+    fn links_are_relative_below_the_page_and_encoded() {
+        let page = Path::new("/srv/class/reports");
+        assert_eq!(
+            link(page, Path::new("/srv/class/reports/ada lovelace#1.txt")),
+            "ada%20lovelace%231.txt"
+        );
+        assert_eq!(
+            link(page, Path::new("/srv/other/bob.txt")),
+            "file:///srv/other/bob.txt"
         );
     }
 

@@ -51,6 +51,50 @@ impl Lab {
     pub fn bundled_submissions(&self) -> anyhow::Result<Vec<BundledSubmission>> {
         submissions_in(&self.dir.join("submissions"))
     }
+
+    /// The names at the top of a lab folder: those of the files the steps leave and the checks
+    /// read, and of the starter files, the reference and the bundled submissions. An upload
+    /// holding one of them is a lab folder, not a folder wrapped around one; a class folder
+    /// holding one is one learner's lab folder, not a class.
+    pub fn top_level_names(&self) -> Vec<String> {
+        let lab = self;
+        let mut names = std::collections::BTreeSet::new();
+        for step in &lab.scenario.steps {
+            let checked = step.checks.iter().flat_map(|check| {
+                let file = check.file.as_ref().map(|f| f.path.as_path());
+                let script = check.script.as_ref().map(|s| s.path.as_path());
+                file.into_iter().chain(script)
+            });
+            for path in step.artifacts.iter().map(PathBuf::as_path).chain(checked) {
+                let first = path.components().find_map(|c| match c {
+                    std::path::Component::Normal(name) => name.to_str(),
+                    _ => None,
+                });
+                if let Some(name) = first {
+                    names.insert(name.to_owned());
+                }
+            }
+        }
+        let mut add = |dir: &Path| {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                if let Some(name) = entry.file_name().to_str() {
+                    if name != "expect.yaml" {
+                        names.insert(name.to_owned());
+                    }
+                }
+            }
+        };
+        add(&lab.dir.join("starter"));
+        add(&lab.dir.join("reference"));
+        for entry in std::fs::read_dir(lab.dir.join("submissions"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            add(&entry.path());
+        }
+        names.into_iter().collect()
+    }
 }
 
 /// Submission cases (directories holding `expect.yaml`) under `root`, sorted by name.

@@ -362,6 +362,36 @@ fn resume_grades_only_what_changed() {
     );
     // Without --resume everything is graded again.
     assert_eq!(reused(&run(&[])), 0);
+
+    // --only grades the named again and keeps every other row as it was.
+    let before = read_json(&gradebook);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let log = run(&["--only", "cy"]);
+    let graded: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(" / 7 ") && l.ends_with(" s)"))
+        .collect();
+    assert_eq!(graded.len(), 1, "{log}");
+    assert!(graded[0].contains(" cy "), "{log}");
+    let after = read_json(&gradebook);
+    for (old, new) in before["submissions"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .zip(after["submissions"].as_array().expect("rows"))
+    {
+        if new["name"] == "cy" {
+            assert_ne!(old["graded_at"], new["graded_at"], "cy was graded again");
+            assert_eq!(old["score"], new["score"]);
+        } else if new["status"] == "malformed" {
+            // Made again on every run, as without --only: no grading, nothing to keep.
+            let mut new = new.clone();
+            new["graded_at"] = old["graded_at"].clone();
+            assert_eq!(old, &new);
+        } else {
+            assert_eq!(old, new, "kept as it was");
+        }
+    }
 }
 
 #[test]
@@ -484,6 +514,10 @@ fn bad_batch_arguments_are_refused_before_grading() {
     };
     let class = work.path().to_str().expect("utf-8");
     let missing = work.path().join("nope");
+    // One learner's lab folder given as a class.
+    let learner = work.path().join("ada");
+    write(&learner.join("tier.sh"), TIER_SH, 0o755);
+    write(&learner.join("out/tier.txt"), "gold\n", 0o644);
     for (args, says) in [
         (
             vec!["--submissions", class, "--shard", "4/4"],
@@ -516,6 +550,14 @@ fn bad_batch_arguments_are_refused_before_grading() {
         (
             vec!["--submissions", class, "--jobs", "0"],
             "0 is not in 1..",
+        ),
+        (
+            vec!["--submissions", class, "--only", "nobody"],
+            "has no submission named nobody",
+        ),
+        (
+            vec!["--submissions", learner.to_str().expect("utf-8")],
+            "looks like one learner's mini lab folder, not a class (it holds out, tier.sh)",
         ),
     ] {
         let output = run(&args);

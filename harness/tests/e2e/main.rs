@@ -7,6 +7,7 @@ mod common;
 
 mod batch;
 mod check_mini;
+mod class_report;
 mod cli;
 mod determinism;
 mod grade_mini;

@@ -285,7 +285,7 @@ async fn main() {
             .join(" ")
     );
 
-    // BENCH_ONLY=api|grade|batch|hanging|check|controllers|upstream|upstream-restore|upstream-grade runs
+    // BENCH_ONLY=api|grade|batch|class-report|hanging|check|controllers|upstream|upstream-restore|upstream-grade runs
     // one section.
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     let runs = |section: &str| only.is_empty() || only == section;
@@ -302,6 +302,15 @@ async fn main() {
             tokio::task::spawn_blocking(move || bench_batch::batch_figures(&proctor, &repo()))
                 .await
                 .expect("batch figures");
+        }
+    }
+    if runs("class-report") {
+        if let Some(proctor) = built_proctor("class-report") {
+            tokio::task::spawn_blocking(move || {
+                bench_batch::class_report_figures(&proctor, &repo())
+            })
+            .await
+            .expect("class report figures");
         }
     }
     if runs("hanging") {

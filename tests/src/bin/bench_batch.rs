@@ -24,6 +24,12 @@ fn copy_tree(from: &Path, to: &Path) {
 
 /// COUNT submissions in `dir`, cycling through the bundled ones and the fixtures.
 fn make_class(repo: &Path, dir: &Path) -> Vec<String> {
+    make_class_of(repo, dir, Some(COUNT))
+}
+
+/// `count` submissions in `dir` (each source once when none), cycling through the bundled ones
+/// and the fixtures.
+fn make_class_of(repo: &Path, dir: &Path, count: Option<usize>) -> Vec<String> {
     let mut sources: Vec<PathBuf> = Vec::new();
     for root in [
         repo.join("scenarios").join(LAB).join("submissions"),
@@ -40,7 +46,7 @@ fn make_class(repo: &Path, dir: &Path) -> Vec<String> {
     }
     std::fs::create_dir_all(dir).expect("mkdir");
     let mut names = Vec::new();
-    for i in 0..COUNT {
+    for i in 0..count.unwrap_or(sources.len()) {
         let name = format!("learner-{i:03}");
         let to = dir.join(&name);
         copy_tree(&sources[i % sources.len()], &to);
@@ -271,5 +277,71 @@ pub fn batch_figures(proctor: &Path, repo: &Path) {
         } else {
             "DIFFERENT from"
         }
+    );
+}
+
+/// `BENCH_ONLY=class-report`: the class report of a 200-learner batch. The bundled gpudrv
+/// submissions and the fixtures (each tree once) are graded in one batch; their gradebook rows
+/// and kept reports are then dealt out to 200 learners, and the page is written from them: its
+/// size and the median time to render it (5 runs), as `grade --submissions` writes it.
+pub fn class_report_figures(proctor: &Path, repo: &Path) {
+    use proctor::batch::class_report::{self, html};
+    use proctor::batch::gradebook::Gradebook;
+
+    let work = tempfile::tempdir().expect("tmp");
+    let class = work.path().join("class");
+    let sources = make_class_of(repo, &class, None);
+    let reports = work.path().join("reports");
+    let book = work.path().join("grades.json");
+    let run = run_batch(
+        proctor,
+        &work.path().join("cache"),
+        &["--scenarios", &repo.join("scenarios").display().to_string()],
+        &[
+            format!("--submissions={}", class.display()),
+            format!("--reports={}", reports.display()),
+            format!("--gradebook={}", book.display()),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "the batch of {} failed", sources.len());
+    let graded = Gradebook::read(&book).expect("gradebook");
+    let results = class_report::load_results(&reports, sources.iter().map(String::as_str));
+    let mut gradebook = Gradebook {
+        steps: graded.steps.clone(),
+        submissions: Vec::new(),
+    };
+    let mut dealt = std::collections::BTreeMap::new();
+    let mut links = std::collections::BTreeMap::new();
+    for i in 0..COUNT {
+        let source = &graded.submissions[i % graded.submissions.len()];
+        let name = format!("learner-{i:03}");
+        let mut row = source.clone();
+        row.name = name.clone();
+        if let Some(report) = results.get(&source.name) {
+            dealt.insert(name.clone(), report.clone());
+        }
+        links.insert(name.clone(), format!("{name}.json"));
+        gradebook.submissions.push(row);
+    }
+    let mut times = Vec::new();
+    let mut size = 0;
+    for _ in 0..5 {
+        let started = Instant::now();
+        let page = html::render(&html::Page {
+            lab: LAB,
+            title: "class report bench",
+            gradebook: &gradebook,
+            results: &dealt,
+            links: &links,
+        });
+        times.push(started.elapsed());
+        size = page.len();
+    }
+    println!(
+        "class report of {COUNT} learners ({} distinct graded trees, {} failing checks in all): {:.0} KB, rendered in {:.1} ms (median of 5)",
+        graded.submissions.len(),
+        dealt.values().flat_map(|r| r.checks()).filter(|c| !c.passed).count(),
+        size as f64 / 1024.0,
+        percentile(times, 0.5).as_secs_f64() * 1000.0
     );
 }

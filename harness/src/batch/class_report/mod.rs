@@ -1,0 +1,72 @@
+//! The class report: one self-contained HTML page a batch writes beside its reports (`index.html`,
+//! or `--report-html FILE`) — the score distribution, each step's and each check's pass rate with
+//! the checks that fail most first and their most common failure messages, and every learner's
+//! row linking to their report, with their failing checks and diffs. What a lecturer asks after a
+//! lab: what do I re-teach?
+//!
+//! Its numbers come from the gradebook's rows (scores, statuses, steps) and from each graded
+//! submission's report, kept as report-json in the reports folder's [`RESULTS_DIR`] whatever
+//! `--format` the reports have, so that a `--resume`d batch's page still covers every learner.
+
+pub mod html;
+mod stats;
+mod svg;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::report::Report;
+
+pub use stats::{CheckStats, Stats, StepStats};
+
+/// Where each graded submission's report is kept for the class report, in the reports folder.
+pub const RESULTS_DIR: &str = ".proctor-results";
+
+/// The default file name of the class report, in the reports folder.
+pub const FILE_NAME: &str = "index.html";
+
+/// The kept report of submission `name`.
+pub fn result_path(reports: &Path, name: &str) -> PathBuf {
+    reports.join(RESULTS_DIR).join(format!("{name}.json"))
+}
+
+/// Keeps `report` as submission `name`'s (through a rename: a file cut short by a crash is never
+/// read as a whole one).
+pub fn save_result(reports: &Path, name: &str, report: &Report) -> anyhow::Result<()> {
+    let path = result_path(reports, name);
+    let dir = reports.join(RESULTS_DIR);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    let text = crate::report::native::render(report);
+    std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::rename(&temporary, &path))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// The kept reports of the submissions `names`; one that is missing or unreadable (a batch from
+/// an older Proctor, a folder tidied by hand) is left out with a warning: its learner's row is
+/// still on the page, without check details.
+pub fn load_results<'a>(
+    reports: &Path,
+    names: impl IntoIterator<Item = &'a str>,
+) -> BTreeMap<String, Report> {
+    let mut results = BTreeMap::new();
+    for name in names {
+        let path = result_path(reports, name);
+        let read = std::fs::read_to_string(&path)
+            .map_err(anyhow::Error::from)
+            .and_then(|text| serde_json::from_str::<Report>(&text).map_err(anyhow::Error::from));
+        match read {
+            Ok(report) => {
+                results.insert(name.to_string(), report);
+            }
+            Err(error) if path.exists() => {
+                tracing::warn!("{}: not in the class report: {error:#}", path.display());
+            }
+            Err(_) => {}
+        }
+    }
+    results
+}
