@@ -139,7 +139,7 @@ pub struct LintArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  proctor up gpudrv --lab-dir /root/gpudrv\n  export KUBECONFIG=/work/.proctor/kubeconfig   # the line it printed"
+    after_help = "Example:\n  proctor up gpudrv --lab-dir ~/gpudrv         # in the foreground; Ctrl-C keeps its state\n  export KUBECONFIG=$PWD/.proctor/kubeconfig  # in another terminal: the line it printed\n  proctor up gpudrv                            # later, in the same folder: as it was left\n  proctor up gpudrv --fresh                    # or from the lab's starting state"
 )]
 pub struct UpArgs {
     /// Lab whose starting nodes and manifests to create; without it, plain nodes.
@@ -153,6 +153,10 @@ pub struct UpArgs {
     /// Copy the lab's starter files into this directory (existing files are kept).
     #[arg(long, value_name = "DIR", requires = "lab")]
     pub lab_dir: Option<PathBuf>,
+    /// Start from the lab's starting state, not from the state the last `up` here kept
+    /// (<kubeconfig folder>/<lab>.state.json, replaced once this cluster changes).
+    #[arg(long)]
+    pub fresh: bool,
     /// Port to listen on (127.0.0.1); 0 picks a free one.
     #[arg(long, default_value_t = 0)]
     pub port: u16,
@@ -300,7 +304,7 @@ pub struct OutputArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  proctor solve gpudrv --dir /tmp/solved && proctor grade gpudrv --submission /tmp/solved"
+    after_help = "Example:\n  proctor solve gpudrv --dir /tmp/solved && proctor grade gpudrv --submission /tmp/solved\n  proctor solve gpudrv --dir ~/gpudrv --until 3            # catch up: your folder and cluster at the end of step 3\n  proctor solve gpudrv --dir ~/gpudrv --from 3 --until 3   # step 3 alone, on top of your steps 1 and 2"
 )]
 pub struct SolveArgs {
     /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
@@ -311,6 +315,13 @@ pub struct SolveArgs {
     /// Apply the solution to this cluster too (default: $KUBECONFIG; a private cluster when unset).
     #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
+    /// Run the reference's steps only up to step N (included): the folder and the cluster end
+    /// as the reference leaves them after step N. Its files replace yours of the same name.
+    #[arg(long, value_name = "N")]
+    pub until: Option<u32>,
+    /// Start at step N (default: the first), for steps already done your own way.
+    #[arg(long, value_name = "N")]
+    pub from: Option<u32>,
 }
 
 #[derive(Debug, Args)]

@@ -4,6 +4,7 @@
 pub mod external;
 #[cfg(feature = "embedded")]
 pub mod in_process;
+pub mod kept;
 pub mod kubectl;
 pub mod kwokctl;
 pub mod lab_mark;

@@ -23,6 +23,40 @@ pub enum Snapshot {
     External(ObjectSet),
 }
 
+impl Snapshot {
+    /// The snapshot as a document to keep on disk (`kwok::saved_snapshot`); none for a real
+    /// cluster's, whose state is its own.
+    pub fn to_document(&self) -> Option<serde_json::Value> {
+        match self {
+            #[cfg(feature = "embedded")]
+            Snapshot::Embedded(state) => Some(kwok::saved_snapshot::to_json(state)),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// The snapshot a document of [`Snapshot::to_document`] holds, taken `age` ago: its clock is
+    /// moved forward by `age`, so that times in it (a pod's start, a lease) read as they did.
+    #[cfg(feature = "embedded")]
+    pub fn from_document(
+        doc: &serde_json::Value,
+        age: chrono::TimeDelta,
+    ) -> anyhow::Result<Snapshot> {
+        let snapshot = kwok::saved_snapshot::from_json(doc).map_err(anyhow::Error::msg)?;
+        Ok(Snapshot::Embedded(kwok::clock_shift::shift_clock(
+            &snapshot, age,
+        )))
+    }
+
+    #[cfg(not(feature = "embedded"))]
+    pub fn from_document(
+        _doc: &serde_json::Value,
+        _age: chrono::TimeDelta,
+    ) -> anyhow::Result<Snapshot> {
+        anyhow::bail!("this proctor was built without the embedded cluster")
+    }
+}
+
 enum Backend {
     #[cfg(feature = "embedded")]
     Embedded(Box<kwok::Cluster>),

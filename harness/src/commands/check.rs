@@ -2,7 +2,7 @@
 
 use anyhow::bail;
 
-use super::common::{emit, Globals, Verdict};
+use super::common::{emit, refuse_another_labs_cluster, Globals, Verdict};
 use super::guard::guarded;
 use crate::cli::CheckArgs;
 use crate::cluster::Target;
@@ -28,17 +28,7 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
             lab = lab.name()
         );
     };
-    let started_for = crate::cluster::lab_mark::marked(kubeconfig);
-    if let Some(started_for) = &started_for {
-        if started_for != lab.name() {
-            bail!(
-                "the cluster of {} was started for lab {started_for} (`proctor up \
-                 {started_for}`): check {started_for} there, or start {}'s own cluster",
-                kubeconfig.display(),
-                lab.name()
-            );
-        }
-    }
+    let started_for = refuse_another_labs_cluster(kubeconfig, &lab)?;
     let dir = args
         .dir
         .clone()
@@ -60,8 +50,9 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
         // The kubeconfig `up` left behind when it was killed (a closed terminal).
         Err(error) if started_for.is_some() && refused(&format!("{error:#}")) => {
             bail!(
-                "the cluster of {} is not running (its API server refuses connections): start it \
-                 again with `proctor up {} --lab-dir DIR` and export the KUBECONFIG it prints",
+                "the cluster of {} is not running (its API server refuses connections): run \
+                 `proctor up {}` again where you started it (it comes back as you left it) and \
+                 export the KUBECONFIG it prints",
                 kubeconfig.display(),
                 lab.name()
             )

@@ -161,3 +161,23 @@ fn register_signals() -> Option<Signals> {
         signal(SignalKind::terminate()).ok()?,
     ))
 }
+
+/// Refuses a cluster `proctor up` started for another lab than `lab` (recorded in its
+/// kubeconfig); returns the lab it was started for, if it says.
+pub fn refuse_another_labs_cluster(
+    kubeconfig: &std::path::Path,
+    lab: &crate::scenario::Lab,
+) -> anyhow::Result<Option<String>> {
+    let started_for = crate::cluster::lab_mark::marked(kubeconfig);
+    if let Some(started_for) = &started_for {
+        if started_for != lab.name() {
+            anyhow::bail!(
+                "the cluster of {} was started for lab {started_for} (`proctor up \
+                 {started_for}`): use {started_for} there, or start {}'s own cluster",
+                kubeconfig.display(),
+                lab.name()
+            );
+        }
+    }
+    Ok(started_for)
+}

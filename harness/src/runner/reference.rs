@@ -241,12 +241,18 @@ pub async fn run_reference(
     })
 }
 
-/// Runs the reference solution directly in `dir` on `target` (`proctor solve`).
-pub async fn solve_into(lab: &Lab, target: &Target, dir: &Path) -> anyhow::Result<()> {
+/// Runs the reference solution's steps `steps` (indices into the lab's steps) directly in `dir`
+/// on `target` (`proctor solve`).
+pub async fn solve_into(
+    lab: &Lab,
+    target: &Target,
+    dir: &Path,
+    steps: std::ops::RangeInclusive<usize>,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     copy_starter(lab, dir, false)?;
     let exec = reference_exec(lab, target);
-    for index in 0..lab.scenario.steps.len() {
+    for index in steps.filter(|index| *index < lab.scenario.steps.len()) {
         run_step(lab, target, &exec, index, dir).await?;
     }
     Ok(())

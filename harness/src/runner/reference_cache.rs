@@ -155,15 +155,11 @@ pub fn load_run(lab: &Lab, entry: &Path, steps: usize) -> anyhow::Result<Option<
         };
         let doc: serde_json::Value =
             serde_json::from_slice(&text).with_context(|| format!("reading {}", file.display()))?;
-        let snapshot = kwok::saved_snapshot::from_json(&doc)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-        let snapshot = kwok::clock_shift::shift_clock(&snapshot, age);
+        let snapshot = Snapshot::from_document(&doc, age)
+            .with_context(|| format!("reading {}", file.display()))?;
         let dir = root.path().join(format!("state-{n}"));
         copy_dir(cached, &dir)?;
-        states.push(ReferenceState {
-            snapshot: Snapshot::Embedded(snapshot),
-            dir,
-        });
+        states.push(ReferenceState { snapshot, dir });
     }
     Ok(Some(ReferenceRun::from_parts(
         root,
@@ -175,15 +171,6 @@ pub fn load_run(lab: &Lab, entry: &Path, steps: usize) -> anyhow::Result<Option<
 #[cfg(not(feature = "embedded"))]
 pub fn load_run(_lab: &Lab, _entry: &Path, _steps: usize) -> anyhow::Result<Option<ReferenceRun>> {
     Ok(None)
-}
-
-fn snapshot_document(snapshot: &Snapshot) -> Option<serde_json::Value> {
-    match snapshot {
-        #[cfg(feature = "embedded")]
-        Snapshot::Embedded(state) => Some(kwok::saved_snapshot::to_json(state)),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
 }
 
 /// Writes `run` as the entry `entry` (atomically: staged, then renamed), and removes the lab's
@@ -198,7 +185,9 @@ pub fn store(entry: &Path, run: &ReferenceRun) -> anyhow::Result<()> {
         .context("creating a cache staging dir")?;
     for (n, state) in run.states.iter().enumerate() {
         copy_dir(&state.dir, &staging.path().join(format!("state-{n}")))?;
-        let doc = snapshot_document(&state.snapshot)
+        let doc = state
+            .snapshot
+            .to_document()
             .context("only runs on the embedded cluster are cached")?;
         let file = staging.path().join(format!("cluster-{n}.json"));
         std::fs::write(&file, serde_json::to_vec(&doc)?)

@@ -363,7 +363,191 @@ fn check_refuses_a_missing_folder_and_another_labs_cluster() {
     let (code, stderr) = check("mini", &lab_dir);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("is not running (its API server refuses connections): start it again with `proctor up mini"),
+        stderr.contains("is not running (its API server refuses connections): run `proctor up mini` again where you started it"),
         "{stderr}"
     );
+}
+
+fn kubectl(kubeconfig: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("kubectl")
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .output()
+        .expect("kubectl runs")
+}
+
+/// Waits (up to a minute, polling) until `path` holds `text`.
+fn wait_for_text(path: &Path, text: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(path).is_ok_and(|held| held.contains(text)) {
+        assert!(
+            Instant::now() < deadline,
+            "{} never held {text:?}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A learner's cluster survives `up` being stopped (Ctrl-C) or killed (a closed terminal): the
+/// next `up` in the folder brings it back, `--fresh` starts over, and a second `up` while one
+/// runs is refused with the way to reach the first.
+#[test]
+fn up_keeps_the_learners_cluster_and_refuses_a_second_up() {
+    let root = lab();
+    let work = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = work.path().join(".proctor/kubeconfig");
+    let lab_dir = work.path().join("lab");
+    let state = work.path().join(".proctor/mini.state.json");
+    let mut up = Up::start(root.path(), &kubeconfig, &lab_dir);
+
+    let second = cargo_bin_cmd!("proctor")
+        .args(["up", "mini", "--scenarios"])
+        .arg(root.path())
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .output()
+        .expect("runs");
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains(&format!(
+            "a cluster is already up for {0} (process {1}): use it with `export KUBECONFIG={0}`",
+            kubeconfig.display(),
+            up.child.id()
+        )),
+        "{said}"
+    );
+
+    // Stopped with Ctrl-C: kept, and brought back.
+    let created = kubectl(
+        &kubeconfig,
+        &["create", "configmap", "work", "--from-literal=a=b"],
+    );
+    assert!(created.status.success());
+    assert_eq!(up.stop(), Some(0));
+    assert!(state.is_file(), "no state kept at {}", state.display());
+    let mut up = Up::start(root.path(), &kubeconfig, &lab_dir);
+    let found = kubectl(
+        &kubeconfig,
+        &["get", "configmap", "work", "-o", "jsonpath={.data.a}"],
+    );
+    assert_eq!(String::from_utf8_lossy(&found.stdout), "b");
+
+    // Killed: what was kept while it ran is brought back.
+    let labelled = kubectl(&kubeconfig, &["label", "node", "lab-node-1", "seen=yes"]);
+    assert!(labelled.status.success());
+    wait_for_text(&state, "\"seen\":\"yes\"");
+    up.child.kill().expect("kill -9 proctor up");
+    let _ = up.child.wait();
+    let up = Up::start(root.path(), &kubeconfig, &lab_dir);
+    let label = kubectl(
+        &kubeconfig,
+        &[
+            "get",
+            "node",
+            "lab-node-1",
+            "-o",
+            "jsonpath={.metadata.labels.seen}",
+        ],
+    );
+    assert_eq!(String::from_utf8_lossy(&label.stdout), "yes");
+    drop(up);
+
+    // --fresh: the lab's starting state.
+    let mut fresh = Command::new(assert_cmd::cargo::cargo_bin!("proctor"))
+        .args(["up", "mini", "--fresh", "--scenarios"])
+        .arg(root.path())
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("proctor up starts");
+    let mut line = String::new();
+    BufReader::new(fresh.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("reads the export line");
+    let gone = kubectl(&kubeconfig, &["get", "configmap", "work"]);
+    assert!(
+        !gone.status.success(),
+        "a fresh cluster holds the kept ConfigMap"
+    );
+    let _ = kill(Pid::from_raw(fresh.id() as i32), Signal::SIGINT);
+    let _ = fresh.wait();
+}
+
+/// `solve --until N` catches a learner up: their folder and cluster end as the reference leaves
+/// them after step N, and no further.
+#[test]
+fn solve_until_catches_a_learner_up_to_a_step() {
+    let root = lab();
+    let work = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = work.path().join("kubeconfig");
+    let lab_dir = work.path().join("lab");
+    let cache = work.path().join("cache");
+    let up = Up::start(root.path(), &kubeconfig, &lab_dir);
+    let solve = |args: &[&str]| {
+        cargo_bin_cmd!("proctor")
+            .args(["solve", "mini", "--scenarios"])
+            .arg(root.path())
+            .arg("--dir")
+            .arg(&lab_dir)
+            .args(args)
+            .env("KUBECONFIG", &up.kubeconfig)
+            .env("PROCTOR_CACHE", &cache)
+            .output()
+            .expect("runs")
+    };
+    let wrong = solve(&["--until", "9"]);
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&wrong.stderr)
+            .contains("--until 9: mini has no step 9 (its steps: 1, 2)"),
+        "{}",
+        String::from_utf8_lossy(&wrong.stderr)
+    );
+    let solved = solve(&["--until", "1"]);
+    assert_eq!(
+        solved.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&solved.stderr)
+    );
+    assert!(String::from_utf8_lossy(&solved.stderr).contains("mini: reference's step 1 written to"));
+    let check = |step: &str| {
+        cargo_bin_cmd!("proctor")
+            .args([
+                "check",
+                "mini",
+                "--quiet",
+                "--color",
+                "never",
+                "--step",
+                step,
+                "--scenarios",
+            ])
+            .arg(root.path())
+            .arg("--dir")
+            .arg(&lab_dir)
+            .env("KUBECONFIG", &up.kubeconfig)
+            .env("PROCTOR_CACHE", &cache)
+            .output()
+            .expect("runs")
+    };
+    let one = check("1");
+    assert_eq!(
+        one.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&one.stdout)
+    );
+    let two = check("2");
+    assert_eq!(
+        two.status.code(),
+        Some(1),
+        "step 2 was not solved: {}",
+        String::from_utf8_lossy(&two.stdout)
+    );
+    assert!(!lab_dir.join("k8s/settings.yaml").exists());
 }
