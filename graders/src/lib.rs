@@ -14,4 +14,5 @@ pub mod hints;
 pub mod partial;
 pub mod paths;
 pub mod quantity;
+pub mod shown;
 pub mod text;

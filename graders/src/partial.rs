@@ -116,6 +116,11 @@ fn match_at(path: &str, expected: &Value, actual: Option<&Value>) -> Result<(), 
                 Err(differs(path, expected, actual))
             }
         }
+        (Value::Null, _) => Err(format!(
+            "{}: expected it not to be set, got {}",
+            show_path(path),
+            typed(actual)
+        )),
         _ => Err(format!(
             "{}: expected {}, got {}",
             show_path(path),
@@ -169,23 +174,25 @@ fn match_operator(
         },
         "$gt" | "$gte" | "$lt" | "$lte" | "$quantity" => {
             let want = Amount::from_json(operand).map_err(|e| format!("{at}: {op}: {e}"))?;
-            let (holds, words): (fn(Ordering) -> bool, &str) = match op {
-                "$gt" => (Ordering::is_gt, "above"),
-                "$gte" => (Ordering::is_ge, "at least"),
-                "$lt" => (Ordering::is_lt, "below"),
-                "$lte" => (Ordering::is_le, "at most"),
-                _ => (Ordering::is_eq, "equal by value to"),
+            let holds: fn(Ordering) -> bool = match op {
+                "$gt" => Ordering::is_gt,
+                "$gte" => Ordering::is_ge,
+                "$lt" => Ordering::is_lt,
+                "$lte" => Ordering::is_le,
+                _ => Ordering::is_eq,
             };
-            let shown = operand
-                .as_str()
-                .map_or_else(|| operand.to_string(), str::to_string);
-            let expected = format!("a value {words} {shown}");
+            // In words, the quantity as the scenario wrote it: `4`, `at least 2Gi`.
+            let expected = brief(&serde_json::json!({ op: operand }));
             let Some(value) = set else {
                 return Err(format!("{at}: missing (expected {expected})"));
             };
             match Amount::from_json(value) {
                 Ok(have) if holds(have.cmp(&want)) => Ok(()),
-                Ok(_) => Err(format!("{at}: expected {expected}, got {}", brief(value))),
+                // Compared by value: the amount as the cluster holds it, unquoted.
+                Ok(_) => Err(format!(
+                    "{at}: expected {expected}, got {}",
+                    crate::shown::amount(value)
+                )),
                 Err(_) => Err(format!("{at}: expected {expected}, got {}", typed(value))),
             }
         }
@@ -421,33 +428,16 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// `a string "true"`, `a boolean true`, `null`: the value with its JSON type, for type mismatches.
-fn typed(v: &Value) -> String {
-    match v {
-        Value::Null => "null".to_string(),
-        _ => format!("a {} {}", kind(v), brief(v)),
-    }
-}
-
-fn show_path(path: &str) -> &str {
+/// Where in the object, as a person reads it (see [`crate::paths::readable`]).
+fn show_path(path: &str) -> String {
     if path.is_empty() {
-        "(top level)"
+        "(top level)".to_string()
     } else {
-        path
+        crate::paths::readable(path)
     }
 }
 
-/// A short rendering of a value for messages (JSON, cut at 120 characters).
-fn brief(v: &Value) -> String {
-    let text = v.to_string();
-    const MAX: usize = 120;
-    if text.chars().count() <= MAX {
-        text
-    } else {
-        let cut: String = text.chars().take(MAX).collect();
-        format!("{cut}…")
-    }
-}
+use crate::shown::{typed, value as brief};
 
 #[cfg(test)]
 mod tests {
@@ -507,12 +497,12 @@ mod tests {
     }
 
     #[test]
-    fn wrong_label_value_names_escaped_path() {
+    fn wrong_label_value_names_the_key_as_written() {
         let expected = json!({"metadata": {"labels": {"nvidia.com/cuda.driver.major": "535"}}});
         assert_eq!(
             matches(&expected, &labelled_node()),
             Err(
-                r#"metadata.labels.nvidia\.com/cuda\.driver\.major: expected "535", got "550""#
+                r#"metadata.labels["nvidia.com/cuda.driver.major"]: expected "535", got "550""#
                     .to_string()
             )
         );
@@ -523,7 +513,7 @@ mod tests {
         let expected = json!({"metadata": {"labels": {"nvidia.com/gpu-driver-upgrade-state": "upgrade-done"}}});
         assert_eq!(
             matches(&expected, &labelled_node()),
-            Err(r#"metadata.labels.nvidia\.com/gpu-driver-upgrade-state: missing (expected "upgrade-done")"#.to_string())
+            Err(r#"metadata.labels["nvidia.com/gpu-driver-upgrade-state"]: missing (expected upgrade-done)"#.to_string())
         );
     }
 
@@ -533,7 +523,7 @@ mod tests {
         let actual = json!({"spec": {"nodeSelector": {"nvidia.com/gpu.deploy.driver": true}}});
         assert_eq!(
             matches(&expected, &actual),
-            Err(r#"spec.nodeSelector.nvidia\.com/gpu\.deploy\.driver: expected a string "true", got a boolean true"#.to_string())
+            Err(r#"spec.nodeSelector["nvidia.com/gpu.deploy.driver"]: expected a string "true", got a boolean true"#.to_string())
         );
         assert!(matches(&json!({"replicas": "1"}), &json!({"replicas": 1})).is_err());
         assert!(matches(&json!({"replicas": 1}), &json!({"replicas": "1"})).is_err());
@@ -609,7 +599,7 @@ mod tests {
         assert_eq!(matches(&expected, &json!({"spec": {}})), Ok(()));
         assert_eq!(
             matches(&expected, &json!({"spec": {"unschedulable": true}})),
-            Err("spec.unschedulable: expected null, got a boolean true".to_string())
+            Err("spec.unschedulable: expected it not to be set, got a boolean true".to_string())
         );
     }
 
@@ -617,7 +607,7 @@ mod tests {
     fn type_mismatch_at_top_level() {
         assert_eq!(
             matches(&json!({"a": 1}), &json!([1])),
-            Err("(top level): expected a map {\"a\":1}, got a list [1]".to_string())
+            Err("(top level): expected a map {a: 1}, got a list [1]".to_string())
         );
         assert!(matches(&json!([1, 2]), &json!([2]))
             .unwrap_err()
@@ -676,28 +666,25 @@ mod tests {
         assert_eq!(matches(&expect, &pod), Ok(()));
         assert_eq!(
             matches(&json!({"spec": {"replicas": {"$gt": 4}}}), &pod),
-            Err("spec.replicas: expected a value above 4, got 4".to_string())
+            Err("spec.replicas: expected more than 4, got 4".to_string())
         );
         assert_eq!(
             matches(
                 &json!({"spec": {"resources": {"requests": {"memory": {"$gte": "2Gi"}}}}}),
                 &pod
             ),
-            Err(
-                r#"spec.resources.requests.memory: expected a value at least 2Gi, got "1024Mi""#
-                    .to_string()
-            )
+            Err("spec.resources.requests.memory: expected at least 2Gi, got 1024Mi".to_string())
         );
         assert_eq!(
             matches(&json!({"spec": {"paused": {"$lt": 1}}}), &pod),
-            Err("spec.paused: missing (expected a value below 1)".to_string())
+            Err("spec.paused: missing (expected less than 1)".to_string())
         );
         assert_eq!(
             matches(
                 &json!({"spec": {"replicas": {"$gt": 1}}}),
                 &json!({"spec": {"replicas": "50%"}})
             ),
-            Err(r#"spec.replicas: expected a value above 1, got a string "50%""#.to_string())
+            Err(r#"spec.replicas: expected more than 1, got a string "50%""#.to_string())
         );
     }
 
@@ -714,14 +701,16 @@ mod tests {
         );
         assert_eq!(
             matches(&image(json!({"$not": {"$regex": ":24\\."}})), &pod),
-            Err(r#"spec.containers[0].image: expected anything but {"$regex":":24\\."}, got a string "nvcr.io/nvidia/pytorch:24.07-py3""#.to_string())
+            Err(r#"spec.containers[0].image: expected anything but text matching /:24\./, got a string "nvcr.io/nvidia/pytorch:24.07-py3""#.to_string())
         );
         let terms = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
         let length = |e: Value| json!({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": e}}}}});
         assert_eq!(matches(&length(json!({"$len": 1})), &pod), Ok(()));
         assert_eq!(
             matches(&length(json!({"$len": {"$gte": 2}})), &pod),
-            Err(format!("{terms}.nodeSelectorTerms: length 1: (top level): expected a value at least 2, got 1"))
+            Err(format!(
+                "{terms}.nodeSelectorTerms: length 1: (top level): expected at least 2, got 1"
+            ))
         );
         assert_eq!(
             matches(&json!({"spec": {"tolerations": {"$len": 0}}}), &pod),
@@ -731,7 +720,7 @@ mod tests {
         assert_eq!(
             matches(&json!({"metadata": {"name": {"$not": "cuda12-job"}}}), &pod),
             Err(
-                r#"metadata.name: expected anything but "cuda12-job", got a string "cuda12-job""#
+                r#"metadata.name: expected anything but cuda12-job, got a string "cuda12-job""#
                     .to_string()
             )
         );
@@ -756,20 +745,18 @@ mod tests {
                 &json!({"data": {"config.yaml": {"$yaml": {"version": "v2"}}}}),
                 &config
             ),
-            Err(
-                r#"data.config\.yaml (read as YAML): version: expected "v2", got "v1""#.to_string()
-            )
+            Err(r#"data["config.yaml"] (read as YAML): version: expected v2, got v1"#.to_string())
         );
         assert!(matches(
             &json!({"data": {"config.json": {"$json": {"name": "x"}}}}),
             &config
         )
         .unwrap_err()
-        .starts_with(r#"data.config\.json (read as JSON): name: expected "x""#));
+        .starts_with(r#"data["config.json"] (read as JSON): name: expected x, got"#));
         assert!(
             matches(&json!({"data": {"config.yaml": {"$json": {}}}}), &config)
                 .unwrap_err()
-                .starts_with(r#"data.config\.yaml: not valid JSON"#)
+                .starts_with(r#"data["config.yaml"]: not valid JSON"#)
         );
     }
 

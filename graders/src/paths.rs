@@ -153,10 +153,60 @@ pub fn push_index(path: &str, index: usize) -> String {
     format!("{path}[{index}]")
 }
 
+/// `dotted` as a person reads it: a key that holds a dot (a label key such as
+/// `nvidia.com/gpu.present`) in quotes and brackets instead of with escaped dots, which is also
+/// a form [`parse`] reads. A path that does not parse is shown as it is.
+pub fn readable(dotted: &str) -> String {
+    let Ok(segments) = parse(dotted) else {
+        return dotted.to_string();
+    };
+    let mut text = String::new();
+    for segment in segments {
+        match segment {
+            Segment::Index(index) => text.push_str(&format!("[{index}]")),
+            Segment::Key(key) if key.contains(['.', '[', '\\', '"']) || key.is_empty() => {
+                let quoted = key.replace('\\', "\\\\").replace('"', "\\\"");
+                text.push_str(&format!("[\"{quoted}\"]"));
+            }
+            Segment::Key(key) => {
+                if !text.is_empty() {
+                    text.push('.');
+                }
+                text.push_str(&key);
+            }
+        }
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn readable_paths_quote_dotted_keys_and_parse_back() {
+        for (escaped, shown) in [
+            (
+                r"metadata.labels.nvidia\.com/gpu\.present",
+                r#"metadata.labels["nvidia.com/gpu.present"]"#,
+            ),
+            (
+                r"status.capacity.nvidia\.com/gpu",
+                r#"status.capacity["nvidia.com/gpu"]"#,
+            ),
+            (
+                "spec.containers[0].resources.limits.memory",
+                "spec.containers[0].resources.limits.memory",
+            ),
+            ("metadata.labels.tier", "metadata.labels.tier"),
+        ] {
+            assert_eq!(readable(escaped), shown);
+            assert_eq!(parse(shown), parse(escaped), "{shown} reads back");
+        }
+        let odd = push_key("data", r#"a"b.c\d"#);
+        assert_eq!(parse(&readable(&odd)), parse(&odd));
+    }
 
     fn node() -> Value {
         json!({

@@ -107,13 +107,43 @@ pub fn evaluate(spec: &ObjectCheck, objects: &[Value]) -> Result<(), String> {
         return Err(format!("{what} not found"));
     }
     if let Some(expected) = &spec.expect {
-        for object in objects {
-            graders::partial::matches(expected, object)
-                .map_err(|reason| format!("{}: {reason}", object_name(object)))?;
+        // Every object that differs is named: a learner fixing the first would otherwise learn
+        // of the next one only at the next run.
+        let differ: Vec<String> = objects
+            .iter()
+            .filter_map(|object| {
+                graders::partial::matches(expected, object)
+                    .err()
+                    .map(|reason| format!("{}: {reason}", object_name(object)))
+            })
+            .collect();
+        match differ.as_slice() {
+            [] => {}
+            [only] if objects.len() == 1 => return Err(only.clone()),
+            _ => {
+                let mut lines: Vec<String> = differ
+                    .iter()
+                    .take(LISTED)
+                    .map(|line| format!("  {line}"))
+                    .collect();
+                if differ.len() > LISTED {
+                    lines.push(format!("  … and {} more", differ.len() - LISTED));
+                }
+                return Err(format!(
+                    "{} of {} {} differ:\n{}",
+                    differ.len(),
+                    objects.len(),
+                    spec.resource,
+                    lines.join("\n")
+                ));
+            }
         }
     }
     Ok(())
 }
+
+/// How many differing objects a message lists.
+const LISTED: usize = 10;
 
 pub async fn check_object(target: &Target, spec: &ObjectCheck) -> Outcome {
     let deadline = Instant::now() + spec.timeout.0;
@@ -181,6 +211,27 @@ mod tests {
             evaluate(&spec(json!({"name": "b"})), &[]),
             Err("pods/b in namespace gpu-drv not found".to_string())
         );
+    }
+
+    #[test]
+    fn every_differing_object_is_named() {
+        let node = |name: &str, gpus: &str| json!({"metadata": {"name": name}, "status": {"capacity": {"nvidia.com/gpu": gpus}}});
+        let check: ObjectCheck = serde_json::from_value(json!({
+            "resource": "nodes",
+            "selector": "gpu=yes",
+            "expect": {"status": {"capacity": {"nvidia.com/gpu": {"$quantity": 4}}}}
+        }))
+        .expect("valid object check");
+        let nodes = [node("a", "4"), node("b", "1"), node("c", "2")];
+        assert_eq!(
+            evaluate(&check, &nodes),
+            Err("2 of 3 nodes differ:\n  b: status.capacity[\"nvidia.com/gpu\"]: expected 4, got 1\n  c: status.capacity[\"nvidia.com/gpu\"]: expected 4, got 2".to_string())
+        );
+        assert_eq!(
+            evaluate(&check, &nodes[1..2]),
+            Err("b: status.capacity[\"nvidia.com/gpu\"]: expected 4, got 1".to_string())
+        );
+        assert!(evaluate(&check, &nodes[..1]).is_ok());
     }
 
     #[test]
