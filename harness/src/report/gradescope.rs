@@ -79,6 +79,12 @@ fn markdown(check: &CheckReport) -> String {
     if let Some(diff) = check.diff.as_deref().filter(|d| !d.trim().is_empty()) {
         parts.push(fenced("diff", diff));
     }
+    for cause in &check.causes {
+        parts.push(format!(
+            "> **Cause:** {}",
+            visible(cause).replace('\n', "\n> ")
+        ));
+    }
     for hint in &check.hints {
         parts.push(format!(
             "> **Hint:** {}",
@@ -129,6 +135,11 @@ pub fn render(report: &Report, flavor: Flavor) -> String {
     );
     if let Some(note) = report.isolation_note() {
         output.push_str(&format!("{gap}{italic}{note}{italic}"));
+    }
+    // Each test shows its causes in full (tests are read one by one); the summary says once
+    // which one mistake cost several of them.
+    for cause in report.root_causes() {
+        output.push_str(&format!("{gap}{bold}{}{bold}", visible(&cause.sentence())));
     }
     let results = Results {
         score: report.score(),

@@ -30,6 +30,7 @@ pub fn render(report: &Report) -> String {
     if let Some(note) = report.steps_not_judged_note() {
         let _ = writeln!(md, "_{note}_\n");
     }
+    let shared = report.root_causes();
     for step in &report.steps {
         let _ = writeln!(
             md,
@@ -68,11 +69,18 @@ pub fn render(report: &Report) -> String {
             if let Some(diff) = check.diff.as_deref().filter(|diff| !diff.trim().is_empty()) {
                 let _ = writeln!(md, "```diff\n{}\n```\n", visible(diff.trim_end()));
             }
+            for cause in &check.causes {
+                let line = report.cause_line(check, cause, &shared);
+                let _ = writeln!(md, "> **Cause:** {}\n", visible(&line));
+            }
             for hint in &check.hints {
                 let _ = writeln!(md, "> **Hint:** {}\n", visible(hint));
             }
             md.push_str("</details>\n\n");
         }
+    }
+    for cause in &shared {
+        let _ = writeln!(md, "- **{}**", cell(&visible(&cause.sentence())));
     }
     for note in &report.notes {
         let _ = writeln!(md, "- {}", cell(note));

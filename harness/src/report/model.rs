@@ -94,9 +94,53 @@ pub struct CheckReport {
     /// Unified diff of expected vs actual, when there is one.
     pub diff: Option<String>,
     pub hints: Vec<String>,
+    /// What made the learner's script fail whatever it printed (Windows line endings, no exec
+    /// bit), as the sandbox noticed it; one such cause often fails several checks (see
+    /// [`Report::root_causes`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<String>,
     #[serde(skip)]
     #[schemars(skip)]
     pub duration: Duration,
+}
+
+/// One cause and the failing checks it is behind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RootCause {
+    pub text: String,
+    /// Their numbers ("2.3"), in report order.
+    pub checks: Vec<String>,
+    /// The points those checks lost.
+    pub points: f64,
+}
+
+impl RootCause {
+    /// The cause in a few words: its text up to the first colon or comma.
+    pub fn short(&self) -> &str {
+        self.text
+            .split([':', ','])
+            .next()
+            .unwrap_or(&self.text)
+            .trim()
+    }
+
+    /// "One fix for checks 2.2, 2.3 and 3.2 (9 points): <cause>".
+    pub fn sentence(&self) -> String {
+        let (last, rest) = self
+            .checks
+            .split_last()
+            .map_or(("", &[][..]), |(l, r)| (l.as_str(), r));
+        let list = if rest.is_empty() {
+            last.to_string()
+        } else {
+            format!("{} and {last}", rest.join(", "))
+        };
+        format!(
+            "One fix for checks {list} ({} points): {}",
+            points(self.points),
+            self.text
+        )
+    }
 }
 
 impl CheckReport {
@@ -115,12 +159,16 @@ impl CheckReport {
                 text.push_str(diff.trim_end());
             }
         }
-        for hint in &self.hints {
+        for line in self
+            .causes
+            .iter()
+            .map(|cause| format!("cause: {cause}"))
+            .chain(self.hints.iter().map(|hint| format!("hint: {hint}")))
+        {
             if !text.is_empty() {
                 text.push('\n');
             }
-            text.push_str("hint: ");
-            text.push_str(hint);
+            text.push_str(&line);
         }
         text
     }
@@ -166,6 +214,43 @@ impl Report {
             ),
             Mode::Check => format!("{list} not listed: nothing in it is self-checked; grading judges it."),
         })
+    }
+
+    /// The causes shared by two or more failing checks, in the order they first appear: one
+    /// mistake (a script saved with Windows line endings) told once, with what it cost.
+    pub fn root_causes(&self) -> Vec<RootCause> {
+        let mut causes: Vec<RootCause> = Vec::new();
+        for check in self.checks().filter(|check| !check.passed) {
+            for text in &check.causes {
+                match causes.iter_mut().find(|cause| &cause.text == text) {
+                    Some(cause) => {
+                        cause.checks.push(check.number());
+                        cause.points += check.points - check.score;
+                    }
+                    None => causes.push(RootCause {
+                        text: text.clone(),
+                        checks: vec![check.number()],
+                        points: check.points - check.score,
+                    }),
+                }
+            }
+        }
+        causes.retain(|cause| cause.checks.len() > 1);
+        causes
+    }
+
+    /// How `check` shows `cause`: in full where the cause is its own or first seen, else as a
+    /// pointer to that first check.
+    pub fn cause_line(&self, check: &CheckReport, cause: &str, shared: &[RootCause]) -> String {
+        match shared.iter().find(|root| root.text == cause) {
+            Some(root) if root.checks.first() != Some(&check.number()) => format!(
+                "the same cause as {} ({}): one fix for {} checks, see the end",
+                root.checks[0],
+                root.short(),
+                root.checks.len()
+            ),
+            _ => cause.to_string(),
+        }
     }
 
     pub fn checks(&self) -> impl Iterator<Item = &CheckReport> {

@@ -29,6 +29,7 @@ fn check(step: u32, position: usize, passed: bool, visibility: Visibility) -> Ch
         } else {
             vec!["Use the driver branch.".to_string()]
         },
+        causes: Vec::new(),
         duration: Duration::from_millis(250),
     }
 }
@@ -234,4 +235,45 @@ fn text_without_color_has_marks_and_diff() {
 fn text_with_color_uses_escape_codes() {
     let text = text::render(&sample(), Style { color: true });
     assert!(text.contains('\u{1b}'));
+}
+
+#[test]
+fn one_cause_of_several_failures_is_told_once_with_its_cost() {
+    let crlf = "tag.sh has Windows (CRLF) line endings, so its first line names no interpreter: \
+                convert it (dos2unix tag.sh)";
+    let mut report = sample();
+    report.steps[0].checks[1].causes = vec![crlf.to_string()];
+    report.steps[1].checks[0].passed = false;
+    report.steps[1].checks[0].score = 0.0;
+    report.steps[1].checks[0].causes = vec![crlf.to_string()];
+    let causes = report.root_causes();
+    assert_eq!(causes.len(), 1);
+    assert_eq!(causes[0].checks, ["1.2", "2.1"]);
+    assert_eq!(causes[0].points, 4.0);
+    assert_eq!(causes[0].short(), "tag.sh has Windows (CRLF) line endings");
+    let end = format!("One fix for checks 1.2 and 2.1 (4 points): {crlf}");
+    let text = text::render(&report, Style::plain());
+    assert_eq!(
+        text.matches(crlf).count(),
+        2,
+        "in full at the first check and at the end:\n{text}"
+    );
+    assert!(text.contains(&format!("      cause: {crlf}")), "{text}");
+    assert!(
+        text.contains("      cause: the same cause as 1.2 (tag.sh has Windows (CRLF) line endings): one fix for 2 checks, see the end"),
+        "{text}"
+    );
+    assert!(text.contains(&end), "{text}");
+    let md = markdown::render(&report);
+    assert!(md.contains(&format!("- **{end}**")), "{md}");
+    let json = gradescope::render(&report, gradescope::Flavor::Gradescope);
+    let json: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert!(
+        json["output"].as_str().is_some_and(|o| o.contains(&end)),
+        "{json:#}"
+    );
+    // A cause of one failure alone is that check's own: told there, not summed up.
+    report.steps[1].checks[0].causes.clear();
+    assert!(report.root_causes().is_empty());
+    assert!(!text::render(&report, Style::plain()).contains("One fix"));
 }

@@ -26,6 +26,7 @@ pub fn render(report: &Report, style: Style) -> String {
     if let Some(note) = report.steps_not_judged_note() {
         let _ = writeln!(out, "{}", style.dim(&note));
     }
+    let shared = report.root_causes();
     for step in &report.steps {
         let _ = writeln!(
             out,
@@ -66,6 +67,14 @@ pub fn render(report: &Report, style: Style) -> String {
                     let _ = writeln!(out, "      {}", style.diff_line(&visible(line)));
                 }
             }
+            for cause in &check.causes {
+                let line = report.cause_line(check, cause, &shared);
+                let _ = writeln!(
+                    out,
+                    "      {}",
+                    style.hint(&format!("cause: {}", visible(&line)))
+                );
+            }
             for hint in &check.hints {
                 let _ = writeln!(
                     out,
@@ -94,6 +103,9 @@ pub fn render(report: &Report, style: Style) -> String {
             report.duration.as_secs_f64()
         ))
     );
+    for cause in &shared {
+        let _ = writeln!(out, "{}", style.hint(&visible(&cause.sentence())));
+    }
     for note in &report.notes {
         let _ = writeln!(out, "{note}");
     }

@@ -134,6 +134,11 @@ pub fn report_line(
                 .map(|diff| graders::text::first_difference(&diff)),
         },
         hints,
+        causes: if outcome.passed {
+            Vec::new()
+        } else {
+            outcome.problems
+        },
         duration,
     }
 }

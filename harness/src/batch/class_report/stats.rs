@@ -243,6 +243,7 @@ mod tests {
                 message: message.unwrap_or_default(),
                 diff: None,
                 hints: Vec::new(),
+                causes: Vec::new(),
                 duration: Default::default(),
             }
         };
