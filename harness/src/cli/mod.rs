@@ -11,7 +11,7 @@ const EXAMPLES: &str = "\
 Examples:
   proctor demo                                  grade every bundled submission of every lab
   proctor labs                                  list the labs and where they were found
-  proctor up gpudrv --lab-dir /root/gpudrv      start a lab cluster; prints `export KUBECONFIG=...`
+  proctor up gpudrv --dir /root/gpudrv          start a lab cluster; prints `export KUBECONFIG=...`
                                                 (keep it running; paste that line in another shell)
   proctor check gpudrv --step 2                 self-check step 2 in /root/gpudrv on $KUBECONFIG
   proctor grade gpudrv --submission ./alice --format json --output results.json
@@ -49,33 +49,41 @@ pub struct Cli {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub color: ColorChoice,
 
-    /// The private cluster to start: Proctor's embedded one, or a real control plane with kwok
-    /// fake nodes run by kwokctl from the binaries `upstream/build.sh` builds.
-    #[arg(
-        long,
-        value_enum,
-        env = "PROCTOR_CLUSTER",
-        default_value_t = ClusterKind::Embedded,
-        global = true
-    )]
-    pub cluster: ClusterKind,
-
-    /// Grade even where learners' scripts would run as this user, unconfined (no root, no
-    /// namespaces): every report then says so. Without it such a machine refuses to grade.
-    #[arg(
-        long,
-        env = "PROCTOR_ACCEPT_UNISOLATED",
-        global = true,
-        value_parser = clap::builder::BoolishValueParser::new()
-    )]
-    pub accept_unisolated: bool,
-
     /// Directory holding <lab>/scenario.yaml (overrides the default lookup).
     #[arg(long, env = "PROCTOR_SCENARIOS", value_name = "DIR", global = true)]
     pub scenarios: Option<PathBuf>,
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Which private cluster a command starts (for the commands that start one).
+#[derive(Debug, Clone, Copy, Args)]
+#[command(next_help_heading = "Cluster and sandbox")]
+pub struct ClusterArg {
+    /// The private cluster to start: Proctor's embedded one, or a real control plane with kwok
+    /// fake nodes run by kwokctl from the binaries `upstream/build.sh` builds.
+    #[arg(
+        long,
+        value_enum,
+        env = "PROCTOR_CLUSTER",
+        default_value_t = ClusterKind::Embedded
+    )]
+    pub cluster: ClusterKind,
+}
+
+/// Whether learners' scripts may run unconfined (for the commands that run them).
+#[derive(Debug, Clone, Copy, Args)]
+#[command(next_help_heading = "Cluster and sandbox")]
+pub struct SandboxArg {
+    /// Grade even where learners' scripts would run as this user, unconfined (no root, no
+    /// namespaces): every report then says so. Without it such a machine refuses to grade.
+    #[arg(
+        long,
+        env = "PROCTOR_ACCEPT_UNISOLATED",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub accept_unisolated: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -93,11 +101,15 @@ pub enum Command {
     /// Grade every bundled submission of every lab on the embedded cluster.
     Demo(DemoArgs),
     /// List the labs.
+    #[command(after_help = "Example:\n  proctor labs\n  proctor labs --scenarios ./my-labs")]
     Labs,
     /// Write a Gradescope autograder (zip) that grades the lab's submissions.
     Gradescope(GradescopeArgs),
     /// Work with gradebooks (`grade --submissions --gradebook FILE`).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  proctor gradebook merge reports/shard-*.json --output grades.csv --output grades.json"
+    )]
     Gradebook(GradebookCommand),
     /// Check a lab's scenario without running it: the format, every resource against the kinds
     /// the cluster serves, every path against the lab's files, the bundled expect.yaml files.
@@ -106,6 +118,36 @@ pub enum Command {
     /// editors read through each scenario's yaml-language-server modeline), or of the reports
     /// `--format report-json` writes (kept as docs/report.schema.json).
     Schema(SchemaArgs),
+}
+
+impl Command {
+    /// The private cluster kind the command starts; the embedded one for a command that starts
+    /// none.
+    pub fn cluster(&self) -> ClusterKind {
+        match self {
+            Command::Up(args) => args.cluster.cluster,
+            Command::Check(args) => args.cluster.cluster,
+            Command::Grade(args) => args.cluster.cluster,
+            Command::Solve(args) => args.cluster.cluster,
+            Command::Selftest(args) => args.cluster.cluster,
+            Command::Demo(args) => args.cluster.cluster,
+            Command::Lint(args) => args.cluster.cluster,
+            Command::Labs | Command::Gradescope(_) | Command::Gradebook(_) | Command::Schema(_) => {
+                ClusterKind::Embedded
+            }
+        }
+    }
+
+    /// Whether the command may run learners' scripts unconfined (`--accept-unisolated`).
+    pub fn accept_unisolated(&self) -> bool {
+        match self {
+            Command::Check(args) => args.sandbox.accept_unisolated,
+            Command::Grade(args) => args.sandbox.accept_unisolated,
+            Command::Selftest(args) => args.sandbox.accept_unisolated,
+            Command::Demo(args) => args.sandbox.accept_unisolated,
+            _ => false,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -135,11 +177,13 @@ pub struct LintArgs {
     /// Every lab of the scenarios dir.
     #[arg(long, conflicts_with = "labs")]
     pub all: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArg,
 }
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  proctor up gpudrv --lab-dir ~/gpudrv         # in the foreground; Ctrl-C keeps its state\n  export KUBECONFIG=$PWD/.proctor/kubeconfig  # in another terminal: the line it printed\n  proctor up gpudrv                            # later, in the same folder: as it was left\n  proctor up gpudrv --fresh                    # or from the lab's starting state"
+    after_help = "Example:\n  proctor up gpudrv --dir ~/gpudrv             # in the foreground; Ctrl-C keeps its state\n  export KUBECONFIG=$PWD/.proctor/kubeconfig  # in another terminal: the line it printed\n  proctor up gpudrv                            # later, in the same folder: as it was left\n  proctor up gpudrv --fresh                    # or from the lab's starting state"
 )]
 pub struct UpArgs {
     /// Lab whose starting nodes and manifests to create; without it, plain nodes.
@@ -150,8 +194,9 @@ pub struct UpArgs {
     /// Where to write the kubeconfig.
     #[arg(long, value_name = "FILE", default_value = ".proctor/kubeconfig")]
     pub kubeconfig: PathBuf,
-    /// Copy the lab's starter files into this directory (existing files are kept).
-    #[arg(long, value_name = "DIR", requires = "lab")]
+    /// The lab folder to work in: the lab's starter files are copied into it (existing files
+    /// are kept). `--lab-dir` is the older spelling.
+    #[arg(long = "dir", alias = "lab-dir", value_name = "DIR", requires = "lab")]
     pub lab_dir: Option<PathBuf>,
     /// Start from the lab's starting state, not from the state the last `up` here kept
     /// (<kubeconfig folder>/<lab>.state.json, replaced once this cluster changes).
@@ -160,6 +205,8 @@ pub struct UpArgs {
     /// Port to listen on (127.0.0.1); 0 picks a free one.
     #[arg(long, default_value_t = 0)]
     pub port: u16,
+    #[command(flatten)]
+    pub cluster: ClusterArg,
 }
 
 #[derive(Debug, Args)]
@@ -178,6 +225,10 @@ pub struct CheckArgs {
     pub kubeconfig: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 const GRADE_EXAMPLES: &str = "\
@@ -217,6 +268,10 @@ pub struct GradeArgs {
     pub no_cache: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 /// Options of `grade --submissions` (a batch); `{shard}` in a path is the shard's index.
@@ -290,6 +345,7 @@ impl BatchArgs {
 pub const DEFAULT_REPORTS: &str = "proctor-reports";
 
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Report")]
 pub struct OutputArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -322,9 +378,14 @@ pub struct SolveArgs {
     /// Start at step N (default: the first), for steps already done your own way.
     #[arg(long, value_name = "N")]
     pub from: Option<u32>,
+    #[command(flatten)]
+    pub cluster: ClusterArg,
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  proctor selftest gpudrv                    # the reference, steps done and not done, the bundled submissions\n  proctor selftest gpudrv --no-submissions   # the scenario alone, while writing it\n  proctor selftest gpudrv --cluster kwokctl  # the same on a real control plane"
+)]
 pub struct SelftestArgs {
     /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
     pub lab: String,
@@ -337,9 +398,16 @@ pub struct SelftestArgs {
     /// alone; `proctor demo` grades them against their expect.yaml on its own.
     #[arg(long)]
     pub no_submissions: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  proctor demo                                      # every lab's bundled submissions\n  proctor demo gpudrv --cases tests/fixtures/submissions"
+)]
 pub struct DemoArgs {
     /// Only these labs (default: all).
     pub labs: Vec<String>,
@@ -354,6 +422,10 @@ pub struct DemoArgs {
     pub no_cache: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArg,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -380,7 +452,7 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Example:
-  proctor gradescope gpudrv --out gpudrv-autograder.zip
+  proctor gradescope gpudrv --output gpudrv-autograder.zip
 
 Upload the zip as the assignment's autograder (a base image whose glibc is at least as new as
 the one proctor was built with, e.g. Ubuntu 24.04). Learners upload their lab folder's contents,
@@ -388,8 +460,8 @@ or the folder itself. Hidden checks are shown once grades are published.")]
 pub struct GradescopeArgs {
     /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
     pub lab: String,
-    /// Where to write the autograder zip.
-    #[arg(long, value_name = "FILE")]
+    /// Where to write the autograder zip (`--out` is the older spelling).
+    #[arg(long = "output", short, alias = "out", value_name = "FILE")]
     pub out: PathBuf,
     /// The proctor binary to ship [default: this one].
     #[arg(long, value_name = "FILE")]

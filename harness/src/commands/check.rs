@@ -23,7 +23,7 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
     }
     let Some(kubeconfig) = &args.kubeconfig else {
         bail!(
-            "no cluster to check against: start one with `proctor up {lab} --lab-dir DIR` and \
+            "no cluster to check against: start one with `proctor up {lab} --dir DIR` and \
              export the KUBECONFIG it prints (or pass --kubeconfig)",
             lab = lab.name()
         );
@@ -38,7 +38,7 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
     if !dir.is_dir() {
         bail!(
             "the lab folder {} does not exist: pass the folder you work in with --dir (`proctor \
-             up {} --lab-dir DIR` makes one with the starter files)",
+             up {} --dir DIR` makes one with the starter files)",
             dir.display(),
             lab.name()
         );

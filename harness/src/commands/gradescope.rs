@@ -1,4 +1,4 @@
-//! `proctor gradescope <lab> --out FILE.zip`: the lab as a Gradescope autograder.
+//! `proctor gradescope <lab> --output FILE.zip`: the lab as a Gradescope autograder.
 
 use anyhow::Context;
 

@@ -23,8 +23,8 @@ pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
     let globals = Globals {
         color: cli.color,
         scenarios: cli.scenarios.clone(),
-        cluster: cli.cluster,
-        accept_unisolated: cli.accept_unisolated,
+        cluster: cli.command.cluster(),
+        accept_unisolated: cli.command.accept_unisolated(),
     };
     match &cli.command {
         Command::Up(args) => up::run(&globals, args).await,

@@ -25,7 +25,7 @@ impl Up {
             .arg(scenarios)
             .arg("--kubeconfig")
             .arg(kubeconfig)
-            .arg("--lab-dir")
+            .arg("--dir")
             .arg(lab_dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

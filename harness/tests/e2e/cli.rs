@@ -59,6 +59,79 @@ fn subcommand_help_shows_flags() {
         .stdout(predicate::str::contains("junit"));
 }
 
+/// Every command's help has an example; options sit under their own headings; a global option
+/// is offered only where it means something, and the older spellings still work.
+#[test]
+fn every_command_has_an_example_and_only_its_own_options() {
+    for command in [
+        "up",
+        "check",
+        "grade",
+        "solve",
+        "selftest",
+        "demo",
+        "labs",
+        "gradescope",
+        "lint",
+        "schema",
+        "gradebook",
+    ] {
+        let output = cargo_bin_cmd!("proctor")
+            .args([command, "--help"])
+            .output()
+            .expect("runs");
+        let help = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{command}: {help}");
+        assert!(
+            help.contains("Example"),
+            "{command} --help has no example:\n{help}"
+        );
+        let starts = ["up", "check", "grade", "solve", "selftest", "demo", "lint"];
+        assert_eq!(
+            help.contains("--cluster <CLUSTER>"),
+            starts.contains(&command),
+            "{command}: --cluster offered where it means something, only there:\n{help}"
+        );
+    }
+    let grade = cargo_bin_cmd!("proctor")
+        .args(["grade", "--help"])
+        .output()
+        .expect("runs");
+    let help = String::from_utf8_lossy(&grade.stdout);
+    // --output and --format are a single grading's, not under the batch's heading.
+    let batch = help.find("Batch grading").expect("batch heading");
+    let report = help.find("Report:").expect("report heading");
+    assert!(
+        report > batch && help[report..].contains("--output <FILE>"),
+        "{help}"
+    );
+    // Meaningless here: refused, not ignored.
+    cargo_bin_cmd!("proctor")
+        .args([
+            "gradescope",
+            "mini",
+            "--output",
+            "x.zip",
+            "--cluster",
+            "kwokctl",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unexpected argument '--cluster'"));
+    // The older spellings are aliases.
+    for (command, old) in [("up", "--lab-dir"), ("gradescope", "--out")] {
+        let output = cargo_bin_cmd!("proctor")
+            .args([command, old])
+            .output()
+            .expect("runs");
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !said.contains("unexpected argument"),
+            "{command} {old}: {said}"
+        );
+    }
+}
+
 #[test]
 fn missing_scenario_path_exits_2_naming_it() {
     let submission = tempfile::tempdir().expect("tempdir");
@@ -140,7 +213,7 @@ fn check_needs_a_kubeconfig() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "no cluster to check against: start one with `proctor up gpudrv --lab-dir DIR`",
+            "no cluster to check against: start one with `proctor up gpudrv --dir DIR`",
         ));
 }
 

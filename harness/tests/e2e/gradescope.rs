@@ -19,7 +19,7 @@ fn autograder(scenarios: &Path, work: &Path) -> PathBuf {
 fn autograder_with(scenarios: &Path, work: &Path, options: &[&str]) -> PathBuf {
     let zip = work.join("autograder.zip");
     let output = cargo_bin_cmd!("proctor")
-        .args(["gradescope", "mini", "--out"])
+        .args(["gradescope", "mini", "--output"])
         .arg(&zip)
         .arg("--scenarios")
         .arg(scenarios)
