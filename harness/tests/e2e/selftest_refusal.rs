@@ -72,7 +72,7 @@ fn a_reference_that_fails_its_checks_is_refused_with_the_step_and_the_diff() {
     );
     assert!(stdout.contains("✗ step 1 passes when done"), "{stdout}");
     assert!(
-        stdout.contains(r#"1.1 lab-node-0 is platinum: lab-node-0: metadata.labels.tier: expected "platinum", got "gold""#),
+        stdout.contains(r#"1.1 lab-node-0 is platinum: lab-node-0: metadata.labels.tier: expected platinum, got gold"#),
         "{stdout}"
     );
     // The file check's unified diff, expected against what the reference wrote.
