@@ -22,9 +22,11 @@ pub struct UpLock {
     _lock: Flock<std::fs::File>,
 }
 
+/// Not `<kubeconfig>.lock`: client-go (kubectl config, kwokctl) takes that name with O_EXCL
+/// whenever it writes the kubeconfig, and would fail while `up` runs.
 fn lock_path(kubeconfig: &Path) -> PathBuf {
     let mut name = kubeconfig.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
+    name.push(".up-lock");
     kubeconfig.with_file_name(name)
 }
 
@@ -185,6 +187,15 @@ mod tests {
         );
         drop(first);
         claim(&kubeconfig, Some("gpudrv")).expect("claimed once the first is gone");
+    }
+
+    #[test]
+    fn the_lock_is_not_the_one_client_go_takes() {
+        let kubeconfig = Path::new("/work/.proctor/kubeconfig");
+        assert_ne!(
+            lock_path(kubeconfig),
+            Path::new("/work/.proctor/kubeconfig.lock")
+        );
     }
 
     #[test]

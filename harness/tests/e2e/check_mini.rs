@@ -419,6 +419,18 @@ fn up_keeps_the_learners_cluster_and_refuses_a_second_up() {
         "{said}"
     );
 
+    // The learner's own kubeconfig edits work while `up` runs (client-go locks the file with
+    // `<kubeconfig>.lock`, a name `up` must leave alone).
+    let edited = kubectl(
+        &kubeconfig,
+        &["config", "set-context", "--current", "--namespace=default"],
+    );
+    assert!(
+        edited.status.success(),
+        "{}",
+        String::from_utf8_lossy(&edited.stderr)
+    );
+
     // Stopped with Ctrl-C: kept, and brought back.
     let created = kubectl(
         &kubeconfig,
