@@ -46,8 +46,16 @@ impl Globals {
         crate::sandbox::grading_isolation(self.accept_unisolated).map_err(anyhow::Error::msg)
     }
 
+    /// The lab `name`; on a real control plane, warned about what it sets that only the
+    /// embedded cluster acts on (`proctor lint --cluster kwokctl` lists the same as problems).
     pub fn lab(&self, name: &str) -> anyhow::Result<Lab> {
-        Lab::find(name, self.scenarios.as_deref())
+        let lab = Lab::find(name, self.scenarios.as_deref())?;
+        if self.cluster == crate::cluster::ClusterKind::Kwokctl {
+            for problem in crate::scenario::lint::embedded_only(&lab) {
+                eprintln!("warning: {problem}");
+            }
+        }
+        Ok(lab)
     }
 
     pub fn progress(&self, quiet: bool) -> Box<dyn Progress> {

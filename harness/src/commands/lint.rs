@@ -2,7 +2,8 @@
 
 use super::common::{private_cluster, Globals, Verdict};
 use crate::cli::LintArgs;
-use crate::scenario::lint::{lint, parse_api_resources, ServedResource};
+use crate::cluster::ClusterKind;
+use crate::scenario::lint::{embedded_only, lint, parse_api_resources, ServedResource};
 use crate::scenario::lookup::{find_scenario, list_labs};
 use crate::scenario::Lab;
 
@@ -29,10 +30,11 @@ pub async fn run(globals: &Globals, args: &LintArgs) -> anyhow::Result<Verdict> 
                 let Some(served) = served_resources(globals, &lab).await? else {
                     return Ok(Verdict::Interrupted);
                 };
-                lint(&lab, &text, &served)
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect()
+                let mut problems = lint(&lab, &text, &served);
+                if globals.cluster == ClusterKind::Kwokctl {
+                    problems.extend(embedded_only(&lab));
+                }
+                problems.iter().map(ToString::to_string).collect()
             }
             Err(error) => format!("{error:#}").lines().map(str::to_string).collect(),
         };

@@ -16,10 +16,7 @@ pub fn render(report: &Report) -> String {
 
 /// The schema, pretty-printed with a final newline (the form kept in the repository).
 pub fn report_schema() -> String {
-    let schema = schemars::schema_for!(Report);
-    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::scenario::schema::pretty_schema::<Report>()
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use anyhow::Context;
 use super::reference::ReferenceState;
 use super::reference::{ReferenceDirs, ReferenceRun};
 use super::workdir::copy_dir;
+#[cfg(feature = "embedded")]
 use crate::cluster::Snapshot;
 use crate::sandbox::on_path;
 use crate::scenario::Lab;

@@ -2,7 +2,9 @@
 //! names and every kind a manifest check expects must be served by the cluster (a typo like
 //! `deploymnets` would otherwise fail every learner at grading time); every file a check reads
 //! must be one the learner is asked for by then (an artifact of the step or an earlier one, or a
-//! starter file); every `$SCENARIO_DIR/...` file a reference step uses must exist.
+//! starter file); every `$SCENARIO_DIR/...` file a reference step uses must exist. For a real
+//! control plane (`--cluster kwokctl`), the fault annotations only the embedded cluster acts on
+//! are named where the lab uses them (see [`embedded_only`]).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -285,5 +287,118 @@ leases                                           coordination.k8s.io/v1         
             PathBuf::from("drv-tag.sh")
         );
         assert!(plain(Path::new("out/./tags.txt")).starts_with(plain(Path::new("./out"))));
+    }
+}
+
+/// Annotations only the embedded cluster's kubelet acts on (`kwok::controllers::kubelet`): kwok
+/// on a real control plane ignores them, so a lab that sets them grades differently there.
+pub const EMBEDDED_ONLY_ANNOTATIONS: [(&str, &str); 4] = [
+    ("proctor.dev/node-ready", "the node stays Ready"),
+    ("proctor.dev/pod-fault-images", "every pod runs"),
+    ("proctor.dev/pod-fault", "the pod runs"),
+    ("proctor.dev/pod-exit-code", "the Job pod succeeds"),
+];
+
+/// Where the lab (its scenario and the files beside it, bundled submissions aside) sets an
+/// annotation of [`EMBEDDED_ONLY_ANNOTATIONS`], each as a problem for a real control plane.
+pub fn embedded_only(lab: &Lab) -> Vec<ScenarioError> {
+    let mut problems = Vec::new();
+    let mut files = vec![lab.dir.join("scenario.yaml")];
+    let mut dirs = vec![lab.dir.clone()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() && path != lab.dir.join("submissions") {
+                dirs.push(path);
+            } else if kind.is_file()
+                && path
+                    .extension()
+                    .is_some_and(|ext| ext == "yaml" || ext == "yml" || ext == "sh")
+                && !files.contains(&path)
+            {
+                files.push(path);
+            }
+        }
+    }
+    files[1..].sort();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for (number, line) in text.lines().enumerate() {
+            // The longer key first: pod-fault-images also holds pod-fault.
+            let found = EMBEDDED_ONLY_ANNOTATIONS
+                .iter()
+                .find_map(|(key, effect)| line.find(key).map(|column| (*key, *effect, column)));
+            if let Some((key, effect, column)) = found {
+                let message = format!(
+                    "{key} is acted on by the embedded cluster only: on --cluster kwokctl it is \
+                     ignored ({effect}), so a submission can get another grade there"
+                );
+                problems.push(
+                    ScenarioError::new(&file, "", message).at(Some((number + 1, column + 1))),
+                );
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(all(test, feature = "embedded"))]
+mod embedded_only_tests {
+    use super::*;
+
+    #[test]
+    fn the_list_is_the_kubelets() {
+        use kwok::controllers::kubelet::{EXIT_CODE, FAULT, FAULT_IMAGES, NODE_READY};
+        let keys: Vec<&str> = EMBEDDED_ONLY_ANNOTATIONS
+            .iter()
+            .map(|(key, _)| *key)
+            .collect();
+        for key in [NODE_READY, FAULT_IMAGES, FAULT, EXIT_CODE] {
+            assert!(keys.contains(&key), "{key} missing");
+        }
+        assert_eq!(keys.len(), 4);
+    }
+
+    #[test]
+    fn a_lab_setting_a_fault_is_named_for_kwokctl() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let lab_dir = dir.path().join("faulty");
+        std::fs::create_dir_all(lab_dir.join("reference/k8s")).expect("mkdir");
+        std::fs::create_dir_all(lab_dir.join("submissions/x")).expect("mkdir");
+        let scenario = "apiVersion: proctor/v1\nkind: Scenario\nname: faulty\ntitle: t\nlabDir: /root/faulty\nperturbations:\n  sick:\n    namePrefix: sick-\n    annotations: {proctor.dev/node-ready: \"False\"}\nsteps:\n  - title: one\n    checks:\n      - id: a\n        title: a\n        file: {path: out/a.txt}\n";
+        std::fs::write(lab_dir.join("scenario.yaml"), scenario).expect("write");
+        std::fs::write(
+            lab_dir.join("reference/k8s/job.yaml"),
+            "metadata:\n  annotations:\n    proctor.dev/pod-exit-code: \"3\"\n",
+        )
+        .expect("write");
+        // A learner's file is theirs, not the lab's.
+        std::fs::write(
+            lab_dir.join("submissions/x/pod.yaml"),
+            "proctor.dev/pod-fault: CrashLoopBackOff\n",
+        )
+        .expect("write");
+        let lab = Lab::load(&lab_dir.join("scenario.yaml")).expect("lab");
+        let found: Vec<String> = embedded_only(&lab)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].contains("scenario.yaml:9:") && found[0].contains("the node stays Ready"),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].contains("job.yaml:3:") && found[1].contains("the Job pod succeeds"),
+            "{found:#?}"
+        );
     }
 }

@@ -10,7 +10,12 @@ pub const SCHEMA_FILE: &str = "scenario.schema.json";
 
 /// The schema, pretty-printed with a final newline (the form kept in the repository).
 pub fn scenario_schema() -> String {
-    let schema = schemars::schema_for!(Scenario);
+    pretty_schema::<Scenario>()
+}
+
+/// `T`'s JSON Schema as the repository keeps schemas: pretty-printed, with a final newline.
+pub fn pretty_schema<T: schemars::JsonSchema>() -> String {
+    let schema = schemars::schema_for!(T);
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
