@@ -136,33 +136,34 @@ pub fn load(path: &Path) -> Option<Kept> {
     }
 }
 
-/// Saves `target`'s state to `path` when it differs from `last` (the document saved before);
-/// returns the document now on disk. Written through a rename: a crash mid-write keeps the
-/// previous state whole.
+/// Saves `target`'s state to `path` when it differs from `last` (the document saved before),
+/// which then holds the document now on disk. Written through a rename: a crash mid-write keeps
+/// the previous state whole.
 pub async fn save(
     target: &Target,
     path: &Path,
     lab: Option<&str>,
-    last: Option<Value>,
-) -> anyhow::Result<Option<Value>> {
+    last: &mut Option<Value>,
+) -> anyhow::Result<()> {
     let snapshot = target.snapshot().await?;
     let Some(cluster) = snapshot.to_document() else {
-        return Ok(last);
+        return Ok(());
     };
     if last.as_ref() == Some(&cluster) {
-        return Ok(last);
+        return Ok(());
     }
     let doc = json!({
         "lab": lab,
         "savedAt": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        "cluster": cluster,
+        "cluster": &cluster,
     });
     let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
     let text = serde_json::to_vec(&doc).context("serialising the cluster state")?;
     std::fs::write(&temporary, text)
         .and_then(|()| std::fs::rename(&temporary, path))
         .with_context(|| format!("saving the cluster state to {}", path.display()))?;
-    Ok(Some(cluster))
+    *last = Some(cluster);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -260,7 +260,7 @@ fn class_report_name(shard: Option<Shard>) -> String {
     }
 }
 
-/// Writes the class report of `gradebook` to `page` (through a rename) and says where.
+/// Writes the class report of `gradebook` to `page` and says where.
 fn write_class_report(
     lab: &Lab,
     gradebook: &Gradebook,
@@ -269,64 +269,14 @@ fn write_class_report(
     page: &Path,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let results = class_report::load_results(
-        reports,
-        gradebook.submissions.iter().map(|row| row.name.as_str()),
-    );
-    let page_dir = submissions::resolve(page.parent().unwrap_or(Path::new(".")));
-    let reports_dir = submissions::resolve(reports);
-    let links = gradebook
-        .submissions
-        .iter()
-        .filter_map(|row| {
-            let file = batch::report_name(&row.name, format);
-            reports
-                .join(&file)
-                .is_file()
-                .then(|| (row.name.clone(), link(&page_dir, &reports_dir.join(&file))))
-        })
-        .collect();
-    let html = class_report::html::render(&class_report::html::Page {
-        lab: lab.name(),
-        title: &lab.scenario.title,
-        gradebook,
-        results: &results,
-        links: &links,
-    });
-    if let Some(parent) = page.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    let temporary = page.with_extension(format!("html.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, &html)
-        .and_then(|()| std::fs::rename(&temporary, page))
-        .with_context(|| format!("writing the class report {}", page.display()))?;
+    let bytes = class_report::write(lab, gradebook, reports, format, page)?;
     println!(
         "class report: {} ({} KB, written in {} ms)",
         page.display(),
-        html.len().div_ceil(1024),
+        bytes.div_ceil(1024),
         started.elapsed().as_millis()
     );
     Ok(())
-}
-
-/// The href from a page in `page_dir` to `file` (both resolved): relative below the page's
-/// folder, else the absolute path; each byte a URL would misread percent-encoded.
-fn link(page_dir: &Path, file: &Path) -> String {
-    let path = file.strip_prefix(page_dir).unwrap_or(file);
-    let mut href = String::new();
-    if path.is_absolute() {
-        href.push_str("file://");
-    }
-    for byte in path.to_string_lossy().bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                href.push(char::from(byte))
-            }
-            other => href.push_str(&format!("%{other:02X}")),
-        }
-    }
-    href
 }
 
 /// The cluster kind the batch grades on, for its inputs key.
@@ -514,19 +464,6 @@ mod tests {
         assert_eq!(
             expand_shard(Path::new("/out/grades.json"), shard),
             PathBuf::from("/out/grades.json")
-        );
-    }
-
-    #[test]
-    fn links_are_relative_below_the_page_and_encoded() {
-        let page = Path::new("/srv/class/reports");
-        assert_eq!(
-            link(page, Path::new("/srv/class/reports/ada lovelace#1.txt")),
-            "ada%20lovelace%231.txt"
-        );
-        assert_eq!(
-            link(page, Path::new("/srv/other/bob.txt")),
-            "file:///srv/other/bob.txt"
         );
     }
 

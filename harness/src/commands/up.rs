@@ -120,12 +120,12 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
             _ = interrupted() => break,
             _ = hangup.recv() => break,
             _ = tokio::time::sleep(kept::SAVE_EVERY), if keeps => {
-                last = saved(&target, &state_file, lab_name, last).await;
+                save(&target, &state_file, lab_name, &mut last).await;
             }
         }
     }
     eprintln!("shutting down");
-    if keeps && saved(&target, &state_file, lab_name, last).await.is_some() {
+    if keeps && save(&target, &state_file, lab_name, &mut last).await {
         eprintln!(
             "state kept in {}: `proctor up{}` here brings it back",
             state_file.display(),
@@ -137,20 +137,18 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
     Ok(Verdict::Passed)
 }
 
-/// Saves the cluster's state if it changed; a failure is told, and the cluster goes on.
-async fn saved(
+/// Saves the cluster's state if it changed; a failure is told, and the cluster goes on. Whether
+/// a state is kept now.
+async fn save(
     target: &Target,
     path: &std::path::Path,
     lab: Option<&str>,
-    last: Option<serde_json::Value>,
-) -> Option<serde_json::Value> {
-    match kept::save(target, path, lab, last.clone()).await {
-        Ok(now) => now,
-        Err(error) => {
-            tracing::warn!("the cluster's state was not kept: {error:#}");
-            last
-        }
+    last: &mut Option<serde_json::Value>,
+) -> bool {
+    if let Err(error) = kept::save(target, path, lab, last).await {
+        tracing::warn!("the cluster's state was not kept: {error:#}");
     }
+    last.is_some()
 }
 
 /// SIGHUP (the terminal `up` runs in was closed) as a stream; one that never fires where it

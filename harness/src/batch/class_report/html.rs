@@ -106,7 +106,7 @@ pub fn render(page: &Page<'_>) -> String {
         (Some(first), _) => format!("graded {first}"),
         _ => "not graded".to_string(),
     };
-    let steps: Vec<_> = page.gradebook.steps.clone();
+    let steps = page.gradebook.steps.as_slice();
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -187,14 +187,14 @@ pub fn render(page: &Page<'_>) -> String {
                 table.sortable #learners {
                     thead { tr {
                         th { "Learner" } th.num { "Score" } th.num { "Max" } th { "Status" }
-                        @for step in &steps {
+                        @for step in steps {
                             th.num { "step " (step.id) @if step.max_score == 0.0 { " (self-check)" } @else { " /" (points(step.max_score)) } }
                         }
                         th { "Report" }
                     } }
                     tbody {
                         @for row in rows {
-                            (learner_row(page, row, &steps))
+                            (learner_row(page, row, steps))
                         }
                     }
                 }

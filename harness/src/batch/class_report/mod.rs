@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::batch::gradebook::Gradebook;
 use crate::report::Report;
+use crate::scenario::Lab;
 
 pub use stats::{CheckStats, Stats, StepStats};
 
@@ -69,4 +71,85 @@ pub fn load_results<'a>(
         }
     }
     results
+}
+
+/// Writes the class report of `gradebook` (whose reports are in `reports`, in `format`) to
+/// `page`, through a rename; returns its size in bytes.
+pub fn write(
+    lab: &Lab,
+    gradebook: &Gradebook,
+    reports: &Path,
+    format: crate::report::Format,
+    page: &Path,
+) -> anyhow::Result<usize> {
+    let results = load_results(
+        reports,
+        gradebook.submissions.iter().map(|row| row.name.as_str()),
+    );
+    let page_dir = super::submissions::resolve(page.parent().unwrap_or(Path::new(".")));
+    let reports_dir = super::submissions::resolve(reports);
+    let links = gradebook
+        .submissions
+        .iter()
+        .filter_map(|row| {
+            let file = super::report_name(&row.name, format);
+            reports
+                .join(&file)
+                .is_file()
+                .then(|| (row.name.clone(), link(&page_dir, &reports_dir.join(&file))))
+        })
+        .collect();
+    let html = html::render(&html::Page {
+        lab: lab.name(),
+        title: &lab.scenario.title,
+        gradebook,
+        results: &results,
+        links: &links,
+    });
+    if let Some(parent) = page.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let temporary = page.with_extension(format!("html.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, &html)
+        .and_then(|()| std::fs::rename(&temporary, page))
+        .with_context(|| format!("writing the class report {}", page.display()))?;
+    Ok(html.len())
+}
+
+/// The href from a page in `page_dir` to `file` (both resolved): relative below the page's
+/// folder, else the absolute path; each byte a URL would misread percent-encoded.
+fn link(page_dir: &Path, file: &Path) -> String {
+    let path = file.strip_prefix(page_dir).unwrap_or(file);
+    let mut href = String::new();
+    if path.is_absolute() {
+        href.push_str("file://");
+    }
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                href.push(char::from(byte))
+            }
+            other => href.push_str(&format!("%{other:02X}")),
+        }
+    }
+    href
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_relative_below_the_page_and_encoded() {
+        let page = Path::new("/srv/class/reports");
+        assert_eq!(
+            link(page, Path::new("/srv/class/reports/ada lovelace#1.txt")),
+            "ada%20lovelace%231.txt"
+        );
+        assert_eq!(
+            link(page, Path::new("/srv/other/bob.txt")),
+            "file:///srv/other/bob.txt"
+        );
+    }
 }
