@@ -1,6 +1,6 @@
 //! Load: real `kubectl` client loops and `kube` watches against one embedded cluster, checking
-//! that no kubectl invocation fails, no watch event is lost, repeated or reordered, and memory
-//! stays flat; the figures are printed.
+//! that no kubectl invocation fails and no watch event is lost, repeated or reordered; the full
+//! run also checks that memory stays flat. The figures are printed.
 //!
 //! ```text
 //! cargo test -p proctor-tests --test load -- --nocapture                       # short CI run
@@ -28,7 +28,8 @@ fn run(cfg: LoadConfig) {
     assert!(problems.is_empty(), "under load:\n{}", problems.join("\n"));
 }
 
-/// 10 kubectl loops + 40 watches for 8 s: the CI-sized run.
+/// 10 kubectl loops + 40 watches for 8 s: the CI-sized run. Eight seconds are warm-up (the
+/// watch history alone takes longer to fill), so its memory figures are printed, not judged.
 #[test]
 fn kubectl_loops_and_watches_under_load() {
     run(LoadConfig::new(10, 40, Duration::from_secs(8)).with_env_overrides());
@@ -45,5 +46,5 @@ fn kubectl_loops_and_watches_under_load() {
 fn kubectl_loops_and_watches_under_full_load() {
     let mut cfg = LoadConfig::new(50, 200, Duration::from_secs(180));
     cfg.watch_history = Some(256);
-    run(cfg.with_env_overrides());
+    run(cfg.judging_memory().with_env_overrides());
 }
