@@ -211,7 +211,6 @@ impl KwokctlCluster {
         command
             .args(args)
             .env("KWOK_WORKDIR", self.workdir.path())
-            .env("KWOK_KUBECTL_BINARY", self.kubectl_binary())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -223,10 +222,6 @@ impl KwokctlCluster {
             .await
             .with_context(|| format!("kwokctl did not finish within {}s", within.as_secs()))?
             .context("waiting for kwokctl")
-    }
-
-    fn kubectl_binary(&self) -> PathBuf {
-        self.kwokctl.with_file_name("kubectl")
     }
 }
 

@@ -1,6 +1,6 @@
 //! Where the upstream binaries are: built once per machine by `upstream/build.sh` from the Go
 //! modules pinned in the repository (kube-apiserver, kube-controller-manager, kube-scheduler,
-//! kubectl, etcd, kwok, kwokctl). Nothing here builds or downloads them.
+//! etcd, kwok, kwokctl). kubectl is the one on PATH. Nothing here builds or downloads them.
 
 use std::path::{Path, PathBuf};
 
@@ -8,11 +8,10 @@ use std::path::{Path, PathBuf};
 pub const BUILD_COMMAND: &str = "upstream/build.sh";
 
 /// Every binary `kwokctl --runtime binary` is given, and kwokctl itself.
-pub const BINARIES: [&str; 7] = [
+pub const BINARIES: [&str; 6] = [
     "kube-apiserver",
     "kube-controller-manager",
     "kube-scheduler",
-    "kubectl",
     "etcd",
     "kwok",
     "kwokctl",
@@ -64,7 +63,7 @@ impl Upstream {
             anyhow::bail!(
                 "the upstream control plane is not built: {} missing in {}; build it once on \
                  this machine with `{BUILD_COMMAND}` from a checkout of Proctor (needs Go 1.23 or \
-                 newer; about 15 minutes on 2 cores)",
+                 newer; about 7 minutes on 2 cores)",
                 missing.join(", "),
                 bin.display()
             );
