@@ -36,9 +36,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "building proctor and starting an upstream control plane" >&2
-(cd "$root" && cargo build -q -p proctor)
-"$root/target/debug/proctor" up --cluster kwokctl --nodes 1 --kubeconfig "$work/kubeconfig" >"$work/up.log" 2>&1 &
+# PROCTOR_BIN: a proctor binary already built (CI passes the one its tests built); else built here.
+proctor="${PROCTOR_BIN:-}"
+if [ -z "$proctor" ]; then
+  echo "building proctor" >&2
+  (cd "$root" && cargo build -q -p proctor)
+  proctor="$root/target/debug/proctor"
+fi
+echo "starting an upstream control plane" >&2
+"$proctor" up --cluster kwokctl --nodes 1 --kubeconfig "$work/kubeconfig" >"$work/up.log" 2>&1 &
 cluster=$!
 export KUBECONFIG="$work/kubeconfig"
 for _ in $(seq 120); do
