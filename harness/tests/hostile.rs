@@ -15,12 +15,13 @@
 mod hostile_lab;
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
 use hostile_lab::{
     assert_failing_exactly, assert_same_tree, cgroup_limits, isolation, output, processes_left,
-    skip, tree, Files, Graded, Lab, SMALL_LIMITS,
+    skip, tree, Entry, Files, Graded, Lab, SMALL_LIMITS,
 };
 
 /// Grades `files` as submission `case` and checks what must hold whatever the submission did:
@@ -83,6 +84,85 @@ fn correct_submission_gets_full_marks() {
     let graded = grade_guarded(&lab, "correct", &Files::correct(), "json");
     assert_eq!(graded.code, Some(0), "{}\n{}", graded.text(), graded.stderr);
     assert_failing_exactly(&graded.json(), &[]);
+}
+
+/// Without namespaces a learner's uid reads what any user may: a lab (its reference solution)
+/// or a submission that other users can reach is refused before anything runs, naming it and
+/// the fix. The other modes show runs only what they mount, so there is nothing to refuse.
+#[test]
+fn a_lab_or_submission_other_users_can_read_is_refused_without_namespaces() {
+    if isolation() != Some("unprivileged-uid") {
+        eprintln!(
+            "SKIP: only the unprivileged-uid sandbox runs learners' code on the host's files"
+        );
+        return;
+    }
+    let lab = Lab::new(SMALL_LIMITS);
+    let submission = lab.submission("correct", &Files::correct());
+    // An open copy of the lab, where no other test's attack looks (they search /tmp, /var/tmp
+    // and the caches): each of its directories searchable and readable by every user.
+    let open = tempfile::Builder::new()
+        .prefix("proctor-open-lab-")
+        .tempdir_in("/dev/shm")
+        .expect("a directory in /dev/shm");
+    let scenarios = open.path().join("scenarios");
+    proctor::tree::copy_dir(&lab.scenarios(), &scenarios).expect("copy the lab");
+    open_to_everyone(open.path());
+
+    let graded = lab.grade_from(&scenarios, &submission, "json");
+    assert_eq!(graded.code, Some(2), "{}", graded.stderr);
+    let lab_dir = scenarios.join("hostile");
+    assert!(
+        graded
+            .stderr
+            .contains("the lab with its reference solution")
+            && graded
+                .stderr
+                .contains(&format!("chmod o-rwx {}", lab_dir.display())),
+        "{}",
+        graded.stderr
+    );
+    // Nothing ran: no reference in the cache (only the test's sentinel), no report.
+    let cached: Vec<String> = fs::read_dir(lab.cache())
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(cached, ["sentinel.txt"], "the cache after the refusal");
+    assert!(graded.stdout.is_empty(), "a report after the refusal");
+
+    // The private lab, and a submission anyone can reach: refused too.
+    let open_submission = open.path().join("submission");
+    proctor::tree::copy_dir(&submission, &open_submission).expect("copy the submission");
+    open_to_everyone(open.path());
+    let graded = lab.grade(&open_submission, "json");
+    assert_eq!(graded.code, Some(2), "{}", graded.stderr);
+    assert!(
+        graded.stderr.contains(&format!(
+            "could read the submission, {}",
+            open_submission.display()
+        )),
+        "{}",
+        graded.stderr
+    );
+}
+
+/// `root` and everything under it readable by every user, its directories searchable.
+fn open_to_everyone(root: &Path) {
+    let chmod = |path: &Path, mode: u32| {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    chmod(root, 0o755);
+    for (path, entry) in tree(root) {
+        match entry {
+            Entry::Dir { mode } => chmod(&root.join(path), mode | 0o055),
+            Entry::File { mode, .. } => chmod(&root.join(path), mode | 0o044),
+            Entry::Link(_) => {}
+        }
+    }
 }
 
 #[test]

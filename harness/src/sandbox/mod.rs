@@ -256,9 +256,10 @@ pub fn harden_grader_files() {
 }
 
 /// Without a view of their own (`unprivileged-uid`), learners' runs see the host's files as
-/// their uid may: `path` (a class folder, a submission) must then be out of reach of other users
-/// — some directory on the way to it not searchable by them. Elsewhere there is nothing to check.
-pub fn check_private(path: &std::path::Path) -> Result<(), String> {
+/// their uid may: `path` (the lab with its reference solution, a class folder, a submission) must
+/// then be out of reach of other users — some directory on the way to it not searchable by them.
+/// `what` names it in the refusal. Elsewhere there is nothing to check.
+pub fn check_private(path: &std::path::Path, what: &str) -> Result<(), String> {
     use std::os::unix::fs::MetadataExt;
     if detect::detected().isolation != detect::Isolation::UnprivilegedUid {
         return Ok(());
@@ -271,7 +272,7 @@ pub fn check_private(path: &std::path::Path) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "learners' scripts run as other users on this machine and could read {}: make it private first (chmod o-rwx {})",
+        "learners' scripts run as other users on this machine and could read {what}, {}: make it private first (chmod o-rwx {})",
         path.display(),
         path.display()
     ))

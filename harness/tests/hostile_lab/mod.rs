@@ -341,12 +341,17 @@ impl Lab {
 
     /// `proctor grade hostile` of `submission` in `format`, with this lab's cache.
     pub fn grade(&self, submission: &Path, format: &str) -> Graded {
+        self.grade_from(&self.scenarios(), submission, format)
+    }
+
+    /// The same, with the lab read from `scenarios`.
+    pub fn grade_from(&self, scenarios: &Path, submission: &Path, format: &str) -> Graded {
         let mut command = cargo_bin_cmd!("proctor");
         command
             .args(["grade", "hostile", "--quiet", "--color", "never"])
             .args(["--format", format])
             .arg("--scenarios")
-            .arg(self.scenarios())
+            .arg(scenarios)
             .arg("--submission")
             .arg(submission)
             .env_remove("PROCTOR_PRIVATE_PATHS")
