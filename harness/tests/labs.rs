@@ -322,19 +322,28 @@ fn step_held(
     }
 }
 
-/// Busy loops, four per core, for as long as the value lives: a loaded grading machine.
+/// Busy loops, four per core, for as long as the value lives: a loaded grading machine. Each
+/// dies with the test process too, so that a test stopped by a signal (nextest's timeout, a
+/// Ctrl-C) leaves no loop taking the machine from whatever runs next.
 struct CpuHog(Vec<std::process::Child>);
 
 impl CpuHog {
     fn start() -> CpuHog {
+        use std::os::unix::process::CommandExt;
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         CpuHog(
             (0..4 * cores)
                 .filter_map(|_| {
-                    std::process::Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
-                        .spawn()
-                        .ok()
+                    let mut command = std::process::Command::new("sh");
+                    command.args(["-c", "while :; do :; done"]);
+                    // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+                    unsafe {
+                        command.pre_exec(|| {
+                            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                                .map_err(std::io::Error::from)
+                        });
+                    }
+                    command.spawn().ok()
                 })
                 .collect(),
         )
