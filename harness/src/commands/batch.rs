@@ -34,9 +34,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
     }
     // Read before any grading: a roster that cannot be used must not cost a class's grading.
     let roster = options.roster.as_deref().map(Roster::read).transpose()?;
-    crate::sandbox::check_private(&lab.dir, "the lab with its reference solution")
-        .map_err(anyhow::Error::msg)?;
-    crate::sandbox::check_private(dir, "the class's submissions").map_err(anyhow::Error::msg)?;
+    super::common::refuse_readable(&lab, dir, "the class's submissions")?;
     refuse_one_lab_folder(&lab, dir)?;
     crate::runner::preflight::check(&lab).await?;
     let mut all = submissions::list(dir)?;

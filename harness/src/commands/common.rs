@@ -189,3 +189,16 @@ pub fn refuse_another_labs_cluster(
     }
     Ok(started_for)
 }
+
+/// Where learners' runs see the host's files (`unprivileged-uid`): refuses a lab (it holds
+/// the reference solution) or learners' work (`what`, at `learners`) that other users could
+/// read. Elsewhere there is nothing to refuse.
+pub fn refuse_readable(lab: &Lab, learners: &Path, what: &str) -> anyhow::Result<()> {
+    for (path, what) in [
+        (lab.dir.as_path(), "the lab with its reference solution"),
+        (learners, what),
+    ] {
+        crate::sandbox::check_private(path, what).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
+}

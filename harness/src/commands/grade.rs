@@ -25,9 +25,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
     if !submission.is_dir() {
         bail!("submission {} is not a directory", submission.display());
     }
-    crate::sandbox::check_private(&lab.dir, "the lab with its reference solution")
-        .map_err(anyhow::Error::msg)?;
-    crate::sandbox::check_private(submission, "the submission").map_err(anyhow::Error::msg)?;
+    super::common::refuse_readable(&lab, submission, "the submission")?;
     crate::runner::preflight::check(&lab).await?;
     let mut progress = globals.progress(args.output.quiet);
     let target = match &args.kubeconfig {
