@@ -122,30 +122,66 @@ fn reference_exec(lab: &Lab, target: &Target) -> Exec {
         .trusted()
 }
 
-/// Prepended to a reference shell so that a failure names its command: in an EXIT trap,
-/// `$BASH_COMMAND` is the command that was running when the shell ended (the failing test, the
-/// `exit 1`, the command inside a function). A reference that sets its own EXIT trap only loses
-/// the name.
+/// Prepended to a reference shell so that a failure names the step's own command: a DEBUG trap
+/// (not inherited by functions or subshells) records the line of each top-level command, and
+/// the EXIT trap names the last one, which [`failing_command`] reads from the step. So a helper
+/// that fails (`wait_until`, whose last command is `return 1`) is named by the step's call of
+/// it. The trap's own commands run at line 1 and this prefix ends at line 2: neither is
+/// recorded. A reference that sets its own DEBUG or EXIT trap only loses the name.
 const NAME_THE_FAILING_COMMAND: &str = concat!(
-    "trap '__proctor_rc=$?; [ \"$__proctor_rc\" -ne 0 ] && ",
-    "printf \"proctor: failed at: %s\\n\" \"$BASH_COMMAND\" >&2' EXIT\n",
+    "trap '__proctor_rc=$?; [ \"$__proctor_rc\" -eq 0 ] || [ -z \"${__proctor_at:-}\" ] || ",
+    "printf \"proctor: failed at line: %s\\n\" \"$__proctor_at\" >&2' EXIT\n",
+    "trap '[ \"$LINENO\" -le 2 ] || __proctor_at=$LINENO' DEBUG\n",
 );
 
 /// The helpers every reference step can call (`wait_until`, `field_is`, ...), and strict mode:
 /// shipped with Proctor rather than copied into each lab.
 const REFERENCE_LIB: &str = include_str!("reference_lib.sh");
 
-/// The line [`NAME_THE_FAILING_COMMAND`] writes before the command.
-const FAILED_AT: &str = "proctor: failed at: ";
+/// The line [`NAME_THE_FAILING_COMMAND`] writes before the failing line's number.
+const FAILED_AT_LINE: &str = "proctor: failed at line: ";
 
-/// The failing command a reference shell's stderr names, and the stderr without that line.
-fn failing_command(stderr: &[u8]) -> (Option<String>, Vec<u8>) {
+/// The command of `reference` (a step's shell) on `line` of the whole snippet (which puts
+/// [`NAME_THE_FAILING_COMMAND`] and [`REFERENCE_LIB`] before it), with the lines it continues
+/// and that continue it (bash names either end of a continued command, by context); `None` for
+/// a line outside the step.
+fn command_on_line(reference: &str, line: usize) -> Option<String> {
+    let before = NAME_THE_FAILING_COMMAND.lines().count() + REFERENCE_LIB.lines().count();
+    let lines: Vec<&str> = reference.lines().collect();
+    let index = line.checked_sub(before + 1)?;
+    lines.get(index)?;
+    let continued = |i: usize| lines[i].trim_end().ends_with('\\');
+    let mut first = index;
+    while first > 0 && continued(first - 1) {
+        first -= 1;
+    }
+    let mut last = index;
+    while last + 1 < lines.len() && continued(last) {
+        last += 1;
+    }
+    let parts: Vec<&str> = lines[first..=last]
+        .iter()
+        .map(|text| text.trim().trim_end_matches('\\').trim_end())
+        .collect();
+    let command = parts.join(" ").trim().to_string();
+    (!command.is_empty()).then_some(command)
+}
+
+/// The failing command a reference shell's stderr names (the step `reference` run in it), and
+/// the stderr without that line.
+fn failing_command(reference: &str, stderr: &[u8]) -> (Option<String>, Vec<u8>) {
     let text = String::from_utf8_lossy(stderr);
     let mut command = None;
     let mut rest = String::new();
     for line in text.split_inclusive('\n') {
-        match line.strip_prefix(FAILED_AT) {
-            Some(named) => command = Some(named.trim_end().to_string()),
+        match line.strip_prefix(FAILED_AT_LINE) {
+            Some(number) => {
+                command = number
+                    .trim()
+                    .parse()
+                    .ok()
+                    .and_then(|number| command_on_line(reference, number));
+            }
             None => rest.push_str(line),
         }
     }
@@ -171,7 +207,7 @@ async fn run_step(
         step.reference
     );
     let mut outcome = exec.shell(dir, &snippet).await;
-    let (command, stderr) = failing_command(&outcome.stderr);
+    let (command, stderr) = failing_command(&step.reference, &outcome.stderr);
     outcome.stderr = stderr;
     if !succeeded(&outcome) {
         let at = match &command {
@@ -256,4 +292,57 @@ pub async fn solve_into(
         run_step(lab, target, &exec, index, dir).await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`failing_command`] makes of `reference` run as [`run_step`] runs it (by bash, after
+    /// the trap and the helpers).
+    fn named(reference: &str) -> Option<String> {
+        let snippet = format!("{NAME_THE_FAILING_COMMAND}{REFERENCE_LIB}{reference}");
+        let output = std::process::Command::new("bash")
+            .args(["-c", &snippet])
+            .output()
+            .expect("bash runs");
+        assert!(!output.status.success(), "{reference:?} should fail");
+        let (command, rest) = failing_command(reference, &output.stderr);
+        assert!(
+            !String::from_utf8_lossy(&rest).contains("proctor: failed"),
+            "the trap's line is taken out of the output"
+        );
+        command
+    }
+
+    #[test]
+    fn a_failure_names_the_steps_own_command() {
+        assert_eq!(
+            named("true\n[ 1 = 2 ]\necho never\n").as_deref(),
+            Some("[ 1 = 2 ]")
+        );
+        assert_eq!(named("exit 3\n").as_deref(), Some("exit 3"));
+    }
+
+    #[test]
+    fn a_failing_helper_is_named_by_the_steps_call_not_its_return() {
+        let reference = "echo one\nwait_until 0 false\necho never\n";
+        assert_eq!(named(reference).as_deref(), Some("wait_until 0 false"));
+        // A function the step defines itself, two calls deep, over continuation lines.
+        let reference =
+            "inner() { false; }\nouter() { inner; }\nif true; then\n  outer \\\n    arg\nfi\n";
+        assert_eq!(named(reference).as_deref(), Some("outer arg"));
+    }
+
+    #[test]
+    fn a_successful_step_names_nothing() {
+        let snippet =
+            format!("{NAME_THE_FAILING_COMMAND}{REFERENCE_LIB}field_is() {{ true; }}\ntrue\n");
+        let output = std::process::Command::new("bash")
+            .args(["-c", &snippet])
+            .output()
+            .expect("bash runs");
+        assert!(output.status.success());
+        assert_eq!(failing_command("", &output.stderr).0, None);
+    }
 }
