@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use super::check::{Check, CheckKind};
 use super::error::ScenarioError;
-use super::lab::Lab;
+use super::expect::Expectation;
+use super::lab::{BundledSubmission, Lab};
 use super::locate::locate_item;
 
 /// One row of `kubectl api-resources`: how kubectl lets a resource be named.
@@ -104,10 +105,48 @@ pub fn lint(lab: &Lab, text: &str, served: &[ServedResource]) -> Vec<ScenarioErr
             }
         }
     }
-    if let Err(error) = lab.bundled_submissions() {
-        problems.push(ScenarioError::new(&file, "", format!("{error:#}")));
+    match lab.bundled_submissions() {
+        Ok(bundled) => problems.extend(
+            missing_submissions(&bundled)
+                .map(|message| ScenarioError::new(lab.dir.join("submissions"), "", message)),
+        ),
+        Err(error) => problems.push(ScenarioError::new(&file, "", format!("{error:#}"))),
     }
     problems
+}
+
+/// How many flawed submissions a lab bundles at least (scenarios/README.md).
+const FLAWED_SUBMISSIONS: usize = 2;
+
+/// What the bundled submissions lack that the authoring guide asks for: `perfect`, the reference
+/// as a learner would hand it in (`score: full`), and flawed ones (`failingSteps`), without which
+/// `selftest` shows neither that a right answer passes nor that a wrong one is caught.
+fn missing_submissions(bundled: &[BundledSubmission]) -> Option<String> {
+    let perfect = bundled
+        .iter()
+        .any(|s| s.name == "perfect" && s.expect == Expectation::FullScore);
+    let flawed = bundled
+        .iter()
+        .filter(|s| matches!(s.expect, Expectation::FailingSteps(_)))
+        .count();
+    let mut wanted = Vec::new();
+    if !perfect {
+        wanted.push("perfect/ with an expect.yaml of `score: full`".to_string());
+    }
+    if flawed < FLAWED_SUBMISSIONS {
+        wanted.push(format!(
+            "{} more flawed submission(s) with `failingSteps: [...]` (has {flawed}; at least \
+             {FLAWED_SUBMISSIONS})",
+            FLAWED_SUBMISSIONS - flawed
+        ));
+    }
+    (!wanted.is_empty()).then(|| {
+        format!(
+            "the lab bundles no proof that its checks pass a right answer and catch wrong ones; \
+             add {}",
+            wanted.join(" and ")
+        )
+    })
 }
 
 /// What is wrong with one check of step `step_id`, as (field, message): a path it reads that no
@@ -225,6 +264,32 @@ deployments                         deploy       apps/v1                        
 poddisruptionbudgets                pdb          policy/v1                         true         PodDisruptionBudget
 leases                                           coordination.k8s.io/v1            true         Lease
 ";
+
+    #[test]
+    fn a_lab_must_bundle_a_perfect_and_two_flawed_submissions() {
+        let case = |name: &str, expect: Expectation| BundledSubmission {
+            name: name.to_string(),
+            dir: PathBuf::from(name),
+            expect,
+        };
+        let flawed = |name: &str| case(name, Expectation::FailingSteps(vec![1]));
+        let full = case("perfect", Expectation::FullScore);
+        assert_eq!(
+            missing_submissions(&[full.clone(), flawed("a"), flawed("b")]),
+            None
+        );
+        let missing = missing_submissions(&[flawed("a"), flawed("b")]).unwrap_or_default();
+        assert!(missing.ends_with("add perfect/ with an expect.yaml of `score: full`"), "{missing}");
+        // A full score under another name is a second correct style, not `perfect`.
+        let other = case("tidy", Expectation::FullScore);
+        let missing = missing_submissions(&[other, flawed("a")]).unwrap_or_default();
+        assert!(
+            missing.contains("perfect/") && missing.contains("1 more flawed submission(s)"),
+            "{missing}"
+        );
+        let missing = missing_submissions(&[full, flawed("a")]).unwrap_or_default();
+        assert!(missing.ends_with("(has 1; at least 2)"), "{missing}");
+    }
 
     #[test]
     fn resources_are_named_as_kubectl_names_them() {

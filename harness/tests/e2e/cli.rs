@@ -280,6 +280,9 @@ fn lint_names_unserved_resources_and_unknown_paths() {
         "scenario.yaml:17:7: steps[0].checks[1].object.resource: \"deploymnets\" is not a resource the cluster serves (did you mean deployments?)",
         "scenario.yaml:20:7: steps[0].checks[2].manifest.objects[0].kind: \"ConfigMaps\" is not a kind the cluster serves (did you mean ConfigMap?)",
         "scenario.yaml:23:7: steps[0].checks[3].file.path: out/bye.txt is not an artifact of step 1 or an earlier one",
+        "mini/submissions: the lab bundles no proof that its checks pass a right answer and catch \
+         wrong ones; add perfect/ with an expect.yaml of `score: full` and 2 more flawed \
+         submission(s) with `failingSteps: [...]` (has 0; at least 2)",
     ] {
         assert!(stdout.contains(expected), "{expected}\nnot in:\n{stdout}");
     }
