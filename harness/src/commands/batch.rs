@@ -25,7 +25,7 @@ const JOB_INDEX: &str = "JOB_COMPLETION_INDEX";
 
 pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Result<Verdict> {
     globals.grading_isolation()?;
-    let lab = globals.lab(&args.lab)?;
+    let lab = globals.lab_on(&args.lab, args.kubeconfig.as_deref())?;
     let options = &args.batch;
     let shard = shard(options)?;
     let with_shard = |path: &Path| expand_shard(path, shard);

@@ -11,7 +11,8 @@ use crate::runner::shadow::shadow_reference;
 use crate::runner::{self_check, CheckOptions};
 
 pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict> {
-    let lab = globals.lab(&args.lab)?;
+    // The cluster is the learner's own, started by `up`, which held the lab to its runtimes.
+    let lab = crate::scenario::Lab::find(&args.lab, globals.scenarios.as_deref())?;
     if let Some(step) = args.step {
         if !lab.scenario.steps.iter().any(|s| s.id == step) {
             bail!(

@@ -9,7 +9,7 @@ use crate::cli::OutputArgs;
 use crate::cluster::{ClusterKind, Target};
 use crate::report::{self, ColorChoice, Progress, Report, Silent, StderrProgress, Style};
 use crate::runner::{prepare_cluster, starting_nodes};
-use crate::scenario::Lab;
+use crate::scenario::{Lab, Runtime};
 
 /// How a command ended; `main` maps it to the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,11 +46,33 @@ impl Globals {
         crate::sandbox::grading_isolation(self.accept_unisolated).map_err(anyhow::Error::msg)
     }
 
-    /// The lab `name`; on a real control plane, warned about what it sets that only the
-    /// embedded cluster acts on (`proctor lint --cluster kwokctl` lists the same as problems).
+    /// The runtime of the clusters `--cluster` starts.
+    pub fn runtime(&self) -> Runtime {
+        match self.cluster {
+            ClusterKind::Embedded => Runtime::Embedded,
+            ClusterKind::Kwokctl => Runtime::Kwokctl,
+        }
+    }
+
+    /// The lab `name`, to run on the cluster `--cluster` starts; see [`Globals::lab_on`].
     pub fn lab(&self, name: &str) -> anyhow::Result<Lab> {
+        self.lab_on(name, None)
+    }
+
+    /// The lab `name`, to run on the cluster of `kubeconfig` if given, else on the one
+    /// `--cluster` starts: refused if the lab is not written for it (`runtimes:`), and on a real
+    /// control plane warned about what it sets that only the embedded cluster acts on
+    /// (`proctor lint --cluster kwokctl` lists the same as problems).
+    pub fn lab_on(&self, name: &str, kubeconfig: Option<&Path>) -> anyhow::Result<Lab> {
         let lab = Lab::find(name, self.scenarios.as_deref())?;
-        if self.cluster == crate::cluster::ClusterKind::Kwokctl {
+        let runtime = match kubeconfig {
+            Some(_) => Runtime::Kubeconfig,
+            None => self.runtime(),
+        };
+        if let Some(refusal) = lab.scenario.refuses(runtime) {
+            anyhow::bail!(refusal);
+        }
+        if runtime == Runtime::Kwokctl {
             for problem in crate::scenario::lint::embedded_only(&lab) {
                 eprintln!("warning: {problem}");
             }

@@ -21,7 +21,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
         (None, None) => bail!("give --submission DIR or --submissions DIR"),
     };
     globals.grading_isolation()?;
-    let lab = globals.lab(&args.lab)?;
+    let lab = globals.lab_on(&args.lab, args.kubeconfig.as_deref())?;
     if !submission.is_dir() {
         bail!("submission {} is not a directory", submission.display());
     }

@@ -26,6 +26,11 @@ pub async fn run(globals: &Globals, args: &LintArgs) -> anyhow::Result<Verdict> 
     for file in &files {
         let problems: Vec<String> = match Lab::load(file) {
             Ok(lab) => {
+                // Not a problem of the lab: it says where it runs, and that is not here.
+                if let Some(refusal) = lab.scenario.refuses(globals.runtime()) {
+                    eprintln!("{}: not linted: {refusal}", file.display());
+                    continue;
+                }
                 let text = std::fs::read_to_string(file)?;
                 let Some(served) = served_resources(globals, &lab).await? else {
                     return Ok(Verdict::Interrupted);

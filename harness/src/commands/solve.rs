@@ -10,7 +10,7 @@ use crate::runner::{prepare_cluster, solve_into};
 use crate::scenario::Lab;
 
 pub async fn run(globals: &Globals, args: &SolveArgs) -> anyhow::Result<Verdict> {
-    let lab = globals.lab(&args.lab)?;
+    let lab = globals.lab_on(&args.lab, args.kubeconfig.as_deref())?;
     let steps = step_range(&lab, args.from, args.until)?;
     let target = match &args.kubeconfig {
         Some(kubeconfig) => {

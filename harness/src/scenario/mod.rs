@@ -18,4 +18,4 @@ pub use error::{ScenarioError, ScenarioErrors};
 pub use expect::Expectation;
 pub use lab::{BundledSubmission, Lab};
 pub use load::load_scenario;
-pub use model::{Perturbation, Scenario, Step};
+pub use model::{Perturbation, Runtime, Scenario, Step};

@@ -34,12 +34,69 @@ pub struct Scenario {
     /// before it starts when one is missing, rather than charge its absence to the learner.
     #[serde(default)]
     pub tools: Vec<String>,
+    /// The clusters the lab is written for; every command refuses it on another, before
+    /// anything runs. Unset: any. A lab whose lesson needs what only one runtime does (the
+    /// embedded cluster's fault annotations, a real controller's timing) says so here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtimes: Option<Vec<Runtime>>,
     #[serde(default)]
     pub limits: LimitsSpec,
     /// Node templates the grader injects; kept in file order for stable reports.
     #[serde(default)]
     pub perturbations: IndexMap<String, Perturbation>,
     pub steps: Vec<Step>,
+}
+
+/// Where a lab's cluster comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Runtime {
+    /// Proctor's own control plane (the default `--cluster embedded`).
+    Embedded,
+    /// Upstream's control plane with kwok's fake nodes (`--cluster kwokctl`).
+    Kwokctl,
+    /// Any cluster a grader names by `--kubeconfig`.
+    Kubeconfig,
+}
+
+impl Runtime {
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Embedded => "embedded",
+            Runtime::Kwokctl => "kwokctl",
+            Runtime::Kubeconfig => "kubeconfig",
+        }
+    }
+
+    /// How a command is pointed at this runtime.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Runtime::Embedded => "--cluster embedded (the default)",
+            Runtime::Kwokctl => "--cluster kwokctl",
+            Runtime::Kubeconfig => "--kubeconfig FILE",
+        }
+    }
+}
+
+impl Scenario {
+    /// Why the lab must not run on `runtime`, if it declares `runtimes:` without it.
+    pub fn refuses(&self, runtime: Runtime) -> Option<String> {
+        let runtimes = self.runtimes.as_ref()?;
+        if runtimes.contains(&runtime) {
+            return None;
+        }
+        let names: Vec<&str> = runtimes.iter().map(|r| r.name()).collect();
+        let flags: Vec<&str> = runtimes.iter().map(|r| r.flag()).collect();
+        Some(format!(
+            "{} is written for {} only (`runtimes: [{}]` in its scenario.yaml), not for {}: run \
+             it with {}",
+            self.name,
+            names.join(" and "),
+            names.join(", "),
+            runtime.name(),
+            flags.join(" or "),
+        ))
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]

@@ -47,6 +47,16 @@ pub fn validate(
             ),
         );
     }
+    if let Some(runtimes) = &scenario.runtimes {
+        let mut named = BTreeSet::new();
+        if runtimes.iter().any(|runtime| !named.insert(runtime.name())) {
+            problems.add("runtimes", None, "names a runtime twice".to_string());
+        }
+        if runtimes.is_empty() {
+            let message = "is empty: the lab would run nowhere (leave it out to run anywhere)";
+            problems.add("runtimes", None, message.to_string());
+        }
+    }
     validate_cluster(scenario, scenario_dir, &mut problems);
     validate_limits(scenario, &mut problems);
     for (name, perturbation) in &scenario.perturbations {

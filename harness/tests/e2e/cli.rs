@@ -236,6 +236,73 @@ fn submission_must_be_a_directory() {
         ));
 }
 
+/// A lab written for one runtime (`runtimes:`) is refused on the others by every command that
+/// would run it, before a cluster starts or anything of the learner's is looked at (exit 2: the
+/// lab cannot run here, which is not the learner's doing); `lint` says it was not linted there.
+#[test]
+fn a_lab_is_refused_on_a_runtime_it_is_not_written_for() {
+    let only_kwokctl = VALID.replace("steps:\n", "runtimes: [kwokctl]\nsteps:\n");
+    let root = scenarios_with("mini", &only_kwokctl);
+    let submission = tempfile::tempdir().expect("tempdir");
+    let refusal = "mini is written for kwokctl only (`runtimes: [kwokctl]` in its scenario.yaml), \
+                   not for embedded: run it with --cluster kwokctl";
+    for args in [
+        vec![
+            "grade",
+            "mini",
+            "--submission",
+            &submission.path().to_string_lossy(),
+        ],
+        vec!["selftest", "mini"],
+        vec!["demo", "mini"],
+        vec![
+            "solve",
+            "mini",
+            "--dir",
+            &submission.path().join("solved").to_string_lossy(),
+        ],
+    ] {
+        cargo_bin_cmd!("proctor")
+            .args(&args)
+            .arg("--scenarios")
+            .arg(root.path())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(refusal));
+    }
+    assert!(
+        !submission.path().join("solved").exists(),
+        "solve ran nothing"
+    );
+    cargo_bin_cmd!("proctor")
+        .args(["grade", "mini", "--kubeconfig", "/nonexistent/kubeconfig"])
+        .arg("--submission")
+        .arg(submission.path())
+        .arg("--scenarios")
+        .arg(root.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "not for kubeconfig: run it with --cluster kwokctl",
+        ));
+    cargo_bin_cmd!("proctor")
+        .args(["lint", "mini", "--scenarios"])
+        .arg(root.path())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!("not linted: {refusal}")));
+    let nowhere = VALID.replace("steps:\n", "runtimes: []\nsteps:\n");
+    let root = scenarios_with("mini", &nowhere);
+    cargo_bin_cmd!("proctor")
+        .args(["lint", "mini", "--scenarios"])
+        .arg(root.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "runtimes: is empty: the lab would run nowhere (leave it out to run anywhere)",
+        ));
+}
+
 #[test]
 fn valid_scenario_file_is_accepted_by_path() {
     let root = scenarios_with("mini", VALID);
