@@ -115,6 +115,17 @@ kwok_ldflags="-X sigs.k8s.io/kwok/pkg/consts.Version=${kwok_version} -X sigs.k8s
   sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl 2>&1 | progress kwok)
 echo "  done in $((SECONDS - t)) s" >&2
 
+# The stages kwokctl gives kwok by default (kwok's runtime/cluster.go, getDefaultNodeStages with a
+# lease and getDefaultPodStages), as kwok's module holds them: Proctor gives kwok these, narrowed,
+# beside the stages of its fault annotations (harness/src/cluster/kwok_stages.rs), since kwokctl
+# gives no default once any stage is configured.
+kwok_module="$(cd "$here/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)"
+mkdir -p "$work/kwok-stages"
+for stage in node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease \
+  pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete; do
+  install -m 0644 "$kwok_module/kustomize/stage/$stage.yaml" "$work/kwok-stages/"
+done
+
 for b in "${binaries[@]}"; do
   [ -x "$work/bin/$b" ] || { echo "build.sh: $b was not built" >&2; exit 1; }
 done

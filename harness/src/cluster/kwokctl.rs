@@ -100,6 +100,10 @@ impl KwokctlCluster {
             std::process::id().to_string(),
         )
         .context("recording the kwokctl work dir's owner")?;
+        // kwok's stages with the fault annotations realised (see `kwok_stages`).
+        let stages = workdir.path().join("kwok-stages.yaml");
+        let config = super::kwok_stages::stages_config(&upstream.stages())?;
+        std::fs::write(&stages, config).context("writing kwok's stages")?;
         let kubeconfig = kubeconfig
             .map(Path::to_path_buf)
             .unwrap_or_else(|| workdir.path().join("kubeconfig"));
@@ -131,6 +135,8 @@ impl KwokctlCluster {
             // The binary runtime has kwok manage every node; like kwok's in-cluster deployment
             // (and the embedded cluster), manage only nodes annotated as fake, so a scenario's
             // unmanaged node keeps its pods Pending.
+            "--config".into(),
+            stages.display().to_string(),
             "--extra-args".into(),
             "kwok-controller=manage-all-nodes=false".into(),
             "--extra-args".into(),

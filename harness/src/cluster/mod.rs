@@ -6,6 +6,7 @@ pub mod external;
 pub mod in_process;
 pub mod kept;
 pub mod kubectl;
+pub mod kwok_stages;
 pub mod kwokctl;
 pub mod lab_mark;
 pub mod names;

@@ -59,6 +59,18 @@ impl Upstream {
             .copied()
             .filter(|name| !is_executable(&bin.join(name)))
             .collect();
+        let stages = stages_dir(bin);
+        let missing_stages = super::kwok_stages::DEFAULT_STAGES
+            .iter()
+            .any(|name| !stages.join(name).is_file());
+        if missing.is_empty() && missing_stages {
+            anyhow::bail!(
+                "the upstream build in {} has no kwok stages ({}): build it again with \
+                 `{BUILD_COMMAND}` from a checkout of Proctor",
+                bin.display(),
+                stages.display()
+            );
+        }
         if !missing.is_empty() {
             anyhow::bail!(
                 "the upstream control plane is not built: {} missing in {}; build it once on \
@@ -76,6 +88,16 @@ impl Upstream {
     pub fn binary(&self, name: &str) -> PathBuf {
         self.bin.join(name)
     }
+
+    /// kwokctl's default stages, copied from kwok's module beside the binaries.
+    pub fn stages(&self) -> PathBuf {
+        stages_dir(&self.bin)
+    }
+}
+
+/// Where `upstream/build.sh` puts kwok's default stages: `kwok-stages/` beside `bin/`.
+fn stages_dir(bin: &Path) -> PathBuf {
+    bin.parent().unwrap_or(bin).join("kwok-stages")
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -106,5 +128,28 @@ mod tests {
             Upstream::at(dir.path()).is_err(),
             "a binary without the exec bit does not count"
         );
+    }
+
+    #[test]
+    fn a_build_without_kwoks_stages_is_built_again() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().expect("dir");
+        let bin = root.path().join("bin");
+        std::fs::create_dir(&bin).expect("mkdir");
+        for name in BINARIES {
+            std::fs::write(bin.join(name), "#!/bin/sh\n").expect("write");
+            let executable = std::fs::Permissions::from_mode(0o755);
+            std::fs::set_permissions(bin.join(name), executable).expect("chmod");
+        }
+        let message = format!("{:#}", Upstream::at(&bin).expect_err("no stages"));
+        assert!(message.contains("has no kwok stages"), "{message}");
+        assert!(message.contains(BUILD_COMMAND), "{message}");
+        let stages = root.path().join("kwok-stages");
+        std::fs::create_dir(&stages).expect("mkdir");
+        for name in crate::cluster::kwok_stages::DEFAULT_STAGES {
+            std::fs::write(stages.join(name), "").expect("write");
+        }
+        let found = Upstream::at(&bin).expect("complete");
+        assert_eq!(found.stages(), stages);
     }
 }
