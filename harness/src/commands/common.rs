@@ -60,9 +60,9 @@ impl Globals {
     }
 
     /// The lab `name`, to run on the cluster of `kubeconfig` if given, else on the one
-    /// `--cluster` starts: refused if the lab is not written for it (`runtimes:`), and on a real
-    /// control plane warned about what it sets that only the embedded cluster acts on
-    /// (`proctor lint --cluster kwokctl` lists the same as problems).
+    /// `--cluster` starts: refused if the lab is not written for it (`runtimes:`), or on kwokctl
+    /// if it sets a fault only the embedded cluster can realise (`proctor lint --cluster kwokctl`
+    /// lists the same as problems).
     pub fn lab_on(&self, name: &str, kubeconfig: Option<&Path>) -> anyhow::Result<Lab> {
         let lab = Lab::find(name, self.scenarios.as_deref())?;
         let runtime = match kubeconfig {
@@ -73,8 +73,17 @@ impl Globals {
             anyhow::bail!(refusal);
         }
         if runtime == Runtime::Kwokctl {
-            for problem in crate::scenario::lint::embedded_only(&lab) {
-                eprintln!("warning: {problem}");
+            let node_wide: Vec<String> = crate::scenario::lint::embedded_only(&lab)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            if !node_wide.is_empty() {
+                anyhow::bail!(
+                    "{} sets a fault on a node that kwok on a real control plane cannot realise, \
+                     so it would grade differently there:\n{}",
+                    lab.name(),
+                    node_wide.join("\n")
+                );
             }
         }
         Ok(lab)

@@ -279,7 +279,10 @@ leases                                           coordination.k8s.io/v1         
             None
         );
         let missing = missing_submissions(&[flawed("a"), flawed("b")]).unwrap_or_default();
-        assert!(missing.ends_with("add perfect/ with an expect.yaml of `score: full`"), "{missing}");
+        assert!(
+            missing.ends_with("add perfect/ with an expect.yaml of `score: full`"),
+            "{missing}"
+        );
         // A full score under another name is a second correct style, not `perfect`.
         let other = case("tidy", Expectation::FullScore);
         let missing = missing_submissions(&[other, flawed("a")]).unwrap_or_default();
@@ -355,20 +358,34 @@ leases                                           coordination.k8s.io/v1         
     }
 }
 
-/// Annotations only the embedded cluster's kubelet acts on (`kwok::controllers::kubelet`): kwok
-/// on a real control plane ignores them, so a lab that sets them grades differently there.
-pub const EMBEDDED_ONLY_ANNOTATIONS: [(&str, &str); 4] = [
-    ("proctor.dev/node-ready", "the node stays Ready"),
-    ("proctor.dev/pod-fault-images", "every pod runs"),
-    ("proctor.dev/pod-fault", "the pod runs"),
-    ("proctor.dev/pod-exit-code", "the Job pod succeeds"),
-];
+/// The fault annotations kwok's stages on a real control plane cannot realise: set on a node,
+/// for every pod on it (`cluster::kwok_stages`: a pod's stage sees the pod, not its node). On a
+/// pod (or a pod template) they mean the same on both runtimes.
+pub const NODE_WIDE_FAULTS: [&str; 2] = ["proctor.dev/pod-fault-images", "proctor.dev/pod-fault"];
 
-/// Where the lab (its scenario and the files beside it, bundled submissions aside) sets an
-/// annotation of [`EMBEDDED_ONLY_ANNOTATIONS`], each as a problem for a real control plane.
+/// Where the lab (its scenario and the files beside it, bundled submissions aside) sets a
+/// [`NODE_WIDE_FAULTS`] annotation on a node: in the scenario's nodes or perturbations, on a
+/// `kind: Node` document, or by a shell line naming a node. Each is a problem for a real control
+/// plane, where that node's pods would run.
 pub fn embedded_only(lab: &Lab) -> Vec<ScenarioError> {
     let mut problems = Vec::new();
-    let mut files = vec![lab.dir.join("scenario.yaml")];
+    let scenario_file = lab.dir.join("scenario.yaml");
+    let scenario = &lab.scenario;
+    let on_scenario_nodes = scenario
+        .cluster
+        .nodes
+        .iter()
+        .map(|node| &node.annotations)
+        .chain(scenario.perturbations.values().map(|p| &p.annotations))
+        .any(|annotations| {
+            annotations
+                .keys()
+                .any(|key| NODE_WIDE_FAULTS.contains(&key.as_str()))
+        });
+    let mut files = Vec::new();
+    if on_scenario_nodes {
+        files.push(scenario_file.clone());
+    }
     let mut dirs = vec![lab.dir.clone()];
     while let Some(dir) = dirs.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -379,40 +396,76 @@ pub fn embedded_only(lab: &Lab) -> Vec<ScenarioError> {
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
+            let extension = path.extension().and_then(|ext| ext.to_str());
             if kind.is_dir() && path != lab.dir.join("submissions") {
                 dirs.push(path);
-            } else if kind.is_file()
-                && path
-                    .extension()
-                    .is_some_and(|ext| ext == "yaml" || ext == "yml" || ext == "sh")
-                && !files.contains(&path)
-            {
-                files.push(path);
+            } else if kind.is_file() && path != scenario_file {
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let on_a_node = match extension {
+                    Some("yaml" | "yml") => yaml_sets_node_fault(&text),
+                    Some("sh") => true,
+                    _ => false,
+                };
+                if on_a_node {
+                    files.push(path);
+                }
             }
         }
     }
-    files[1..].sort();
+    files[usize::from(on_scenario_nodes)..].sort();
     for file in files {
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
+        let shell = file.extension().is_some_and(|ext| ext == "sh");
         for (number, line) in text.lines().enumerate() {
             // The longer key first: pod-fault-images also holds pod-fault.
-            let found = EMBEDDED_ONLY_ANNOTATIONS
+            let Some((key, column)) = NODE_WIDE_FAULTS
                 .iter()
-                .find_map(|(key, effect)| line.find(key).map(|column| (*key, *effect, column)));
-            if let Some((key, effect, column)) = found {
-                let message = format!(
-                    "{key} is acted on by the embedded cluster only: on --cluster kwokctl it is \
-                     ignored ({effect}), so a submission can get another grade there"
-                );
-                problems.push(
-                    ScenarioError::new(&file, "", message).at(Some((number + 1, column + 1))),
-                );
+                .find_map(|key| line.find(key).map(|column| (*key, column)))
+            else {
+                continue;
+            };
+            if shell && !names_a_node(line) {
+                continue;
             }
+            let message = format!(
+                "{key} on a node (for all its pods) is acted on by the embedded cluster only: on \
+                 --cluster kwokctl kwok's stages see a pod, not its node, so the node's pods \
+                 would run; set it on the pods (or their template) instead, or declare \
+                 `runtimes: [embedded]`"
+            );
+            problems
+                .push(ScenarioError::new(&file, "", message).at(Some((number + 1, column + 1))));
         }
     }
     problems
+}
+
+/// Whether a YAML file (any number of documents) holds a `kind: Node` whose annotations set a
+/// [`NODE_WIDE_FAULTS`] key.
+fn yaml_sets_node_fault(text: &str) -> bool {
+    use serde::Deserialize;
+    serde_yaml::Deserializer::from_str(text)
+        .filter_map(|document| serde_json::Value::deserialize(document).ok())
+        .any(|object| {
+            object["kind"] == "Node"
+                && object["metadata"]["annotations"]
+                    .as_object()
+                    .is_some_and(|annotations| {
+                        NODE_WIDE_FAULTS
+                            .iter()
+                            .any(|key| annotations.contains_key(*key))
+                    })
+        })
+}
+
+/// Whether a shell line acts on a node (`kubectl annotate node …`, `nodes/…`, `no …`).
+fn names_a_node(line: &str) -> bool {
+    line.split(|c: char| c.is_whitespace() || c == '/')
+        .any(|word| matches!(word, "node" | "nodes" | "no"))
 }
 
 #[cfg(all(test, feature = "embedded"))]
@@ -420,35 +473,38 @@ mod embedded_only_tests {
     use super::*;
 
     #[test]
-    fn the_list_is_the_kubelets() {
-        use kwok::controllers::kubelet::{EXIT_CODE, FAULT, FAULT_IMAGES, NODE_READY};
-        let keys: Vec<&str> = EMBEDDED_ONLY_ANNOTATIONS
-            .iter()
-            .map(|(key, _)| *key)
-            .collect();
-        for key in [NODE_READY, FAULT_IMAGES, FAULT, EXIT_CODE] {
-            assert!(keys.contains(&key), "{key} missing");
-        }
-        assert_eq!(keys.len(), 4);
+    fn the_node_wide_faults_are_the_kubelets() {
+        use kwok::controllers::kubelet::{FAULT, FAULT_IMAGES};
+        assert_eq!(NODE_WIDE_FAULTS, [FAULT_IMAGES, FAULT]);
     }
 
     #[test]
-    fn a_lab_setting_a_fault_is_named_for_kwokctl() {
+    fn only_a_fault_set_on_a_node_for_its_pods_is_named_for_kwokctl() {
         let dir = tempfile::tempdir().expect("tmp");
         let lab_dir = dir.path().join("faulty");
         std::fs::create_dir_all(lab_dir.join("reference/k8s")).expect("mkdir");
         std::fs::create_dir_all(lab_dir.join("submissions/x")).expect("mkdir");
-        let scenario = "apiVersion: proctor/v1\nkind: Scenario\nname: faulty\ntitle: t\nlabDir: /root/faulty\nperturbations:\n  sick:\n    namePrefix: sick-\n    annotations: {proctor.dev/node-ready: \"False\"}\nsteps:\n  - title: one\n    checks:\n      - id: a\n        title: a\n        file: {path: out/a.txt}\n";
+        // node-ready on a node, and every fault on a pod, mean the same on kwokctl.
+        let scenario = "apiVersion: proctor/v1\nkind: Scenario\nname: faulty\ntitle: t\nlabDir: /root/faulty\ncluster:\n  nodes:\n    - name: n\n      annotations: {proctor.dev/node-ready: \"False\"}\nperturbations:\n  sick:\n    namePrefix: sick-\n    annotations: {proctor.dev/pod-fault: CrashLoopBackOff}\nsteps:\n  - title: one\n    checks:\n      - id: a\n        title: a\n        file: {path: out/a.txt}\n";
         std::fs::write(lab_dir.join("scenario.yaml"), scenario).expect("write");
-        std::fs::write(
-            lab_dir.join("reference/k8s/job.yaml"),
-            "metadata:\n  annotations:\n    proctor.dev/pod-exit-code: \"3\"\n",
-        )
-        .expect("write");
+        let write =
+            |path: &str, text: &str| std::fs::write(lab_dir.join(path), text).expect("write");
+        write(
+            "reference/k8s/job.yaml",
+            "kind: Job\nspec:\n  template:\n    metadata:\n      annotations:\n        proctor.dev/pod-fault: ErrImagePull\n        proctor.dev/pod-exit-code: \"3\"\n",
+        );
+        write(
+            "reference/k8s/nodes.yaml",
+            "kind: ConfigMap\n---\nkind: Node\nmetadata:\n  name: m\n  annotations:\n    proctor.dev/pod-fault-images: \"*dcgm*\"\n",
+        );
+        write(
+            "reference/break.sh",
+            "kubectl annotate pod p proctor.dev/pod-fault=CrashLoopBackOff\nkubectl annotate node n proctor.dev/pod-fault=ErrImagePull\n",
+        );
         // A learner's file is theirs, not the lab's.
         std::fs::write(
-            lab_dir.join("submissions/x/pod.yaml"),
-            "proctor.dev/pod-fault: CrashLoopBackOff\n",
+            lab_dir.join("submissions/x/node.yaml"),
+            "kind: Node\nmetadata:\n  annotations: {proctor.dev/pod-fault: CrashLoopBackOff}\n",
         )
         .expect("write");
         let lab = Lab::load(&lab_dir.join("scenario.yaml")).expect("lab");
@@ -456,13 +512,17 @@ mod embedded_only_tests {
             .iter()
             .map(ToString::to_string)
             .collect();
-        assert_eq!(found.len(), 2, "{found:#?}");
+        let at: Vec<&str> = found
+            .iter()
+            .map(|problem| problem.split(": ").next().unwrap_or_default())
+            .collect();
+        let ends = |path: &str| at.iter().filter(|a| a.ends_with(path)).count();
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert_eq!(ends("scenario.yaml:13:19"), 1, "{found:#?}");
+        assert_eq!(ends("break.sh:2:25"), 1, "{found:#?}");
+        assert_eq!(ends("nodes.yaml:7:5"), 1, "{found:#?}");
         assert!(
-            found[0].contains("scenario.yaml:9:") && found[0].contains("the node stays Ready"),
-            "{found:#?}"
-        );
-        assert!(
-            found[1].contains("job.yaml:3:") && found[1].contains("the Job pod succeeds"),
+            found[0].contains("proctor.dev/pod-fault on a node"),
             "{found:#?}"
         );
     }
