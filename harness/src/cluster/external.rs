@@ -557,13 +557,95 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
             }
         }
     }
-    wait_placed(kubectl, target).await;
+    if plan.relax.is_empty() {
+        wait_placed(kubectl, target, Fit::Exact).await;
+        return Ok(true);
+    }
+    // A relaxed node takes back the pods the snapshot has on it, and may take more: pods the
+    // snapshot has Pending (kept off by the cordon or taint) land there too while it is open.
+    wait_placed(kubectl, target, Fit::PinnedTakenBack).await;
     for key in &plan.relax {
         if let Some(node) = target.objects.get(key) {
             replace(kubectl, &sanitized(&key.0, node)).await?;
         }
     }
+    // Closed again, it loses the pods it took beyond the snapshot's; their controllers make them
+    // again, and the node keeps those off as it did (they wait Pending, as in the snapshot).
+    let relaxed: BTreeSet<&str> = plan.relax.iter().map(|key| key.2.as_str()).collect();
+    let now = kubectl.json(&["get", "pods", "--all-namespaces"]).await?;
+    let extra = surplus(target, &items(now), &relaxed);
+    for key in &extra {
+        delete(kubectl, key).await;
+    }
+    if !extra.is_empty() {
+        tracing::info!(
+            pods = extra.len(),
+            "restore: pods a relaxed node took beyond the snapshot's removed"
+        );
+    }
+    wait_placed(kubectl, target, Fit::Exact).await;
     Ok(true)
+}
+
+/// The pods of `pods` on the `relaxed` nodes beyond what `target` has there, owner by owner
+/// and phase by phase: the newest of each group.
+fn surplus(target: &ObjectSet, pods: &[Value], relaxed: &BTreeSet<&str>) -> Vec<ObjectKey> {
+    let pinned = restricted_nodes(target);
+    let want = placement(pods_of(target), &pinned);
+    let mut groups: BTreeMap<(String, String, String, String), Vec<&Value>> = BTreeMap::new();
+    for pod in pods.iter().filter(|pod| !terminating(pod)) {
+        let node = text(pod, "/spec/nodeName");
+        if !relaxed.contains(node) {
+            continue;
+        }
+        if let Some((key, _)) = placement(std::iter::once(pod), &pinned).pop_first() {
+            groups.entry(key).or_default().push(pod);
+        }
+    }
+    let mut extra = Vec::new();
+    for (key, mut pods) in groups {
+        let wanted = want.get(&key).copied().unwrap_or(0);
+        if pods.len() <= wanted {
+            continue;
+        }
+        // RFC 3339 times in UTC compare as text; the name breaks a tie.
+        pods.sort_by_key(|pod| {
+            (
+                text(pod, "/metadata/creationTimestamp"),
+                text(pod, "/metadata/name"),
+            )
+        });
+        for pod in &pods[wanted..] {
+            extra.push((
+                "pods".to_string(),
+                text(pod, "/metadata/namespace").to_string(),
+                text(pod, "/metadata/name").to_string(),
+            ));
+        }
+    }
+    extra
+}
+
+/// When [`wait_placed`] is satisfied.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fit {
+    /// The pods are placed as in the snapshot.
+    Exact,
+    /// The nodes that take no new pods have at least the snapshot's pods of each owner (while
+    /// they are relaxed: others may land there too, see [`surplus`]).
+    PinnedTakenBack,
+}
+
+impl Fit {
+    fn holds(self, want: &Placement, now: &Placement) -> bool {
+        match self {
+            Fit::Exact => now == want,
+            Fit::PinnedTakenBack => want
+                .iter()
+                .filter(|(key, _)| !key.2.is_empty() && key.2 != BOUND_ELSEWHERE)
+                .all(|(key, count)| now.get(key).copied().unwrap_or(0) >= *count),
+        }
+    }
 }
 
 /// Where pods are: how many pods of each owner (a bare pod stands for itself) are in each phase,
@@ -629,7 +711,7 @@ fn pods_of(set: &ObjectSet) -> impl Iterator<Item = &Value> {
 /// The wait gives up once the placement has not changed for [`PLACEMENT_STILL`] — a loaded
 /// machine makes the cluster slower, not still, so it changes when the wait ends, never how it
 /// ends — and at the latest after [`PLACEMENT_CEILING`].
-async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
+async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet, fit: Fit) {
     let pinned = restricted_nodes(target);
     let want = placement(pods_of(target), &pinned);
     let mut ceiling = Waiting::new(PLACEMENT_CEILING);
@@ -643,7 +725,7 @@ async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet) {
                 return;
             }
         };
-        if now == want {
+        if fit.holds(&want, &now) {
             return;
         }
         if last.as_ref().is_some_and(|last| *last != now) {
@@ -1008,6 +1090,59 @@ mod tests {
         remade["metadata"]["name"] = json!("trainer-b");
         let same = set(&[("nodes", cordoned), ("pods", remade)]);
         assert_eq!(plan(&target, &same), Plan::default());
+    }
+
+    /// A cordoned node with one trainer on it and a second trainer Pending (the cordon keeps it
+    /// off): while the node is relaxed both land there; closed again, the one made last goes,
+    /// and its replacement waits Pending as in the snapshot.
+    #[test]
+    fn a_relaxed_node_gives_back_the_pods_the_snapshot_has_pending() {
+        let mut cordoned = object("Node", "", "n1", "u1");
+        cordoned["spec"] = json!({"unschedulable": true});
+        let trainer = |name: &str, node: &str, phase: &str, created: &str| {
+            let mut pod = object("Pod", "lab", name, name);
+            pod["metadata"]["ownerReferences"] =
+                json!([{"kind": "ReplicaSet", "name": "trainer-1", "controller": true}]);
+            pod["metadata"]["creationTimestamp"] = json!(created);
+            pod["spec"] = json!({"nodeName": node});
+            pod["status"] = json!({"phase": phase});
+            pod
+        };
+        let target = set(&[
+            ("nodes", cordoned),
+            (
+                "pods",
+                trainer("trainer-a", "n1", "Running", "2026-01-01T00:00:00Z"),
+            ),
+            (
+                "pods",
+                trainer("trainer-b", "", "Pending", "2026-01-01T00:00:01Z"),
+            ),
+        ]);
+        let relaxed = BTreeSet::from(["n1"]);
+        let both_on_n1 = [
+            trainer("trainer-c", "n1", "Running", "2026-01-01T00:01:00Z"),
+            trainer("trainer-d", "n1", "Running", "2026-01-01T00:01:01Z"),
+        ];
+        assert_eq!(
+            surplus(&target, &both_on_n1, &relaxed),
+            vec![key("pods", "lab", "trainer-d")]
+        );
+        // Not on a relaxed node, or as many as the snapshot has: nothing to give back.
+        assert!(surplus(&target, &both_on_n1, &BTreeSet::new()).is_empty());
+        assert!(surplus(&target, &both_on_n1[..1], &relaxed).is_empty());
+
+        let pinned = restricted_nodes(&target);
+        let want = placement(pods_of(&target), &pinned);
+        let now = |pods: &[Value]| placement(pods.iter(), &pinned);
+        // While relaxed, the wait is over once the node has its pod back, extra or not.
+        assert!(Fit::PinnedTakenBack.holds(&want, &now(&both_on_n1)));
+        assert!(!Fit::Exact.holds(&want, &now(&both_on_n1)));
+        let pending = trainer("trainer-e", "", "Pending", "2026-01-01T00:01:02Z");
+        assert!(!Fit::PinnedTakenBack.holds(&want, &now(std::slice::from_ref(&pending))));
+        // Given back, the replacement waits Pending: placed as in the snapshot.
+        let settled = [both_on_n1[0].clone(), pending];
+        assert!(Fit::Exact.holds(&want, &now(&settled)));
     }
 
     #[test]

@@ -14,4 +14,5 @@ mod grade_mini;
 mod gradescope;
 mod interrupt;
 mod reference_cache;
+mod restore;
 mod selftest_refusal;
