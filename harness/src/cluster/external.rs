@@ -27,10 +27,14 @@ impl Kind {
 /// refer to (priority classes, config, secrets, service accounts) and what admits them (quotas,
 /// limit ranges) before pods, roles before their bindings, owners before what they own.
 /// Storage is left out: a claim made again has a new uid, which the volume bound to the old one
-/// does not take (the PV binder calls it released). CRDs are left out with their custom
-/// resources, which are not snapshotted: a CRD deleted and made again would come back empty.
+/// does not take (the PV binder calls it released). The custom resources of the CRDs come
+/// after the built-in kinds, before pods (see [`recreate_order`]).
 const KINDS: &[Kind] = &[
     Kind::new("namespaces", "Namespace"),
+    Kind::new(
+        "customresourcedefinitions.apiextensions.k8s.io",
+        "CustomResourceDefinition",
+    ),
     Kind::new("nodes", "Node"),
     Kind::new("priorityclasses.scheduling.k8s.io", "PriorityClass"),
     Kind::new("clusterroles.rbac.authorization.k8s.io", "ClusterRole"),
@@ -179,6 +183,8 @@ fn items(list: Value) -> Vec<Value> {
     }
 }
 
+const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
+
 pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
     let kinds = served(kubectl).await;
     let mut set = ObjectSet::default();
@@ -186,51 +192,115 @@ pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
         let Some(kind) = KINDS.iter().find(|kind| kind.kind == text(&item, "/kind")) else {
             continue;
         };
-        let namespace = text(&item, "/metadata/namespace").to_string();
-        if SYSTEM_NAMESPACES.contains(&namespace.as_str()) || automatic(kind.resource, &item) {
-            continue;
+        insert(&mut set, kind.resource, item);
+    }
+    let custom = custom_resources(&set);
+    if !custom.is_empty() {
+        let names = custom.join(",");
+        let listed = kubectl
+            .json(&["get", names.as_str(), "--all-namespaces"])
+            .await
+            .context("listing the custom resources")?;
+        for item in items(listed) {
+            if let Some(resource) = custom_resource_of(&set, &item) {
+                insert(&mut set, &resource, item);
+            }
         }
-        let key = (
-            kind.resource.to_string(),
-            namespace,
-            text(&item, "/metadata/name").to_string(),
-        );
-        set.objects.insert(key, item);
     }
     Ok(set)
 }
 
-/// The top-level fields of kinds without a spec: a ConfigMap's or Secret's data, a role's rules,
-/// a binding's subjects, a PriorityClass's value.
-const CONTENT: &[&str] = &[
-    "data",
-    "binaryData",
-    "type",
-    "rules",
-    "aggregationRule",
-    "roleRef",
-    "subjects",
-    "value",
-    "globalDefault",
-    "preemptionPolicy",
-    "description",
-];
+/// Adds `item` of `resource` to `set`, unless the control plane owns it.
+fn insert(set: &mut ObjectSet, resource: &str, item: Value) {
+    let namespace = text(&item, "/metadata/namespace").to_string();
+    if SYSTEM_NAMESPACES.contains(&namespace.as_str()) || automatic(resource, &item) {
+        return;
+    }
+    let key = (
+        resource.to_string(),
+        namespace,
+        text(&item, "/metadata/name").to_string(),
+    );
+    set.objects.insert(key, item);
+}
 
-/// What is compared to decide whether an object changed: what a learner can change (a node's
-/// capacity too, which a lab may have the learner patch as a device plugin would).
+/// The resources (`<plural>.<group>`, the CRD's own name) of the CRDs of `set` that serve
+/// their objects: established and not on their way out.
+fn custom_resources(set: &ObjectSet) -> Vec<String> {
+    set.objects
+        .iter()
+        .filter(|(key, crd)| key.0 == CRDS && !terminating(crd))
+        .filter(|(_, crd)| {
+            crd.pointer("/status/conditions")
+                .and_then(Value::as_array)
+                .is_some_and(|conditions| {
+                    conditions
+                        .iter()
+                        .any(|c| c["type"] == "Established" && c["status"] == "True")
+                })
+        })
+        .map(|(key, _)| key.2.clone())
+        .collect()
+}
+
+/// The resource of a custom object: the CRD of `set` whose group and kind it has.
+fn custom_resource_of(set: &ObjectSet, item: &Value) -> Option<String> {
+    let group = text(item, "/apiVersion").rsplit_once('/')?.0;
+    let kind = text(item, "/kind");
+    set.objects
+        .iter()
+        .find(|(key, crd)| {
+            key.0 == CRDS
+                && text(crd, "/spec/group") == group
+                && text(crd, "/spec/names/kind") == kind
+        })
+        .map(|(key, _)| key.2.clone())
+}
+
+/// Every resource of `sets` in the order objects are made again: the built-in kinds of
+/// [`KINDS`] (namespaces and CRDs first), then custom resources (their CRDs exist by then; they
+/// may own pods), then pods.
+fn recreate_order(sets: &[&ObjectSet]) -> Vec<String> {
+    let custom: BTreeSet<&str> = sets
+        .iter()
+        .flat_map(|set| set.objects.keys())
+        .map(|key| key.0.as_str())
+        .filter(|resource| !KINDS.iter().any(|kind| kind.resource == *resource))
+        .collect();
+    let (pods, built_in): (Vec<&Kind>, Vec<&Kind>) =
+        KINDS.iter().partition(|kind| kind.resource == "pods");
+    built_in
+        .iter()
+        .map(|kind| kind.resource.to_string())
+        .chain(custom.into_iter().map(str::to_string))
+        .chain(pods.iter().map(|kind| kind.resource.to_string()))
+        .collect()
+}
+
+/// The top-level fields that are not the object's content: its type, its metadata (compared by
+/// labels and annotations) and the status the server and controllers write.
+const NOT_CONTENT: &[&str] = &["apiVersion", "kind", "metadata", "status"];
+
+/// What is compared to decide whether an object changed: what a learner can change — labels,
+/// annotations and every top-level field of content (a spec, a ConfigMap's data, a role's rules,
+/// a custom resource's own fields), and a node's capacity, which a lab may have the learner
+/// patch as a device plugin would.
 fn comparable(object: &Value) -> Value {
     let mut own = object.clone();
     without_allocated(&mut own);
     let object = &own;
+    // Content keeps its field names (`spec`, `roleRef`); what is read from elsewhere is named
+    // by its path, which no top-level field is.
     let mut fields = serde_json::json!({
-        "labels": object.pointer("/metadata/labels"),
-        "annotations": object.pointer("/metadata/annotations"),
-        "spec": object.get("spec"),
-        "capacity": object.pointer("/status/capacity"),
-        "allocatable": object.pointer("/status/allocatable"),
+        "metadata.labels": object.pointer("/metadata/labels"),
+        "metadata.annotations": object.pointer("/metadata/annotations"),
+        "status.capacity": object.pointer("/status/capacity"),
+        "status.allocatable": object.pointer("/status/allocatable"),
     });
-    for field in CONTENT {
-        fields[*field] = object.get(*field).cloned().unwrap_or(Value::Null);
+    for (field, value) in object.as_object().into_iter().flatten() {
+        if !NOT_CONTENT.contains(&field.as_str()) {
+            fields[field] = value.clone();
+        }
     }
     fields
 }
@@ -379,13 +449,22 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
         .filter(|(key, now)| key.0 == "namespaces" && !stays(key, now))
         .map(|(key, _)| key.2.as_str())
         .collect();
-    let in_leaving_namespace = |key: &ObjectKey| leaving_namespaces.contains(key.1.as_str());
+    // CRDs that go: their custom resources go with them (a CRD's name is its resource's).
+    let leaving_crds: BTreeSet<&str> = current
+        .objects
+        .iter()
+        .filter(|(key, now)| key.0 == CRDS && !stays(key, now))
+        .map(|(key, _)| key.2.as_str())
+        .collect();
+    let swept_away = |key: &ObjectKey| {
+        leaving_namespaces.contains(key.1.as_str()) || leaving_crds.contains(key.0.as_str())
+    };
 
     let mut plan = Plan::default();
     // 1. What appeared goes (top-level objects only; their dependents cascade).
     for (key, now) in &current.objects {
         // What lives in a namespace that goes is gone once the namespace is.
-        if stays(key, now) || owned(now) || in_leaving_namespace(key) {
+        if stays(key, now) || owned(now) || swept_away(key) {
             continue;
         }
         if !terminating(now) {
@@ -396,19 +475,15 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
     }
     // 2. What vanished comes back, what changed is replaced: namespaces first, owners before
     //    what they own (the key order of the set would put configmaps before namespaces).
-    for kind in KINDS {
-        for (key, old) in target
-            .objects
-            .iter()
-            .filter(|(key, _)| key.0 == kind.resource)
-        {
+    for resource in recreate_order(&[target]) {
+        for (key, old) in target.objects.iter().filter(|(key, _)| key.0 == resource) {
             if owned(old) {
                 continue;
             }
             let now = current
                 .objects
                 .get(key)
-                .filter(|now| stays(key, now) && !in_leaving_namespace(key));
+                .filter(|now| stays(key, now) && !swept_away(key));
             let how = match now.map(|now| (comparable(now), comparable(old))) {
                 Some((now, old)) if now == old => continue,
                 Some((now, old)) if must_recreate(&key.0, &now, &old) => PutBack::Recreate,
@@ -546,6 +621,15 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
             body = relaxed(&body);
         }
         match how {
+            PutBack::Create if key.0 == CRDS => {
+                create_with_retry(kubectl, key, &body).await;
+                // Its custom resources, made next, need it to serve them.
+                let crd = format!("crd/{}", key.2);
+                let established = ["wait", "--for=condition=established", &crd, "--timeout=60s"];
+                if let Err(error) = kubectl.ok(&established, None).await {
+                    tracing::warn!("restore: {error:#}");
+                }
+            }
             PutBack::Create => create_with_retry(kubectl, key, &body).await,
             PutBack::Replace => replace(kubectl, &body).await?,
             PutBack::Recreate => {
@@ -953,6 +1037,113 @@ mod tests {
 
     fn key(resource: &str, namespace: &str, name: &str) -> ObjectKey {
         (resource.into(), namespace.into(), name.into())
+    }
+
+    fn crd(plural: &str, group: &str, kind: &str) -> Value {
+        let mut crd = object(
+            "CustomResourceDefinition",
+            "",
+            &format!("{plural}.{group}"),
+            "d1",
+        );
+        crd["spec"] = json!({"group": group, "names": {"plural": plural, "kind": kind}});
+        crd["status"] = json!({"conditions": [{"type": "Established", "status": "True"}]});
+        crd
+    }
+
+    fn custom(group: &str, kind: &str, namespace: &str, name: &str, spec: Value) -> Value {
+        let mut object = object(kind, namespace, name, name);
+        object["apiVersion"] = json!(format!("{group}/v1"));
+        object["spec"] = spec;
+        object
+    }
+
+    /// A lab whose starter ships a CRD: its custom resources are state like any object, made
+    /// again after their CRD and before pods; a CRD that appeared takes its objects with it.
+    #[test]
+    fn custom_resources_come_back_after_their_crd() {
+        let monitors = "servicemonitors.monitoring.coreos.com";
+        let monitor = |name: &str, port: &str| {
+            custom(
+                "monitoring.coreos.com",
+                "ServiceMonitor",
+                "lab",
+                name,
+                json!({"port": port}),
+            )
+        };
+        let target = set(&[
+            ("namespaces", object("Namespace", "", "lab", "n1")),
+            (
+                CRDS,
+                crd("servicemonitors", "monitoring.coreos.com", "ServiceMonitor"),
+            ),
+            (monitors, monitor("dcgm", "metrics")),
+            (monitors, monitor("gone", "metrics")),
+            ("pods", object("Pod", "lab", "p", "p1")),
+        ]);
+        assert_eq!(custom_resources(&target), vec![monitors.to_string()]);
+        assert_eq!(
+            custom_resource_of(&target, &monitor("x", "y")).as_deref(),
+            Some(monitors)
+        );
+        let order = recreate_order(&[&target]);
+        let at = |resource: &str| order.iter().position(|r| r == resource);
+        assert!(at("namespaces") < at(CRDS) && at(CRDS) < at(monitors));
+        assert!(at("horizontalpodautoscalers.autoscaling") < at(monitors));
+        assert!(at(monitors) < at("pods"));
+
+        // Without its CRD: all of it comes back, the CRD first.
+        let bare = set(&[
+            ("namespaces", object("Namespace", "", "lab", "n1")),
+            ("pods", object("Pod", "lab", "p", "p1")),
+        ]);
+        assert_eq!(
+            plan(&target, &bare).put_back,
+            vec![
+                (key(CRDS, "", monitors), PutBack::Create),
+                (key(monitors, "lab", "dcgm"), PutBack::Create),
+                (key(monitors, "lab", "gone"), PutBack::Create),
+            ]
+        );
+
+        // One changed, one deleted, one added, and another CRD with an object of its own.
+        let alerts = "alerts.example.com";
+        let changed = set(&[
+            ("namespaces", object("Namespace", "", "lab", "n1")),
+            (
+                CRDS,
+                crd("servicemonitors", "monitoring.coreos.com", "ServiceMonitor"),
+            ),
+            (CRDS, crd("alerts", "example.com", "Alert")),
+            (monitors, monitor("dcgm", "web")),
+            (monitors, monitor("new", "metrics")),
+            (
+                alerts,
+                custom("example.com", "Alert", "lab", "a", json!({})),
+            ),
+            ("pods", object("Pod", "lab", "p", "p1")),
+        ]);
+        let plan = plan(&target, &changed);
+        assert_eq!(
+            plan.delete,
+            vec![
+                (key(CRDS, "", alerts), false),
+                (key(monitors, "lab", "new"), false)
+            ],
+            "the alert goes with its CRD"
+        );
+        assert_eq!(
+            plan.wait,
+            vec![key(CRDS, "", alerts), key(monitors, "lab", "new")]
+        );
+        assert_eq!(
+            plan.put_back,
+            vec![
+                (key(monitors, "lab", "dcgm"), PutBack::Replace),
+                (key(monitors, "lab", "gone"), PutBack::Create),
+            ]
+        );
     }
 
     #[test]

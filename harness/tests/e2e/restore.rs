@@ -102,3 +102,108 @@ fn a_pod_pending_in_the_snapshot_is_pending_after_a_restore() {
         embedded.shutdown().await;
     });
 }
+
+/// The `ServiceMonitor`s in the `lab` namespace as `name port` lines.
+async fn monitors(target: &Target) -> String {
+    target
+        .kubectl()
+        .ok(
+            &[
+                "-n",
+                "lab",
+                "get",
+                "servicemonitors",
+                "--ignore-not-found",
+                "-o",
+                "jsonpath={range .items[*]}{.metadata.name} {.spec.port}{\"\\n\"}{end}",
+            ],
+            None,
+        )
+        .await
+        .expect("kubectl get servicemonitors")
+}
+
+/// A lab whose starter ships a CRD: the custom resources a learner changed, deleted or added are
+/// put back as the snapshot has them, and a CRD the learner added goes.
+#[test]
+fn custom_resources_are_restored_with_their_crd() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let embedded = Target::embedded(&NodeTemplate::plain(1))
+            .await
+            .expect("embedded cluster");
+        let target = Target::external(embedded.kubeconfig())
+            .await
+            .expect("reached through its kubeconfig");
+        let kubectl = target.kubectl();
+        let crd = |plural: &str, kind: &str| {
+            format!(
+                r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {{"name": "{plural}.monitoring.example.com"}},
+                "spec": {{"group": "monitoring.example.com", "scope": "Namespaced",
+                  "names": {{"plural": "{plural}", "kind": "{kind}"}},
+                  "versions": [{{"name": "v1", "served": true, "storage": true,
+                    "schema": {{"openAPIV3Schema": {{"type": "object",
+                      "x-kubernetes-preserve-unknown-fields": true}}}}}}]}}}}"#
+            )
+        };
+        let monitor = |name: &str, port: &str| {
+            format!(
+                r#"{{"apiVersion": "monitoring.example.com/v1", "kind": "ServiceMonitor",
+                "metadata": {{"name": "{name}", "namespace": "lab"}}, "spec": {{"port": "{port}"}}}}"#
+            )
+        };
+        let apply = |body: String| async move {
+            kubectl
+                .ok(&["apply", "-f", "-"], Some(body.as_bytes()))
+                .await
+                .expect("apply")
+        };
+        kubectl
+            .ok(&["create", "namespace", "lab"], None)
+            .await
+            .expect("namespace");
+        apply(crd("servicemonitors", "ServiceMonitor")).await;
+        kubectl
+            .ok(
+                &["wait", "--for=condition=established", "crd", "--all", "--timeout=60s"],
+                None,
+            )
+            .await
+            .expect("established");
+        apply(monitor("dcgm", "metrics")).await;
+        apply(monitor("gone", "metrics")).await;
+        target.settle().await;
+        let before = monitors(&target).await;
+        assert_eq!(before, "dcgm metrics\ngone metrics\n");
+        let snapshot = target.snapshot().await.expect("snapshot");
+
+        apply(monitor("dcgm", "web")).await;
+        apply(monitor("new", "metrics")).await;
+        kubectl
+            .ok(&["-n", "lab", "delete", "servicemonitor", "gone"], None)
+            .await
+            .expect("delete");
+        apply(crd("alerts", "Alert")).await;
+        target.restore(&snapshot).await.expect("restore");
+
+        assert_eq!(monitors(&target).await, before);
+        let crds = kubectl
+            .ok(&["get", "crd", "-o", "name"], None)
+            .await
+            .expect("crds");
+        assert_eq!(
+            crds,
+            "customresourcedefinition.apiextensions.k8s.io/servicemonitors.monitoring.example.com\n"
+        );
+
+        // A learner who deletes the CRD itself gets it back with its objects.
+        kubectl
+            .ok(&["delete", "crd", "servicemonitors.monitoring.example.com"], None)
+            .await
+            .expect("delete crd");
+        target.restore(&snapshot).await.expect("restore");
+        assert_eq!(monitors(&target).await, before);
+        embedded.shutdown().await;
+    });
+}
