@@ -136,27 +136,67 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// A lab's full-score submissions get full marks on a real control plane too.
+/// A lab's full-score submissions get full marks on a real control plane too, and the reference
+/// run cached by the first grading gives the next the same verdict, check by check.
 fn full_score_submissions_get_full_marks(lab: &str, file: &Path) {
     if !upstream_or_skip() {
         return;
     }
-    for submission in common::bundled(lab, file) {
-        if common::exit_for(&submission.expect) == 0 {
-            full_marks_on_kwokctl(lab, &submission.dir);
-        }
+    let cache = tempfile::tempdir().expect("cache dir");
+    let full_score: Vec<_> = common::bundled(lab, file)
+        .into_iter()
+        .filter(|submission| common::exit_for(&submission.expect) == 0)
+        .collect();
+    let mut first = None;
+    for submission in &full_score {
+        let report = full_marks_on_kwokctl(lab, &submission.dir, cache.path());
+        first.get_or_insert(report);
     }
+    let (Some(submission), Some(uncached)) = (full_score.first(), first) else {
+        return;
+    };
+    let entries: Vec<String> = std::fs::read_dir(cache.path())
+        .expect("the cache dir")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&format!("{lab}-kwokctl-")) && !name.ends_with(".lock"))
+        .collect();
+    assert_eq!(
+        entries.len(),
+        1,
+        "{lab}: one kwokctl entry in the cache: {entries:?}"
+    );
+    assert!(cache.path().join(&entries[0]).join("complete").is_file());
+    let cached = full_marks_on_kwokctl(lab, &submission.dir, cache.path());
+    let verdicts = |report: &serde_json::Value| -> Vec<(String, String, String)> {
+        report["tests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|test| {
+                let field = |name: &str| test[name].to_string();
+                (field("name"), field("score"), field("status"))
+            })
+            .collect()
+    };
+    assert!(!verdicts(&uncached).is_empty(), "{lab}: {uncached:#}");
+    assert_eq!(
+        verdicts(&cached),
+        verdicts(&uncached),
+        "{lab}: cached reference run"
+    );
 }
 
-fn full_marks_on_kwokctl(lab: &str, submission: &Path) {
+/// Grades `submission` on a kwokctl cluster of its own with the reference cache `cache`, and
+/// requires full marks; the JSON report.
+fn full_marks_on_kwokctl(lab: &str, submission: &Path, cache: &Path) -> serde_json::Value {
     let own = Own::new();
-    let cache = tempfile::tempdir().expect("cache dir");
     let output = own
         .proctor()
         .args(["grade", lab, "--quiet", "--format", "json"])
         .arg("--submission")
         .arg(submission)
-        .env("PROCTOR_CACHE", cache.path())
+        .env("PROCTOR_CACHE", cache)
         .output()
         .expect("proctor runs");
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
@@ -175,6 +215,7 @@ fn full_marks_on_kwokctl(lab: &str, submission: &Path) {
     assert_eq!(report["score"], report["max_score"], "{lab}: {report:#}");
     assert!(report["score"].as_f64().is_some_and(|s| s > 0.0));
     own.assert_nothing_left(&format!("after grading {lab}"));
+    report
 }
 
 fn ctrl_c_on_up_deletes_the_cluster() {

@@ -181,6 +181,18 @@ impl KwokctlCluster {
         &self.kubeconfig
     }
 
+    /// The upstream build the cluster runs: its directory, named for its pinned versions and
+    /// their hash by `upstream/build.sh`.
+    pub fn upstream_build(&self) -> String {
+        let binary = std::fs::canonicalize(&self.kwokctl).unwrap_or_else(|_| self.kwokctl.clone());
+        binary
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(&binary)
+            .display()
+            .to_string()
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -23,22 +23,60 @@ pub enum Snapshot {
     External(ObjectSet),
 }
 
+/// The `kind` of the document an external cluster's snapshot is kept as.
+const OBJECTS_DOCUMENT: &str = "ClusterObjects";
+
 impl Snapshot {
-    /// The snapshot as a document to keep on disk (`kwok::saved_snapshot`); none for a real
-    /// cluster's, whose state is its own.
+    /// The snapshot as a document to keep on disk: the embedded cluster's whole state
+    /// (`kwok::saved_snapshot`), or the objects a real cluster's snapshot holds (see `external`),
+    /// which a restore makes again on any cluster.
     pub fn to_document(&self) -> Option<serde_json::Value> {
         match self {
             #[cfg(feature = "embedded")]
             Snapshot::Embedded(state) => Some(kwok::saved_snapshot::to_json(state)),
-            #[allow(unreachable_patterns)]
-            _ => None,
+            Snapshot::External(set) => {
+                let objects: Vec<serde_json::Value> = set
+                    .objects
+                    .iter()
+                    .map(|((resource, _, _), object)| {
+                        serde_json::json!({"resource": resource, "object": object})
+                    })
+                    .collect();
+                Some(serde_json::json!({
+                    "apiVersion": "proctor.dev/v1",
+                    "kind": OBJECTS_DOCUMENT,
+                    "objects": objects,
+                }))
+            }
         }
     }
 
-    /// The snapshot a document of [`Snapshot::to_document`] holds, taken `age` ago: its clock is
-    /// moved forward by `age`, so that times in it (a pod's start, a lease) read as they did.
-    #[cfg(feature = "embedded")]
+    /// The snapshot a document of [`Snapshot::to_document`] holds, taken `age` ago. The
+    /// embedded cluster's clock is moved forward by `age`, so that times in it (a pod's start, a
+    /// lease) read as they did; a real cluster's objects get their times anew when made again.
     pub fn from_document(
+        doc: &serde_json::Value,
+        age: chrono::TimeDelta,
+    ) -> anyhow::Result<Snapshot> {
+        if doc["kind"] == OBJECTS_DOCUMENT {
+            let mut set = ObjectSet::default();
+            for entry in doc["objects"].as_array().into_iter().flatten() {
+                let (Some(resource), object) = (entry["resource"].as_str(), &entry["object"])
+                else {
+                    anyhow::bail!("an object without its resource");
+                };
+                let text =
+                    |field: &str| object["metadata"][field].as_str().unwrap_or("").to_string();
+                let key = (resource.to_string(), text("namespace"), text("name"));
+                set.objects.insert(key, object.clone());
+            }
+            return Ok(Snapshot::External(set));
+        }
+        Snapshot::from_embedded_document(doc, age)
+    }
+
+    #[cfg(feature = "embedded")]
+    fn from_embedded_document(
         doc: &serde_json::Value,
         age: chrono::TimeDelta,
     ) -> anyhow::Result<Snapshot> {
@@ -49,7 +87,7 @@ impl Snapshot {
     }
 
     #[cfg(not(feature = "embedded"))]
-    pub fn from_document(
+    fn from_embedded_document(
         _doc: &serde_json::Value,
         _age: chrono::TimeDelta,
     ) -> anyhow::Result<Snapshot> {
@@ -241,6 +279,20 @@ impl Target {
 
     pub fn is_embedded(&self) -> bool {
         !matches!(self.backend, Backend::External | Backend::Kwokctl(_))
+    }
+
+    /// What a reference run on this cluster depends on besides the lab, for the reference
+    /// cache: nothing on the embedded cluster (`""`); on a private kwokctl cluster, the upstream
+    /// build it runs (a fresh cluster of the same binaries starts the same, and the run's
+    /// snapshots are objects a restore makes again); `None` on a shared cluster, whose state is
+    /// its own.
+    pub fn reference_runtime(&self) -> Option<String> {
+        match &self.backend {
+            #[cfg(feature = "embedded")]
+            Backend::Embedded(_) => Some(String::new()),
+            Backend::Kwokctl(cluster) => Some(format!("kwokctl {}", cluster.upstream_build())),
+            Backend::External => None,
+        }
     }
 
     /// A cluster someone else owns (`--kubeconfig`): it must be left as it was found.
@@ -590,6 +642,36 @@ async fn state_fingerprint(kubectl: &Kubectl) -> String {
 #[cfg(all(test, feature = "embedded"))]
 mod tests {
     use super::*;
+
+    /// A real cluster's snapshot kept on disk (the reference cache on kwokctl) is the same set
+    /// of objects read back, each under its resource, namespace and name.
+    #[test]
+    fn an_external_snapshot_reads_back_as_it_was_kept() {
+        let mut set = ObjectSet::default();
+        let monitor = serde_json::json!({"apiVersion": "monitoring.coreos.com/v1",
+            "kind": "ServiceMonitor", "metadata": {"name": "dcgm", "namespace": "lab"},
+            "spec": {"port": "metrics"}});
+        let node = serde_json::json!({"kind": "Node", "metadata": {"name": "n1"},
+            "status": {"capacity": {"nvidia.com/gpu": "1"}}});
+        set.objects.insert(
+            (
+                "servicemonitors.monitoring.coreos.com".into(),
+                "lab".into(),
+                "dcgm".into(),
+            ),
+            monitor,
+        );
+        set.objects
+            .insert(("nodes".into(), String::new(), "n1".into()), node);
+        let document = Snapshot::External(set.clone()).to_document().expect("kept");
+        let text = serde_json::to_string(&document).expect("json");
+        let read: serde_json::Value = serde_json::from_str(&text).expect("json");
+        match Snapshot::from_document(&read, chrono::TimeDelta::seconds(90)) {
+            Ok(Snapshot::External(back)) => assert_eq!(back.objects, set.objects),
+            Ok(_) => panic!("read back as another kind of snapshot"),
+            Err(error) => panic!("{error:#}"),
+        }
+    }
 
     /// The quiet time one failing check waited out is what the next check finds, until a pod
     /// or a node changes; node-lease renewals do not count.

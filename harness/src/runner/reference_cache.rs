@@ -1,15 +1,17 @@
 //! The reference run kept on disk. A reference run waits on the cluster (a refused drain alone
-//! takes its full `--timeout`) and depends only on the scenario, the tools and this build, so it
-//! is computed once on a private embedded cluster and reused: by `check` (the dirs R_0..R_N) and
-//! by `grade` on the embedded cluster (the dirs and the cluster snapshots S_0..S_N).
+//! takes its full `--timeout`) and depends only on the scenario, the tools, this build and the
+//! cluster runtime, so it is computed once on a private cluster and reused: by `check` (the dirs
+//! R_0..R_N, embedded cluster) and by `grade` (the dirs and the cluster snapshots S_0..S_N) on the
+//! embedded cluster and on private kwokctl clusters of the same upstream build.
 //!
-//! An entry is a directory `<lab>-<key>/` holding `state-<n>/` (R_n), `cluster-<n>.json` (S_n, a
-//! [`kwok::saved_snapshot`] document), `saved-at` (when the run ended) and `complete` (written last;
-//! holds the isolation the reference shells ran with). The key covers every file of the scenario
-//! dir but its bundled submissions, the kubectl and jq the scripts run, and the proctor build, so
-//! editing a scenario or upgrading a tool recomputes it. Location: `$PROCTOR_CACHE`, else
-//! `$XDG_CACHE_HOME/proctor`, else `~/.cache/proctor`. Any cache problem falls back to an
-//! uncached run.
+//! An entry is a directory `<lab>-<key>/` (`<lab>-kwokctl-<key>/` on kwokctl) holding
+//! `state-<n>/` (R_n), `cluster-<n>.json` (S_n: a [`kwok::saved_snapshot`] document, or on
+//! kwokctl the objects a restore makes again), `saved-at` (when the run ended) and `complete`
+//! (written last; holds the isolation the reference shells ran with). The key covers every file
+//! of the scenario dir but its bundled submissions, the kubectl and jq the scripts run, the
+//! proctor build and the runtime (the upstream build on kwokctl), so editing a scenario or
+//! upgrading a tool recomputes it. Location: `$PROCTOR_CACHE`, else `$XDG_CACHE_HOME/proctor`,
+//! else `~/.cache/proctor`. Any cache problem falls back to an uncached run.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -17,11 +19,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-#[cfg(feature = "embedded")]
-use super::reference::ReferenceState;
-use super::reference::{ReferenceDirs, ReferenceRun};
+use super::reference::{ReferenceDirs, ReferenceRun, ReferenceState};
 use super::workdir::copy_dir;
-#[cfg(feature = "embedded")]
 use crate::cluster::Snapshot;
 use crate::sandbox::on_path;
 use crate::scenario::Lab;
@@ -31,9 +30,10 @@ const SAVED_AT: &str = "saved-at";
 
 pub use crate::cache_dir::cache_root;
 
-/// The cache entry of `lab` (which may not exist yet).
-pub fn entry_for(lab: &Lab) -> Option<PathBuf> {
-    cache_root().map(|root| root.join(cache_key(lab)))
+/// The cache entry of `lab` on the cluster runtime `runtime` (`Target::reference_runtime`:
+/// empty for the embedded cluster), which may not exist yet.
+pub fn entry_for(lab: &Lab, runtime: &str) -> Option<PathBuf> {
+    cache_root().map(|root| root.join(cache_key_on(lab, runtime)))
 }
 
 /// Holds the lock of one cache entry: processes grading the same lab at once wait for the one
@@ -91,10 +91,19 @@ fn hash_file_identity(path: &Path, hasher: &mut DefaultHasher) {
     }
 }
 
-/// Key of a lab's reference: its files, the tools its scripts run (their output is what the
-/// reference saves), and this proctor build.
+/// Key of a lab's reference on the embedded cluster: its files, the tools its scripts run (their
+/// output is what the reference saves), and this proctor build.
 pub fn cache_key(lab: &Lab) -> String {
+    cache_key_on(lab, "")
+}
+
+/// [`cache_key`] on another runtime: its entries are a family of their own
+/// (`<lab>-kwokctl-<hash>`), pruned apart from the embedded cluster's.
+fn cache_key_on(lab: &Lab, runtime: &str) -> String {
     let mut hasher = DefaultHasher::new();
+    if !runtime.is_empty() {
+        runtime.hash(&mut hasher);
+    }
     env!("CARGO_PKG_VERSION").hash(&mut hasher);
     if let Ok(exe) = std::env::current_exe() {
         hash_file_identity(&exe, &mut hasher);
@@ -105,10 +114,12 @@ pub fn cache_key(lab: &Lab) -> String {
         }
     }
     hash_tree(&lab.dir, &lab.dir, &mut hasher);
-    format!("{}-{:016x}", lab.name(), hasher.finish())
+    match runtime.split_whitespace().next() {
+        Some(family) => format!("{}-{family}-{:016x}", lab.name(), hasher.finish()),
+        None => format!("{}-{:016x}", lab.name(), hasher.finish()),
+    }
 }
 
-#[cfg(feature = "embedded")]
 fn isolation_name(text: &str) -> &'static str {
     match text.trim() {
         "bubblewrap" => "bubblewrap",
@@ -132,7 +143,6 @@ pub fn load_dirs(entry: &Path, steps: usize) -> Option<ReferenceDirs> {
 
 /// The whole run (dirs copied to a private temp dir, snapshots with their clock moved to now),
 /// if `entry` is complete and holds snapshots.
-#[cfg(feature = "embedded")]
 pub fn load_run(lab: &Lab, entry: &Path, steps: usize) -> anyhow::Result<Option<ReferenceRun>> {
     let Some(dirs) = load_dirs(entry, steps) else {
         return Ok(None);
@@ -169,14 +179,9 @@ pub fn load_run(lab: &Lab, entry: &Path, steps: usize) -> anyhow::Result<Option<
     )))
 }
 
-#[cfg(not(feature = "embedded"))]
-pub fn load_run(_lab: &Lab, _entry: &Path, _steps: usize) -> anyhow::Result<Option<ReferenceRun>> {
-    Ok(None)
-}
-
 /// Writes `run` as the entry `entry` (atomically: staged, then renamed), and removes the lab's
-/// entries of other keys. Only runs on the embedded cluster are stored: an external cluster's
-/// state is its own.
+/// entries of other keys. Only runs on a private cluster are stored (see
+/// `Target::reference_runtime`): a shared cluster's state is its own.
 pub fn store(entry: &Path, run: &ReferenceRun) -> anyhow::Result<()> {
     let parent = entry.parent().context("cache entry without a parent")?;
     std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
@@ -189,7 +194,7 @@ pub fn store(entry: &Path, run: &ReferenceRun) -> anyhow::Result<()> {
         let doc = state
             .snapshot
             .to_document()
-            .context("only runs on the embedded cluster are cached")?;
+            .context("a snapshot that cannot be kept")?;
         let file = staging.path().join(format!("cluster-{n}.json"));
         std::fs::write(&file, serde_json::to_vec(&doc)?)
             .with_context(|| format!("writing {}", file.display()))?;
@@ -257,5 +262,29 @@ fn prune_siblings(entry: &Path) {
                 let _ = std::fs::remove_dir_all(sibling.path());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lab's reference on kwokctl is an entry of its own, named apart from the embedded
+    /// cluster's (so neither prunes the other), and another upstream build is another entry.
+    #[test]
+    fn each_runtime_keeps_its_own_entry() {
+        let lab_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/gpudrv");
+        let lab = Lab::load(&lab_dir.join("scenario.yaml")).expect("gpudrv");
+        let embedded = cache_key(&lab);
+        let kwokctl = cache_key_on(&lab, "kwokctl /cache/proctor-upstream/kubernetes-a");
+        let other_build = cache_key_on(&lab, "kwokctl /cache/proctor-upstream/kubernetes-b");
+        assert_eq!(cache_key_on(&lab, ""), embedded);
+        let hash = |key: &str| key.rsplit_once('-').map(|(_, hash)| hash.len());
+        assert!(embedded.starts_with("gpudrv-") && hash(&embedded) == Some(16));
+        assert!(kwokctl.starts_with("gpudrv-kwokctl-") && hash(&kwokctl) == Some(16));
+        assert_ne!(kwokctl, other_build);
+        // The embedded family's prune reads `<lab>-<hash>`: a kwokctl entry is another lab's.
+        let family = |key: &str| key.rsplit_once('-').map(|(family, _)| family.to_string());
+        assert_ne!(family(&embedded), family(&kwokctl));
     }
 }

@@ -45,7 +45,7 @@ pub async fn shadow_reference(
     progress: &mut dyn Progress,
 ) -> anyhow::Result<ReferenceDirs> {
     let steps = lab.scenario.steps.len();
-    let entry = entry_for(lab).filter(|_| kind == ClusterKind::Embedded);
+    let entry = entry_for(lab, "").filter(|_| kind == ClusterKind::Embedded);
     let (found, _lock) = find_or_lock(entry.as_deref(), |entry| load_dirs(entry, steps)).await;
     if let Some(found) = found {
         tracing::info!("using the cached reference of {}", lab.name());
@@ -77,18 +77,20 @@ pub async fn shadow_reference(
     Ok(dirs)
 }
 
-/// The reference run `grade` compares against. On the embedded cluster (`target` in the lab's
-/// starting state) it comes from the cache when `use_cache` allows, and is stored there after a
-/// fresh run; on an external cluster it always runs there, since the states are that cluster's.
+/// The reference run `grade` compares against. On a private cluster (`target` in the lab's
+/// starting state: embedded, or kwokctl from the same upstream build) it comes from the cache
+/// when `use_cache` allows, and is stored there after a fresh run; on a shared cluster it always
+/// runs there, since the states are that cluster's.
 pub async fn grading_reference(
     lab: &Lab,
     target: &Target,
     use_cache: bool,
     progress: &mut dyn Progress,
 ) -> anyhow::Result<ReferenceRun> {
-    let entry = (use_cache && target.is_embedded())
-        .then(|| entry_for(lab))
-        .flatten();
+    let entry = use_cache
+        .then(|| target.reference_runtime())
+        .flatten()
+        .and_then(|runtime| entry_for(lab, &runtime));
     let cached = |entry: &Path| match load_run(lab, entry, lab.scenario.steps.len()) {
         Ok(found) => found,
         Err(error) => {
