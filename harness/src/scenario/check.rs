@@ -269,6 +269,23 @@ fn ten_seconds() -> HumanDuration {
 pub struct ManifestCheck {
     pub path: PathBuf,
     pub objects: Vec<ManifestObject>,
+    /// Whether the objects must also be in the cluster, as the file declares them.
+    #[serde(default)]
+    pub cluster: InCluster,
+}
+
+/// What a manifest check asks of the cluster.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum InCluster {
+    /// Each object must be in the cluster, with the expected shape there too.
+    #[default]
+    Required,
+    /// An object in the cluster must have the expected shape there; one that is gone (a later
+    /// command of the step deleted it) is judged from the file alone, and the report says so.
+    IfPresent,
+    /// The file alone is judged (a manifest the learner writes but never applies).
+    Ignored,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

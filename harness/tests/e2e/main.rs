@@ -13,6 +13,7 @@ mod determinism;
 mod grade_mini;
 mod gradescope;
 mod interrupt;
+mod manifest;
 mod reference_cache;
 mod restore;
 mod selftest_refusal;

@@ -1,6 +1,7 @@
 //! `manifest` checks: the learner's YAML (multi-document) must declare the expected objects
-//! with the expected shape, and those objects must exist in the cluster (in grade mode the
-//! step's `replay` applied the file; in check mode the learner did).
+//! with the expected shape, and (as the check's `cluster` asks) those objects must exist in the
+//! cluster with that shape too (in grade mode the step's `replay` applied the file; in check
+//! mode the learner did).
 
 use std::path::Path;
 
@@ -11,7 +12,7 @@ use super::confine::{locate, outside, LabFile};
 use super::object::resource_arg;
 use super::outcome::Outcome;
 use crate::cluster::{ObjectQuery, Target};
-use crate::scenario::check::{ManifestCheck, ManifestObject};
+use crate::scenario::check::{InCluster, ManifestCheck, ManifestObject};
 
 /// Every object in a multi-document YAML text; `kind: List` documents are flattened.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
@@ -165,11 +166,16 @@ pub async fn check_manifest(
             .with_actual(source)
         }
     };
+    // The objects judged from the file alone because the cluster no longer has them.
+    let mut from_file = Vec::new();
     for expected in &spec.objects {
         let document = match check_document(expected, &documents, &spec.path) {
             Ok(document) => document,
             Err(reason) => return Outcome::fail(reason).with_actual(source),
         };
+        if spec.cluster == InCluster::Ignored {
+            continue;
+        }
         let where_ = expected
             .namespace
             .as_deref()
@@ -180,6 +186,9 @@ pub async fn check_manifest(
                 if let Err(reason) = check_shape(expected, &object) {
                     return Outcome::fail(format!("in the cluster, {reason}")).with_actual(source);
                 }
+            }
+            Ok(None) if spec.cluster == InCluster::IfPresent => {
+                from_file.push(format!("{} {}", expected.kind, expected.name));
             }
             Ok(None) => {
                 let mut message = format!(
@@ -196,8 +205,17 @@ pub async fn check_manifest(
             Err(error) => return Outcome::fail(error).with_actual(source),
         }
     }
+    let judged = match (spec.cluster, from_file.is_empty()) {
+        (InCluster::Ignored, _) => " (judged from the file: the cluster is not asked)".to_string(),
+        (_, true) => String::new(),
+        (_, false) => format!(
+            " ({} judged from the file: the cluster no longer has {})",
+            from_file.join(", "),
+            if from_file.len() == 1 { "it" } else { "them" }
+        ),
+    };
     Outcome::pass(format!(
-        "{} creates the expected objects",
+        "{} creates the expected objects{judged}",
         spec.path.display()
     ))
 }
