@@ -19,7 +19,7 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
-use crate::report::model::{now, points, PROCTOR_VERSION};
+use crate::report::model::{now, points, total, PROCTOR_VERSION};
 use crate::report::Report;
 use crate::runner::grade::NOT_GRADED;
 use crate::scenario::{Lab, Mode};
@@ -107,12 +107,12 @@ impl StepColumn {
             .iter()
             .map(|step| StepColumn {
                 id: step.id,
-                max_score: step
-                    .checks
-                    .iter()
-                    .filter(|check| check.runs_in(Mode::Grade))
-                    .map(|check| check.points)
-                    .sum(),
+                max_score: total(
+                    step.checks
+                        .iter()
+                        .filter(|check| check.runs_in(Mode::Grade))
+                        .map(|check| check.points),
+                ),
             })
             .collect()
     }
@@ -339,10 +339,11 @@ impl Gradebook {
         header.extend(steps.iter().map(StepColumn::header));
         writer.write_record(&header)?;
 
-        let max = self.submissions.iter().map(|row| row.max_score).fold(
-            steps.iter().map(|step| step.max_score).sum::<f64>(),
-            f64::max,
-        );
+        let max = self
+            .submissions
+            .iter()
+            .map(|row| row.max_score)
+            .fold(total(steps.iter().map(|step| step.max_score)), f64::max);
         let mut maxima = vec![String::new(); if learners { LEARNER_COLUMNS.len() } else { 0 }];
         maxima.push(POINTS_POSSIBLE.to_string());
         maxima.extend([points(max), points(max)]);

@@ -46,13 +46,14 @@ pub struct Pending {
 
 /// The points a submission can score in grade mode.
 pub fn max_score(lab: &Lab) -> f64 {
-    lab.scenario
-        .steps
-        .iter()
-        .flat_map(|step| step.checks.iter())
-        .filter(|check| check.runs_in(Mode::Grade))
-        .map(|check| check.points)
-        .sum()
+    crate::report::model::total(
+        lab.scenario
+            .steps
+            .iter()
+            .flat_map(|step| step.checks.iter())
+            .filter(|check| check.runs_in(Mode::Grade))
+            .map(|check| check.points),
+    )
 }
 
 /// The report file of a submission in the reports folder.

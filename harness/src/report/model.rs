@@ -174,15 +174,21 @@ impl CheckReport {
     }
 }
 
+/// The sum of `points`, from +0: Rust's float `Sum` starts from -0.0, so the empty sum of a
+/// step with no graded check (self-check only) would read `-0` in every report and gradebook.
+pub fn total(points: impl IntoIterator<Item = f64>) -> f64 {
+    points.into_iter().fold(0.0, |sum, point| sum + point)
+}
+
 impl StepReport {
     pub fn passed(&self) -> bool {
         self.checks.iter().all(|check| check.passed)
     }
     pub fn score(&self) -> f64 {
-        self.checks.iter().map(|check| check.score).sum()
+        total(self.checks.iter().map(|check| check.score))
     }
     pub fn max_score(&self) -> f64 {
-        self.checks.iter().map(|check| check.points).sum()
+        total(self.checks.iter().map(|check| check.points))
     }
 }
 
@@ -257,10 +263,10 @@ impl Report {
         self.steps.iter().flat_map(|step| step.checks.iter())
     }
     pub fn score(&self) -> f64 {
-        self.steps.iter().map(StepReport::score).sum()
+        total(self.steps.iter().map(StepReport::score))
     }
     pub fn max_score(&self) -> f64 {
-        self.steps.iter().map(StepReport::max_score).sum()
+        total(self.steps.iter().map(StepReport::max_score))
     }
     pub fn passed(&self) -> bool {
         self.steps.iter().all(StepReport::passed)

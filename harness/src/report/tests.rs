@@ -277,3 +277,13 @@ fn one_cause_of_several_failures_is_told_once_with_its_cost() {
     assert!(report.root_causes().is_empty());
     assert!(!text::render(&report, Style::plain()).contains("One fix"));
 }
+
+/// A step with no graded check (self-check only) is worth 0, not -0: Rust's float `Sum` starts
+/// from -0.0, which gradebooks printed as `-0.0`.
+#[test]
+fn no_points_are_positive_zero() {
+    let empty = crate::report::model::total(std::iter::empty());
+    assert!(empty.is_sign_positive());
+    assert_eq!(serde_json::to_string(&empty).ok().as_deref(), Some("0.0"));
+    assert_eq!(crate::report::model::total([1.5, 2.0]), 3.5);
+}
