@@ -110,13 +110,23 @@ fn main() {
     let args = libtest_mimic::Arguments::from_args();
     let mut trials = Vec::new();
     for (lab, file) in common::real_labs() {
-        trials.push(libtest_mimic::Trial::test(
-            format!("full_score_submissions_get_full_marks_on_kwokctl::{lab}"),
-            move || {
-                full_score_submissions_get_full_marks(&lab, &file);
+        // kwokctl grades one submission at a time: a lab with many is split so that its parts
+        // run side by side, each on control planes of its own.
+        let parts = common::bundled(&lab, &file)
+            .len()
+            .div_ceil(PER_TRIAL)
+            .max(1);
+        for part in 0..parts {
+            let (lab, file) = (lab.clone(), file.clone());
+            let name = match part {
+                0 => format!("gradebooks_agree_across_runtimes::{lab}"),
+                _ => format!("gradebooks_agree_across_runtimes::{lab}::part-{}", part + 1),
+            };
+            trials.push(libtest_mimic::Trial::test(name, move || {
+                gradebooks_agree_across_runtimes(&lab, &file, part);
                 Ok(())
-            },
-        ));
+            }));
+        }
     }
     for (name, test) in [
         (
@@ -136,86 +146,188 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// A lab's full-score submissions get full marks on a real control plane too, and the reference
-/// run cached by the first grading gives the next the same verdict, check by check.
-fn full_score_submissions_get_full_marks(lab: &str, file: &Path) {
+/// How many bundled submissions one trial grades (a kwokctl batch grades them one at a time).
+const PER_TRIAL: usize = 4;
+
+/// Part `part` of a lab's bundled submissions ([`PER_TRIAL`] each) get the same gradebook on a
+/// real control plane as on the embedded cluster — score, status and every step — and the same
+/// verdict check by check; each gets what its expect.yaml says. The kwokctl batch stores its
+/// reference run in the cache; a grading of the full-score submission after it reads it back
+/// and agrees with the batch.
+fn gradebooks_agree_across_runtimes(lab: &str, file: &Path, part: usize) {
     if !upstream_or_skip() {
         return;
     }
-    let cache = tempfile::tempdir().expect("cache dir");
-    let full_score: Vec<_> = common::bundled(lab, file)
-        .into_iter()
-        .filter(|submission| common::exit_for(&submission.expect) == 0)
-        .collect();
-    let mut first = None;
-    for submission in &full_score {
-        let report = full_marks_on_kwokctl(lab, &submission.dir, cache.path());
-        first.get_or_insert(report);
-    }
-    let (Some(submission), Some(uncached)) = (full_score.first(), first) else {
-        return;
-    };
-    let entries: Vec<String> = std::fs::read_dir(cache.path())
-        .expect("the cache dir")
-        .flatten()
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with(&format!("{lab}-kwokctl-")) && !name.ends_with(".lock"))
-        .collect();
-    assert_eq!(
-        entries.len(),
-        1,
-        "{lab}: one kwokctl entry in the cache: {entries:?}"
+    let work = tempfile::tempdir().expect("work dir");
+    let cache = work.path().join("cache");
+    let class = work.path().join("class");
+    let all = common::bundled(lab, file);
+    assert!(
+        all.iter()
+            .any(|submission| common::exit_for(&submission.expect) == 0),
+        "{lab} bundles no full-score submission"
     );
-    assert!(cache.path().join(&entries[0]).join("complete").is_file());
-    let cached = full_marks_on_kwokctl(lab, &submission.dir, cache.path());
-    let verdicts = |report: &serde_json::Value| -> Vec<(String, String, String)> {
-        report["tests"]
+    let bundled: Vec<_> = all
+        .into_iter()
+        .skip(part * PER_TRIAL)
+        .take(PER_TRIAL)
+        .collect();
+    for submission in &bundled {
+        copy_tree(&submission.dir, &class.join(&submission.name));
+    }
+    let own = Own::new();
+    let mut books = Vec::new();
+    for cluster in ["embedded", "kwokctl"] {
+        let reports = work.path().join(format!("reports-{cluster}"));
+        let book = work.path().join(format!("{cluster}.json"));
+        let output = own
+            .proctor()
+            .env("PROCTOR_CLUSTER", cluster)
+            .args(["grade", lab, "--quiet", "--format", "json"])
+            .arg("--no-report-html")
+            .arg("--submissions")
+            .arg(&class)
+            .arg("--reports")
+            .arg(&reports)
+            .arg("--gradebook")
+            .arg(&book)
+            .env("PROCTOR_CACHE", &cache)
+            .output()
+            .expect("proctor runs");
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{lab} on {cluster}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = std::fs::read_to_string(&book).expect("the gradebook");
+        let book: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        books.push((book, reports));
+    }
+    own.assert_nothing_left(&format!("after the batches of {lab}"));
+    let [(embedded, embedded_reports), (kwokctl, kwokctl_reports)] = &books[..] else {
+        unreachable!("two runtimes");
+    };
+    assert_eq!(rows(embedded).len(), bundled.len(), "{lab}: {embedded:#}");
+    assert_eq!(rows(kwokctl), rows(embedded), "{lab}: gradebooks");
+    for submission in &bundled {
+        let report = |dir: &Path| {
+            let file = dir.join(format!("{}.json", submission.name));
+            let text = std::fs::read_to_string(&file).expect("a report");
+            serde_json::from_str::<serde_json::Value>(&text).expect("JSON")
+        };
+        let (on_embedded, on_kwokctl) = (report(embedded_reports), report(kwokctl_reports));
+        assert!(!verdicts(&on_embedded).is_empty());
+        assert_eq!(
+            verdicts(&on_kwokctl),
+            verdicts(&on_embedded),
+            "{lab} {}",
+            submission.name
+        );
+        let failing: std::collections::BTreeSet<u32> = on_kwokctl["tests"]
             .as_array()
             .into_iter()
             .flatten()
-            .map(|test| {
-                let field = |name: &str| test[name].to_string();
-                (field("name"), field("score"), field("status"))
-            })
-            .collect()
-    };
-    assert!(!verdicts(&uncached).is_empty(), "{lab}: {uncached:#}");
-    assert_eq!(
-        verdicts(&cached),
-        verdicts(&uncached),
-        "{lab}: cached reference run"
-    );
-}
+            .filter(|test| test["status"] != "passed")
+            .filter_map(|test| test["extra_data"]["step"].as_u64())
+            .filter_map(|step| u32::try_from(step).ok())
+            .collect();
+        let failing: Vec<u32> = failing.into_iter().collect();
+        assert!(
+            submission.expect.holds(&failing),
+            "{lab} {}: failing steps {failing:?}, expected {:?}",
+            submission.name,
+            submission.expect
+        );
+    }
 
-/// Grades `submission` on a kwokctl cluster of its own with the reference cache `cache`, and
-/// requires full marks; the JSON report.
-fn full_marks_on_kwokctl(lab: &str, submission: &Path, cache: &Path) -> serde_json::Value {
-    let own = Own::new();
+    // The kwokctl batch stored its reference run: a grading of its own reads it back.
+    let Some(perfect) = bundled
+        .iter()
+        .find(|submission| common::exit_for(&submission.expect) == 0)
+    else {
+        return;
+    };
     let output = own
         .proctor()
         .args(["grade", lab, "--quiet", "--format", "json"])
         .arg("--submission")
-        .arg(submission)
-        .env("PROCTOR_CACHE", cache)
+        .arg(class.join(&perfect.name))
+        .env("PROCTOR_CACHE", &cache)
         .output()
         .expect("proctor runs");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not a JSON report ({e}):\n{}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
     assert_eq!(
         output.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert_eq!(report["score"], report["max_score"], "{lab}: {report:#}");
-    assert!(report["score"].as_f64().is_some_and(|s| s > 0.0));
+    let single = common::report_json(&output);
     own.assert_nothing_left(&format!("after grading {lab}"));
-    report
+    let entries = std::fs::read_dir(&cache)
+        .expect("the cache dir")
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.starts_with(&format!("{lab}-kwokctl-")) && !name.ends_with(".lock")
+        })
+        .count();
+    assert_eq!(
+        entries, 1,
+        "{lab}: one kwokctl entry in the reference cache"
+    );
+    assert_eq!(single["score"], single["max_score"], "{lab}: {single:#}");
+    let report = std::fs::read_to_string(kwokctl_reports.join(format!("{}.json", perfect.name)))
+        .expect("the batch's report");
+    let batch: serde_json::Value = serde_json::from_str(&report).expect("JSON");
+    assert_eq!(
+        verdicts(&single),
+        verdicts(&batch),
+        "{lab}: the cached reference run"
+    );
+}
+
+/// A gradebook's rows: name, score, status and the steps' scores.
+fn rows(book: &serde_json::Value) -> Vec<(String, String, String, String)> {
+    book["submissions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|row| {
+            let field = |name: &str| row[name].to_string();
+            (
+                field("name"),
+                field("score"),
+                field("status"),
+                field("steps"),
+            )
+        })
+        .collect()
+}
+
+/// A report's checks: name, score and status.
+fn verdicts(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    report["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|test| {
+            let field = |name: &str| test[name].to_string();
+            (field("name"), field("score"), field("status"))
+        })
+        .collect()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
 }
 
 fn ctrl_c_on_up_deletes_the_cluster() {
