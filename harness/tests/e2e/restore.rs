@@ -3,6 +3,18 @@
 
 use proctor::cluster::{NodeTemplate, Target};
 
+/// An embedded cluster with one node, and the same cluster as a grader's own: reached by its
+/// kubeconfig, restored object by object.
+async fn reached_by_kubeconfig() -> (Target, Target) {
+    let embedded = Target::embedded(&NodeTemplate::plain(1))
+        .await
+        .expect("embedded cluster");
+    let target = Target::external(embedded.kubeconfig())
+        .await
+        .expect("reached through its kubeconfig");
+    (embedded, target)
+}
+
 /// The pods of the `trainer` Deployment as `name node phase` lines, sorted by node and phase.
 async fn trainers(target: &Target) -> Vec<String> {
     let output = target
@@ -35,12 +47,7 @@ async fn trainers(target: &Target) -> Vec<String> {
 fn a_pod_pending_in_the_snapshot_is_pending_after_a_restore() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
-        let embedded = Target::embedded(&NodeTemplate::plain(1))
-            .await
-            .expect("embedded cluster");
-        let target = Target::external(embedded.kubeconfig())
-            .await
-            .expect("reached through its kubeconfig");
+        let (embedded, target) = reached_by_kubeconfig().await;
         let kubectl = target.kubectl();
         let deployment = br#"{"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "trainer", "namespace": "lab"},
@@ -129,12 +136,7 @@ async fn monitors(target: &Target) -> String {
 fn custom_resources_are_restored_with_their_crd() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
-        let embedded = Target::embedded(&NodeTemplate::plain(1))
-            .await
-            .expect("embedded cluster");
-        let target = Target::external(embedded.kubeconfig())
-            .await
-            .expect("reached through its kubeconfig");
+        let (embedded, target) = reached_by_kubeconfig().await;
         let kubectl = target.kubectl();
         let crd = |plural: &str, kind: &str| {
             format!(
