@@ -676,13 +676,12 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
 fn surplus(target: &ObjectSet, pods: &[Value], relaxed: &BTreeSet<&str>) -> Vec<ObjectKey> {
     let pinned = restricted_nodes(target);
     let want = placement(pods_of(target), &pinned);
-    let mut groups: BTreeMap<(String, String, String, String), Vec<&Value>> = BTreeMap::new();
-    for pod in pods.iter().filter(|pod| !terminating(pod)) {
-        let node = text(pod, "/spec/nodeName");
-        if !relaxed.contains(node) {
+    let mut groups: BTreeMap<PlacementKey, Vec<&Value>> = BTreeMap::new();
+    for pod in pods {
+        if !relaxed.contains(text(pod, "/spec/nodeName")) {
             continue;
         }
-        if let Some((key, _)) = placement(std::iter::once(pod), &pinned).pop_first() {
+        if let Some(key) = placed_as(pod, &pinned) {
             groups.entry(key).or_default().push(pod);
         }
     }
@@ -737,38 +736,46 @@ impl Fit {
 /// `pinned` names (nodes that take no new pods, where the scheduler could not put a pod back:
 /// elsewhere it may choose another node as well as the first time). Pods on their way out are
 /// not counted.
-type Placement = BTreeMap<(String, String, String, String), usize>;
+type Placement = BTreeMap<PlacementKey, usize>;
+
+/// (namespace, owner, node, phase) of [`Placement`].
+type PlacementKey = (String, String, String, String);
 
 /// The node part of a pod's [`Placement`] key.
 const BOUND_ELSEWHERE: &str = "*";
 
 fn placement<'a>(pods: impl Iterator<Item = &'a Value>, pinned: &BTreeSet<String>) -> Placement {
     let mut placed = Placement::new();
-    for pod in pods.filter(|pod| !terminating(pod)) {
-        let namespace = text(pod, "/metadata/namespace");
-        if SYSTEM_NAMESPACES.contains(&namespace) {
-            continue;
-        }
-        let owner = pod
-            .pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)
-            .and_then(|owners| owners.iter().find(|o| o["controller"] == true))
-            .map(|o| format!("{}/{}", text(o, "/kind"), text(o, "/name")))
-            .unwrap_or_else(|| format!("Pod/{}", text(pod, "/metadata/name")));
-        let node = match text(pod, "/spec/nodeName") {
-            "" => "",
-            node if pinned.contains(node) => node,
-            _ => BOUND_ELSEWHERE,
-        };
-        let key = (
-            namespace.to_string(),
-            owner,
-            node.to_string(),
-            text(pod, "/status/phase").to_string(),
-        );
+    for key in pods.filter_map(|pod| placed_as(pod, pinned)) {
         *placed.entry(key).or_default() += 1;
     }
     placed
+}
+
+/// The [`Placement`] key `pod` counts under; `None` for a pod on its way out or in a system
+/// namespace, which are not counted.
+fn placed_as(pod: &Value, pinned: &BTreeSet<String>) -> Option<PlacementKey> {
+    let namespace = text(pod, "/metadata/namespace");
+    if terminating(pod) || SYSTEM_NAMESPACES.contains(&namespace) {
+        return None;
+    }
+    let owner = pod
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .and_then(|owners| owners.iter().find(|o| o["controller"] == true))
+        .map(|o| format!("{}/{}", text(o, "/kind"), text(o, "/name")))
+        .unwrap_or_else(|| format!("Pod/{}", text(pod, "/metadata/name")));
+    let node = match text(pod, "/spec/nodeName") {
+        "" => "",
+        node if pinned.contains(node) => node,
+        _ => BOUND_ELSEWHERE,
+    };
+    Some((
+        namespace.to_string(),
+        owner,
+        node.to_string(),
+        text(pod, "/status/phase").to_string(),
+    ))
 }
 
 /// The nodes of `set` that take no new pods (see [`restricted`]).
