@@ -76,6 +76,20 @@ async fn creation_turn(kwokctl: &Path) -> Option<nix::fcntl::Flock<std::fs::File
     turn
 }
 
+/// kwokctl multiplies every heartbeat interval by 5 by default (`heartbeatFactor`), so its node
+/// lifecycle controller would see a silent node only after 200 s. Factor 1 gives kwok the
+/// kubelet's 40 s lease renewed every 10 s, and kube-controller-manager its own defaults
+/// (`--node-monitor-grace-period` 50 s where kwokctl's is 40 s, `--node-monitor-period` 5 s): the
+/// timings of the embedded cluster's kubelet and node lifecycle controller.
+const TIMINGS: &str = "---
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+options:
+  heartbeatFactor: 1
+  kubeControllerManagerNodeMonitorGracePeriodMilliseconds: 50000
+  kubeControllerManagerNodeMonitorPeriodMilliseconds: 5000
+";
+
 pub struct KwokctlCluster {
     name: String,
     kwokctl: PathBuf,
@@ -100,10 +114,12 @@ impl KwokctlCluster {
             std::process::id().to_string(),
         )
         .context("recording the kwokctl work dir's owner")?;
-        // kwok's stages with the fault annotations realised (see `kwok_stages`).
-        let stages = workdir.path().join("kwok-stages.yaml");
+        // The cluster's timings and kwok's stages with the fault annotations realised (see
+        // `kwok_stages`).
+        let stages = workdir.path().join("kwok-config.yaml");
         let config = super::kwok_stages::stages_config(&upstream.stages())?;
-        std::fs::write(&stages, config).context("writing kwok's stages")?;
+        std::fs::write(&stages, format!("{TIMINGS}{config}"))
+            .context("writing kwokctl's configuration")?;
         let kubeconfig = kubeconfig
             .map(Path::to_path_buf)
             .unwrap_or_else(|| workdir.path().join("kubeconfig"));
