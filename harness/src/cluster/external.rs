@@ -25,10 +25,9 @@ impl Kind {
 
 /// The kinds snapshotted, in recreate order: namespaces before what lives in them, what pods
 /// refer to (priority classes, config, secrets, service accounts) and what admits them (quotas,
-/// limit ranges) before pods, roles before their bindings, owners before what they own.
-/// Storage is left out: a claim made again has a new uid, which the volume bound to the old one
-/// does not take (the PV binder calls it released). The custom resources of the CRDs come
-/// after the built-in kinds, before pods (see [`recreate_order`]).
+/// limit ranges) before pods, roles before their bindings, owners before what they own, classes
+/// before volumes before claims. The custom resources of the CRDs come after the built-in kinds,
+/// before pods (see [`recreate_order`]).
 const KINDS: &[Kind] = &[
     Kind::new("namespaces", "Namespace"),
     Kind::new(
@@ -37,6 +36,8 @@ const KINDS: &[Kind] = &[
     ),
     Kind::new("nodes", "Node"),
     Kind::new("priorityclasses.scheduling.k8s.io", "PriorityClass"),
+    Kind::new("storageclasses.storage.k8s.io", "StorageClass"),
+    Kind::new("persistentvolumes", "PersistentVolume"),
     Kind::new("clusterroles.rbac.authorization.k8s.io", "ClusterRole"),
     Kind::new(
         "clusterrolebindings.rbac.authorization.k8s.io",
@@ -49,6 +50,7 @@ const KINDS: &[Kind] = &[
     Kind::new("serviceaccounts", "ServiceAccount"),
     Kind::new("resourcequotas", "ResourceQuota"),
     Kind::new("limitranges", "LimitRange"),
+    Kind::new("persistentvolumeclaims", "PersistentVolumeClaim"),
     Kind::new("services", "Service"),
     Kind::new("ingressclasses.networking.k8s.io", "IngressClass"),
     Kind::new("ingresses.networking.k8s.io", "Ingress"),
@@ -184,6 +186,30 @@ fn items(list: Value) -> Vec<Value> {
 }
 
 const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
+const VOLUMES: &str = "persistentvolumes";
+const CLAIMS: &str = "persistentvolumeclaims";
+
+/// The claim a volume is bound or pre-bound to, as (namespace, name); empty when none.
+fn claim_of(volume: &Value) -> (&str, &str) {
+    (
+        text(volume, "/spec/claimRef/namespace"),
+        text(volume, "/spec/claimRef/name"),
+    )
+}
+
+/// A volume to put back in place of `now` that stays bound to the same claim keeps that claim's
+/// uid: without it the claim, bound already, would count its volume lost (`syncBoundClaim`).
+fn keeping_binding(mut body: Value, now: Option<&Value>) -> Value {
+    let Some(now) = now else {
+        return body;
+    };
+    if claim_of(now) == claim_of(&body) && claim_of(&body) != ("", "") {
+        if let Some(uid) = now.pointer("/spec/claimRef/uid") {
+            body["spec"]["claimRef"]["uid"] = uid.clone();
+        }
+    }
+    body
+}
 
 pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
     let kinds = served(kubectl).await;
@@ -334,8 +360,35 @@ fn sanitized(resource: &str, object: &Value) -> Value {
 
 /// Drops what the server allocated for this very object, which a copy made again gets anew: a
 /// Job's generated selector (it names the Job's uid; a Job sent with it is refused, `selector`
-/// not auto-generated) and a Service's cluster IPs (an update without them keeps the old ones).
+/// not auto-generated), a Service's cluster IPs (an update without them keeps the old ones), and
+/// the uid of the claim a volume is bound to: a claim made again has a new uid, and a volume
+/// still naming the old one is released, never bound to it. Without it the volume is pre-bound
+/// to the claim of that name, which the volume controller binds (`syncVolume`,
+/// `syncBoundClaim`), as the claim names its volume.
 fn without_allocated(object: &mut Value) {
+    if object["kind"] == "PersistentVolume" {
+        if let Some(claim) = object
+            .pointer_mut("/spec/claimRef")
+            .and_then(Value::as_object_mut)
+        {
+            claim.remove("uid");
+            claim.remove("resourceVersion");
+        }
+    }
+    // The binder's marks: a claim made again with `bind-completed` would be judged as bound
+    // already, and lost, before the volume is bound to it. The binder sets them again.
+    if matches!(
+        object["kind"].as_str(),
+        Some("PersistentVolume" | "PersistentVolumeClaim")
+    ) {
+        if let Some(annotations) = object
+            .pointer_mut("/metadata/annotations")
+            .and_then(Value::as_object_mut)
+        {
+            annotations.remove("pv.kubernetes.io/bind-completed");
+            annotations.remove("pv.kubernetes.io/bound-by-controller");
+        }
+    }
     let manual = object.pointer("/spec/manualSelector") == Some(&Value::Bool(true));
     if object["kind"] == "Job" && !manual {
         if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
@@ -475,20 +528,38 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
     }
     // 2. What vanished comes back, what changed is replaced: namespaces first, owners before
     //    what they own (the key order of the set would put configmaps before namespaces).
+    let put_back = |key: &ObjectKey, old: &Value| {
+        let now = current
+            .objects
+            .get(key)
+            .filter(|now| stays(key, now) && !swept_away(key));
+        match now.map(|now| (comparable(now), comparable(old))) {
+            Some((now, old)) if now == old => None,
+            Some((now, old)) if must_recreate(&key.0, &now, &old) => Some(PutBack::Recreate),
+            Some(_) => Some(PutBack::Replace),
+            None => Some(PutBack::Create),
+        }
+    };
+    // A volume bound to a claim made again is put back too, pre-bound to the claim's name: the
+    // uid it holds is the old claim's.
+    let remade_claims: BTreeSet<(&str, &str)> = target
+        .objects
+        .iter()
+        .filter(|(key, old)| key.0 == CLAIMS && !owned(old))
+        .filter(|(key, old)| put_back(key, old).is_some_and(|how| how != PutBack::Replace))
+        .map(|(key, _)| (key.1.as_str(), key.2.as_str()))
+        .collect();
     for resource in recreate_order(&[target]) {
         for (key, old) in target.objects.iter().filter(|(key, _)| key.0 == resource) {
             if owned(old) {
                 continue;
             }
-            let now = current
-                .objects
-                .get(key)
-                .filter(|now| stays(key, now) && !swept_away(key));
-            let how = match now.map(|now| (comparable(now), comparable(old))) {
-                Some((now, old)) if now == old => continue,
-                Some((now, old)) if must_recreate(&key.0, &now, &old) => PutBack::Recreate,
-                Some(_) => PutBack::Replace,
-                None => PutBack::Create,
+            let how = match put_back(key, old) {
+                Some(how) => how,
+                None if key.0 == VOLUMES && remade_claims.contains(&claim_of(old)) => {
+                    PutBack::Replace
+                }
+                None => continue,
             };
             plan.put_back.push((key.clone(), how));
         }
@@ -524,14 +595,15 @@ const WORKLOADS: &[&str] = &[
 ];
 
 /// Whether an object whose [`comparable`] form is `now` can only become `old` by being deleted
-/// and made again. A pod's spec, a Job's template and a binding's roleRef cannot be updated. A
-/// workload whose spec changed beyond its replica count would roll its pods: a rolling update
+/// and made again. A pod's spec, a Job's template, a claim's spec (but for requests that only
+/// grow) and a binding's roleRef cannot be updated. A workload whose spec changed beyond its
+/// replica count would roll its pods: a rolling update
 /// surges a new pod before an old one goes (`rolloutRolling` in
 /// pkg/controller/deployment/rolling.go), so pods that fill a scarce resource (one GPU per node)
 /// never make room for it and the rollout never ends; a ReplicaSet would keep its pods from the
 /// old template; and most of a StatefulSet's spec is immutable.
 fn must_recreate(resource: &str, now: &Value, old: &Value) -> bool {
-    if resource == "pods" || resource == "jobs.batch" {
+    if resource == "pods" || resource == "jobs.batch" || resource == "persistentvolumeclaims" {
         return true;
     }
     if resource.ends_with("rolebindings.rbac.authorization.k8s.io") {
@@ -575,19 +647,68 @@ fn relaxed(node: &Value) -> Value {
     node
 }
 
-async fn replace(kubectl: &Kubectl, body: &Value) -> anyhow::Result<()> {
-    let bytes = serde_json::to_vec(body)?;
-    if let Err(error) = kubectl.ok(&["replace", "-f", "-"], Some(&bytes)).await {
-        tracing::warn!("restore: {error:#}");
+/// The API path of `key`'s collection, or with `name` of the object itself, in the version the
+/// snapshot read it in (`deployments.apps` in `apps/v1`: `/apis/apps/v1/namespaces/<ns>/deployments`).
+fn api_path(key: &ObjectKey, object: &Value, name: bool) -> String {
+    let (resource, namespace, object_name) = key;
+    let version = text(object, "/apiVersion");
+    let root = if version.contains('/') { "apis" } else { "api" };
+    let plural = resource.split('.').next().unwrap_or(resource);
+    let mut path = format!("/{root}/{version}");
+    if !namespace.is_empty() {
+        path.push_str(&format!("/namespaces/{namespace}"));
     }
+    path.push_str(&format!("/{plural}"));
+    if name {
+        path.push_str(&format!("/{object_name}"));
+    }
+    path
+}
+
+/// Sends `body` to `path` as it is (`kubectl create|replace --raw`). kubectl's own create and
+/// replace rewrite an object's `last-applied-configuration` to the body they send
+/// (`UpdateApplyAnnotation`): an object made again would carry another one than the snapshot's,
+/// a change for every later restore, and another three-way merge for the learner's next
+/// `kubectl apply` than on the embedded cluster.
+/// Returns the object the server answered with (its resourceVersion is the next update's).
+async fn send(kubectl: &Kubectl, verb: &str, path: &str, body: &Value) -> anyhow::Result<Value> {
+    let bytes = serde_json::to_vec(body)?;
+    let answer = kubectl
+        .ok(&[verb, "--raw", path, "-f", "-"], Some(&bytes))
+        .await?;
+    Ok(serde_json::from_str(&answer).unwrap_or(Value::Null))
+}
+
+/// Replaces the object with `body`, naming the version it replaces as `kubectl replace` does
+/// (`Helper.Replace` with overwrite reads it first): custom resources refuse an update without.
+async fn replace(kubectl: &Kubectl, key: &ObjectKey, body: &Value) {
+    let path = api_path(key, body, true);
+    let mut body = body.clone();
+    let mut get = vec!["get".to_string()];
+    get.extend(kubectl_name(key));
+    get.extend(["-o".to_string(), "jsonpath={.metadata.resourceVersion}".to_string()]);
+    let get: Vec<&str> = get.iter().map(String::as_str).collect();
+    let written = match kubectl.ok(&get, None).await {
+        Ok(version) => {
+            body["metadata"]["resourceVersion"] = Value::String(version);
+            send(kubectl, "replace", &path, &body).await
+        }
+        Err(error) => Err(error),
+    };
+    let written = match written {
+        Ok(written) => written,
+        Err(error) => {
+            tracing::warn!("restore: {error:#}");
+            return;
+        }
+    };
     // A node's capacity lives in its status, which the main resource's PUT leaves alone.
     if body["kind"] == "Node" && body.get("status").is_some() {
-        let status = &["replace", "--subresource=status", "-f", "-"];
-        if let Err(error) = kubectl.ok(status, Some(&bytes)).await {
+        body["metadata"]["resourceVersion"] = written["metadata"]["resourceVersion"].clone();
+        if let Err(error) = send(kubectl, "replace", &format!("{path}/status"), &body).await {
             tracing::warn!("restore: {error:#}");
         }
     }
-    Ok(())
 }
 
 /// Brings the cluster back to `target`: deletes what appeared (and waits for what is on its
@@ -609,7 +730,7 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
     let put_back = |key: &ObjectKey| plan.put_back.iter().any(|(k, _)| k == key);
     for key in plan.relax.iter().filter(|key| !put_back(key)) {
         if let Some(node) = target.objects.get(key) {
-            replace(kubectl, &relaxed(&sanitized(&key.0, node))).await?;
+            replace(kubectl, key, &relaxed(&sanitized(&key.0, node))).await;
         }
     }
     for (key, how) in &plan.put_back {
@@ -631,7 +752,18 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
                 }
             }
             PutBack::Create => create_with_retry(kubectl, key, &body).await,
-            PutBack::Replace => replace(kubectl, &body).await?,
+            PutBack::Replace if key.0 == VOLUMES => {
+                let claim_stays = !plan.put_back.iter().any(|(k, how)| {
+                    k.0 == CLAIMS
+                        && *how != PutBack::Replace
+                        && (k.1.as_str(), k.2.as_str()) == claim_of(&body)
+                });
+                if claim_stays {
+                    body = keeping_binding(body, current.objects.get(key));
+                }
+                replace(kubectl, key, &body).await;
+            }
+            PutBack::Replace => replace(kubectl, key, &body).await,
             PutBack::Recreate => {
                 // In the foreground, the object is gone only once its pods are: the copy made
                 // again does not find them holding the resources it needs.
@@ -650,7 +782,7 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
     wait_placed(kubectl, target, Fit::PinnedTakenBack).await;
     for key in &plan.relax {
         if let Some(node) = target.objects.get(key) {
-            replace(kubectl, &sanitized(&key.0, node)).await?;
+            replace(kubectl, key, &sanitized(&key.0, node)).await;
         }
     }
     // Closed again, it loses the pods it took beyond the snapshot's; their controllers make them
@@ -949,9 +1081,10 @@ fn refused_for_now(error: &anyhow::Error) -> bool {
 
 async fn create_with_retry(kubectl: &Kubectl, key: &ObjectKey, body: &Value) {
     let waiting = Waiting::new(removal_budget(key));
+    let path = api_path(key, body, false);
     loop {
-        match kubectl.create(body).await {
-            Ok(()) => return,
+        match send(kubectl, "create", &path, body).await {
+            Ok(_) => return,
             Err(error) if !waiting.over() && refused_for_now(&error) => {
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
@@ -1381,6 +1514,117 @@ mod tests {
             plan.put_back,
             vec![(key("nodes", "", "lab-node-1"), PutBack::Replace)]
         );
+    }
+
+    #[test]
+    fn objects_are_sent_to_their_api_paths() {
+        let mut deployment = object("Deployment", "lab", "web", "d1");
+        deployment["apiVersion"] = json!("apps/v1");
+        assert_eq!(
+            api_path(&key("deployments.apps", "lab", "web"), &deployment, true),
+            "/apis/apps/v1/namespaces/lab/deployments/web"
+        );
+        let mut node = object("Node", "", "lab-node-0", "n1");
+        node["apiVersion"] = json!("v1");
+        assert_eq!(
+            api_path(&key("nodes", "", "lab-node-0"), &node, false),
+            "/api/v1/nodes"
+        );
+        let monitor = custom("monitoring.example.com", "ServiceMonitor", "lab", "m", json!({}));
+        assert_eq!(
+            api_path(&key("servicemonitors.monitoring.example.com", "lab", "m"), &monitor, false),
+            "/apis/monitoring.example.com/v1/namespaces/lab/servicemonitors"
+        );
+    }
+
+    fn volume(claim_uid: &str) -> Value {
+        let mut pv = object("PersistentVolume", "", "pv-a", "v1");
+        pv["metadata"]["annotations"] = json!({"pv.kubernetes.io/bound-by-controller": "yes"});
+        pv["spec"] = json!({"capacity": {"storage": "1Gi"}, "storageClassName": "manual",
+            "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "lab", "name": "data",
+                         "uid": claim_uid, "resourceVersion": "7"}});
+        pv
+    }
+
+    fn claim(uid: &str, bound_by_controller: bool) -> Value {
+        let mut pvc = object("PersistentVolumeClaim", "lab", "data", uid);
+        let mut annotations = json!({"pv.kubernetes.io/bind-completed": "yes"});
+        if bound_by_controller {
+            annotations["pv.kubernetes.io/bound-by-controller"] = json!("yes");
+        }
+        pvc["metadata"]["annotations"] = annotations;
+        pvc["spec"] = json!({"storageClassName": "manual", "volumeName": "pv-a"});
+        pvc
+    }
+
+    /// A claim bound again under a new uid (pre-bound by name after a restore, so without the
+    /// binder's `bound-by-controller`) is the claim of the snapshot: nothing to do.
+    #[test]
+    fn a_binding_made_again_under_new_uids_is_no_change() {
+        let target = set(&[
+            ("persistentvolumes", volume("c1")),
+            ("persistentvolumeclaims", claim("c1", true)),
+        ]);
+        let current = set(&[
+            ("persistentvolumes", volume("c2")),
+            ("persistentvolumeclaims", claim("c2", false)),
+        ]);
+        assert_eq!(plan(&target, &current), Plan::default());
+    }
+
+    /// The learner deleted the claim: it comes back pre-bound to its volume (no binder marks),
+    /// and the volume, released with the old claim's uid, is put back before it without that uid.
+    #[test]
+    fn a_deleted_claim_comes_back_after_its_volume_pre_bound_by_name() {
+        let target = set(&[
+            ("persistentvolumes", volume("c1")),
+            ("persistentvolumeclaims", claim("c1", true)),
+        ]);
+        let current = set(&[("persistentvolumes", volume("c1"))]);
+        let plan = plan(&target, &current);
+        assert_eq!(
+            plan.put_back,
+            vec![
+                (key("persistentvolumes", "", "pv-a"), PutBack::Replace),
+                (
+                    key("persistentvolumeclaims", "lab", "data"),
+                    PutBack::Create
+                ),
+            ]
+        );
+        let body = sanitized("persistentvolumes", &volume("c1"));
+        assert_eq!(
+            body["spec"]["claimRef"],
+            json!({"kind": "PersistentVolumeClaim", "namespace": "lab", "name": "data"})
+        );
+        let body = sanitized("persistentvolumeclaims", &claim("c1", true));
+        assert_eq!(body["metadata"]["annotations"], json!({}));
+        assert_eq!(body["spec"]["volumeName"], "pv-a");
+    }
+
+    /// A volume replaced while its claim stays keeps the claim's uid, or the bound claim would
+    /// count it lost.
+    #[test]
+    fn a_volume_replaced_under_a_staying_claim_keeps_its_uid() {
+        let mut labelled = volume("c1");
+        labelled["metadata"]["labels"] = json!({"tier": "fast"});
+        let target = set(&[
+            ("persistentvolumes", labelled.clone()),
+            ("persistentvolumeclaims", claim("c2", true)),
+        ]);
+        let current = set(&[
+            ("persistentvolumes", volume("c2")),
+            ("persistentvolumeclaims", claim("c2", true)),
+        ]);
+        assert_eq!(
+            plan(&target, &current).put_back,
+            vec![(key("persistentvolumes", "", "pv-a"), PutBack::Replace)]
+        );
+        let body = keeping_binding(
+            sanitized("persistentvolumes", &labelled),
+            Some(&volume("c2")),
+        );
+        assert_eq!(body["spec"]["claimRef"]["uid"], "c2");
     }
 
     /// gpushare step 2: the learner's cuda-burst (requests and limits) holds both GPUs when the

@@ -209,3 +209,103 @@ fn custom_resources_are_restored_with_their_crd() {
         embedded.shutdown().await;
     });
 }
+
+/// Volumes and claims as `name=phase:bound-to` lines, classes as `class:name`.
+async fn storage(target: &Target) -> String {
+    let get = |args: &'static [&'static str]| async move {
+        target
+            .kubectl()
+            .ok(args, None)
+            .await
+            .expect("kubectl get storage")
+    };
+    let classes = get(&[
+        "get",
+        "storageclasses",
+        "-o",
+        "jsonpath={range .items[*]}class:{.metadata.name}{\"\\n\"}{end}",
+    ])
+    .await;
+    let volumes = get(&["get", "pv", "-o", "jsonpath={range .items[*]}{.metadata.name}={.status.phase}:{.spec.claimRef.name}{\"\\n\"}{end}"]).await;
+    let claims = get(&["-n", "lab", "get", "pvc", "-o", "jsonpath={range .items[*]}{.metadata.name}={.status.phase}:{.spec.volumeName}{\"\\n\"}{end}"]).await;
+    format!("{classes}{volumes}{claims}")
+}
+
+/// Storage is state: a claim the learner deleted comes back bound to its volume (whose bind
+/// to the old claim is undone), a class they deleted comes back, and a volume they added goes.
+#[test]
+fn claims_volumes_and_classes_are_restored_with_their_bindings() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let (embedded, target) = reached_by_kubeconfig().await;
+        let kubectl = target.kubectl();
+        let volume = |name: &str| {
+            format!(
+                r#"{{"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {{"name": "{name}"}},
+                "spec": {{"capacity": {{"storage": "1Gi"}}, "accessModes": ["ReadWriteOnce"],
+                  "storageClassName": "manual", "hostPath": {{"path": "/data/{name}"}}}}}}"#
+            )
+        };
+        let class = br#"{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": "manual"}, "provisioner": "kubernetes.io/no-provisioner",
+            "volumeBindingMode": "Immediate"}"#;
+        let claim = br#"{"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "data", "namespace": "lab"},
+            "spec": {"storageClassName": "manual", "accessModes": ["ReadWriteOnce"],
+              "resources": {"requests": {"storage": "1Gi"}}}}"#;
+        let apply = |body: Vec<u8>| async move {
+            kubectl
+                .ok(&["apply", "-f", "-"], Some(&body))
+                .await
+                .expect("apply")
+        };
+        let bound = || async {
+            kubectl
+                .ok(
+                    &["-n", "lab", "wait", "--for=jsonpath={.status.phase}=Bound", "pvc/data", "--timeout=30s"],
+                    None,
+                )
+                .await
+                .expect("the claim is bound");
+        };
+        kubectl
+            .ok(&["create", "namespace", "lab"], None)
+            .await
+            .expect("namespace");
+        apply(class.to_vec()).await;
+        apply(volume("pv-a").into_bytes()).await;
+        apply(claim.to_vec()).await;
+        bound().await;
+        target.settle().await;
+        let before = storage(&target).await;
+        assert_eq!(before, "class:manual\npv-a=Bound:data\ndata=Bound:pv-a\n");
+        let snapshot = target.snapshot().await.expect("snapshot");
+
+        kubectl
+            .ok(&["-n", "lab", "delete", "pvc", "data", "--wait"], None)
+            .await
+            .expect("delete claim");
+        kubectl
+            .ok(&["delete", "storageclass", "manual"], None)
+            .await
+            .expect("delete class");
+        apply(volume("pv-b").into_bytes()).await;
+        target.restore(&snapshot).await.expect("restore");
+        bound().await;
+        target.settle().await;
+        assert_eq!(storage(&target).await, before);
+
+        // Restored again with nothing changed: the binding under its new uids is the snapshot's.
+        let claim_uid = kubectl
+            .ok(&["-n", "lab", "get", "pvc", "data", "-o", "jsonpath={.metadata.uid}"], None)
+            .await
+            .expect("uid");
+        target.restore(&snapshot).await.expect("restore");
+        let again = kubectl
+            .ok(&["-n", "lab", "get", "pvc", "data", "-o", "jsonpath={.metadata.uid}"], None)
+            .await
+            .expect("uid");
+        assert_eq!(again, claim_uid, "the claim was not made again");
+        embedded.shutdown().await;
+    });
+}
