@@ -46,6 +46,11 @@ upstream:
     upstream/build.sh
     python3 -m pip install --quiet -r tests/differential/clients/requirements.txt
 
+# Every lab's fixtures graded on both runtimes, gradebooks compared (opt-in: thirty gradings
+# one at a time on kwokctl, about 20 minutes; the upstream tier compares the bundled submissions).
+cross-runtime:
+    cargo nextest run --workspace --profile ci --run-ignored only -E 'binary(kwokctl) and test(/::fixtures/)'
+
 # The differential suite alone: every session on the embedded cluster and on upstream.
 differential:
     cargo nextest run -p proctor-tests --profile ci -E 'binary(differential)'

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use proctor::cluster::upstream::Upstream;
+use proctor::scenario::lab::BundledSubmission;
 
 mod common;
 
@@ -110,22 +111,33 @@ fn main() {
     let args = libtest_mimic::Arguments::from_args();
     let mut trials = Vec::new();
     for (lab, file) in common::real_labs() {
-        // kwokctl grades one submission at a time: a lab with many is split so that its parts
-        // run side by side, each on control planes of its own.
-        let parts = common::bundled(&lab, &file)
-            .len()
-            .div_ceil(PER_TRIAL)
-            .max(1);
-        for part in 0..parts {
-            let (lab, file) = (lab.clone(), file.clone());
-            let name = match part {
-                0 => format!("gradebooks_agree_across_runtimes::{lab}"),
-                _ => format!("gradebooks_agree_across_runtimes::{lab}::part-{}", part + 1),
-            };
-            trials.push(libtest_mimic::Trial::test(name, move || {
-                gradebooks_agree_across_runtimes(&lab, &file, part);
-                Ok(())
-            }));
+        // The fixtures are thirty more gradings one at a time on kwokctl: opt-in
+        // (`--run-ignored only`), run for a change that could set the runtimes apart.
+        let fixtures = common::repo().join("tests/fixtures/submissions").join(&lab);
+        for (set, cases, ignored) in [
+            ("", common::bundled(&lab, &file), false),
+            ("::fixtures", fixture_cases(&fixtures), true),
+        ] {
+            // kwokctl grades one submission at a time: a set of many is split so that its parts
+            // run side by side, each on control planes of its own.
+            let parts: Vec<Vec<BundledSubmission>> =
+                cases.chunks(PER_TRIAL).map(<[_]>::to_vec).collect();
+            let count = parts.len();
+            for (part, cases) in parts.into_iter().enumerate() {
+                let lab = lab.clone();
+                let name = match (part, count) {
+                    (_, 1) => format!("gradebooks_agree_across_runtimes::{lab}{set}"),
+                    _ => format!(
+                        "gradebooks_agree_across_runtimes::{lab}{set}::part-{}",
+                        part + 1
+                    ),
+                };
+                let trial = libtest_mimic::Trial::test(name, move || {
+                    gradebooks_agree_across_runtimes(&lab, &cases);
+                    Ok(())
+                });
+                trials.push(trial.with_ignored_flag(ignored));
+            }
         }
     }
     for (name, test) in [
@@ -137,6 +149,10 @@ fn main() {
             "sigterm_mid_grade_deletes_the_cluster",
             sigterm_mid_grade_deletes_the_cluster,
         ),
+        (
+            "a_noexecute_lab_selftests_on_both_runtimes",
+            a_noexecute_lab_selftests_on_both_runtimes,
+        ),
     ] {
         trials.push(libtest_mimic::Trial::test(name, move || {
             test();
@@ -146,33 +162,28 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// How many bundled submissions one trial grades (a kwokctl batch grades them one at a time).
+/// How many submissions one trial grades (a kwokctl batch grades them one at a time).
 const PER_TRIAL: usize = 4;
+
+/// The fixtures of a lab (`tests/fixtures/submissions/<lab>/<case>/expect.yaml`).
+fn fixture_cases(dir: &Path) -> Vec<BundledSubmission> {
+    proctor::scenario::lab::submissions_in(dir)
+        .unwrap_or_else(|error| panic!("{}: {error:#}", dir.display()))
+}
 
 /// Part `part` of a lab's bundled submissions ([`PER_TRIAL`] each) get the same gradebook on a
 /// real control plane as on the embedded cluster — score, status and every step — and the same
 /// verdict check by check; each gets what its expect.yaml says. The kwokctl batch stores its
 /// reference run in the cache; a grading of the full-score submission after it reads it back
 /// and agrees with the batch.
-fn gradebooks_agree_across_runtimes(lab: &str, file: &Path, part: usize) {
+fn gradebooks_agree_across_runtimes(lab: &str, bundled: &[BundledSubmission]) {
     if !upstream_or_skip() {
         return;
     }
     let work = tempfile::tempdir().expect("work dir");
     let cache = work.path().join("cache");
     let class = work.path().join("class");
-    let all = common::bundled(lab, file);
-    assert!(
-        all.iter()
-            .any(|submission| common::exit_for(&submission.expect) == 0),
-        "{lab} bundles no full-score submission"
-    );
-    let bundled: Vec<_> = all
-        .into_iter()
-        .skip(part * PER_TRIAL)
-        .take(PER_TRIAL)
-        .collect();
-    for submission in &bundled {
+    for submission in bundled {
         copy_tree(&submission.dir, &class.join(&submission.name));
     }
     let own = Own::new();
@@ -209,7 +220,7 @@ fn gradebooks_agree_across_runtimes(lab: &str, file: &Path, part: usize) {
     };
     assert_eq!(rows(embedded).len(), bundled.len(), "{lab}: {embedded:#}");
     assert_eq!(rows(kwokctl), rows(embedded), "{lab}: gradebooks");
-    for submission in &bundled {
+    for submission in bundled {
         let report = |dir: &Path| {
             let file = dir.join(format!("{}.json", submission.name));
             let text = std::fs::read_to_string(&file).expect("a report");
@@ -328,6 +339,58 @@ fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(&path, &target).expect("copy");
         }
     }
+}
+
+/// A lab whose steps taint a node NoSchedule, then NoExecute, and wait for the evictions
+/// (`tests/fixtures/labs/noexecute`) selftests on both runtimes with `--cluster both`, and its
+/// reference, empty and bundled submissions get the same verdict on every check on each.
+fn a_noexecute_lab_selftests_on_both_runtimes() {
+    if !upstream_or_skip() {
+        return;
+    }
+    let own = Own::new();
+    let cache = own.0.path().join("cache");
+    let output = own
+        .proctor()
+        .args([
+            "selftest",
+            "noexecute",
+            "--color",
+            "never",
+            "--cluster",
+            "both",
+        ])
+        .arg("--scenarios")
+        .arg(repo().join("tests/fixtures/labs"))
+        .env("PROCTOR_CACHE", &cache)
+        .output()
+        .expect("proctor runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    for runtime in ["embedded", "kwokctl"] {
+        assert!(
+            stdout.contains(&format!("selftest of noexecute on {runtime}")),
+            "{stdout}"
+        );
+    }
+    for graded in [
+        "the reference solution",
+        "an empty submission",
+        "submission perfect",
+        "submission hardcoded",
+        "submission saved-too-early",
+    ] {
+        let line = format!("✓ {graded} grades the same on embedded and kwokctl");
+        assert!(stdout.contains(&line), "{line}\n{stdout}");
+    }
+    assert_eq!(
+        stdout.matches("✓ step 2 passes when done").count(),
+        2,
+        "{stdout}"
+    );
+    assert!(!stdout.contains('✗'), "{stdout}");
+    own.assert_nothing_left("after the selftest on both runtimes");
 }
 
 fn ctrl_c_on_up_deletes_the_cluster() {

@@ -129,7 +129,10 @@ impl Command {
             Command::Check(args) => args.cluster.cluster,
             Command::Grade(args) => args.cluster.cluster,
             Command::Solve(args) => args.cluster.cluster,
-            Command::Selftest(args) => args.cluster.cluster,
+            Command::Selftest(args) => match args.cluster {
+                SelftestCluster::Kwokctl => ClusterKind::Kwokctl,
+                SelftestCluster::Embedded | SelftestCluster::Both => ClusterKind::Embedded,
+            },
             Command::Demo(args) => args.cluster.cluster,
             Command::Lint(args) => args.cluster.cluster,
             Command::Labs | Command::Gradescope(_) | Command::Gradebook(_) | Command::Schema(_) => {
@@ -384,7 +387,7 @@ pub struct SolveArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  proctor selftest gpudrv                    # the reference, steps done and not done, the bundled submissions\n  proctor selftest gpudrv --no-submissions   # the scenario alone, while writing it\n  proctor selftest gpudrv --cluster kwokctl  # the same on a real control plane"
+    after_help = "Example:\n  proctor selftest gpudrv                    # the reference, steps done and not done, the bundled submissions\n  proctor selftest gpudrv --no-submissions   # the scenario alone, while writing it\n  proctor selftest gpudrv --cluster kwokctl  # the same on a real control plane\n  proctor selftest gpudrv --cluster both     # on both, and the same grades on each"
 )]
 pub struct SelftestArgs {
     /// The lab: a folder of the scenarios dir (`proctor labs` lists them), e.g. gpudrv
@@ -398,10 +401,40 @@ pub struct SelftestArgs {
     /// alone; `proctor demo` grades them against their expect.yaml on its own.
     #[arg(long)]
     pub no_submissions: bool,
-    #[command(flatten)]
-    pub cluster: ClusterArg,
+    /// The private cluster to start: Proctor's embedded one, a real control plane with kwok fake
+    /// nodes run by kwokctl (from the binaries `upstream/build.sh` builds), or both one after the
+    /// other, requiring the reference, the empty and every bundled submission to get the same
+    /// verdict on every check on each.
+    #[arg(
+        long,
+        value_enum,
+        env = "PROCTOR_CLUSTER",
+        default_value_t = SelftestCluster::Embedded,
+        help_heading = "Cluster and sandbox"
+    )]
+    pub cluster: SelftestCluster,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+}
+
+/// Where `selftest` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SelftestCluster {
+    Embedded,
+    Kwokctl,
+    /// Embedded, then kwokctl, and the grades compared.
+    Both,
+}
+
+impl SelftestCluster {
+    /// The private clusters it starts, in order.
+    pub fn kinds(self) -> &'static [ClusterKind] {
+        match self {
+            SelftestCluster::Embedded => &[ClusterKind::Embedded],
+            SelftestCluster::Kwokctl => &[ClusterKind::Kwokctl],
+            SelftestCluster::Both => &[ClusterKind::Embedded, ClusterKind::Kwokctl],
+        }
+    }
 }
 
 #[derive(Debug, Args)]

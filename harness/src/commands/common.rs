@@ -32,6 +32,7 @@ impl Verdict {
     }
 }
 
+#[derive(Debug, Clone)]
 pub struct Globals {
     pub color: ColorChoice,
     pub scenarios: Option<PathBuf>,

@@ -1,34 +1,77 @@
-//! `proctor selftest <lab>`
+//! `proctor selftest <lab>`, on one runtime or on both (`--cluster both`: each selftest, then the
+//! grades of each submission compared across them).
 
 use super::common::{private_cluster, Globals, Verdict};
 use crate::cli::SelftestArgs;
+use crate::cluster::ClusterKind;
 use crate::report::{style::Stream, Style};
-use crate::runner::{selftest, SelftestOptions};
+use crate::runner::{same_grades, selftest, Selftest, SelftestLine, SelftestOptions};
+
+fn runtime_name(kind: ClusterKind) -> &'static str {
+    match kind {
+        ClusterKind::Embedded => "embedded",
+        ClusterKind::Kwokctl => "kwokctl",
+    }
+}
 
 pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdict> {
     globals.grading_isolation()?;
-    let lab = globals.lab(&args.lab)?;
-    crate::runner::preflight::check(&lab).await?;
-    let mut progress = globals.progress(false);
+    let kinds = args.cluster.kinds();
+    // Every runtime's refusal comes before anything runs on any of them.
+    let mut labs = Vec::new();
+    for &kind in kinds {
+        let on = Globals {
+            cluster: kind,
+            ..globals.clone()
+        };
+        let lab = on.lab(&args.lab)?;
+        labs.push((kind, on, lab));
+    }
     let options = SelftestOptions {
         use_cache: !args.no_cache,
         submissions: !args.no_submissions,
     };
-    let Some(target) = private_cluster(globals, &lab).await? else {
-        return Ok(Verdict::Interrupted);
-    };
-    let lines = tokio::select! {
-        lines = selftest(&lab, &target, options, progress.as_mut()) => Some(lines),
-        _ = super::common::interrupted() => None,
-    };
-    target.shutdown().await;
-    let Some(lines) = lines else {
-        return Ok(Verdict::Interrupted);
-    };
-    let lines = lines?;
     let style = Style::resolve(globals.color, Stream::Stdout);
-    println!("{}", style.bold(&format!("selftest of {}", lab.name())));
-    for line in &lines {
+    let mut done: Vec<(&str, Selftest)> = Vec::new();
+    let mut failed = 0;
+    let mut total = 0;
+    for (kind, on, lab) in &labs {
+        crate::runner::preflight::check(lab).await?;
+        let mut progress = on.progress(false);
+        let Some(target) = private_cluster(on, lab).await? else {
+            return Ok(Verdict::Interrupted);
+        };
+        let result = tokio::select! {
+            result = selftest(lab, &target, options, progress.as_mut()) => Some(result),
+            _ = super::common::interrupted() => None,
+        };
+        target.shutdown().await;
+        let Some(result) = result else {
+            return Ok(Verdict::Interrupted);
+        };
+        let result = result?;
+        let title = match kinds.len() {
+            1 => format!("selftest of {}", lab.name()),
+            _ => format!("selftest of {} on {}", lab.name(), runtime_name(*kind)),
+        };
+        failed += print_lines(&style, &title, &result.lines);
+        total += result.lines.len();
+        done.push((runtime_name(*kind), result));
+    }
+    if let [first, second] = &done[..] {
+        let lines = same_grades((first.0, &first.1), (second.0, &second.1));
+        let title = format!("the same grades on {} and {}", first.0, second.0);
+        failed += print_lines(&style, &title, &lines);
+        total += lines.len();
+    }
+    println!("\n{} passed, {} failed", total - failed, failed);
+    Ok(Verdict::from_passed(failed == 0))
+}
+
+/// Prints a titled block of lines, each failing one with its detail; returns how many failed.
+fn print_lines(style: &Style, title: &str, lines: &[SelftestLine]) -> usize {
+    println!("{}", style.bold(title));
+    for line in lines {
         let mark = if line.passed {
             style.pass_mark()
         } else {
@@ -41,7 +84,5 @@ pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdi
             }
         }
     }
-    let failed = lines.iter().filter(|line| !line.passed).count();
-    println!("\n{} passed, {} failed", lines.len() - failed, failed);
-    Ok(Verdict::from_passed(failed == 0))
+    lines.iter().filter(|line| !line.passed).count()
 }

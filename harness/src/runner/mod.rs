@@ -17,4 +17,4 @@ pub mod workdir;
 pub use grade::grade;
 pub use reference::{prepare_cluster, run_reference, solve_into, starting_nodes, ReferenceRun};
 pub use self_check::{self_check, CheckOptions};
-pub use selftest::{selftest, SelftestLine, SelftestOptions};
+pub use selftest::{same_grades, selftest, Selftest, SelftestLine, SelftestOptions};

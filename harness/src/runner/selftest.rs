@@ -2,7 +2,8 @@
 //! on a private cluster, step n's checks must fail on (S_{n-1}, R_{n-1}) and pass on (S_n, R_n);
 //! the reference solution must grade full marks, an empty submission must fail every step that
 //! owns artifacts, each bundled submission must meet its expect.yaml, and grading twice must
-//! give the same report.
+//! give the same report. Run on two runtimes, every submission it graded must get the same
+//! verdict on every check on both ([`same_grades`]).
 
 use std::path::Path;
 
@@ -61,6 +62,13 @@ fn canonical(report: &Report) -> String {
     serde_json::to_string(&report.steps).unwrap_or_default()
 }
 
+/// What a selftest found: its lines, and the reports of the submissions it graded (the
+/// reference solution, the empty submission, each bundled one), by name.
+pub struct Selftest {
+    pub lines: Vec<SelftestLine>,
+    pub graded: Vec<(String, Report)>,
+}
+
 /// What a selftest covers.
 #[derive(Debug, Clone, Copy)]
 pub struct SelftestOptions {
@@ -76,7 +84,7 @@ pub async fn selftest(
     target: &Target,
     options: SelftestOptions,
     progress: &mut dyn Progress,
-) -> anyhow::Result<Vec<SelftestLine>> {
+) -> anyhow::Result<Selftest> {
     let reference = grading_reference(lab, target, options.use_cache, progress).await?;
     let shadow = reference.dirs();
     let mut lines = Vec::new();
@@ -110,11 +118,64 @@ pub async fn selftest(
             detail: failing_checks(&report),
         });
     }
-    lines.extend(grading_lines(lab, target, &reference, progress).await?);
+    let mut graded = Vec::new();
+    lines.extend(grading_lines(lab, target, &reference, progress, &mut graded).await?);
     if options.submissions {
-        lines.extend(submission_lines(lab, target, &reference, progress).await?);
+        lines.extend(submission_lines(lab, target, &reference, progress, &mut graded).await?);
     }
-    Ok(lines)
+    Ok(Selftest { lines, graded })
+}
+
+/// A check's verdict, as two runtimes must agree on it.
+fn verdicts(report: &Report) -> Vec<(String, &str, bool, String)> {
+    report
+        .checks()
+        .map(|check| {
+            let score = format!("{}/{}", check.score, check.points);
+            (check.number(), check.title.as_str(), check.passed, score)
+        })
+        .collect()
+}
+
+/// One line per submission graded on both runtimes: the same verdict and score on every check,
+/// or the checks that differ.
+pub fn same_grades(
+    (first, on_first): (&str, &Selftest),
+    (second, on_second): (&str, &Selftest),
+) -> Vec<SelftestLine> {
+    let mark = |passed: bool| if passed { "passes" } else { "fails" };
+    on_first
+        .graded
+        .iter()
+        .filter_map(|(name, report)| {
+            let (_, other) = on_second.graded.iter().find(|(n, _)| n == name)?;
+            let (a, b) = (verdicts(report), verdicts(other));
+            let differing: Vec<String> = a
+                .iter()
+                .zip(&b)
+                .filter(|(x, y)| x != y)
+                .map(
+                    |((number, title, passed, score), (_, _, other_passed, other_score))| {
+                        format!(
+                        "{number} {title}: {} on {first} ({score}), {} on {second} ({other_score})",
+                        mark(*passed),
+                        mark(*other_passed)
+                    )
+                    },
+                )
+                .collect();
+            let detail = if a.len() != b.len() {
+                format!("{} checks on {first}, {} on {second}", a.len(), b.len())
+            } else {
+                differing.join("\n")
+            };
+            Some(SelftestLine {
+                name: format!("{name} grades the same on {first} and {second}"),
+                passed: detail.is_empty(),
+                detail,
+            })
+        })
+        .collect()
 }
 
 async fn grading_lines(
@@ -122,6 +183,7 @@ async fn grading_lines(
     target: &Target,
     reference: &ReferenceRun,
     progress: &mut dyn Progress,
+    graded: &mut Vec<(String, Report)>,
 ) -> anyhow::Result<Vec<SelftestLine>> {
     let mut lines = Vec::new();
     progress.phase(&format!("{}: grading the reference solution", lab.name()));
@@ -179,6 +241,8 @@ async fn grading_lines(
             format!("steps that pass anyway: {}", missed.join(", "))
         },
     });
+    graded.push(("the reference solution".to_string(), first));
+    graded.push(("an empty submission".to_string(), report));
     Ok(lines)
 }
 
@@ -188,6 +252,7 @@ async fn submission_lines(
     target: &Target,
     reference: &ReferenceRun,
     progress: &mut dyn Progress,
+    graded: &mut Vec<(String, Report)>,
 ) -> anyhow::Result<Vec<SelftestLine>> {
     let mut lines = Vec::new();
     for case in lab.bundled_submissions()? {
@@ -207,6 +272,7 @@ async fn submission_lines(
                 failing_checks(&report)
             ),
         });
+        graded.push((format!("submission {}", case.name), report));
     }
     Ok(lines)
 }
@@ -214,4 +280,57 @@ async fn submission_lines(
 /// Whether `dir` is a usable submission directory.
 pub fn is_submission(dir: &Path) -> bool {
     dir.is_dir()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::sample;
+
+    fn graded(reports: Vec<(&str, Report)>) -> Selftest {
+        Selftest {
+            lines: Vec::new(),
+            graded: reports
+                .into_iter()
+                .map(|(name, report)| (name.to_string(), report))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn runtimes_agree_when_every_check_has_the_same_verdict_and_score() {
+        let mut other = sample();
+        // Messages and times may differ between runtimes; verdicts may not.
+        other.steps[0].checks[1].message = "worded otherwise".to_string();
+        other.duration = std::time::Duration::from_secs(40);
+        let a = graded(vec![("submission x", sample()), ("only here", sample())]);
+        let b = graded(vec![("submission x", other)]);
+        let lines = same_grades(("embedded", &a), ("kwokctl", &b));
+        assert_eq!(
+            lines.len(),
+            1,
+            "a report graded on one runtime only is not compared"
+        );
+        assert_eq!(
+            lines[0].name,
+            "submission x grades the same on embedded and kwokctl"
+        );
+        assert!(lines[0].passed, "{}", lines[0].detail);
+    }
+
+    #[test]
+    fn a_check_with_another_verdict_is_named_with_both() {
+        let mut other = sample();
+        let check = &mut other.steps[1].checks[0];
+        check.passed = false;
+        check.score = 0.0;
+        let a = graded(vec![("submission x", sample())]);
+        let b = graded(vec![("submission x", other)]);
+        let lines = same_grades(("embedded", &a), ("kwokctl", &b));
+        assert!(!lines[0].passed);
+        assert_eq!(
+            lines[0].detail,
+            "2.1 check <2.1> & co: passes on embedded (2/2), fails on kwokctl (0/2)"
+        );
+    }
 }
