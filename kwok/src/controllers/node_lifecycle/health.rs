@@ -5,7 +5,9 @@
 //! Ready condition, whose clock starts at its creation).
 //!
 //! Like upstream, a probe is timed when the controller notices the change, not by the times the
-//! kubelet writes, so a snapshot restored with its clock moved on does not look stale.
+//! kubelet writes, so a snapshot restored with its clock moved on does not look stale to a node
+//! with a kubelet; one that never posted a status is judged from its `creationTimestamp`, which
+//! such a restore moves on too.
 
 use std::collections::BTreeMap;
 
@@ -68,13 +70,6 @@ impl HealthMap {
 
     pub fn forget(&mut self, node: &str) {
         self.nodes.remove(node);
-    }
-
-    /// The change stream was lost: a lease seen next counts as renewed, as for a new entry.
-    pub fn forget_leases(&mut self) {
-        for seen in self.nodes.values_mut() {
-            seen.lease_renewed = None;
-        }
     }
 
     /// Leaving full disruption mode: every node's clock starts again.

@@ -15,7 +15,7 @@ mod health;
 mod taints;
 mod zones;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -43,8 +43,11 @@ pub struct NodeLifecycle {
     known: BTreeMap<String, String>,
     health: HealthMap,
     zone_states: BTreeMap<String, ZoneState>,
-    /// `zoneNoExecuteTainter`: zones are never forgotten, only added.
+    /// `zoneNoExecuteTainter`: a zone's queue and limiter, made anew when the zone is seen
+    /// again after `handle_disruption` dropped its state (as `addPodEvictorForNewZone` does).
     tainters: BTreeMap<String, Tainter>,
+    /// `nodesToRetry`: nodes whose pods could not all be marked not ready.
+    retry: BTreeSet<String>,
     recorder: Recorder,
 }
 
@@ -55,6 +58,7 @@ impl Default for NodeLifecycle {
             health: HealthMap::default(),
             zone_states: BTreeMap::new(),
             tainters: BTreeMap::new(),
+            retry: BTreeSet::new(),
             recorder: Recorder::new(COMPONENT),
         }
     }
@@ -403,12 +407,24 @@ impl NodeLifecycle {
                 continue;
             };
             self.process_taint_based_eviction(api, &node.value, &health.observed, now, &mut pass);
-            if current != "True" && health.observed == "True" {
+            let transition = current != "True" && health.observed == "True";
+            if transition {
                 let reference = json!({"kind": "Node", "name": name, "uid": meta::uid(&node.value), "apiVersion": "v1"});
                 let message = format!("Node {name} status is now: NodeNotReady");
                 self.recorder
                     .event_about(api, reference, "Normal", "NodeNotReady", &message);
-                mark_pods_not_ready(&self.recorder, api, &name, now, &mut pass);
+            }
+            if transition || (self.retry.contains(&name) && health.observed != "True") {
+                let mut marking = Pass::default();
+                mark_pods_not_ready(&self.recorder, api, &name, now, &mut marking);
+                if marking.failed() {
+                    self.retry.insert(name.clone());
+                } else {
+                    self.retry.remove(&name);
+                }
+                pass.absorb(marking);
+            } else {
+                self.retry.remove(&name);
             }
         }
         self.handle_disruption(api, &zone_ready, now, &mut pass);
@@ -432,10 +448,6 @@ impl Controller for NodeLifecycle {
             self.health
                 .lease_seen(ev.object.name(), &ev.object.value, Utc::now());
         }
-    }
-
-    fn resync(&mut self) {
-        self.health.forget_leases();
     }
 
     fn reconcile(&mut self, api: &Api) -> Pass {

@@ -50,9 +50,10 @@ pub fn has_taint(node: &Value, template: (&str, &str)) -> bool {
     taints(node).iter().any(|t| matches(t, template))
 }
 
-/// The node's taints after `SwapNodeControllerTaint(add, remove)`: each taint added (stamped
-/// with `timeAdded`) goes to the end unless one with its key and effect is there already, then
-/// every taint matching one to remove goes. `None` when nothing changes.
+/// The node's taints after `SwapNodeControllerTaint(add, remove)`: each taint added is stamped
+/// with `timeAdded` and, as `AddOrUpdateTaint` does, takes the place of one with its key and
+/// effect (or goes to the end); then every taint matching one to remove goes. `None` when
+/// nothing changes.
 pub fn swap(
     node: &Value,
     add: &[(&str, &str)],
@@ -62,8 +63,10 @@ pub fn swap(
     let before = taints(node);
     let mut after = before.clone();
     for &(key, effect) in add {
-        if !after.iter().any(|t| matches(t, (key, effect))) {
-            after.push(json!({"key": key, "effect": effect, "timeAdded": now}));
+        let taint = json!({"key": key, "effect": effect, "timeAdded": now});
+        match after.iter_mut().find(|t| matches(t, (key, effect))) {
+            Some(existing) => *existing = taint,
+            None => after.push(taint),
         }
     }
     after.retain(|t| !remove.iter().any(|template| matches(t, *template)));
