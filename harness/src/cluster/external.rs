@@ -487,6 +487,9 @@ enum PutBack {
     Replace,
     /// A pod or Job whose spec changed (immutable): delete it and create it again.
     Recreate,
+    /// A volume whose claim is made again (or is another claim of the same name now): replaced
+    /// pre-bound to the claim's name, without the uid of the claim it was bound to.
+    Rebind,
 }
 
 fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
@@ -540,8 +543,9 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
             None => Some(PutBack::Create),
         }
     };
-    // A volume bound to a claim made again is put back too, pre-bound to the claim's name: the
-    // uid it holds is the old claim's.
+    // A volume bound to a claim made again, or to another claim of the same name than the one
+    // there now (a learner deleted and applied it again), is put back pre-bound to the claim's
+    // name: the uid it holds is an old claim's, which the claim there never matches.
     let remade_claims: BTreeSet<(&str, &str)> = target
         .objects
         .iter()
@@ -549,18 +553,40 @@ fn plan(target: &ObjectSet, current: &ObjectSet) -> Plan {
         .filter(|(key, old)| put_back(key, old).is_some_and(|how| how != PutBack::Replace))
         .map(|(key, _)| (key.1.as_str(), key.2.as_str()))
         .collect();
+    let bound_elsewhere = |key: &ObjectKey, old: &Value| {
+        let (namespace, name) = claim_of(old);
+        let claim = (CLAIMS.to_string(), namespace.to_string(), name.to_string());
+        let volume_uid = current
+            .objects
+            .get(key)
+            .map_or("", |now| text(now, "/spec/claimRef/uid"));
+        let claim_uid = current
+            .objects
+            .get(&claim)
+            .map_or("", |now| text(now, "/metadata/uid"));
+        !volume_uid.is_empty() && !claim_uid.is_empty() && volume_uid != claim_uid
+    };
     for resource in recreate_order(&[target]) {
         for (key, old) in target.objects.iter().filter(|(key, _)| key.0 == resource) {
             if owned(old) {
                 continue;
             }
+            let rebind = key.0 == VOLUMES
+                && (remade_claims.contains(&claim_of(old)) || bound_elsewhere(key, old));
             let how = match put_back(key, old) {
+                Some(PutBack::Create) => PutBack::Create,
+                Some(_) | None if rebind => PutBack::Rebind,
                 Some(how) => how,
-                None if key.0 == VOLUMES && remade_claims.contains(&claim_of(old)) => {
-                    PutBack::Replace
-                }
                 None => continue,
             };
+            // A claim made again goes with what appeared, before its volume is put back: the
+            // volume controller would otherwise bind the volume to it once more.
+            if key.0 == CLAIMS && how == PutBack::Recreate {
+                plan.delete.push((key.clone(), false));
+                plan.wait.push(key.clone());
+                plan.put_back.push((key.clone(), PutBack::Create));
+                continue;
+            }
             plan.put_back.push((key.clone(), how));
         }
     }
@@ -595,16 +621,19 @@ const WORKLOADS: &[&str] = &[
 ];
 
 /// Whether an object whose [`comparable`] form is `now` can only become `old` by being deleted
-/// and made again. A pod's spec, a Job's template, a claim's spec (but for requests that only
-/// grow) and a binding's roleRef cannot be updated. A workload whose spec changed beyond its
+/// and made again. A pod's spec, a Job's template, a claim's spec (its requests may only grow,
+/// which a restore would undo) and a binding's roleRef cannot be updated. A workload whose spec changed beyond its
 /// replica count would roll its pods: a rolling update
 /// surges a new pod before an old one goes (`rolloutRolling` in
 /// pkg/controller/deployment/rolling.go), so pods that fill a scarce resource (one GPU per node)
 /// never make room for it and the rollout never ends; a ReplicaSet would keep its pods from the
 /// old template; and most of a StatefulSet's spec is immutable.
 fn must_recreate(resource: &str, now: &Value, old: &Value) -> bool {
-    if resource == "pods" || resource == "jobs.batch" || resource == "persistentvolumeclaims" {
+    if resource == "pods" || resource == "jobs.batch" {
         return true;
+    }
+    if resource == CLAIMS {
+        return now["spec"] != old["spec"];
     }
     if resource.ends_with("rolebindings.rbac.authorization.k8s.io") {
         return now["roleRef"] != old["roleRef"];
@@ -686,20 +715,29 @@ async fn replace(kubectl: &Kubectl, key: &ObjectKey, body: &Value) {
     let mut body = body.clone();
     let mut get = vec!["get".to_string()];
     get.extend(kubectl_name(key));
-    get.extend(["-o".to_string(), "jsonpath={.metadata.resourceVersion}".to_string()]);
+    get.extend([
+        "-o".to_string(),
+        "jsonpath={.metadata.resourceVersion}".to_string(),
+    ]);
     let get: Vec<&str> = get.iter().map(String::as_str).collect();
-    let written = match kubectl.ok(&get, None).await {
-        Ok(version) => {
-            body["metadata"]["resourceVersion"] = Value::String(version);
-            send(kubectl, "replace", &path, &body).await
-        }
-        Err(error) => Err(error),
-    };
-    let written = match written {
-        Ok(written) => written,
-        Err(error) => {
-            tracing::warn!("restore: {error:#}");
-            return;
+    // A controller may write the object between the read and the update: read it again.
+    let mut attempts = 0;
+    let written = loop {
+        attempts += 1;
+        let written = match kubectl.ok(&get, None).await {
+            Ok(version) => {
+                body["metadata"]["resourceVersion"] = Value::String(version);
+                send(kubectl, "replace", &path, &body).await
+            }
+            Err(error) => Err(error),
+        };
+        match written {
+            Ok(written) => break written,
+            Err(error) if attempts < 5 && format!("{error:#}").contains("(Conflict)") => {}
+            Err(error) => {
+                tracing::warn!("restore: {error:#}");
+                return;
+            }
         }
     };
     // A node's capacity lives in its status, which the main resource's PUT leaves alone.
@@ -753,17 +791,10 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
             }
             PutBack::Create => create_with_retry(kubectl, key, &body).await,
             PutBack::Replace if key.0 == VOLUMES => {
-                let claim_stays = !plan.put_back.iter().any(|(k, how)| {
-                    k.0 == CLAIMS
-                        && *how != PutBack::Replace
-                        && (k.1.as_str(), k.2.as_str()) == claim_of(&body)
-                });
-                if claim_stays {
-                    body = keeping_binding(body, current.objects.get(key));
-                }
+                let body = keeping_binding(body, current.objects.get(key));
                 replace(kubectl, key, &body).await;
             }
-            PutBack::Replace => replace(kubectl, key, &body).await,
+            PutBack::Replace | PutBack::Rebind => replace(kubectl, key, &body).await,
             PutBack::Recreate => {
                 // In the foreground, the object is gone only once its pods are: the copy made
                 // again does not find them holding the resources it needs.
@@ -1530,9 +1561,19 @@ mod tests {
             api_path(&key("nodes", "", "lab-node-0"), &node, false),
             "/api/v1/nodes"
         );
-        let monitor = custom("monitoring.example.com", "ServiceMonitor", "lab", "m", json!({}));
+        let monitor = custom(
+            "monitoring.example.com",
+            "ServiceMonitor",
+            "lab",
+            "m",
+            json!({}),
+        );
         assert_eq!(
-            api_path(&key("servicemonitors.monitoring.example.com", "lab", "m"), &monitor, false),
+            api_path(
+                &key("servicemonitors.monitoring.example.com", "lab", "m"),
+                &monitor,
+                false
+            ),
             "/apis/monitoring.example.com/v1/namespaces/lab/servicemonitors"
         );
     }
@@ -1585,7 +1626,7 @@ mod tests {
         assert_eq!(
             plan.put_back,
             vec![
-                (key("persistentvolumes", "", "pv-a"), PutBack::Replace),
+                (key("persistentvolumes", "", "pv-a"), PutBack::Rebind),
                 (
                     key("persistentvolumeclaims", "lab", "data"),
                     PutBack::Create
@@ -1600,6 +1641,71 @@ mod tests {
         let body = sanitized("persistentvolumeclaims", &claim("c1", true));
         assert_eq!(body["metadata"]["annotations"], json!({}));
         assert_eq!(body["spec"]["volumeName"], "pv-a");
+    }
+
+    /// The learner deleted the claim and applied it again: the volume still names the old
+    /// claim's uid, which the new claim never matches; it is put back pre-bound by name.
+    #[test]
+    fn a_volume_bound_to_an_older_claim_of_the_name_is_pre_bound_again() {
+        let target = set(&[
+            ("persistentvolumes", volume("c1")),
+            ("persistentvolumeclaims", claim("c1", true)),
+        ]);
+        let mut pending = claim("c2", false);
+        pending["metadata"]["annotations"] = json!({});
+        let current = set(&[
+            ("persistentvolumes", volume("c1")),
+            ("persistentvolumeclaims", pending),
+        ]);
+        let plan = plan(&target, &current);
+        assert_eq!(
+            plan.put_back,
+            vec![(key("persistentvolumes", "", "pv-a"), PutBack::Rebind)]
+        );
+        assert!(plan.delete.is_empty());
+    }
+
+    /// A claim applied again without the volume it had: made again, and deleted before its
+    /// volume is put back (which the volume controller would otherwise bind to it once more).
+    #[test]
+    fn a_claim_with_another_spec_goes_before_its_volume_is_put_back() {
+        let target = set(&[
+            ("persistentvolumes", volume("c1")),
+            ("persistentvolumeclaims", claim("c1", true)),
+        ]);
+        let mut unbound = claim("c2", false);
+        unbound["spec"] = json!({"storageClassName": "manual"});
+        let current = set(&[
+            ("persistentvolumes", volume("c2")),
+            ("persistentvolumeclaims", unbound),
+        ]);
+        let plan = plan(&target, &current);
+        let claim_key = key("persistentvolumeclaims", "lab", "data");
+        assert_eq!(plan.delete, vec![(claim_key.clone(), false)]);
+        assert_eq!(plan.wait, vec![claim_key.clone()]);
+        assert_eq!(
+            plan.put_back,
+            vec![
+                (key("persistentvolumes", "", "pv-a"), PutBack::Rebind),
+                (claim_key, PutBack::Create),
+            ]
+        );
+    }
+
+    /// Only the claim's labels changed: replaced, not made again.
+    #[test]
+    fn a_relabelled_claim_is_replaced() {
+        let target = set(&[("persistentvolumeclaims", claim("c1", true))]);
+        let mut labelled = claim("c1", true);
+        labelled["metadata"]["labels"] = json!({"tier": "fast"});
+        let current = set(&[("persistentvolumeclaims", labelled)]);
+        assert_eq!(
+            plan(&target, &current).put_back,
+            vec![(
+                key("persistentvolumeclaims", "lab", "data"),
+                PutBack::Replace
+            )]
+        );
     }
 
     /// A volume replaced while its claim stays keeps the claim's uid, or the bound claim would
