@@ -144,11 +144,23 @@ pub fn same_grades(
     (second, on_second): (&str, &Selftest),
 ) -> Vec<SelftestLine> {
     let mark = |passed: bool| if passed { "passes" } else { "fails" };
+    let only_on = |name: &str, runtime: &str| SelftestLine {
+        name: format!("{name} grades the same on {first} and {second}"),
+        passed: false,
+        detail: format!("graded on {runtime} only"),
+    };
+    let missing_on_first = on_second
+        .graded
+        .iter()
+        .filter(|(name, _)| !on_first.graded.iter().any(|(n, _)| n == name))
+        .map(|(name, _)| only_on(name, second));
     on_first
         .graded
         .iter()
-        .filter_map(|(name, report)| {
-            let (_, other) = on_second.graded.iter().find(|(n, _)| n == name)?;
+        .map(|(name, report)| {
+            let Some((_, other)) = on_second.graded.iter().find(|(n, _)| n == name) else {
+                return only_on(name, first);
+            };
             let (a, b) = (verdicts(report), verdicts(other));
             let differing: Vec<String> = a
                 .iter()
@@ -169,12 +181,13 @@ pub fn same_grades(
             } else {
                 differing.join("\n")
             };
-            Some(SelftestLine {
+            SelftestLine {
                 name: format!("{name} grades the same on {first} and {second}"),
                 passed: detail.is_empty(),
                 detail,
-            })
+            }
         })
+        .chain(missing_on_first)
         .collect()
 }
 
@@ -306,16 +319,17 @@ mod tests {
         let a = graded(vec![("submission x", sample()), ("only here", sample())]);
         let b = graded(vec![("submission x", other)]);
         let lines = same_grades(("embedded", &a), ("kwokctl", &b));
-        assert_eq!(
-            lines.len(),
-            1,
-            "a report graded on one runtime only is not compared"
-        );
+        assert_eq!(lines.len(), 2);
         assert_eq!(
             lines[0].name,
             "submission x grades the same on embedded and kwokctl"
         );
         assert!(lines[0].passed, "{}", lines[0].detail);
+        assert!(
+            !lines[1].passed,
+            "a report graded on one runtime only fails"
+        );
+        assert_eq!(lines[1].detail, "graded on embedded only");
     }
 
     #[test]
