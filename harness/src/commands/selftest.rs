@@ -3,16 +3,8 @@
 
 use super::common::{private_cluster, Globals, Verdict};
 use crate::cli::SelftestArgs;
-use crate::cluster::ClusterKind;
 use crate::report::{style::Stream, Style};
 use crate::runner::{same_grades, selftest, Selftest, SelftestLine, SelftestOptions};
-
-fn runtime_name(kind: ClusterKind) -> &'static str {
-    match kind {
-        ClusterKind::Embedded => "embedded",
-        ClusterKind::Kwokctl => "kwokctl",
-    }
-}
 
 pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdict> {
     globals.grading_isolation()?;
@@ -25,7 +17,7 @@ pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdi
             ..globals.clone()
         };
         let lab = on.lab(&args.lab)?;
-        labs.push((kind, on, lab));
+        labs.push((on, lab));
     }
     let options = SelftestOptions {
         use_cache: !args.no_cache,
@@ -35,7 +27,8 @@ pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdi
     let mut done: Vec<(&str, Selftest)> = Vec::new();
     let mut failed = 0;
     let mut total = 0;
-    for (kind, on, lab) in &labs {
+    for (on, lab) in &labs {
+        let runtime = on.runtime().name();
         crate::runner::preflight::check(lab).await?;
         let mut progress = on.progress(false);
         let Some(target) = private_cluster(on, lab).await? else {
@@ -52,11 +45,11 @@ pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdi
         let result = result?;
         let title = match kinds.len() {
             1 => format!("selftest of {}", lab.name()),
-            _ => format!("selftest of {} on {}", lab.name(), runtime_name(*kind)),
+            _ => format!("selftest of {} on {runtime}", lab.name()),
         };
         failed += print_lines(&style, &title, &result.lines);
         total += result.lines.len();
-        done.push((runtime_name(*kind), result));
+        done.push((runtime, result));
     }
     if let [first, second] = &done[..] {
         let lines = same_grades((first.0, &first.1), (second.0, &second.1));
