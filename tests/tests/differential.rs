@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use libtest_mimic::{Arguments, Failed, Trial};
 use proctor::cluster::upstream::Upstream;
 use proctor::cluster::Target;
-use proctor::runner::reference::copy_starter;
+use proctor::runner::reference::{copy_starter, REFERENCE_LIB};
 use proctor::runner::{prepare_cluster, starting_nodes};
 use proctor::scenario::Lab;
 use proctor_tests::differential::accepted::{self, Accepted, Status};
@@ -113,8 +113,10 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
             .scenario
             .steps
             .iter()
-            .map(|step| {
-                Step::new(
+            .map(|step| Step {
+                prelude: REFERENCE_LIB.to_string(),
+                must_succeed: true,
+                ..Step::new(
                     &step.reference,
                     vec![Field::Stdout, Field::Stderr, Field::Exit, Field::Files],
                 )

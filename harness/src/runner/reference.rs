@@ -135,8 +135,9 @@ const NAME_THE_FAILING_COMMAND: &str = concat!(
 );
 
 /// The helpers every reference step can call (`wait_until`, `field_is`, ...), and strict mode:
-/// shipped with Proctor rather than copied into each lab.
-const REFERENCE_LIB: &str = include_str!("reference_lib.sh");
+/// shipped with Proctor rather than copied into each lab. Public for whoever runs a step's
+/// reference itself (the differential suite), which must run it after the same prelude.
+pub const REFERENCE_LIB: &str = include_str!("reference_lib.sh");
 
 /// The line [`NAME_THE_FAILING_COMMAND`] writes before the failing line's number.
 const FAILED_AT_LINE: &str = "proctor: failed at line: ";

@@ -61,24 +61,24 @@ pub async fn run_session(
     let normalize = |text: &str| normalize_with(text, rewrites);
     for (index, step) in session.setup.iter().enumerate() {
         let (a, b) = tokio::join!(run_step(embedded, step), run_step(upstream, step));
-        for (side, output) in [(embedded, a?), (upstream, b?)] {
-            if output.exit != 0 {
-                anyhow::bail!(
-                    "setup step {} failed on the {} cluster (exit {}): {}\n{}",
-                    index + 1,
-                    side.name,
-                    output.exit,
-                    step.run.trim(),
-                    output.stderr.trim()
-                );
-            }
-        }
+        require_success(
+            &format!("setup step {}", index + 1),
+            step,
+            [(embedded, &a?), (upstream, &b?)],
+        )?;
         tokio::join!(embedded.target.settle(), upstream.target.settle());
     }
     let mut outcome = Outcome::default();
     for (index, step) in session.steps.iter().enumerate() {
         let (a, b) = tokio::join!(run_step(embedded, step), run_step(upstream, step));
         let (a, b) = (a?, b?);
+        if step.must_succeed {
+            require_success(
+                &format!("step {}", index + 1),
+                step,
+                [(embedded, &a), (upstream, &b)],
+            )?;
+        }
         if step.settles() {
             tokio::join!(embedded.target.settle(), upstream.target.settle());
         }
@@ -229,6 +229,26 @@ fn hunks(embedded: &str, upstream: &str) -> Vec<String> {
     unified.iter_hunks().map(|hunk| hunk.to_string()).collect()
 }
 
+/// A step that failed on either side breaks the session: what follows would compare nothing.
+fn require_success(
+    what: &str,
+    step: &Step,
+    outputs: [(&Side<'_>, &Output); 2],
+) -> anyhow::Result<()> {
+    for (side, output) in outputs {
+        if output.exit != 0 {
+            anyhow::bail!(
+                "{what} failed on the {} cluster (exit {}): {}\n{}",
+                side.name,
+                output.exit,
+                step.run.trim(),
+                output.stderr.trim()
+            );
+        }
+    }
+    Ok(())
+}
+
 async fn run_step(side: &Side<'_>, step: &Step) -> anyhow::Result<Output> {
     let path = match &step.kubectl {
         Some(version) => format!(
@@ -245,7 +265,7 @@ async fn run_step(side: &Side<'_>, step: &Step) -> anyhow::Result<Output> {
     let mut command = tokio::process::Command::new("bash");
     command
         .arg("-c")
-        .arg(&step.run)
+        .arg(format!("{}{}", step.prelude, step.run))
         .env_clear()
         .env("PATH", path)
         .env("HOME", side.scratch)

@@ -47,6 +47,13 @@ pub struct Step {
     /// What to compare (default all three).
     #[serde(default = "all_fields")]
     pub compare: Vec<Field>,
+    /// Shell run before `run` and left out of reports: the helpers a lab's reference calls.
+    #[serde(skip)]
+    pub prelude: String,
+    /// The step must exit 0 on both clusters, or the session is broken rather than different
+    /// (a lab's reference step: one that fails alike on both sides compares nothing).
+    #[serde(default)]
+    pub must_succeed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -80,6 +87,8 @@ impl Step {
             kubectl: None,
             settle: None,
             compare,
+            prelude: String::new(),
+            must_succeed: false,
         }
     }
 
