@@ -10,9 +10,14 @@ use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
 use super::ObjectQuery;
+use crate::sandbox::short_lived_go;
 
 /// Upper bound for one kubectl call; a hung API server must not hang grading.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Proctor's own kubectl reads whole clusters (a snapshot is every object as JSON): it collects
+/// once its heap passes this.
+const GRADER_KUBECTL_HEAP: u64 = 256 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct Kubectl {
@@ -70,6 +75,10 @@ impl Kubectl {
         let mut command = tokio::process::Command::new(&self.program);
         if let Some(dir) = cache_dir {
             command.env("KUBECACHEDIR", dir);
+        }
+        // Unless the grader chose otherwise (see `short_lived_go`).
+        if std::env::var_os("GOGC").is_none() && std::env::var_os("GOMEMLIMIT").is_none() {
+            command.envs(short_lived_go(GRADER_KUBECTL_HEAP));
         }
         command
             .args(args)

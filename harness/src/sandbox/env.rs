@@ -31,17 +31,11 @@ pub(crate) fn build(
         ("LANG".into(), "C.UTF-8".into()),
         // kubectl caches discovery under $HOME/.kube/cache, which is read-only in the sandbox.
         ("KUBECACHEDIR".into(), kube_cache.into()),
-        // kubectl (a Go program) is most of a grading's CPU, and a quarter of each short run
-        // is garbage collection during start-up. Go's advice for short-lived tools: collect
-        // only when the heap nears a bound, here a quarter of the run's memory limit. A
-        // verdict never depends on it; it makes every run cheaper for learner and reference
-        // alike.
-        ("GOGC".into(), "off".into()),
-        (
-            "GOMEMLIMIT".into(),
-            go_memory_limit(spec.limits.memory_bytes),
-        ),
     ];
+    // A verdict never depends on it; it makes every run cheaper, learner's and reference's alike.
+    for (key, value) in short_lived_go(spec.limits.memory_bytes / 4) {
+        set(&mut env, key, &value);
+    }
     for (key, value) in &spec.env {
         set(&mut env, key, value);
     }
@@ -52,10 +46,19 @@ pub(crate) fn build(
     env
 }
 
-/// `GOMEMLIMIT` for a run limited to `memory_bytes`: a quarter of it, so that several Go
-/// programs of one run (a pipeline of kubectl) all collect before the run's own limit.
-fn go_memory_limit(memory_bytes: u64) -> String {
-    format!("{}B", (memory_bytes / 4).max(16 * 1024 * 1024))
+/// The environment of a short-lived Go program (kubectl) that collects garbage only once its
+/// heap nears `heap_bytes`. kubectl is most of a grading's CPU, and a quarter of a short run's
+/// is collection while it starts; this is Go's own advice for such tools (`GOGC=off` with a
+/// `GOMEMLIMIT`). A script's bound is a quarter of its run's memory limit, so that the Go
+/// programs of one pipeline all collect before the run's own limit stops them.
+pub(crate) fn short_lived_go(heap_bytes: u64) -> [(&'static str, String); 2] {
+    [
+        ("GOGC", "off".to_string()),
+        (
+            "GOMEMLIMIT",
+            format!("{}B", heap_bytes.max(16 * 1024 * 1024)),
+        ),
+    ]
 }
 
 pub(crate) fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
