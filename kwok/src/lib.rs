@@ -15,6 +15,7 @@ pub mod cron;
 pub mod decode;
 pub mod defaults;
 pub mod error;
+pub(crate) mod go_json;
 pub(crate) mod gofmt;
 pub mod http;
 pub mod intstr;

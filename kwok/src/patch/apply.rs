@@ -12,9 +12,9 @@
 
 use serde_json::{Map, Value};
 
-use super::go_json;
 use super::strategic::{Schema, Strategy};
 use crate::error::ApiError;
+use crate::go_json;
 use crate::registry::ResourceDef;
 
 /// Fields whose Go types are atomic for server-side apply (`+mapType=atomic` /

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::go_json;
+use crate::go_json;
 
 /// `maxJSONPatchOperations` in endpoints/handlers/patch.go.
 pub(crate) const MAX_OPERATIONS: usize = 10000;

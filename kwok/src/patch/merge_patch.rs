@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::go_json;
+use crate::go_json;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum MergePatchError {

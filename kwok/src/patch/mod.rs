@@ -10,7 +10,6 @@
 #![allow(clippy::result_large_err)]
 
 mod apply;
-mod go_json;
 mod go_sort;
 mod json_patch;
 mod merge_patch;
@@ -19,6 +18,7 @@ pub(crate) mod strategic;
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::go_json;
 use crate::registry::ResourceDef;
 
 /// The patch formats, by request `Content-Type` (`types.PatchType`).

@@ -1,9 +1,11 @@
-//! Decoding a patch body the way the API server's Go JSON decoder does, with its error texts.
+//! Go's `encoding/json` as the API server reads a body: its syntax errors and its type errors.
 //!
-//! The server reads patch bodies with `sigs.k8s.io/json` (a fork of Go's `encoding/json`), which first
-//! runs the byte-level syntax scanner of `encoding/json/scanner.go` and then decodes. kubectl shows
-//! the resulting messages verbatim (`invalid character 'x' looking for beginning of value`), so the
-//! scanner below is a state-for-state port of the Go one: it reports the same first error.
+//! The server decodes request bodies (objects, delete options, patches) with `sigs.k8s.io/json`
+//! (a fork of Go's `encoding/json`), which first runs the byte-level syntax scanner of
+//! `encoding/json/scanner.go` and then decodes. kubectl shows the resulting messages verbatim
+//! (`invalid character 'x' looking for beginning of value`), so the scanner below is a
+//! state-for-state port of the Go one: it reports the same first error. Every reader of a JSON
+//! body in this crate checks it here first.
 
 use serde_json::Value;
 
@@ -47,6 +49,7 @@ const MAX_NESTING_DEPTH: usize = 10000;
 struct Scanner {
     step: Step,
     stack: Vec<Parse>,
+    max_depth: usize,
     end_top: bool,
     err: Option<String>,
 }
@@ -95,10 +98,11 @@ fn go_quote_rune(c: u8) -> String {
 }
 
 impl Scanner {
-    fn new() -> Self {
+    fn new(max_depth: usize) -> Self {
         Self {
             step: Step::BeginValue,
             stack: Vec::new(),
+            max_depth,
             end_top: false,
             err: None,
         }
@@ -112,7 +116,7 @@ impl Scanner {
 
     fn push(&mut self, c: u8, state: Parse) -> Op {
         self.stack.push(state);
-        if self.stack.len() <= MAX_NESTING_DEPTH {
+        if self.stack.len() <= self.max_depth {
             Op::Continue
         } else {
             self.error(c, "exceeded max depth")
@@ -417,7 +421,13 @@ impl Scanner {
 
 /// Go `checkValid`: the `SyntaxError` message of the first syntax error, if any.
 pub(crate) fn check_valid(data: &[u8]) -> Result<(), String> {
-    let mut scan = Scanner::new();
+    check_valid_depth(data, MAX_NESTING_DEPTH)
+}
+
+/// [`check_valid`] for a reader that recurses and so nests less deeply than Go's 10000 levels:
+/// deeper nesting fails as Go's would at its own limit (`exceeded max depth`).
+pub(crate) fn check_valid_depth(data: &[u8], max_depth: usize) -> Result<(), String> {
+    let mut scan = Scanner::new(max_depth);
     for &c in data {
         if scan.feed(c) == Op::Error {
             return Err(scan.err.unwrap_or_default());
@@ -501,6 +511,14 @@ mod tests {
             "invalid character '\"' after object key:value pair"
         );
         assert_eq!(err("[1 2]"), "invalid character '2' after array element");
+        assert_eq!(
+            err("{]"),
+            "invalid character ']' looking for beginning of object key string"
+        );
+        assert_eq!(
+            err("[1.]"),
+            "invalid character ']' after decimal point in numeric literal"
+        );
         // At EOF the scanner is fed one space, so a cut literal or number reports that space.
         assert_eq!(
             err("nul"),
@@ -547,6 +565,17 @@ mod tests {
             err("\u{1}"),
             "invalid character '\\x01' looking for beginning of value"
         );
+    }
+
+    #[test]
+    fn nesting_is_bounded_where_the_reader_says() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(check_valid_depth(nested(3).as_bytes(), 3).is_ok());
+        assert_eq!(
+            check_valid_depth(nested(4).as_bytes(), 3).unwrap_err(),
+            "invalid character '[' exceeded max depth"
+        );
+        assert!(check_valid(nested(600).as_bytes()).is_ok());
     }
 
     #[test]
