@@ -196,6 +196,7 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
     })?;
 
     let mut unlisted = Vec::new();
+    let mut used = vec![false; accepted.divergences.len()];
     let mut tally = TALLY.lock().map_err(|_| "tally poisoned")?;
     let tally = tally.get_or_insert_with(Tally::default);
     tally.sessions += 1;
@@ -210,9 +211,11 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
             let listed = accepted
                 .divergences
                 .iter()
-                .find(|d| d.covers(name, difference.step, difference.field, hunk));
+                .position(|d| d.covers(name, difference.step, difference.field, hunk));
             match listed {
-                Some(listed) => {
+                Some(index) => {
+                    used[index] = true;
+                    let listed = &accepted.divergences[index];
                     let status = match listed.status {
                         Status::Accepted => "accepted",
                         Status::Open => "open",
@@ -233,11 +236,28 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
             }
         }
     }
+    for (divergence, _) in accepted
+        .divergences
+        .iter()
+        .zip(&used)
+        .filter(|(d, used)| !**used && d.stale_unless_used(name))
+    {
+        let at = match divergence.step {
+            Some(step) => format!("step {step} {}", divergence.field.name()),
+            None => divergence.field.name().to_string(),
+        };
+        unlisted.push(format!(
+            "stale entry in tests/differential/accepted.yaml: {at} ({}: {}) covers no \
+             difference any more; remove it, or mark it intermittent and say why",
+            divergence.category, divergence.reason
+        ));
+    }
     if unlisted.is_empty() {
         Ok(())
     } else {
         Err(format!(
-            "{} ({}): {} difference(s) not in tests/differential/accepted.yaml\n\n{}",
+            "{} ({}): {} difference(s) not in tests/differential/accepted.yaml, or entries \
+             stale\n\n{}",
             name,
             session.title,
             unlisted.len(),

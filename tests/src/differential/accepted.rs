@@ -64,6 +64,10 @@ pub struct Divergence {
     pub category: String,
     pub status: Status,
     pub reason: String,
+    /// The difference shows in some runs only (its reason says why): a run that does not see it
+    /// does not call the entry stale.
+    #[serde(default)]
+    pub intermittent: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -83,6 +87,13 @@ impl Divergence {
                 .as_deref()
                 .is_none_or(|text| hunk.contains(text))
             && (!self.upstream_only || only_added(hunk))
+    }
+
+    /// Whether a run of `session` in which this entry covered nothing shows it stale: an entry
+    /// that names the session (not `*`) and is not `intermittent` was written for a difference
+    /// that session must still show. A stale entry would keep a fixed gap listed as open.
+    pub fn stale_unless_used(&self, session: &str) -> bool {
+        self.session == session && !self.intermittent
     }
 }
 
@@ -108,7 +119,26 @@ pub fn load(path: &Path) -> anyhow::Result<Accepted> {
 
 #[cfg(test)]
 mod tests {
-    use super::only_added;
+    use super::{only_added, Divergence};
+
+    #[test]
+    fn only_a_constant_entry_of_the_session_can_be_stale() {
+        let entry = |session: &str, intermittent: bool| Divergence {
+            session: session.to_string(),
+            step: Some(3),
+            field: super::Field::Stdout,
+            contains: None,
+            upstream_only: false,
+            category: "c".to_string(),
+            status: super::Status::Open,
+            reason: "r".to_string(),
+            intermittent,
+        };
+        assert!(entry("kinds", false).stale_unless_used("kinds"));
+        assert!(!entry("kinds", false).stale_unless_used("errors"));
+        assert!(!entry("*", false).stale_unless_used("kinds"));
+        assert!(!entry("kinds", true).stale_unless_used("kinds"));
+    }
 
     #[test]
     fn a_hunk_is_upstream_only_when_it_only_adds() {
