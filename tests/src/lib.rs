@@ -140,6 +140,7 @@ impl TestCluster {
     fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(kubectl_bin());
         c.args(args)
+            .envs(proctor::sandbox::short_lived_go(256 * 1024 * 1024))
             .env("KUBECONFIG", &self.kubeconfig)
             .env("KUBECACHEDIR", self.dir.path().join("cache"))
             .env("HOME", self.dir.path())

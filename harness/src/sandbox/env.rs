@@ -51,7 +51,7 @@ pub(crate) fn build(
 /// is collection while it starts; this is Go's own advice for such tools (`GOGC=off` with a
 /// `GOMEMLIMIT`). A script's bound is a quarter of its run's memory limit, so that the Go
 /// programs of one pipeline all collect before the run's own limit stops them.
-pub(crate) fn short_lived_go(heap_bytes: u64) -> [(&'static str, String); 2] {
+pub fn short_lived_go(heap_bytes: u64) -> [(&'static str, String); 2] {
     [
         ("GOGC", "off".to_string()),
         (

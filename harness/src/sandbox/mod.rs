@@ -55,7 +55,7 @@ use std::time::Duration;
 pub use cgroup::cgroup_limits;
 pub use detect::isolation_available;
 pub use env::on_path;
-pub(crate) use env::short_lived_go;
+pub use env::short_lived_go;
 pub use limit::is_limit_problem;
 
 /// What to run and where.
