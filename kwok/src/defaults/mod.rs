@@ -18,5 +18,3 @@ pub(crate) mod workloads;
 
 #[cfg(test)]
 mod tests;
-
-pub use image::default_pull_policy;

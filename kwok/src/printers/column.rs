@@ -51,12 +51,8 @@ impl Column {
         }
     }
 
-    pub const fn with_format(self, format: &'static str) -> Self {
-        Self { format, ..self }
-    }
-
     /// The JSON form, fields in `TableColumnDefinition` order, none omitted.
-    pub fn to_json(&self) -> Value {
+    pub fn to_json(self) -> Value {
         json!({
             "name": self.name,
             "type": self.type_,

@@ -52,26 +52,6 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
-/// `duration.ShortHumanDuration`: one unit only (`45s`, `3m`, `5h`, `2d`, `1y`).
-pub fn short_human_duration(d: Duration) -> String {
-    let seconds = d.num_seconds();
-    if seconds < -1 {
-        "<invalid>".to_string()
-    } else if seconds < 0 {
-        "0s".to_string()
-    } else if seconds < 60 {
-        format!("{seconds}s")
-    } else if d.num_minutes() < 60 {
-        format!("{}m", d.num_minutes())
-    } else if d.num_hours() < 24 {
-        format!("{}h", d.num_hours())
-    } else if d.num_hours() < 24 * 365 {
-        format!("{}d", d.num_hours() / 24)
-    } else {
-        format!("{}y", d.num_hours() / 24 / 365)
-    }
-}
-
 /// `translateTimestampSince`: the age of a timestamp, `<unknown>` for a zero (unset) one.
 pub(crate) fn since(t: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
     match t {

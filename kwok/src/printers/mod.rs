@@ -32,7 +32,7 @@ use serde_json::Value;
 use crate::registry::ResourceDef;
 
 pub use column::Column;
-pub use duration::{human_duration, short_human_duration};
+pub use duration::human_duration;
 pub use table::{table, IncludeObject};
 
 /// The column definitions of `res`, wide ones included: its kind's printer's

@@ -475,11 +475,6 @@ impl Quantity {
         Amount(self.nano_units()).milli_value()
     }
 
-    /// `Quantity.Value()`, rounded up.
-    pub fn value(&self) -> i64 {
-        Amount(self.nano_units()).value()
-    }
-
     /// The value in nano-units, the smallest a Quantity holds (parsing rounds up to it);
     /// saturating beyond i128.
     pub(crate) fn nano_units(&self) -> i128 {

@@ -164,17 +164,6 @@ impl FitError {
             _ => None,
         }
     }
-
-    /// The reasons one node was rejected for (for diagnostics); empty for unknown nodes.
-    pub fn node_reasons(&self, node: &str) -> Vec<String> {
-        match self.kind.as_ref() {
-            Kind::Unfit { diagnosis, .. } => diagnosis
-                .status_of(node)
-                .map(|s| s.reasons.clone())
-                .unwrap_or_default(),
-            Kind::NoNodes => Vec::new(),
-        }
-    }
 }
 
 impl std::fmt::Display for FitError {

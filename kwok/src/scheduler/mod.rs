@@ -41,13 +41,9 @@ mod volume_binding;
 mod tests;
 
 pub use daemon::{add_daemon_tolerations, node_should_run_daemon_pod};
-pub use fit_error::{
-    failed_scheduling_note, FitError, PreemptionPlan, Victim, NO_NODES_AVAILABLE,
-    REASON_UNSCHEDULABLE,
-};
-pub use node_affinity::required_node_affinity_matches;
+pub use fit_error::{failed_scheduling_note, FitError, PreemptionPlan};
 pub use preemption::pod_priority;
-pub use taints::{find_untolerated_taint, tolerates, tolerations_tolerate, EFFECT_NO_EXECUTE};
+pub use taints::{tolerates, EFFECT_NO_EXECUTE};
 pub use volume_binding::{Candidate, DelayedClaim, PodVolumes, Provision, VolumePlan};
 
 use filters::{run_filters, PodCtx};
@@ -65,24 +61,6 @@ pub struct NodeInfo<'a> {
     pub pods: Vec<&'a Pod>,
 }
 
-impl<'a> NodeInfo<'a> {
-    /// Builds the node's entry from any pods, keeping only those bound to it and not terminal.
-    pub fn new(node: &'a Node, pods: impl IntoIterator<Item = &'a Pod>) -> Self {
-        let name = node_name(node);
-        let pods = pods
-            .into_iter()
-            .filter(|p| {
-                p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(name)
-                    && !matches!(
-                        p.status.as_ref().and_then(|s| s.phase.as_deref()),
-                        Some("Succeeded" | "Failed")
-                    )
-            })
-            .collect();
-        Self { node, pods }
-    }
-}
-
 /// Cluster facts beyond nodes and pods that some decisions read.
 #[derive(Debug, Clone, Default)]
 pub struct SchedulingContext {
@@ -93,18 +71,8 @@ pub struct SchedulingContext {
     pub pdbs: Vec<PodDisruptionBudget>,
 }
 
-/// Schedules `pod` onto one of `nodes`, returning the chosen node's name.
-pub fn schedule(pod: &Pod, nodes: &[NodeInfo<'_>]) -> Result<String, FitError> {
-    schedule_with(
-        pod,
-        nodes,
-        &SchedulingContext::default(),
-        &PodVolumes::default(),
-    )
-}
-
-/// [`schedule`] with namespace labels and PodDisruptionBudgets, and what VolumeBinding knows of
-/// the pod's claims.
+/// Schedules `pod` onto one of `nodes`, returning the chosen node's name: with namespace labels
+/// and PodDisruptionBudgets, and what VolumeBinding knows of the pod's claims.
 pub fn schedule_with(
     pod: &Pod,
     nodes: &[NodeInfo<'_>],

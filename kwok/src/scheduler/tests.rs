@@ -4,7 +4,35 @@
 use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::{json, Value};
 
+use super::fit_error::Victim;
 use super::*;
+
+/// The node's entry built from any pods, keeping only those bound to it and not terminal (as the
+/// scheduler controller builds its snapshot).
+fn node_info<'a>(node: &'a Node, pods: impl IntoIterator<Item = &'a Pod>) -> NodeInfo<'a> {
+    let name = node_name(node);
+    let pods = pods
+        .into_iter()
+        .filter(|p| {
+            p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(name)
+                && !matches!(
+                    p.status.as_ref().and_then(|s| s.phase.as_deref()),
+                    Some("Succeeded" | "Failed")
+                )
+        })
+        .collect();
+    NodeInfo { node, pods }
+}
+
+/// [`schedule_with`] knowing nothing but the nodes and their pods.
+fn schedule(pod: &Pod, nodes: &[NodeInfo<'_>]) -> Result<String, FitError> {
+    schedule_with(
+        pod,
+        nodes,
+        &SchedulingContext::default(),
+        &PodVolumes::default(),
+    )
+}
 
 fn node_from(v: Value) -> Node {
     serde_json::from_value(v).expect("node json")
@@ -71,10 +99,7 @@ fn requests(r: Value) -> Value {
 }
 
 fn infos<'a>(nodes: &'a [Node], pods: &'a [Pod]) -> Vec<NodeInfo<'a>> {
-    nodes
-        .iter()
-        .map(|n| NodeInfo::new(n, pods.iter()))
-        .collect()
+    nodes.iter().map(|n| node_info(n, pods.iter())).collect()
 }
 
 fn message(pod: &Pod, nodes: &[Node], pods: &[Pod]) -> String {

@@ -67,10 +67,6 @@ pub struct VolumePlan {
 }
 
 impl PodVolumes {
-    pub fn is_empty(&self) -> bool {
-        self.reject.is_none() && self.bound.is_empty() && self.delayed.is_empty()
-    }
-
     /// `Filter` (`FindPodVolumes`): the reasons the node cannot serve the pod's claims.
     pub(crate) fn filter(&self, node: &Node) -> Option<Status> {
         let mut reasons = Vec::new();
