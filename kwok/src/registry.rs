@@ -150,6 +150,7 @@ pub use kinds::core::node::RESOURCE as NODES;
 pub use kinds::core::persistentvolume::RESOURCE as PERSISTENTVOLUMES;
 pub use kinds::core::persistentvolumeclaim::RESOURCE as PERSISTENTVOLUMECLAIMS;
 pub use kinds::core::pod::RESOURCE as PODS;
+pub use kinds::core::podtemplate::RESOURCE as PODTEMPLATES;
 pub use kinds::core::replicationcontroller::RESOURCE as REPLICATIONCONTROLLERS;
 pub use kinds::core::resourcequota::RESOURCE as RESOURCEQUOTAS;
 pub use kinds::core::secret::RESOURCE as SECRETS;
@@ -180,6 +181,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &PERSISTENTVOLUMECLAIMS,
     &PERSISTENTVOLUMES,
     &PODS,
+    &PODTEMPLATES,
     &REPLICATIONCONTROLLERS,
     &RESOURCEQUOTAS,
     &SECRETS,

@@ -63,16 +63,17 @@ impl Column {
     }
 }
 
-/// `Containers`, `Images` (wide) as the workload printers declare them.
-pub(crate) const CONTAINERS: Column = Column::new(
+/// `Containers`, `Images` as the pod template printer declares them...
+pub(crate) const TEMPLATE_CONTAINERS: Column = Column::new(
     "Containers",
     "string",
     "Names of each container in the template.",
-)
-.wide();
-pub(crate) const IMAGES: Column = Column::new(
+);
+pub(crate) const TEMPLATE_IMAGES: Column = Column::new(
     "Images",
     "string",
     "Images referenced by each container in the template.",
-)
-.wide();
+);
+/// ...and the workload printers (wide).
+pub(crate) const CONTAINERS: Column = TEMPLATE_CONTAINERS.wide();
+pub(crate) const IMAGES: Column = TEMPLATE_IMAGES.wide();

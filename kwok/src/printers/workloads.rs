@@ -1,10 +1,11 @@
 //! apps/v1 workloads: Deployments, ReplicaSets, DaemonSets and ControllerRevisions
-//! (`printDeployment`, `printReplicaSet`, `printDaemonSet`, `printControllerRevision` in printers.go).
+//! (`printDeployment`, `printReplicaSet`, `printDaemonSet`, `printControllerRevision` in printers.go),
+//! and the core kinds that hold a pod template (`printReplicationController`, `printPodTemplate`).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::column::{Column, CONTAINERS, IMAGES};
+use super::column::{Column, CONTAINERS, IMAGES, TEMPLATE_CONTAINERS, TEMPLATE_IMAGES};
 use super::docs;
 use super::values::{age, arr_at, at, container_cells, int_at, name, obj_at, str_at};
 use crate::selectors::{format_label_selector, format_labels, LabelSelector};
@@ -168,6 +169,27 @@ pub(crate) fn stateful_set_cells(s: &Value, now: DateTime<Utc>) -> Vec<Value> {
         age(s, now),
         names,
         images,
+    ]
+}
+
+/// `printPodTemplate`: no age column.
+pub(crate) const POD_TEMPLATE_COLUMNS: &[Column] = &[
+    Column::name(),
+    TEMPLATE_CONTAINERS,
+    TEMPLATE_IMAGES,
+    Column::new("Pod Labels", "string", docs::POD_TEMPLATE_LABELS),
+];
+
+pub(crate) fn pod_template_cells(template: &Value) -> Vec<Value> {
+    let (names, images) = container_cells(at(template, &["template", "spec"]));
+    vec![
+        name(template),
+        names,
+        images,
+        Value::from(format_labels(obj_at(
+            template,
+            &["template", "metadata", "labels"],
+        ))),
     ]
 }
 

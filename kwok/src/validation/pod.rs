@@ -47,6 +47,21 @@ pub fn validate_create(pod: &Value) -> Vec<FieldError> {
     errs
 }
 
+/// `ValidatePodTemplate`: a PodTemplate object (named like a pod).
+pub fn pod_template(obj: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta(obj, true, names::name_is_dns_subdomain, true);
+    errs.extend(template(&obj["template"], &Path::new("template")));
+    errs
+}
+
+/// `ValidatePodTemplateUpdate`: the metadata rules of every update, and the template as on
+/// create (a PodTemplate's template may change).
+pub fn pod_template_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    errs.extend(template(&new["template"], &Path::new("template")));
+    errs
+}
+
 /// `ValidatePodTemplateSpec` at `p` (`spec.template`): note the labels path is
 /// `spec.template.labels`, not `...metadata.labels`, as upstream.
 pub fn template(t: &Value, p: &Path) -> Vec<FieldError> {

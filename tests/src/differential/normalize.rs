@@ -40,6 +40,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(r#"(resourceVersion:\s*)['"]?\d+['"]?"#, |c| {
             format!("{}<rv>", &c[1])
         }),
+        // kubectl describe of a kind without a describer of its own prints every field.
+        rule(r"(Resource Version:\s+)\d+", |c| format!("{}<rv>", &c[1])),
         // Object reads, one field a line.
         rule(r#"(resourceVersion = )"\d+""#, |c| {
             format!("{}\"<rv>\"", &c[1])
@@ -128,6 +130,10 @@ mod tests {
             r#"{"uid": "<uid>", "resourceVersion": "<rv>", "creationTimestamp": "<time>"}"#
         );
         assert_eq!(normalize("pod/gpu-driver-x7k2q"), "pod/gpu-driver-<gen>");
+        assert_eq!(
+            normalize("  Resource Version:  219\n"),
+            normalize("  Resource Version:  44\n")
+        );
         assert_eq!(
             normalize(r#"Pod/ns/p metadata.resourceVersion = "87""#),
             r#"Pod/ns/p metadata.resourceVersion = "<rv>""#

@@ -172,9 +172,10 @@ mod tests {
         ));
         assert!(path_is_served("/apis/apps/v1/"));
         assert!(path_is_served("/api/v1/watch/namespaces/{namespace}/pods"));
-        assert!(!path_is_served(
+        assert!(path_is_served(
             "/api/v1/namespaces/{namespace}/podtemplates"
         ));
+        assert!(!path_is_served("/api/v1/componentstatuses/{name}"));
         assert!(!path_is_served("/api/v1/nodes/{name}/proxy/{path}"));
         let doc = &published().documents["api/v1"];
         let doc: Value = serde_json::from_slice(&doc.json).expect("json");

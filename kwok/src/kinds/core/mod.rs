@@ -10,6 +10,7 @@ pub mod node;
 pub mod persistentvolume;
 pub mod persistentvolumeclaim;
 pub mod pod;
+pub mod podtemplate;
 pub mod replicationcontroller;
 pub mod resourcequota;
 pub mod secret;

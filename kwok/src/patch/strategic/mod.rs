@@ -14,7 +14,7 @@ mod schema;
 pub(crate) use errors::SmpError;
 pub(crate) use schema::{
     Schema, Strategy, CONTROLLER_REVISION, CRON_JOB, META_ONLY, NAMESPACE, NODE, POD,
-    POD_DISRUPTION_BUDGET, SERVICE, SERVICE_ACCOUNT, WORKLOAD,
+    POD_DISRUPTION_BUDGET, POD_TEMPLATE, SERVICE, SERVICE_ACCOUNT, WORKLOAD,
 };
 
 use serde_json::{Map, Value};

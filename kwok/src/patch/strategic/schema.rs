@@ -197,6 +197,12 @@ pub(crate) static META_ONLY: Schema = Schema::Struct(&[plain("metadata", &OBJECT
 /// `retainKeys`, which only the client side acts on.)
 static WORKLOAD_SPEC: Schema = Schema::Struct(&[plain("template", &POD_TEMPLATE_SPEC)]);
 
+/// A PodTemplate: its template at the top.
+pub(crate) static POD_TEMPLATE: Schema = Schema::Struct(&[
+    plain("metadata", &OBJECT_META),
+    plain("template", &POD_TEMPLATE_SPEC),
+]);
+
 pub(crate) static WORKLOAD: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     plain("spec", &WORKLOAD_SPEC),

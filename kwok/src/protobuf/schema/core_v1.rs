@@ -1003,6 +1003,14 @@ pub(super) static POD_STATUS: Message = message(
     ],
 );
 
+pub(crate) static POD_TEMPLATE: Message = message(
+    "PodTemplate",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "template", Msg(&POD_TEMPLATE_SPEC)),
+    ],
+);
+
 pub(super) static POD_TEMPLATE_SPEC: Message = message(
     "PodTemplateSpec",
     &[

@@ -554,3 +554,26 @@ fn object_meta_complete() {
     });
     assert_eq!(decode(&body("v1", "ConfigMap", cm)).unwrap(), expected);
 }
+
+/// A PodTemplate as a typed client sends it: its template at field 2.
+#[test]
+fn pod_template() {
+    let container = Pb::new().str(1, "probe").str(2, "busybox");
+    let template = Pb::new()
+        .msg(1, Pb::new().entry(11, "app", "probe"))
+        .msg(2, Pb::new().msg(2, container));
+    let object = Pb::new().msg(1, meta("t", "default")).msg(2, template);
+    let expected = json!({
+        "kind": "PodTemplate",
+        "apiVersion": "v1",
+        "metadata": {"name": "t", "namespace": "default", "creationTimestamp": null},
+        "template": {
+            "metadata": {"labels": {"app": "probe"}},
+            "spec": {"containers": [{"name": "probe", "image": "busybox"}]}
+        }
+    });
+    assert_eq!(
+        decode(&body("v1", "PodTemplate", object)).unwrap(),
+        expected
+    );
+}

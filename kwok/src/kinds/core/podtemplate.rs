@@ -1,0 +1,82 @@
+//! PodTemplates (`pkg/registry/core/podtemplate/strategy.go`): a pod template kept for others to
+//! read, with no status and no controller. Its template is defaulted and validated as a workload's;
+//! a change to it moves the generation; a delete returns the object.
+
+use chrono::{DateTime, Utc};
+use k8s_openapi::api::core::v1 as k8s;
+use serde_json::{Map, Value};
+
+use crate::decode::json::Val;
+use crate::decode::walker::{walk, Outcome};
+use crate::error::FieldError;
+use crate::kinds::{field_changed, first_generation, next_generation_if, Strategy};
+use crate::printers::{workloads as printer, Column};
+use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::validation::pod as validation;
+
+pub static RESOURCE: ResourceDef = ResourceDef {
+    group: "",
+    version: "v1",
+    kind: "PodTemplate",
+    plural: "podtemplates",
+    singular: "podtemplate",
+    namespaced: true,
+    short_names: &[],
+    categories: &[],
+    verbs: FULL_VERBS,
+    subresources: &[],
+    strategy: &PodTemplate,
+};
+
+#[derive(Debug)]
+pub struct PodTemplate;
+
+impl Strategy for PodTemplate {
+    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+        walk::<k8s::PodTemplate>(val, check_strict, root)
+    }
+
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::core_v1::POD_TEMPLATE)
+    }
+
+    /// `SetObjectDefaults_PodTemplate`: the template as every workload's.
+    fn default(&self, obj: &mut Map<String, Value>) {
+        crate::defaults::workloads::template(obj);
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        first_generation(obj);
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        validation::pod_template(obj)
+    }
+
+    /// Any change to the template moves the generation.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        let changed = field_changed(new, old, "template");
+        next_generation_if(new, old, changed);
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::pod_template_update(new, old)
+    }
+
+    /// `ReturnDeletedObject: true` in its REST storage.
+    fn returns_deleted_object(&self) -> bool {
+        true
+    }
+
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::POD_TEMPLATE
+    }
+
+    fn columns(&self) -> &'static [Column] {
+        printer::POD_TEMPLATE_COLUMNS
+    }
+
+    fn cells(&self, obj: &Value, _now: DateTime<Utc>) -> Vec<Value> {
+        printer::pod_template_cells(obj)
+    }
+}
