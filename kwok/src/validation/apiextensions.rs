@@ -6,10 +6,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::gofmt;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, not_supported, required, Path, IMMUTABLE};
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 fn s<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -113,7 +113,7 @@ fn stored_versions(obj: &Value) -> Vec<FieldError> {
     // Upstream builds the list by appending to nil: an empty one prints as nil.
     let value = || match stored {
         [] => "[]string(nil)".to_string(),
-        _ => gofmt::string_slice(obj["status"].get("storedVersions")),
+        _ => go_syntax::string_slice(obj["status"].get("storedVersions")),
     };
     if stored.is_empty() {
         return vec![invalid(

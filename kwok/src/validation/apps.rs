@@ -3,12 +3,13 @@
 
 use serde_json::Value;
 
+use super::intstr;
 use super::labels::{label_selector, render, selector_is_empty, selector_matches, selector_parses};
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, required, Path, IMMUTABLE};
 use super::pod::{semantic_eq, template};
-use super::{gofmt, intstr};
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 #[derive(Clone, Copy, PartialEq)]
@@ -210,7 +211,7 @@ fn template_for_replicas(
     if !selector_empty && !selector_matches(sel, tlabels) {
         errs.push(invalid(
             &p.child("metadata").child("labels"),
-            gofmt::string_map(tlabels),
+            go_syntax::string_map(tlabels),
             "`selector` does not match template `labels`",
         ));
     }
@@ -279,7 +280,7 @@ fn deployment_strategy(s: &Value, p: &Path) -> Vec<FieldError> {
                 if intstr::value(&unavailable) == 0 && intstr::value(&surge) == 0 {
                     errs.push(invalid(
                         &rp.child("maxUnavailable"),
-                        gofmt::int_or_string(&unavailable),
+                        go_syntax::int_or_string(&unavailable),
                         "may not be 0 when `maxSurge` is 0",
                     ));
                 }
@@ -291,7 +292,7 @@ fn deployment_strategy(s: &Value, p: &Path) -> Vec<FieldError> {
         },
         _ => errs.push(super::path::not_supported(
             p,
-            gofmt::strategy("apps.DeploymentStrategy", "apps.RollingUpdateDeployment", s),
+            go_syntax::strategy("apps.DeploymentStrategy", "apps.RollingUpdateDeployment", s),
             &["Recreate", "RollingUpdate"],
         )),
     }
@@ -308,7 +309,7 @@ fn daemon_set_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
     if selector_parses(sel) && !selector_matches(sel, tlabels) {
         errs.push(invalid(
             &p.child("template").child("metadata").child("labels"),
-            gofmt::string_map(tlabels),
+            go_syntax::string_map(tlabels),
             "`selector` does not match template `labels`",
         ));
     }
@@ -382,7 +383,7 @@ fn daemon_set_strategy(s: &Value, p: &Path) -> Vec<FieldError> {
             if has_unavailable && has_surge {
                 errs.push(invalid(
                     &rp.child("maxSurge"),
-                    gofmt::int_or_string(&surge),
+                    go_syntax::int_or_string(&surge),
                     "may not be set when maxUnavailable is non-zero",
                 ));
             } else if !has_unavailable && !has_surge {
@@ -394,7 +395,7 @@ fn daemon_set_strategy(s: &Value, p: &Path) -> Vec<FieldError> {
         }
         _ => errs.push(super::path::not_supported(
             p,
-            gofmt::strategy(
+            go_syntax::strategy(
                 "apps.DaemonSetUpdateStrategy",
                 "apps.RollingUpdateDaemonSet",
                 s,

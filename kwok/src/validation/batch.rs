@@ -2,7 +2,6 @@
 
 use serde_json::Value;
 
-use super::gofmt;
 use super::labels::{label_selector, render, selector_matches, selector_parses};
 use super::meta::{object_meta, object_meta_update};
 use super::path::{
@@ -10,6 +9,7 @@ use super::path::{
 };
 use super::pod::{semantic_eq, template};
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::kinds::batch::job::{CONTROLLER_UID_LABEL, JOB_NAME_LABEL};
 use crate::names;
 
@@ -38,7 +38,7 @@ fn has_label(obj: &Value, key: &str, expected: &str) -> Option<FieldError> {
         None => Some(required(&p, expected)),
         Some(v) if v != expected => Some(invalid(
             &p,
-            gofmt::string_map(labels),
+            go_syntax::string_map(labels),
             format!("must be '{expected}'"),
         )),
         Some(_) => None,
@@ -90,7 +90,7 @@ fn job_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
     if selector_parses(sel) && !selector_matches(sel, tlabels) {
         errs.push(invalid(
             &p.child("template").child("metadata").child("labels"),
-            gofmt::string_map(tlabels),
+            go_syntax::string_map(tlabels),
             "`selector` does not match template `labels`",
         ));
     }
@@ -512,7 +512,7 @@ pub fn validate_job_update(new: &Value, old: &Value) -> Vec<FieldError> {
     errs.extend(job_spec(spec_of(new), &Path::new("spec")));
     let (ns, os) = (spec_of(new), spec_of(old));
     let p = Path::new("spec");
-    let scalar = |key: &str| gofmt::scalar(ns.get(key).unwrap_or(&Value::Null));
+    let scalar = |key: &str| go_syntax::scalar(ns.get(key).unwrap_or(&Value::Null));
     let checks = [
         ("completions", scalar("completions")),
         (

@@ -5,7 +5,6 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::gofmt;
 use super::labels::label_name;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{
@@ -13,6 +12,7 @@ use super::path::{
 };
 use super::pod::taint_effect;
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 fn s<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -87,7 +87,7 @@ fn node_spec(obj: &Value) -> Vec<FieldError> {
         if !is_cidr(c.as_str().unwrap_or("")) {
             errs.push(invalid(
                 &cp.index(i),
-                gofmt::string_slice(spec.get("podCIDRs")),
+                go_syntax::string_slice(spec.get("podCIDRs")),
                 "must be valid CIDR",
             ));
         }
@@ -100,14 +100,14 @@ fn node_spec(obj: &Value) -> Vec<FieldError> {
         if cidrs.len() > 2 || v4 != 1 {
             errs.push(invalid(
                 &cp,
-                gofmt::string_slice(spec.get("podCIDRs")),
+                go_syntax::string_slice(spec.get("podCIDRs")),
                 "may specify no more than one CIDR for each IP family",
             ));
         }
         let mut seen = HashSet::new();
         for (i, c) in cidrs.iter().enumerate() {
             if !seen.insert(c.to_string()) {
-                errs.push(duplicate(&cp.index(i), gofmt::scalar(c)));
+                errs.push(duplicate(&cp.index(i), go_syntax::scalar(c)));
             }
         }
     }
@@ -149,7 +149,7 @@ fn taints(items: &[Value]) -> Vec<FieldError> {
             errs.extend(taint_effect(effect, &tp.child("effect")));
         }
         if !unique.insert((effect.to_string(), key.to_string())) {
-            let mut e = duplicate(&tp, gofmt::taint(t));
+            let mut e = duplicate(&tp, go_syntax::taint(t));
             e.detail = "taints must be unique by key and effect pair".into();
             errs.push(e);
         }

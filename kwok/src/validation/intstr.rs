@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::gofmt;
 use super::path::{invalid, nonnegative, Path};
 use crate::error::FieldError;
+use crate::gofmt::go_syntax;
 use crate::names;
 
 /// `ValidatePositiveIntOrPercent`.
@@ -13,7 +13,7 @@ pub fn positive_int_or_percent(v: &Value, p: &Path) -> Vec<FieldError> {
     match v {
         Value::String(s) => names::percent(s)
             .into_iter()
-            .map(|m| invalid(p, gofmt::int_or_string(v), m))
+            .map(|m| invalid(p, go_syntax::int_or_string(v), m))
             .collect(),
         other => nonnegative(Some(other.as_i64().unwrap_or(0)), p),
     }
@@ -41,7 +41,7 @@ pub fn not_more_than_100_percent(v: &Value, p: &Path) -> Vec<FieldError> {
     match percent_value(v) {
         Some(n) if n > 100 => vec![invalid(
             p,
-            gofmt::int_or_string(v),
+            go_syntax::int_or_string(v),
             "must not be greater than 100%",
         )],
         _ => Vec::new(),

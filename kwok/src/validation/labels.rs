@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use super::gofmt;
 use super::path::{forbidden, invalid, required, too_long, Path};
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 use crate::selectors::LabelSelector;
 
@@ -147,5 +147,5 @@ pub fn selector_matches(sel: Option<&Value>, l: Option<&Value>) -> bool {
 
 /// `%#v` of a selector, for the messages that print one.
 pub fn render(sel: &Value) -> String {
-    gofmt::label_selector(sel)
+    go_syntax::label_selector(sel)
 }

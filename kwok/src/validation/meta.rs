@@ -118,7 +118,7 @@ fn owner_references(m: &Value, p: &Path) -> Vec<FieldError> {
             } else {
                 errs.push(invalid(
                     p,
-                    super::gofmt::scalar(&Value::Array(refs.clone())),
+                    crate::gofmt::go_syntax::scalar(&Value::Array(refs.clone())),
                     format!(
                         "Only one reference can have Controller set to true. Found \"true\" in references for {first_controller} and {current}"
                     ),
@@ -184,7 +184,7 @@ fn finalizers(m: &Value, p: &Path) -> Vec<FieldError> {
     if list.iter().any(|f| f == "orphan") && list.iter().any(|f| f == "foregroundDeletion") {
         errs.push(invalid(
             &p,
-            super::gofmt::string_slice(m.get("finalizers")),
+            crate::gofmt::go_syntax::string_slice(m.get("finalizers")),
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
     }
@@ -222,7 +222,7 @@ pub fn object_meta_update(new: &Value, old: &Value, kube_finalizers: bool) -> Ve
         if !added.is_empty() {
             errs.push(forbidden(
                 &p.child("finalizers"),
-                format!("no new finalizers can be added if the object is being deleted, found new finalizers {}", super::gofmt::string_slice(Some(&Value::from(added)))),
+                format!("no new finalizers can be added if the object is being deleted, found new finalizers {}", crate::gofmt::go_syntax::string_slice(Some(&Value::from(added)))),
             ));
         }
     }

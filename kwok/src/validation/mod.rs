@@ -7,7 +7,6 @@ pub(crate) mod apps;
 pub(crate) mod autoscaling;
 pub(crate) mod batch;
 pub(crate) mod core;
-pub mod gofmt;
 mod intstr;
 mod labels;
 pub(crate) mod meta;
@@ -57,7 +56,7 @@ pub fn validate_delete_options(opts: &Value) -> Vec<FieldError> {
         if dry_run.iter().any(|v| v.as_str() != Some("All")) {
             errs.push(path::not_supported(
                 &path::Path::new("dryRun"),
-                gofmt::string_slice(opts.get("dryRun")),
+                crate::gofmt::go_syntax::string_slice(opts.get("dryRun")),
                 &["All"],
             ));
         }

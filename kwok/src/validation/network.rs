@@ -7,7 +7,6 @@ use std::net::IpAddr;
 
 use serde_json::Value;
 
-use super::gofmt;
 use super::labels::labels;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{
@@ -16,6 +15,7 @@ use super::path::{
 };
 use super::pod::port_name;
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 fn s<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -280,7 +280,7 @@ pub fn cluster_ips(spec: &Value) -> Vec<FieldError> {
     let cluster_ip = s(spec, "clusterIP");
     let ips = strings(spec, "clusterIPs");
     let ips_path = sp.child("clusterIPs");
-    let ips_value = gofmt::string_slice(spec.get("clusterIPs"));
+    let ips_value = go_syntax::string_slice(spec.get("clusterIPs"));
     if !cluster_ip.is_empty() && ips.is_empty() {
         errs.push(required(&ips_path, ""));
     } else if cluster_ip.is_empty() && !ips.is_empty() {
@@ -377,7 +377,7 @@ pub fn cluster_ips(spec: &Value) -> Vec<FieldError> {
     {
         errs.push(invalid(
             &ips_path,
-            gofmt::string_slice(spec.get("clusterIPs")),
+            go_syntax::string_slice(spec.get("clusterIPs")),
             "may specify no more than one IP for each IP family",
         ));
     }
@@ -489,7 +489,7 @@ pub fn service_update(new: &Value, old: &Value) -> Vec<FieldError> {
         {
             errs.push(invalid(
                 &p.index(i),
-                gofmt::string_slice(ns.get("clusterIPs")),
+                go_syntax::string_slice(ns.get("clusterIPs")),
                 "may not change once set",
             ));
         }
@@ -511,7 +511,7 @@ pub fn service_update(new: &Value, old: &Value) -> Vec<FieldError> {
     {
         errs.push(invalid(
             &Path::of(&["spec", "loadBalancerClass"]),
-            gofmt::pointer("string", ns.get("loadBalancerClass")),
+            go_syntax::pointer("string", ns.get("loadBalancerClass")),
             "may not change once set",
         ));
     }

@@ -11,8 +11,9 @@ use super::meta::{object_meta, object_meta_update};
 use super::path::{
     duplicate, forbidden, inclusive_range, invalid, not_found, not_supported, required, Path,
 };
-use super::{gofmt, resources};
+use super::resources;
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 fn s<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -579,7 +580,7 @@ pub fn tolerations(items: &[Value], p: &Path) -> Vec<FieldError> {
                 if !s(t, "value").is_empty() {
                     errs.push(invalid(
                         &tp.child("operator"),
-                        gofmt::toleration(t),
+                        go_syntax::toleration(t),
                         "value must be empty when `operator` is 'Exists'",
                     ));
                 }

@@ -3,11 +3,12 @@
 
 use serde_json::{Map, Value};
 
+use super::intstr;
 use super::labels::label_selector;
 use super::meta::{generic, object_meta_update};
 use super::path::{invalid, not_supported, Path};
-use super::{gofmt, intstr};
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 
 /// `ValidatePodDisruptionBudget` then the generic metadata checks.
 pub fn validate(obj: &Value) -> Vec<FieldError> {
@@ -53,7 +54,7 @@ fn spec(obj: &Value) -> Vec<FieldError> {
     if min.is_some() && max.is_some() {
         errs.push(invalid(
             &p,
-            gofmt::pdb_spec(spec),
+            go_syntax::pdb_spec(spec),
             "minAvailable and maxUnavailable cannot be both set",
         ));
     }

@@ -126,7 +126,7 @@ fn scope_selector_value(selector: &Value) -> String {
                         "core.ScopedResourceSelectorRequirement{{ScopeName:{}, Operator:{}, Values:{}}}",
                         go_quote(e["scopeName"].as_str().unwrap_or("")),
                         go_quote(e["operator"].as_str().unwrap_or("")),
-                        crate::validation::gofmt::string_slice(e.get("values")),
+                        crate::gofmt::go_syntax::string_slice(e.get("values")),
                     )
                 })
                 .collect();
@@ -240,7 +240,7 @@ fn scope_selector(spec: &Value) -> Vec<FieldError> {
             )),
             "Exists" | "DoesNotExist" if values != 0 => errs.push(invalid(
                 &p.child("values"),
-                crate::validation::gofmt::string_slice(req.get("values")),
+                crate::gofmt::go_syntax::string_slice(req.get("values")),
                 "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
             )),
             "In" | "NotIn" | "Exists" | "DoesNotExist" => {}

@@ -2,11 +2,11 @@
 
 use serde_json::Value;
 
-use super::gofmt;
 use super::labels::label_selector;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{invalid, not_supported, required, Path};
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 const GROUP: &str = crate::defaults::rbac::GROUP;
@@ -38,7 +38,7 @@ fn policy_rule(rule: &Value, namespaced: bool, p: &Path) -> Vec<FieldError> {
     }
     let urls = list(rule, "nonResourceURLs");
     if !urls.is_empty() {
-        let value = gofmt::string_slice(rule.get("nonResourceURLs"));
+        let value = go_syntax::string_slice(rule.get("nonResourceURLs"));
         if namespaced {
             errs.push(invalid(
                 &p.child("nonResourceURLs"),

@@ -4,12 +4,12 @@
 use serde_json::Value;
 
 use super::apps::restart_always;
-use super::gofmt;
 use super::labels::selector_matches;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, required, Path};
 use super::pod::template;
 use crate::error::FieldError;
+use crate::gofmt::go_syntax;
 use crate::names;
 
 fn int(v: &Value, key: &str) -> Option<i64> {
@@ -39,7 +39,7 @@ fn spec(spec: &Value) -> Vec<FieldError> {
         if !selector_matches(Some(&as_selector), tlabels) {
             errs.push(invalid(
                 &tp.child("metadata").child("labels"),
-                gofmt::string_map(tlabels),
+                go_syntax::string_map(tlabels),
                 "`selector` does not match template `labels`",
             ));
         }

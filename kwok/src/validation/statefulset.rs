@@ -6,7 +6,6 @@
 use serde_json::Value;
 
 use super::apps::restart_always;
-use super::gofmt;
 use super::labels::{
     annotations, label_selector, labels, render, selector_is_empty, selector_matches,
     selector_parses,
@@ -15,6 +14,7 @@ use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, not_supported, required, Path};
 use super::pod::semantic_eq;
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 fn int(v: &Value, key: &str) -> Option<i64> {
@@ -144,7 +144,7 @@ fn spec(spec: &Value) -> Vec<FieldError> {
     if !sel.is_some_and(selector_is_empty) && !selector_matches(sel, tlabels) {
         errs.push(invalid(
             &tp.child("metadata").child("labels"),
-            gofmt::string_map(tlabels),
+            go_syntax::string_map(tlabels),
             "`selector` does not match template `labels`",
         ));
     }

@@ -11,11 +11,11 @@ use super::service_alloc::{self as alloc, Allocated};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::{ApiError, FieldError};
+use crate::gofmt::go_syntax;
 use crate::kinds::Strategy;
 use crate::printers::{network as printer, Column};
 use crate::registry::{status, ResourceDef, FULL_VERBS, SERVICES};
 use crate::store::Store;
-use crate::validation::gofmt;
 use crate::validation::network as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
@@ -258,7 +258,7 @@ fn init_ip_family_fields(svc: &mut Value, old: Option<&Value>) -> Result<(), Api
         if ip.contains(':') {
             errs.push(FieldError::invalid(
                 format!("spec.clusterIPs[{i}]"),
-                gofmt::string_slice(svc["spec"].get("clusterIPs")),
+                go_syntax::string_slice(svc["spec"].get("clusterIPs")),
                 "IPv6 is not configured on this cluster",
             ));
         }
@@ -299,7 +299,7 @@ fn allocate_cluster_ips(
         Some(ip) if old_ips.first() == Some(ip) => {}
         Some(ip) => {
             if let Err(e) = held.ip(ip) {
-                let value = gofmt::string_slice(svc["spec"].get("clusterIPs"));
+                let value = go_syntax::string_slice(svc["spec"].get("clusterIPs"));
                 return Err(invalid(
                     svc,
                     vec![FieldError::invalid(

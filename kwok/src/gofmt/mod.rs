@@ -1,0 +1,8 @@
+//! Go's `fmt` as the API server's messages use it, for JSON values: `%v` and `%s` of what
+//! `sigs.k8s.io/json` decodes into `interface{}` (patch errors), and `%#v` of a typed field's value
+//! (what `field.Error` prints of a bad value).
+
+pub(crate) mod go_syntax;
+mod value;
+
+pub(crate) use value::{go_s, go_type, go_v};
