@@ -8,6 +8,7 @@ use super::labels::{label_selector, render, selector_is_empty, selector_matches,
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, required, Path, IMMUTABLE};
 use super::pod::{semantic_eq, template};
+use super::replicas::{int, nonnegative_counts, replica_bounds};
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
@@ -21,10 +22,6 @@ pub enum Workload {
 
 fn spec_of(obj: &Value) -> &Value {
     obj.get("spec").unwrap_or(&Value::Null)
-}
-
-fn int(v: &Value, key: &str) -> Option<i64> {
-    v.get(key).and_then(Value::as_i64)
 }
 
 pub fn validate_create(kind: Workload, obj: &Value) -> Vec<FieldError> {
@@ -81,32 +78,19 @@ pub fn validate_status_update(kind: Workload, new: &Value, old: &Value) -> Vec<F
             "collisionCount",
         ],
     };
-    for f in fields {
-        errs.extend(nonnegative(int(st, f), &p.child(f)));
-    }
+    errs.extend(nonnegative_counts(st, &p, fields));
     if kind != Workload::DaemonSet {
-        let replicas = int(st, "replicas").unwrap_or(0);
-        let ready = int(st, "readyReplicas").unwrap_or(0);
-        let available = int(st, "availableReplicas").unwrap_or(0);
-        let msg = "cannot be greater than status.replicas";
-        let checks: &[&str] = if kind == Workload::Deployment {
+        let within: &[&str] = if kind == Workload::Deployment {
             &["updatedReplicas", "readyReplicas", "availableReplicas"]
         } else {
             &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"]
         };
-        for f in checks {
-            let v = int(st, f).unwrap_or(0);
-            if v > replicas {
-                errs.push(invalid(&p.child(f), v.to_string(), msg));
-            }
-        }
-        if available > ready {
-            errs.push(invalid(
-                &p.child("availableReplicas"),
-                available.to_string(),
-                "cannot be greater than readyReplicas",
-            ));
-        }
+        errs.extend(replica_bounds(
+            st,
+            &p,
+            within,
+            "cannot be greater than readyReplicas",
+        ));
     }
     let (n, o) = (
         int(st, "collisionCount"),

@@ -8,14 +8,11 @@ use super::path::{
     duplicate, invalid, nonnegative, not_supported, required, too_many, Path, IMMUTABLE,
 };
 use super::pod::{semantic_eq, template};
+use super::replicas::int;
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::kinds::batch::job::{CONTROLLER_UID_LABEL, JOB_NAME_LABEL};
 use crate::names;
-
-fn int(v: &Value, key: &str) -> Option<i64> {
-    v.get(key).and_then(Value::as_i64)
-}
 
 fn spec_of(obj: &Value) -> &Value {
     obj.get("spec").unwrap_or(&Value::Null)

@@ -17,6 +17,7 @@ pub(crate) mod pod;
 pub(crate) mod policy;
 pub(crate) mod quota;
 pub(crate) mod rbac;
+mod replicas;
 pub(crate) mod replication;
 mod resources;
 pub(crate) mod scheduling;

@@ -8,13 +8,10 @@ use super::labels::selector_matches;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, required, Path};
 use super::pod::template;
+use super::replicas::{int, nonnegative_counts, replica_bounds};
 use crate::error::FieldError;
 use crate::gofmt::go_syntax;
 use crate::names;
-
-fn int(v: &Value, key: &str) -> Option<i64> {
-    v.get(key).and_then(Value::as_i64)
-}
 
 /// `ValidateReplicationControllerSpec` with `ValidatePodTemplateSpecForRC`.
 fn spec(spec: &Value) -> Vec<FieldError> {
@@ -77,36 +74,22 @@ pub fn replication_controller_status_update(new: &Value, old: &Value) -> Vec<Fie
     let mut errs = object_meta_update(new, old, true);
     let st = &new["status"];
     let p = Path::new("status");
-    for f in [
-        "replicas",
-        "fullyLabeledReplicas",
-        "readyReplicas",
-        "availableReplicas",
-        "observedGeneration",
-    ] {
-        errs.extend(nonnegative(int(st, f), &p.child(f)));
-    }
-    let replicas = int(st, "replicas").unwrap_or(0);
-    for f in ["fullyLabeledReplicas", "readyReplicas", "availableReplicas"] {
-        let v = int(st, f).unwrap_or(0);
-        if v > replicas {
-            errs.push(invalid(
-                &p.child(f),
-                v.to_string(),
-                "cannot be greater than status.replicas",
-            ));
-        }
-    }
-    let (ready, available) = (
-        int(st, "readyReplicas").unwrap_or(0),
-        int(st, "availableReplicas").unwrap_or(0),
-    );
-    if available > ready {
-        errs.push(invalid(
-            &p.child("availableReplicas"),
-            available.to_string(),
-            "cannot be greater than readyReplicas",
-        ));
-    }
+    errs.extend(nonnegative_counts(
+        st,
+        &p,
+        &[
+            "replicas",
+            "fullyLabeledReplicas",
+            "readyReplicas",
+            "availableReplicas",
+            "observedGeneration",
+        ],
+    ));
+    errs.extend(replica_bounds(
+        st,
+        &p,
+        &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
+        "cannot be greater than readyReplicas",
+    ));
     errs
 }

@@ -13,13 +13,10 @@ use super::labels::{
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, not_supported, required, Path};
 use super::pod::semantic_eq;
+use super::replicas::{int, nonnegative_counts, replica_bounds};
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
-
-fn int(v: &Value, key: &str) -> Option<i64> {
-    v.get(key).and_then(Value::as_i64)
-}
 
 /// `%#v` of a `RollingUpdateStatefulSetStrategy` (its pointers print as addresses in Go, which
 /// no two runs share).
@@ -207,44 +204,30 @@ pub fn stateful_set_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = object_meta_update(new, old, true);
     let st = &new["status"];
     let p = Path::new("status");
-    for f in [
-        "replicas",
-        "readyReplicas",
-        "currentReplicas",
-        "updatedReplicas",
-        "availableReplicas",
-        "observedGeneration",
-        "collisionCount",
-    ] {
-        errs.extend(nonnegative(int(st, f), &p.child(f)));
-    }
-    let replicas = int(st, "replicas").unwrap_or(0);
-    for f in [
-        "readyReplicas",
-        "currentReplicas",
-        "updatedReplicas",
-        "availableReplicas",
-    ] {
-        let v = int(st, f).unwrap_or(0);
-        if v > replicas {
-            errs.push(invalid(
-                &p.child(f),
-                v.to_string(),
-                "cannot be greater than status.replicas",
-            ));
-        }
-    }
-    let (ready, available) = (
-        int(st, "readyReplicas").unwrap_or(0),
-        int(st, "availableReplicas").unwrap_or(0),
-    );
-    if available > ready {
-        errs.push(invalid(
-            &p.child("availableReplicas"),
-            available.to_string(),
-            "cannot be greater than status.readyReplicas",
-        ));
-    }
+    errs.extend(nonnegative_counts(
+        st,
+        &p,
+        &[
+            "replicas",
+            "readyReplicas",
+            "currentReplicas",
+            "updatedReplicas",
+            "availableReplicas",
+            "observedGeneration",
+            "collisionCount",
+        ],
+    ));
+    errs.extend(replica_bounds(
+        st,
+        &p,
+        &[
+            "readyReplicas",
+            "currentReplicas",
+            "updatedReplicas",
+            "availableReplicas",
+        ],
+        "cannot be greater than status.readyReplicas",
+    ));
     let (n, o) = (
         int(st, "collisionCount"),
         int(&old["status"], "collisionCount"),
