@@ -208,13 +208,18 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
             None => difference.field.name().to_string(),
         };
         for hunk in &difference.hunks {
-            let listed = accepted
-                .divergences
-                .iter()
-                .position(|d| d.covers(name, difference.step, difference.field, hunk));
-            match listed {
-                Some(index) => {
-                    used[index] = true;
+            // Every entry that covers the hunk is in use (a broader one listed first must not
+            // make a narrower one look stale); the first is the one reported.
+            let covering: Vec<usize> = (0..accepted.divergences.len())
+                .filter(|&i| {
+                    accepted.divergences[i].covers(name, difference.step, difference.field, hunk)
+                })
+                .collect();
+            for &index in &covering {
+                used[index] = true;
+            }
+            match covering.first() {
+                Some(&index) => {
                     let listed = &accepted.divergences[index];
                     let status = match listed.status {
                         Status::Accepted => "accepted",
