@@ -15,9 +15,9 @@ use crate::sandbox::short_lived_go;
 /// Upper bound for one kubectl call; a hung API server must not hang grading.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Proctor's own kubectl reads whole clusters (a snapshot is every object as JSON): it collects
-/// once its heap passes this.
-const GRADER_KUBECTL_HEAP: u64 = 256 * 1024 * 1024;
+/// Proctor's own kubectl collects once its heap passes this: a snapshot reads whole clusters, and
+/// a batch runs a few of them at once beside the graded scripts.
+const GRADER_KUBECTL_HEAP: u64 = 128 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct Kubectl {

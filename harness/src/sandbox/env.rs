@@ -32,8 +32,8 @@ pub(crate) fn build(
         // kubectl caches discovery under $HOME/.kube/cache, which is read-only in the sandbox.
         ("KUBECACHEDIR".into(), kube_cache.into()),
     ];
-    // A verdict never depends on it; it makes every run cheaper, learner's and reference's alike.
-    for (key, value) in short_lived_go(spec.limits.memory_bytes / 4) {
+    // Learner's and reference's runs alike; a scenario's own env wins.
+    for (key, value) in short_lived_go(spec.limits.memory_bytes / GO_HEAP_SHARE) {
         set(&mut env, key, &value);
     }
     for (key, value) in &spec.env {
@@ -46,11 +46,16 @@ pub(crate) fn build(
     env
 }
 
+/// A script's Go programs each collect once their heap passes this share of the run's memory
+/// limit (128 MiB of the default 1 GiB): eight kubectl at once, each far past what one needs,
+/// still fit in the run's limit. A kubectl run allocates a few tens of MiB, so it never collects.
+const GO_HEAP_SHARE: u64 = 8;
+
 /// The environment of a short-lived Go program (kubectl) that collects garbage only once its
 /// heap nears `heap_bytes`. kubectl is most of a grading's CPU, and a quarter of a short run's
 /// is collection while it starts; this is Go's own advice for such tools (`GOGC=off` with a
-/// `GOMEMLIMIT`). A script's bound is a quarter of its run's memory limit, so that the Go
-/// programs of one pipeline all collect before the run's own limit stops them.
+/// `GOMEMLIMIT`). Below the bound a program holds what it allocated; past it, Go collects as
+/// often as it must to stay near it.
 pub fn short_lived_go(heap_bytes: u64) -> [(&'static str, String); 2] {
     [
         ("GOGC", "off".to_string()),

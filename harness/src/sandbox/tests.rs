@@ -773,19 +773,19 @@ fn shell_snippet_runs_in_the_lab_dir() {
     }
 }
 
-/// kubectl collects garbage only near a quarter of the run's memory limit, and a scenario's own
+/// kubectl collects garbage only near an eighth of the run's memory limit, and a scenario's own
 /// variables still win.
 #[test]
-fn go_programs_collect_near_a_quarter_of_the_memory_limit() {
+fn go_programs_collect_near_an_eighth_of_the_memory_limit() {
     for d in isolations() {
         let lab = Lab::new();
         let mut spec = lab.shell("echo \"$GOGC $GOMEMLIMIT\"");
         spec.limits.memory_bytes = 512 * 1024 * 1024;
         let o = run_with(&spec, &d);
-        assert_eq!(text(&o.stdout), "off 134217728B\n", "{}", show(&o));
+        assert_eq!(text(&o.stdout), "off 67108864B\n", "{}", show(&o));
         spec.env.push(("GOGC".into(), "100".into()));
         let o = run_with(&spec, &d);
-        assert_eq!(text(&o.stdout), "100 134217728B\n", "{}", show(&o));
+        assert_eq!(text(&o.stdout), "100 67108864B\n", "{}", show(&o));
     }
 }
 
