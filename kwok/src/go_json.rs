@@ -4,8 +4,9 @@
 //! (a fork of Go's `encoding/json`), which first runs the byte-level syntax scanner of
 //! `encoding/json/scanner.go` and then decodes. kubectl shows the resulting messages verbatim
 //! (`invalid character 'x' looking for beginning of value`), so the scanner below is a
-//! state-for-state port of the Go one: it reports the same first error. Every reader of a JSON
-//! body in this crate checks it here first.
+//! state-for-state port of the Go one: it reports the same first error. Objects, delete options
+//! and patches are checked here first (the bodies of the binding, eviction, token, finalize and
+//! scale subresources are not yet).
 
 use serde_json::Value;
 
@@ -446,12 +447,33 @@ pub(crate) fn decode(data: &[u8]) -> Result<Value, String> {
     match serde_json::from_slice(data) {
         Ok(v) => Ok(v),
         Err(first) => {
-            let lossy = String::from_utf8_lossy(data);
+            let lossy = lossy_utf8(data);
             serde_json::from_str(&lossy).map_err(|_| {
                 // Only reachable for numbers Go could not represent either (e.g. 1e999), or
                 // nesting deeper than the decoder supports.
                 format!("json: {first}")
             })
+        }
+    }
+}
+
+/// Bytes as Go's JSON decoder reads a string's (`unquote`): each byte that does not start a valid
+/// UTF-8 sequence becomes U+FFFD by itself (`utf8.DecodeRune` gives `RuneError` of size 1), where
+/// Rust's `from_utf8_lossy` gives one U+FFFD for a whole broken sequence.
+pub(crate) fn lossy_utf8(mut bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return out;
+            }
+            Err(error) => {
+                let (valid, rest) = bytes.split_at(error.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                out.push('\u{fffd}');
+                bytes = rest.get(1..).unwrap_or_default();
+            }
         }
     }
 }
@@ -576,6 +598,19 @@ mod tests {
             "invalid character '[' exceeded max depth"
         );
         assert!(check_valid(nested(600).as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn each_broken_byte_of_a_string_is_one_replacement() {
+        // A 4-byte sequence cut after 3 bytes, a lone continuation byte, an overlong lead.
+        assert_eq!(
+            lossy_utf8(b"a\xf0\x9f\x98b\x80c\xc0\xafd\xe2\x82\xac"),
+            "a\u{fffd}\u{fffd}\u{fffd}b\u{fffd}c\u{fffd}\u{fffd}d\u{20ac}"
+        );
+        assert_eq!(
+            decode(b"{\"a\":\"x\xf0\x9f\x98\"}").unwrap(),
+            serde_json::json!({"a": "x\u{fffd}\u{fffd}\u{fffd}"})
+        );
     }
 
     #[test]

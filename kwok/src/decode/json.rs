@@ -178,7 +178,7 @@ impl Parser<'_> {
         }
     }
 
-    /// A string body after its opening quote. Invalid UTF-8 becomes U+FFFD, as in Go.
+    /// A string body after its opening quote. Invalid UTF-8 becomes U+FFFD, byte by byte as in Go.
     fn string(&mut self) -> String {
         let mut out: Vec<u8> = Vec::new();
         while let Some(c) = self.peek() {
@@ -206,7 +206,7 @@ impl Parser<'_> {
                 c => out.push(c),
             }
         }
-        String::from_utf8_lossy(&out).into_owned()
+        go_json::lossy_utf8(&out)
     }
 
     fn hex4(&mut self) -> u32 {
