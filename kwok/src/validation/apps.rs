@@ -8,7 +8,7 @@ use super::labels::{label_selector, render, selector_is_empty, selector_matches,
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, required, Path, IMMUTABLE};
 use super::pod::{semantic_eq, template};
-use super::replicas::{int, nonnegative_counts, replica_bounds};
+use super::replicas::{collision_count_kept, int, nonnegative_counts, replica_bounds};
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
@@ -92,16 +92,8 @@ pub fn validate_status_update(kind: Workload, new: &Value, old: &Value) -> Vec<F
             "cannot be greater than readyReplicas",
         ));
     }
-    let (n, o) = (
-        int(st, "collisionCount"),
-        old.get("status").and_then(|s| int(s, "collisionCount")),
-    );
-    if kind != Workload::ReplicaSet && o.is_some() && n.unwrap_or(0) < o.unwrap_or(0) {
-        errs.push(invalid(
-            &p.child("collisionCount"),
-            n.unwrap_or(0).to_string(),
-            "cannot be decremented",
-        ));
+    if kind != Workload::ReplicaSet {
+        errs.extend(collision_count_kept(st, &old["status"], &p));
     }
     errs
 }

@@ -54,34 +54,88 @@ pub(super) fn replica_bounds(
     errs
 }
 
+/// `collisionCount` not decremented (`IsDecremented`): a count that was set may not go down, nor
+/// be removed (its value is then 0 in the message).
+pub(super) fn collision_count_kept(
+    status: &Value,
+    old_status: &Value,
+    p: &Path,
+) -> Option<FieldError> {
+    let old = int(old_status, "collisionCount")?;
+    let new = int(status, "collisionCount");
+    new.is_none_or(|new| new < old).then(|| {
+        invalid(
+            &p.child("collisionCount"),
+            new.unwrap_or(0).to_string(),
+            "cannot be decremented",
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     use super::*;
 
-    /// `ValidateReplicaSetStatus` of a status that overcounts, with upstream's texts.
+    /// `ValidateReplicaSetStatus` of a status that miscounts, with upstream's texts and order.
     #[test]
     fn counts_above_replicas_and_unready_availability_are_refused_in_order() {
-        let status = json!({"replicas": 1, "readyReplicas": 2, "availableReplicas": -3});
+        let status = json!({
+            "replicas": 1, "fullyLabeledReplicas": -1, "readyReplicas": 2, "availableReplicas": 3
+        });
         let p = Path::new("status");
-        let mut errs = nonnegative_counts(&status, &p, &["replicas", "availableReplicas"]);
-        let status = json!({"replicas": 1, "readyReplicas": 2, "availableReplicas": 3});
+        let mut errs = nonnegative_counts(
+            &status,
+            &p,
+            &[
+                "replicas",
+                "fullyLabeledReplicas",
+                "readyReplicas",
+                "availableReplicas",
+            ],
+        );
         errs.extend(replica_bounds(
             &status,
             &p,
-            &["readyReplicas", "availableReplicas"],
+            &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
             "cannot be greater than readyReplicas",
         ));
         let texts: Vec<String> = errs.iter().map(ToString::to_string).collect();
         assert_eq!(
             texts,
             [
-                "status.availableReplicas: Invalid value: -3: must be greater than or equal to 0",
+                "status.fullyLabeledReplicas: Invalid value: -1: must be greater than or equal to 0",
                 "status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas",
                 "status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas",
                 "status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas",
             ]
         );
+    }
+
+    /// `IsDecremented`: lower, or gone, is decremented; unset before, anything goes.
+    #[test]
+    fn a_collision_count_once_set_never_goes_down() {
+        let p = Path::new("status");
+        let text =
+            |new: Value, old: Value| collision_count_kept(&new, &old, &p).map(|e| e.to_string());
+        let decremented = |v: &str| {
+            Some(format!(
+                "status.collisionCount: Invalid value: {v}: cannot be decremented"
+            ))
+        };
+        assert_eq!(
+            text(json!({"collisionCount": 1}), json!({"collisionCount": 2})),
+            decremented("1")
+        );
+        assert_eq!(
+            text(json!({}), json!({"collisionCount": 0})),
+            decremented("0")
+        );
+        assert_eq!(
+            text(json!({"collisionCount": 2}), json!({"collisionCount": 2})),
+            None
+        );
+        assert_eq!(text(json!({}), json!({})), None);
     }
 }

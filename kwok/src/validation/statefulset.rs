@@ -13,7 +13,7 @@ use super::labels::{
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, not_supported, required, Path};
 use super::pod::semantic_eq;
-use super::replicas::{int, nonnegative_counts, replica_bounds};
+use super::replicas::{collision_count_kept, int, nonnegative_counts, replica_bounds};
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
@@ -199,12 +199,11 @@ pub fn stateful_set_update(new: &Value, old: &Value) -> Vec<FieldError> {
     errs
 }
 
-/// `ValidateStatefulSetStatusUpdate`.
+/// `ValidateStatefulSetStatusUpdate`: unlike the other workloads', the status before the metadata.
 pub fn stateful_set_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errs = object_meta_update(new, old, true);
     let st = &new["status"];
     let p = Path::new("status");
-    errs.extend(nonnegative_counts(
+    let mut errs = nonnegative_counts(
         st,
         &p,
         &[
@@ -216,7 +215,7 @@ pub fn stateful_set_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
             "observedGeneration",
             "collisionCount",
         ],
-    ));
+    );
     errs.extend(replica_bounds(
         st,
         &p,
@@ -228,19 +227,8 @@ pub fn stateful_set_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
         ],
         "cannot be greater than status.readyReplicas",
     ));
-    let (n, o) = (
-        int(st, "collisionCount"),
-        int(&old["status"], "collisionCount"),
-    );
-    if let (Some(n), Some(o)) = (n, o) {
-        if n < o {
-            errs.push(invalid(
-                &p.child("collisionCount"),
-                n.to_string(),
-                "cannot be decremented",
-            ));
-        }
-    }
+    errs.extend(object_meta_update(new, old, true));
+    errs.extend(collision_count_kept(st, &old["status"], &p));
     errs
 }
 
