@@ -48,14 +48,19 @@ pub fn string_map(v: Option<&Value>) -> String {
 
 /// `%#v` of a `[]string`.
 pub fn string_slice(v: Option<&Value>) -> String {
+    named_string_slice(v, "[]string")
+}
+
+/// `%#v` of a slice of a string type, named as Go names it (`[]core.ResourceQuotaScope`).
+pub fn named_string_slice(v: Option<&Value>, go_type: &str) -> String {
     match v.and_then(Value::as_array) {
-        None => "[]string(nil)".into(),
+        None => format!("{go_type}(nil)"),
         Some(items) => {
             let parts: Vec<String> = items
                 .iter()
                 .map(|s| go_quote(s.as_str().unwrap_or("")))
                 .collect();
-            format!("[]string{{{}}}", parts.join(", "))
+            format!("{go_type}{{{}}}", parts.join(", "))
         }
     }
 }

@@ -102,16 +102,7 @@ fn resource_list(obj: &Value, key: &str, p: &Path) -> Vec<FieldError> {
 
 /// `%#v` of a `[]core.ResourceQuotaScope`.
 fn scopes_value(scopes: Option<&Value>) -> String {
-    match scopes.and_then(Value::as_array) {
-        None => "[]core.ResourceQuotaScope(nil)".into(),
-        Some(items) => {
-            let parts: Vec<String> = items
-                .iter()
-                .map(|s| go_quote(s.as_str().unwrap_or("")))
-                .collect();
-            format!("[]core.ResourceQuotaScope{{{}}}", parts.join(", "))
-        }
-    }
+    crate::gofmt::go_syntax::named_string_slice(scopes, "[]core.ResourceQuotaScope")
 }
 
 /// `%#v` of a `core.ScopeSelector` (the pointer is followed).
