@@ -7,6 +7,10 @@ use std::process::{Command, Output, Stdio};
 
 use kwok::{Cluster, ClusterConfig};
 
+/// The heap past which the suites' own kubectl collects garbage (`sandbox::short_lived_go`): the
+/// cheaper start-up Proctor gives learners' scripts, on both sides of every comparison.
+pub const KUBECTL_HEAP: u64 = 256 * 1024 * 1024;
+
 pub mod differential;
 pub mod lab_walk;
 pub mod protobuf_body;
@@ -140,7 +144,7 @@ impl TestCluster {
     fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(kubectl_bin());
         c.args(args)
-            .envs(proctor::sandbox::short_lived_go(256 * 1024 * 1024))
+            .envs(proctor::sandbox::short_lived_go(KUBECTL_HEAP))
             .env("KUBECONFIG", &self.kubeconfig)
             .env("KUBECACHEDIR", self.dir.path().join("cache"))
             .env("HOME", self.dir.path())

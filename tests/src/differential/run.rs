@@ -270,8 +270,7 @@ async fn run_step(side: &Side<'_>, step: &Step) -> anyhow::Result<Output> {
         .env("PATH", path)
         .env("HOME", side.scratch)
         .env("LANG", "C.UTF-8")
-        // Both sides' kubectl alike: the cheaper start-up Proctor gives learners' scripts.
-        .envs(proctor::sandbox::short_lived_go(256 * 1024 * 1024))
+        .envs(proctor::sandbox::short_lived_go(crate::KUBECTL_HEAP))
         .env("KUBECONFIG", side.target.kubeconfig())
         .env("KUBECACHEDIR", cache)
         .envs(side.env.iter().map(|(k, v)| (k, v)))
