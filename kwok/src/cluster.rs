@@ -31,6 +31,8 @@ pub struct ClusterConfig {
     pub controllers: bool,
     /// Writes kept for watch resumption; older resourceVersions get 410 Gone.
     pub watch_history: usize,
+    /// kwok's `Logs` and `ClusterLogs` documents: the container logs the fake nodes serve.
+    pub debugging: crate::debugging::Config,
 }
 
 impl Default for ClusterConfig {
@@ -41,6 +43,7 @@ impl Default for ClusterConfig {
             token: None,
             controllers: true,
             watch_history: crate::store::HISTORY,
+            debugging: Default::default(),
         }
     }
 }
@@ -104,6 +107,7 @@ impl Cluster {
             addr,
             shutdown: rx.clone(),
             in_flight: in_flight.clone(),
+            debugging: config.debugging.clone(),
         });
         let app = http::router(server);
         let tls = axum_server::tls_rustls::RustlsConfig::from_config(cert.config.clone());

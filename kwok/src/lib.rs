@@ -12,6 +12,7 @@ pub mod cluster;
 pub mod controllers;
 pub(crate) mod convert;
 pub(crate) mod cron;
+pub mod debugging;
 pub mod decode;
 pub(crate) mod defaults;
 pub(crate) mod error;

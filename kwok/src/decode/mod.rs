@@ -8,7 +8,7 @@
 #![allow(clippy::result_large_err)]
 
 mod gobase64;
-mod gotime;
+pub(crate) mod gotime;
 mod gotypes;
 mod gvk;
 pub(crate) mod json;

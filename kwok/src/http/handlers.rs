@@ -119,6 +119,39 @@ fn ok_text(s: &'static str) -> Response {
     r
 }
 
+/// A container's log as text; a followed one streams what the file gains until the client
+/// leaves or the server stops.
+fn log_response(
+    answer: crate::debugging::logs::Answer,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) -> Response {
+    let first = bytes::Bytes::from(answer.text);
+    let body = match answer.follow {
+        None => axum::body::Body::from(first),
+        Some(follower) => {
+            let rest = futures::stream::unfold(
+                (follower, shutdown),
+                |(mut follower, mut shutdown)| async move {
+                    let chunk = tokio::select! {
+                        chunk = follower.next() => chunk?,
+                        _ = shutdown.changed() => return None,
+                    };
+                    Some((
+                        Ok::<_, std::convert::Infallible>(bytes::Bytes::from(chunk)),
+                        (follower, shutdown),
+                    ))
+                },
+            );
+            let head = futures::stream::once(async move { Ok(first) });
+            axum::body::Body::from_stream(futures::StreamExt::chain(head, rest))
+        }
+    };
+    let mut r = Response::new(body);
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    r
+}
+
 fn content_type(parts: &Parts) -> &str {
     parts
         .headers
@@ -396,8 +429,9 @@ fn subresource(
             Ok(respond::value(StatusCode::OK, &out))
         }
         ("log", "GET") => {
-            api.get(res, ns, name)?;
-            Ok(ok_text(""))
+            let opts = crate::debugging::logs::PodLogOptions::from_query(|k| query.get(k))?;
+            let answer = crate::debugging::logs::pod_log(api, &server.debugging, ns, name, opts)?;
+            Ok(log_response(answer, server.shutdown.clone()))
         }
         _ => Err(ApiError::method_not_supported(res, &method.to_lowercase())),
     }

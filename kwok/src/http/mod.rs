@@ -38,6 +38,8 @@ pub struct Server {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// Counts the requests being handled (see [`in_flight`]).
     pub in_flight: in_flight::InFlight,
+    /// What the fake nodes' kubelet serves beside the API (container logs).
+    pub debugging: crate::debugging::Config,
 }
 
 pub fn router(server: Arc<Server>) -> Router {

@@ -1,0 +1,12 @@
+//! What a fake node's kubelet answers through the API server, as kwok's own server does
+//! (`pkg/kwok/server`, its debugging handlers): container logs, read from the files that kwok's
+//! `Logs` and `ClusterLogs` configuration resources name.
+//!
+//! The configuration is kwok's documents as they are, so a declaration made once configures the
+//! embedded cluster and a kwokctl cluster alike.
+
+pub mod config;
+mod cri_log;
+pub mod logs;
+
+pub use config::Config;
