@@ -153,6 +153,10 @@ fn main() {
             "a_noexecute_lab_selftests_on_both_runtimes",
             a_noexecute_lab_selftests_on_both_runtimes,
         ),
+        (
+            "a_pod_logs_lab_selftests_on_both_runtimes",
+            a_pod_logs_lab_selftests_on_both_runtimes,
+        ),
     ] {
         trials.push(libtest_mimic::Trial::test(name, move || {
             test();
@@ -342,9 +346,24 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// A lab whose steps taint a node NoSchedule, then NoExecute, and wait for the evictions
-/// (`tests/fixtures/labs/noexecute`) selftests on both runtimes with `--cluster both`, and its
-/// reference, empty and bundled submissions get the same verdict on every check on each.
+/// (`tests/fixtures/labs/noexecute`) selftests on both runtimes.
 fn a_noexecute_lab_selftests_on_both_runtimes() {
+    fixture_lab_selftests_on_both_runtimes(
+        "noexecute",
+        &["perfect", "hardcoded", "saved-too-early"],
+    );
+}
+
+/// A lab whose steps read the container logs it declares (`tests/fixtures/labs/podlogs`: a Job's
+/// pod selected by namespace and container, a pod's previous log) selftests on both runtimes:
+/// kwok under kwokctl is given the same `ClusterLogs` as the embedded cluster.
+fn a_pod_logs_lab_selftests_on_both_runtimes() {
+    fixture_lab_selftests_on_both_runtimes("podlogs", &["perfect", "whole-log", "current-log"]);
+}
+
+/// The fixture lab selftests with `--cluster both`, and its reference, empty and bundled
+/// submissions get the same verdict on every check on each runtime.
+fn fixture_lab_selftests_on_both_runtimes(lab: &str, submissions: &[&str]) {
     if !upstream_or_skip() {
         return;
     }
@@ -352,14 +371,7 @@ fn a_noexecute_lab_selftests_on_both_runtimes() {
     let cache = own.0.path().join("cache");
     let output = own
         .proctor()
-        .args([
-            "selftest",
-            "noexecute",
-            "--color",
-            "never",
-            "--cluster",
-            "both",
-        ])
+        .args(["selftest", lab, "--color", "never", "--cluster", "both"])
         .arg("--scenarios")
         .arg(repo().join("tests/fixtures/labs"))
         .env("PROCTOR_CACHE", &cache)
@@ -370,17 +382,18 @@ fn a_noexecute_lab_selftests_on_both_runtimes() {
     assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
     for runtime in ["embedded", "kwokctl"] {
         assert!(
-            stdout.contains(&format!("selftest of noexecute on {runtime}")),
+            stdout.contains(&format!("selftest of {lab} on {runtime}")),
             "{stdout}"
         );
     }
+    let named = submissions.iter().map(|s| format!("submission {s}"));
     for graded in [
-        "the reference solution",
-        "an empty submission",
-        "submission perfect",
-        "submission hardcoded",
-        "submission saved-too-early",
-    ] {
+        "the reference solution".to_string(),
+        "an empty submission".to_string(),
+    ]
+    .into_iter()
+    .chain(named)
+    {
         let line = format!("✓ {graded} grades the same on embedded and kwokctl");
         assert!(stdout.contains(&line), "{line}\n{stdout}");
     }

@@ -11,7 +11,9 @@
 //! - `<lab>::bundled-<case>::step<N>`, `<lab>::fixture-<case>::step<N>`: in that one grading,
 //!   each step of each submission loses points exactly when its expect.yaml says so;
 //! - `<lab>::batch-under-load` (ignored: the load tier): the same class graded again under a CPU
-//!   hog gives the same gradebook.
+//!   hog gives the same gradebook;
+//! - `fixture-lab::<lab>::selftest`: each small lab of `tests/fixtures/labs/` (a feature's lab,
+//!   also selftested on both runtimes by the kwokctl suite) selftests with its submissions.
 //!
 //! The trials of one test run share its work: one reference cache, and one grading of each lab's
 //! class, made by whichever trial needs it first. `cargo test` runs the trials as threads of one
@@ -41,10 +43,14 @@ fn fixtures() -> PathBuf {
 }
 
 fn run(cache: &Path, args: &[&str]) -> Output {
+    run_in(&scenarios(), cache, args)
+}
+
+fn run_in(scenarios: &Path, cache: &Path, args: &[&str]) -> Output {
     common::proctor_process(cache)
         .args(args)
         .args(["--color", "never", "--scenarios"])
-        .arg(scenarios())
+        .arg(scenarios)
         .output()
         .expect("proctor runs")
 }
@@ -582,6 +588,20 @@ fn main() {
             })
             .with_ignored_flag(true),
         );
+    }
+    let fixture_labs = common::repo().join("tests/fixtures/labs");
+    for (folder, _) in proctor::scenario::lookup::list_labs(Some(&fixture_labs)) {
+        let (s, dir) = (shared.clone(), fixture_labs.clone());
+        trials.push(Trial::test(
+            format!("fixture-lab::{folder}::selftest"),
+            move || {
+                exits(
+                    &run_in(&dir, &s.cache(), &["selftest", &folder]),
+                    0,
+                    "selftest",
+                )
+            },
+        ));
     }
     let conclusion = libtest_mimic::run(&args, trials);
     drop(shared);

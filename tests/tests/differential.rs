@@ -15,7 +15,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use proctor::cluster::upstream::Upstream;
 use proctor::cluster::Target;
 use proctor::runner::reference::{copy_starter, REFERENCE_LIB};
-use proctor::runner::{prepare_cluster, starting_nodes};
+use proctor::runner::{prepare_cluster, starting_setup};
 use proctor::scenario::Lab;
 use proctor_tests::differential::accepted::{self, Accepted, Status};
 use proctor_tests::differential::run::{run_session, Side};
@@ -123,7 +123,7 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
             })
             .collect();
     }
-    let nodes = lab.as_ref().map(starting_nodes).unwrap_or_default();
+    let setup = lab.as_ref().map(starting_setup).unwrap_or_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -131,7 +131,7 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
         .map_err(|e| format!("tokio runtime: {e}"))?;
     let outcome = runtime.block_on(async {
         let (embedded, upstream) =
-            tokio::join!(Target::embedded(&nodes), Target::kwokctl(&nodes, None));
+            tokio::join!(Target::embedded(&setup), Target::kwokctl(&setup, None));
         let (embedded, upstream) = match (embedded, upstream) {
             (Ok(a), Ok(b)) => (a, b),
             (a, b) => {
@@ -296,7 +296,7 @@ fn deploy_job() -> Result<(), Failed> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let upstream = Target::kwokctl(&[], None)
+        let upstream = Target::kwokctl(&Default::default(), None)
             .await
             .map_err(|e| format!("the upstream cluster: {e:#}"))?;
         let result = async {

@@ -99,10 +99,13 @@ pub struct KwokctlCluster {
 }
 
 impl KwokctlCluster {
-    /// Creates a cluster whose kubeconfig is written to `kubeconfig` (default: in its work dir).
+    /// Creates a cluster whose kubeconfig is written to `kubeconfig` (default: in its work dir),
+    /// with `kwok_config` (kwok configuration documents, such as `ClusterLogs`) added to the
+    /// stages kwok is given.
     pub async fn create(
         upstream: &Upstream,
         kubeconfig: Option<&Path>,
+        kwok_config: &str,
     ) -> anyhow::Result<KwokctlCluster> {
         sweep_orphans(&upstream.binary("kwokctl")).await;
         let workdir = tempfile::Builder::new()
@@ -118,7 +121,7 @@ impl KwokctlCluster {
         // `kwok_stages`).
         let stages = workdir.path().join("kwok-config.yaml");
         let config = super::kwok_stages::stages_config(&upstream.stages())?;
-        std::fs::write(&stages, format!("{TIMINGS}{config}"))
+        std::fs::write(&stages, format!("{TIMINGS}{config}{kwok_config}"))
             .context("writing kwokctl's configuration")?;
         let kubeconfig = kubeconfig
             .map(Path::to_path_buf)

@@ -12,10 +12,11 @@ pub mod lab_mark;
 pub mod names;
 pub mod nodes;
 pub mod object_query;
+pub mod pod_logs;
 pub mod target;
 pub mod upstream;
 
 pub use kubectl::Kubectl;
 pub use nodes::NodeTemplate;
 pub use object_query::ObjectQuery;
-pub use target::{ClusterKind, Snapshot, Target};
+pub use target::{ClusterKind, ClusterSetup, Snapshot, Target};

@@ -14,6 +14,8 @@ use super::kubectl::Kubectl;
 use super::kwokctl::KwokctlCluster;
 use super::names::generated_name;
 use super::nodes::NodeTemplate;
+use super::pod_logs::PodLogFiles;
+use crate::scenario::model::PodLogsSpec;
 use crate::scenario::Perturbation;
 
 /// Saved whole-cluster state.
@@ -115,8 +117,26 @@ pub enum ClusterKind {
     Kwokctl,
 }
 
+/// What a private cluster starts with: its nodes and the container logs its fake nodes serve.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterSetup {
+    pub nodes: Vec<NodeTemplate>,
+    pub logs: Vec<PodLogsSpec>,
+}
+
+impl ClusterSetup {
+    pub fn with_nodes(nodes: &[NodeTemplate]) -> ClusterSetup {
+        ClusterSetup {
+            nodes: nodes.to_vec(),
+            logs: Vec::new(),
+        }
+    }
+}
+
 pub struct Target {
     backend: Backend,
+    /// The declared container logs the cluster reads while it runs.
+    _logs: Option<PodLogFiles>,
     kubectl: Kubectl,
     /// Holds the generated kubeconfig of an embedded cluster.
     _scratch: Option<tempfile::TempDir>,
@@ -132,13 +152,13 @@ impl Target {
     /// Starts a private embedded cluster with `nodes`, reachable through a kubeconfig in a
     /// temporary directory.
     #[cfg(feature = "embedded")]
-    pub async fn embedded(nodes: &[NodeTemplate]) -> anyhow::Result<Target> {
+    pub async fn embedded(setup: &ClusterSetup) -> anyhow::Result<Target> {
         let scratch = tempfile::Builder::new()
             .prefix("proctor-cluster-")
             .tempdir()
             .context("creating a directory for the kubeconfig")?;
         let kubeconfig = scratch.path().join("kubeconfig");
-        let target = Target::start_embedded(nodes, &kubeconfig, None).await?;
+        let target = Target::start_embedded(setup, &kubeconfig, None).await?;
         Ok(Target {
             _scratch: Some(scratch),
             ..target
@@ -148,14 +168,21 @@ impl Target {
     /// Starts an embedded cluster whose kubeconfig is written to `kubeconfig`.
     #[cfg(feature = "embedded")]
     pub async fn start_embedded(
-        nodes: &[NodeTemplate],
+        setup: &ClusterSetup,
         kubeconfig: &Path,
         bind: Option<std::net::SocketAddr>,
     ) -> anyhow::Result<Target> {
+        let logs = PodLogFiles::write(&setup.logs)?;
         let mut config = kwok::ClusterConfig {
-            nodes: nodes.iter().map(NodeTemplate::to_object).collect(),
+            nodes: setup.nodes.iter().map(NodeTemplate::to_object).collect(),
             ..Default::default()
         };
+        for document in logs.iter().flat_map(PodLogFiles::documents) {
+            config
+                .debugging
+                .add_document(document)
+                .map_err(anyhow::Error::msg)?;
+        }
         if let Some(bind) = bind {
             config.bind = bind;
         }
@@ -170,6 +197,7 @@ impl Target {
         cluster.settle().await;
         Ok(Target {
             backend: Backend::Embedded(Box::new(cluster)),
+            _logs: logs,
             kube_cache: discovery_cache(&kubectl).await,
             kubectl,
             _scratch: None,
@@ -180,7 +208,7 @@ impl Target {
 
     #[cfg(not(feature = "embedded"))]
     pub async fn start_embedded(
-        _nodes: &[NodeTemplate],
+        _setup: &ClusterSetup,
         _kubeconfig: &Path,
         _bind: Option<std::net::SocketAddr>,
     ) -> anyhow::Result<Target> {
@@ -188,29 +216,35 @@ impl Target {
     }
 
     #[cfg(not(feature = "embedded"))]
-    pub async fn embedded(_nodes: &[NodeTemplate]) -> anyhow::Result<Target> {
+    pub async fn embedded(_setup: &ClusterSetup) -> anyhow::Result<Target> {
         anyhow::bail!("this proctor was built without the embedded cluster; pass --kubeconfig")
     }
 
-    /// A private cluster of `kind` with `nodes`.
-    pub async fn private(kind: ClusterKind, nodes: &[NodeTemplate]) -> anyhow::Result<Target> {
+    /// A private cluster of `kind` set up as `setup` says.
+    pub async fn private(kind: ClusterKind, setup: &ClusterSetup) -> anyhow::Result<Target> {
         match kind {
-            ClusterKind::Embedded => Target::embedded(nodes).await,
-            ClusterKind::Kwokctl => Target::kwokctl(nodes, None).await,
+            ClusterKind::Embedded => Target::embedded(setup).await,
+            ClusterKind::Kwokctl => Target::kwokctl(setup, None).await,
         }
     }
 
     /// Starts a real control plane with kwokctl (see `kwokctl`) and creates `nodes` as kwok
     /// fake nodes; its kubeconfig goes to `kubeconfig` when given.
     pub async fn kwokctl(
-        nodes: &[NodeTemplate],
+        setup: &ClusterSetup,
         kubeconfig: Option<&Path>,
     ) -> anyhow::Result<Target> {
         let upstream = super::upstream::Upstream::find()?;
-        let cluster = KwokctlCluster::create(&upstream, kubeconfig).await?;
+        let logs = PodLogFiles::write(&setup.logs)?;
+        let kwok_config = match &logs {
+            Some(logs) => logs.yaml()?,
+            None => String::new(),
+        };
+        let cluster = KwokctlCluster::create(&upstream, kubeconfig, &kwok_config).await?;
         let kubectl = Kubectl::new(cluster.kubeconfig());
         let target = Target {
             backend: Backend::Kwokctl(Box::new(cluster)),
+            _logs: logs,
             kube_cache: None,
             kubectl,
             _scratch: None,
@@ -220,7 +254,7 @@ impl Target {
         // From here on `target` deletes the cluster when it is dropped.
         target.kubectl.wait_ready(Duration::from_secs(60)).await?;
         target.wait_for_default_namespace().await?;
-        target.ensure_nodes(nodes).await?;
+        target.ensure_nodes(&setup.nodes).await?;
         target.settle().await;
         Ok(Target {
             kube_cache: discovery_cache(&target.kubectl).await,
@@ -269,6 +303,7 @@ impl Target {
         kubectl.wait_ready(Duration::from_secs(10)).await?;
         Ok(Target {
             backend: Backend::External,
+            _logs: None,
             kube_cache: discovery_cache(&kubectl).await,
             kubectl,
             _scratch: None,
@@ -677,7 +712,7 @@ mod tests {
     /// or a node changes; node-lease renewals do not count.
     #[tokio::test]
     async fn quiet_time_is_shared_until_pods_or_nodes_change() {
-        let target = Target::embedded(&NodeTemplate::plain(1))
+        let target = Target::embedded(&ClusterSetup::with_nodes(&NodeTemplate::plain(1)))
             .await
             .expect("cluster");
         assert_eq!(target.quiet_for().await, Duration::ZERO, "first sample");
@@ -694,7 +729,7 @@ mod tests {
     /// An injected GPU node comes with its capacity and its pods, and leaves with them.
     #[tokio::test]
     async fn an_injected_node_carries_capacity_and_pods() {
-        let target = Target::embedded(&NodeTemplate::plain(1))
+        let target = Target::embedded(&ClusterSetup::with_nodes(&NodeTemplate::plain(1)))
             .await
             .expect("cluster");
         let perturbation: Perturbation = serde_yaml::from_str(

@@ -8,7 +8,7 @@ use anyhow::Context;
 use crate::cli::OutputArgs;
 use crate::cluster::{ClusterKind, Target};
 use crate::report::{self, ColorChoice, Progress, Report, Silent, StderrProgress, Style};
-use crate::runner::{prepare_cluster, starting_nodes};
+use crate::runner::{prepare_cluster, starting_setup};
 use crate::scenario::{Lab, Runtime};
 
 /// How a command ended; `main` maps it to the exit status.
@@ -73,6 +73,14 @@ impl Globals {
         if let Some(refusal) = lab.scenario.refuses(runtime) {
             anyhow::bail!(refusal);
         }
+        if runtime == Runtime::Kubeconfig && !lab.scenario.cluster.logs.is_empty() {
+            anyhow::bail!(
+                "{} declares container logs (`cluster.logs` in its scenario.yaml), which only the \
+                 clusters Proctor starts serve (the embedded cluster and --cluster kwokctl); a \
+                 cluster reached by --kubeconfig serves its own kubelets' logs",
+                lab.name()
+            );
+        }
         if runtime == Runtime::Kwokctl {
             let node_wide: Vec<String> = crate::scenario::lint::embedded_only(&lab)
                 .iter()
@@ -105,7 +113,7 @@ impl Globals {
 /// interrupted first (what was started of the cluster is deleted as it is dropped).
 pub async fn private_cluster(globals: &Globals, lab: &Lab) -> anyhow::Result<Option<Target>> {
     let start = async {
-        let target = Target::private(globals.cluster, &starting_nodes(lab)).await?;
+        let target = Target::private(globals.cluster, &starting_setup(lab)).await?;
         prepare_cluster(lab, &target).await?;
         anyhow::Ok(target)
     };

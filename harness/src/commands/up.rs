@@ -8,18 +8,18 @@ use anyhow::Context;
 
 use super::common::{interrupted, Globals, Verdict};
 use crate::cli::UpArgs;
-use crate::cluster::{kept, ClusterKind, NodeTemplate, Target};
+use crate::cluster::{kept, ClusterKind, ClusterSetup, NodeTemplate, Target};
 use crate::runner::reference::copy_starter;
-use crate::runner::{prepare_cluster, starting_nodes};
+use crate::runner::{prepare_cluster, starting_setup};
 
 pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
     let lab = match &args.lab {
         Some(name) => Some(globals.lab(name)?),
         None => None,
     };
-    let nodes = match &lab {
-        Some(lab) => starting_nodes(lab),
-        None => NodeTemplate::plain(args.nodes),
+    let setup = match &lab {
+        Some(lab) => starting_setup(lab),
+        None => ClusterSetup::with_nodes(&NodeTemplate::plain(args.nodes)),
     };
     let kubeconfig = std::path::absolute(&args.kubeconfig)
         .with_context(|| format!("resolving {}", args.kubeconfig.display()))?;
@@ -42,7 +42,7 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
         match globals.cluster {
             ClusterKind::Embedded => {
                 let bind = SocketAddr::from(([127, 0, 0, 1], args.port));
-                Target::start_embedded(&nodes, &kubeconfig, Some(bind)).await
+                Target::start_embedded(&setup, &kubeconfig, Some(bind)).await
             }
             ClusterKind::Kwokctl => {
                 if args.port != 0 {
@@ -54,7 +54,7 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
                 }
                 // kwokctl adds its cluster to an existing kubeconfig; start from an empty one.
                 let _ = std::fs::remove_file(&kubeconfig);
-                Target::kwokctl(&nodes, Some(&kubeconfig)).await
+                Target::kwokctl(&setup, Some(&kubeconfig)).await
             }
         }
     };
@@ -103,7 +103,7 @@ pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {
     }
     eprintln!(
         "cluster up with {} node(s){}; Ctrl-C to stop{}",
-        nodes.len(),
+        setup.nodes.len(),
         lab_name
             .map(|name| format!(" for lab {name}"))
             .unwrap_or_default(),

@@ -15,6 +15,8 @@ pub mod shadow;
 pub mod workdir;
 
 pub use grade::grade;
-pub use reference::{prepare_cluster, run_reference, solve_into, starting_nodes, ReferenceRun};
+pub use reference::{
+    prepare_cluster, run_reference, solve_into, starting_nodes, starting_setup, ReferenceRun,
+};
 pub use self_check::{self_check, CheckOptions};
 pub use selftest::{same_grades, selftest, Selftest, SelftestLine, SelftestOptions};

@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 
 use super::exec::{describe_exit, succeeded, transcript, Exec};
 use super::workdir::{copy_dir, copy_file};
-use crate::cluster::{NodeTemplate, Snapshot, Target};
+use crate::cluster::{ClusterSetup, NodeTemplate, Snapshot, Target};
 use crate::report::Progress;
 use crate::sandbox::ExitStatus;
 use crate::scenario::Lab;
@@ -77,6 +77,14 @@ impl ReferenceRun {
 }
 
 /// The lab's starting nodes.
+/// What a private cluster for the lab starts with: its nodes and its declared container logs.
+pub fn starting_setup(lab: &Lab) -> ClusterSetup {
+    ClusterSetup {
+        nodes: starting_nodes(lab),
+        logs: lab.scenario.cluster.logs.clone(),
+    }
+}
+
 pub fn starting_nodes(lab: &Lab) -> Vec<NodeTemplate> {
     lab.scenario
         .cluster

@@ -10,7 +10,7 @@ use super::reference::{run_reference, ReferenceDirs, ReferenceRun};
 use super::reference_cache::{entry_for, load_dirs, load_run, lock_entry, store, EntryLock};
 use crate::cluster::{ClusterKind, Target};
 use crate::report::Progress;
-use crate::runner::{prepare_cluster, starting_nodes};
+use crate::runner::{prepare_cluster, starting_setup};
 use crate::scenario::Lab;
 
 /// Looks `entry` up with `load`; when it is not there, waits for the entry's lock (without holding
@@ -55,7 +55,7 @@ pub async fn shadow_reference(
         "{}: preparing the reference on a private cluster (cached afterwards)",
         lab.name()
     ));
-    let target = Target::private(kind, &starting_nodes(lab)).await?;
+    let target = Target::private(kind, &starting_setup(lab)).await?;
     let run = match prepare_cluster(lab, &target).await {
         Ok(()) => run_reference(lab, &target, progress).await,
         Err(error) => Err(error),

@@ -107,6 +107,33 @@ pub struct ClusterSpec {
     /// Extra YAML applied at start, relative to the scenario dir.
     #[serde(default)]
     pub manifests: Vec<PathBuf>,
+    /// Container logs the fake nodes serve (`kubectl logs`), on the embedded cluster and on
+    /// kwokctl alike; the first entry that selects a pod and has its container decides.
+    #[serde(default)]
+    pub logs: Vec<PodLogsSpec>,
+}
+
+/// One declaration of container logs, as kwok's `ClusterLogs` selects pods: by namespace and
+/// exact pod name, then by container. Every line is stamped 2025-01-01T00:00:00Z, so a
+/// `--timestamps` or `--since` read is the same on every run.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PodLogsSpec {
+    /// The pods' namespaces; none means every namespace.
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+    /// Exact pod names; none means every pod of those namespaces (a Job's or a Deployment's pods
+    /// have generated names, so select them by namespace and container).
+    #[serde(default)]
+    pub pods: Vec<String>,
+    /// The containers; none means every container of the selected pods.
+    #[serde(default)]
+    pub containers: Vec<String>,
+    /// What `kubectl logs` prints, line by line, on stdout.
+    pub text: String,
+    /// What `kubectl logs --previous` prints; without it `--previous` is an error.
+    #[serde(default)]
+    pub previous: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

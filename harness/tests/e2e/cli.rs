@@ -236,6 +236,41 @@ fn submission_must_be_a_directory() {
         ));
 }
 
+/// Declared container logs are served by the clusters Proctor starts; a cluster reached by
+/// `--kubeconfig` serves its own kubelets' logs, so such a lab is refused there (exit 2) before
+/// the kubeconfig is read; a misspelt field of a logs entry is a problem named by file:line.
+#[test]
+fn a_lab_declaring_logs_is_refused_on_a_cluster_proctor_did_not_start() {
+    let with_logs = VALID.replace(
+        "steps:\n",
+        "cluster:\n  logs:\n    - {namespaces: [gpu], text: Test PASSED}\nsteps:\n",
+    );
+    let root = scenarios_with("mini", &with_logs);
+    let submission = tempfile::tempdir().expect("tempdir");
+    cargo_bin_cmd!("proctor")
+        .args(["grade", "mini", "--kubeconfig", "/nonexistent/kubeconfig"])
+        .arg("--submission")
+        .arg(submission.path())
+        .arg("--scenarios")
+        .arg(root.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "mini declares container logs (`cluster.logs` in its scenario.yaml), which only the \
+             clusters Proctor starts serve",
+        ));
+    let misspelt = with_logs.replace("text:", "txt:");
+    let root = scenarios_with("mini", &misspelt);
+    cargo_bin_cmd!("proctor")
+        .args(["lint", "mini", "--scenarios"])
+        .arg(root.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "mini/scenario.yaml:8:27: cluster.logs[0].txt: unknown field `txt`",
+        ));
+}
+
 /// A lab written for one runtime (`runtimes:`) is refused on the others by every command that
 /// would run it, before a cluster starts or anything of the learner's is looked at (exit 2: the
 /// lab cannot run here, which is not the learner's doing); `lint` says it was not linted there.

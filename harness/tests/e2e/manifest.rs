@@ -1,7 +1,7 @@
 //! `manifest` checks and the cluster: a file applied and later deleted by the step can still be
 //! judged, from the file, when the check says the cluster need not have it any more.
 
-use proctor::cluster::{NodeTemplate, Target};
+use proctor::cluster::{ClusterSetup, NodeTemplate, Target};
 use proctor::runner::checks::manifest::check_manifest;
 use proctor::scenario::check::ManifestCheck;
 
@@ -19,7 +19,7 @@ fn spec(cluster: Option<&str>) -> ManifestCheck {
 fn a_deleted_object_is_judged_from_the_file_only_when_the_check_allows_it() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
-        let target = Target::embedded(&NodeTemplate::plain(1))
+        let target = Target::embedded(&ClusterSetup::with_nodes(&NodeTemplate::plain(1)))
             .await
             .expect("embedded cluster");
         let lab = tempfile::tempdir().expect("lab dir");

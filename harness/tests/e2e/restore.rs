@@ -1,12 +1,12 @@
 //! The restore of a cluster Proctor does not own (`--kubeconfig`, kwokctl): here the embedded
 //! cluster reached through its kubeconfig, the way a grader's own cluster is.
 
-use proctor::cluster::{NodeTemplate, Target};
+use proctor::cluster::{ClusterSetup, NodeTemplate, Target};
 
 /// An embedded cluster with one node, and the same cluster as a grader's own: reached by its
 /// kubeconfig, restored object by object.
 async fn reached_by_kubeconfig() -> (Target, Target) {
-    let embedded = Target::embedded(&NodeTemplate::plain(1))
+    let embedded = Target::embedded(&ClusterSetup::with_nodes(&NodeTemplate::plain(1)))
         .await
         .expect("embedded cluster");
     let target = Target::external(embedded.kubeconfig())

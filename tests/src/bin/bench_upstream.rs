@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use proctor::cluster::{ClusterKind, NodeTemplate, Target};
+use proctor::cluster::{ClusterKind, ClusterSetup, NodeTemplate, Target};
 
 use super::{median, ms};
 
@@ -24,13 +24,14 @@ pub async fn side_by_side() {
     for (name, kind) in KINDS {
         let rss_before = own_rss_kib();
         let started = Instant::now();
-        let target = match Target::private(kind, &NodeTemplate::plain(3)).await {
-            Ok(target) => target,
-            Err(error) => {
-                println!("{name}: the cluster did not start: {error:#}");
-                continue;
-            }
-        };
+        let target =
+            match Target::private(kind, &ClusterSetup::with_nodes(&NodeTemplate::plain(3))).await {
+                Ok(target) => target,
+                Err(error) => {
+                    println!("{name}: the cluster did not start: {error:#}");
+                    continue;
+                }
+            };
         let ready = started.elapsed();
         let first_version = first_version(target.kubeconfig());
         println!(
@@ -264,7 +265,7 @@ pub async fn restore() {
 
 async fn restore_both_ways(upstream: &proctor::cluster::upstream::Upstream) -> anyhow::Result<()> {
     use anyhow::Context;
-    let mut cluster = proctor::cluster::kwokctl::KwokctlCluster::create(upstream, None).await?;
+    let mut cluster = proctor::cluster::kwokctl::KwokctlCluster::create(upstream, None, "").await?;
     let target = Target::external(cluster.kubeconfig()).await?;
     target.ensure_nodes(&NodeTemplate::plain(3)).await?;
     // A lab-sized state: labelled nodes, a Deployment's pods, twenty ConfigMaps.

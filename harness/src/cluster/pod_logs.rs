@@ -1,0 +1,142 @@
+//! The container logs a lab declares (`cluster.logs`), put where kwok reads them: a CRI log file
+//! per entry and a `ClusterLogs` document naming it. The embedded cluster and kwok under kwokctl
+//! are given the same documents, so `kubectl logs` prints the same on both.
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde_json::{json, Value};
+
+use crate::scenario::model::PodLogsSpec;
+
+/// Every declared line's time: a fixed instant, so `--timestamps`, `--since` and `--since-time`
+/// read the same on every run and every machine.
+pub const LOG_TIME: &str = "2025-01-01T00:00:00Z";
+
+/// kwok's configuration group (`kwok.x-k8s.io/v1alpha1`).
+const KWOK_CONFIG: &str = "kwok.x-k8s.io/v1alpha1";
+
+/// The log files and the documents naming them; the files last as long as this does, in a
+/// directory only the grader can read.
+pub struct PodLogFiles {
+    dir: tempfile::TempDir,
+    documents: Vec<Value>,
+}
+
+impl PodLogFiles {
+    /// Writes the files of `specs`; `None` when the lab declares no logs.
+    pub fn write(specs: &[PodLogsSpec]) -> anyhow::Result<Option<PodLogFiles>> {
+        if specs.is_empty() {
+            return Ok(None);
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("proctor-logs-")
+            .tempdir()
+            .context("creating a directory for the declared container logs")?;
+        let mut documents = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            let file = |name: String, text: &str| -> anyhow::Result<String> {
+                let path = dir.path().join(name);
+                std::fs::write(&path, cri_lines(text))
+                    .with_context(|| format!("writing {}", path.display()))?;
+                Ok(path.display().to_string())
+            };
+            let mut log = json!({"logsFile": file(format!("{i}.log"), &spec.text)?});
+            if !spec.containers.is_empty() {
+                log["containers"] = json!(spec.containers);
+            }
+            if let Some(previous) = &spec.previous {
+                log["previousLogsFile"] = json!(file(format!("{i}-previous.log"), previous)?);
+            }
+            let mut selector = json!({});
+            if !spec.namespaces.is_empty() {
+                selector["matchNamespaces"] = json!(spec.namespaces);
+            }
+            if !spec.pods.is_empty() {
+                selector["matchNames"] = json!(spec.pods);
+            }
+            documents.push(json!({
+                "apiVersion": KWOK_CONFIG,
+                "kind": "ClusterLogs",
+                "metadata": {"name": format!("proctor-logs-{i}")},
+                "spec": {"selector": selector, "logs": [log]},
+            }));
+        }
+        Ok(Some(PodLogFiles { dir, documents }))
+    }
+
+    pub fn documents(&self) -> &[Value] {
+        &self.documents
+    }
+
+    /// The documents as a multi-document YAML stream, for kwok's configuration file.
+    pub fn yaml(&self) -> anyhow::Result<String> {
+        let mut out = String::new();
+        for document in &self.documents {
+            out.push_str("---\n");
+            out.push_str(
+                &serde_yaml::to_string(document).context("writing a ClusterLogs document")?,
+            );
+        }
+        Ok(out)
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// `text` as a container runtime writes it: a full stdout line per line, at [`LOG_TIME`].
+fn cri_lines(text: &str) -> String {
+    text.lines()
+        .map(|line| format!("{LOG_TIME} stdout F {line}\n"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> PodLogsSpec {
+        PodLogsSpec {
+            namespaces: vec!["gpu-operator".into()],
+            pods: vec![],
+            containers: vec!["cuda-validation".into()],
+            text: text.into(),
+            previous: None,
+        }
+    }
+
+    #[test]
+    fn each_entry_is_a_cluster_logs_document_naming_a_cri_file() {
+        let files = PodLogFiles::write(&[spec("Test PASSED\ndone\n")])
+            .expect("written")
+            .expect("declared");
+        let [document] = files.documents() else {
+            panic!("one document: {:?}", files.documents());
+        };
+        assert_eq!(document["kind"], "ClusterLogs");
+        assert_eq!(
+            document["spec"]["selector"],
+            json!({"matchNamespaces": ["gpu-operator"]})
+        );
+        let log = &document["spec"]["logs"][0];
+        assert_eq!(log["containers"], json!(["cuda-validation"]));
+        assert!(log.get("previousLogsFile").is_none());
+        let path = log["logsFile"].as_str().expect("a file");
+        assert!(Path::new(path).starts_with(files.dir()));
+        assert_eq!(
+            std::fs::read_to_string(path).expect("file"),
+            "2025-01-01T00:00:00Z stdout F Test PASSED\n2025-01-01T00:00:00Z stdout F done\n"
+        );
+        assert!(files
+            .yaml()
+            .expect("yaml")
+            .starts_with("---\napiVersion: kwok.x-k8s.io/v1alpha1\n"));
+    }
+
+    #[test]
+    fn no_declaration_writes_nothing() {
+        assert!(PodLogFiles::write(&[]).expect("nothing").is_none());
+    }
+}
