@@ -46,6 +46,10 @@ upstream:
     upstream/build.sh
     python3 -m pip install --quiet -r tests/differential/clients/requirements.txt
 
+# Write the protobuf tables the embedded cluster decodes bodies with, from the pinned release's Go types.
+protobuf-tables:
+    upstream/protobuf-tables.sh
+
 # Every lab's fixtures graded on both runtimes, gradebooks compared (opt-in: thirty gradings
 # one at a time on kwokctl, about 20 minutes; the upstream tier compares the bundled submissions).
 cross-runtime:

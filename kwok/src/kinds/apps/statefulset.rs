@@ -37,6 +37,10 @@ impl Strategy for StatefulSet {
         walk::<k8s::StatefulSet>(val, check_strict, root)
     }
 
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::apps_v1::STATEFUL_SET)
+    }
+
     fn default(&self, obj: &mut Map<String, Value>) {
         crate::defaults::workloads::stateful_set(obj);
     }

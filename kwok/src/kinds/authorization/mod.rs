@@ -8,8 +8,8 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
 use crate::kinds::Strategy;
-use crate::protobuf::schema::authorization_v1 as proto;
 use crate::protobuf::schema::Message;
+use crate::protobuf::schema::{authentication_v1, authorization_v1};
 use crate::registry::ResourceDef;
 
 type Decode = fn(&Val, bool, (&str, &str)) -> Result<Outcome, String>;
@@ -47,12 +47,12 @@ impl Strategy for Review {
 const CREATE: &[&str] = &["create"];
 
 macro_rules! review {
-    ($name:ident, $strategy:ident, $group:literal, $module:ident :: $ty:ident, $plural:literal, $singular:literal, $namespaced:literal) => {
+    ($name:ident, $strategy:ident, $group:literal, $module:ident :: $ty:ident, $proto:ident, $plural:literal, $singular:literal, $namespaced:literal) => {
         static $strategy: Review = Review {
             decode: |val, strict, root| {
                 walk::<k8s_openapi::api::$module::v1::$ty>(val, strict, root)
             },
-            protobuf: &proto::$strategy,
+            protobuf: &$proto::$strategy,
         };
         pub static $name: ResourceDef = ResourceDef {
             group: $group,
@@ -75,6 +75,7 @@ review!(
     LOCAL_SUBJECT_ACCESS_REVIEW,
     "authorization.k8s.io",
     authorization::LocalSubjectAccessReview,
+    authorization_v1,
     "localsubjectaccessreviews",
     "localsubjectaccessreview",
     true
@@ -84,6 +85,7 @@ review!(
     SELF_SUBJECT_ACCESS_REVIEW,
     "authorization.k8s.io",
     authorization::SelfSubjectAccessReview,
+    authorization_v1,
     "selfsubjectaccessreviews",
     "selfsubjectaccessreview",
     false
@@ -93,6 +95,7 @@ review!(
     SELF_SUBJECT_RULES_REVIEW,
     "authorization.k8s.io",
     authorization::SelfSubjectRulesReview,
+    authorization_v1,
     "selfsubjectrulesreviews",
     "selfsubjectrulesreview",
     false
@@ -102,6 +105,7 @@ review!(
     SUBJECT_ACCESS_REVIEW,
     "authorization.k8s.io",
     authorization::SubjectAccessReview,
+    authorization_v1,
     "subjectaccessreviews",
     "subjectaccessreview",
     false
@@ -111,6 +115,7 @@ review!(
     TOKEN_REVIEW,
     "authentication.k8s.io",
     authentication::TokenReview,
+    authentication_v1,
     "tokenreviews",
     "tokenreview",
     false
@@ -120,6 +125,7 @@ review!(
     SELF_SUBJECT_REVIEW,
     "authentication.k8s.io",
     authentication::SelfSubjectReview,
+    authentication_v1,
     "selfsubjectreviews",
     "selfsubjectreview",
     false
@@ -130,5 +136,5 @@ pub static TOKEN_REQUEST: Review = Review {
     decode: |val, strict, root| {
         walk::<k8s_openapi::api::authentication::v1::TokenRequest>(val, strict, root)
     },
-    protobuf: &proto::TOKEN_REQUEST,
+    protobuf: &authentication_v1::TOKEN_REQUEST,
 };

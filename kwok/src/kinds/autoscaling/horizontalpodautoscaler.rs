@@ -113,8 +113,11 @@ impl Strategy for HorizontalPodAutoscaler {
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
-        self.v1
-            .then_some(&crate::protobuf::schema::autoscaling_v1::HORIZONTAL_POD_AUTOSCALER)
+        Some(if self.v1 {
+            &crate::protobuf::schema::autoscaling_v1::HORIZONTAL_POD_AUTOSCALER
+        } else {
+            &crate::protobuf::schema::autoscaling_v2::HORIZONTAL_POD_AUTOSCALER
+        })
     }
 
     /// v1's `SetDefaults_HorizontalPodAutoscaler` only sets `minReplicas`; its CPU default comes

@@ -36,6 +36,10 @@ impl Strategy for PersistentVolume {
         walk::<k8s::PersistentVolume>(val, check_strict, root)
     }
 
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::core_v1::PERSISTENT_VOLUME)
+    }
+
     /// `SetDefaults_PersistentVolume` and `SetDefaults_HostPathVolumeSource`.
     fn default(&self, obj: &mut Map<String, Value>) {
         if let Some(spec) = child(obj, "spec") {

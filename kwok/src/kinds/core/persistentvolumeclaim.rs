@@ -54,6 +54,10 @@ impl Strategy for PersistentVolumeClaim {
         walk::<k8s::PersistentVolumeClaim>(val, check_strict, root)
     }
 
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::core_v1::PERSISTENT_VOLUME_CLAIM)
+    }
+
     fn default(&self, obj: &mut Map<String, Value>) {
         default_claim(obj);
     }

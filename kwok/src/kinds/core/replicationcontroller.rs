@@ -50,6 +50,10 @@ impl Strategy for ReplicationController {
         walk::<k8s::ReplicationController>(val, check_strict, root)
     }
 
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::core_v1::REPLICATION_CONTROLLER)
+    }
+
     /// `SetDefaults_ReplicationController`: the template's labels become the selector and the
     /// controller's own labels when those are empty; one replica.
     fn default(&self, obj: &mut Map<String, Value>) {

@@ -36,6 +36,10 @@ impl Strategy for StorageClass {
         walk::<k8s::StorageClass>(val, check_strict, root)
     }
 
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::storage_v1::STORAGE_CLASS)
+    }
+
     /// `SetDefaults_StorageClass`.
     fn default(&self, obj: &mut Map<String, Value>) {
         default_nil(obj, "reclaimPolicy", json!("Delete"));

@@ -1,11 +1,48 @@
-//! `autoscaling/v1` messages (k8s.io/api/autoscaling/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/autoscaling/v1/generated.proto`; JSON names and presence as in the
-//! package's `types.go` struct tags (see the parent module).
+//! `autoscaling/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::meta_v1;
 use super::Kind::{Msg, Str, Time, I32, I64};
-use super::{keep, message, opt, Message};
+use super::{keep, message, meta_v1, opt, Message};
+
+pub(crate) static CROSS_VERSION_OBJECT_REFERENCE: Message = message(
+    "CrossVersionObjectReference",
+    &[
+        keep(1, "kind", Str),
+        keep(2, "name", Str),
+        opt(3, "apiVersion", Str),
+    ],
+);
+
+pub(crate) static HORIZONTAL_POD_AUTOSCALER: Message = message(
+    "HorizontalPodAutoscaler",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&HORIZONTAL_POD_AUTOSCALER_SPEC)),
+        keep(3, "status", Msg(&HORIZONTAL_POD_AUTOSCALER_STATUS)),
+    ],
+);
+
+pub(crate) static HORIZONTAL_POD_AUTOSCALER_SPEC: Message = message(
+    "HorizontalPodAutoscalerSpec",
+    &[
+        keep(1, "scaleTargetRef", Msg(&CROSS_VERSION_OBJECT_REFERENCE)),
+        keep(2, "minReplicas", I32),
+        keep(3, "maxReplicas", I32),
+        keep(4, "targetCPUUtilizationPercentage", I32),
+    ],
+);
+
+pub(crate) static HORIZONTAL_POD_AUTOSCALER_STATUS: Message = message(
+    "HorizontalPodAutoscalerStatus",
+    &[
+        keep(1, "observedGeneration", I64),
+        keep(2, "lastScaleTime", Time),
+        keep(3, "currentReplicas", I32),
+        keep(4, "desiredReplicas", I32),
+        keep(5, "currentCPUUtilizationPercentage", I32),
+    ],
+);
 
 pub(crate) static SCALE: Message = message(
     "Scale",
@@ -16,48 +53,9 @@ pub(crate) static SCALE: Message = message(
     ],
 );
 
-pub(super) static SCALE_SPEC: Message = message("ScaleSpec", &[opt(1, "replicas", I32)]);
+pub(crate) static SCALE_SPEC: Message = message("ScaleSpec", &[opt(1, "replicas", I32)]);
 
-pub(super) static SCALE_STATUS: Message = message(
+pub(crate) static SCALE_STATUS: Message = message(
     "ScaleStatus",
     &[keep(1, "replicas", I32), opt(2, "selector", Str)],
-);
-
-pub(crate) static HORIZONTAL_POD_AUTOSCALER: Message = message(
-    "HorizontalPodAutoscaler",
-    &[
-        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
-        keep(2, "spec", Msg(&HPA_SPEC)),
-        keep(3, "status", Msg(&HPA_STATUS)),
-    ],
-);
-
-static CROSS_VERSION_OBJECT_REFERENCE: Message = message(
-    "CrossVersionObjectReference",
-    &[
-        keep(1, "kind", Str),
-        keep(2, "name", Str),
-        opt(3, "apiVersion", Str),
-    ],
-);
-
-static HPA_SPEC: Message = message(
-    "HorizontalPodAutoscalerSpec",
-    &[
-        keep(1, "scaleTargetRef", Msg(&CROSS_VERSION_OBJECT_REFERENCE)),
-        keep(2, "minReplicas", I32),
-        keep(3, "maxReplicas", I32),
-        keep(4, "targetCPUUtilizationPercentage", I32),
-    ],
-);
-
-static HPA_STATUS: Message = message(
-    "HorizontalPodAutoscalerStatus",
-    &[
-        keep(1, "observedGeneration", I64),
-        keep(2, "lastScaleTime", Time),
-        keep(3, "currentReplicas", I32),
-        keep(4, "desiredReplicas", I32),
-        keep(5, "currentCPUUtilizationPercentage", I32),
-    ],
 );

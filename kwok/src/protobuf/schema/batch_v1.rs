@@ -1,12 +1,9 @@
-//! `batch/v1` messages (k8s.io/api/batch/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/batch/v1/generated.proto`; JSON names and presence as in the
-//! package's `types.go` struct tags (see the parent module).
+//! `batch/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::core_v1;
-use super::meta_v1;
 use super::Kind::{Bool, Msg, Str, Time, I32, I64};
-use super::{keep, list, message, opt, Message};
+use super::{core_v1, keep, list, message, meta_v1, opt, Message};
 
 pub(crate) static CRON_JOB: Message = message(
     "CronJob",
@@ -17,7 +14,7 @@ pub(crate) static CRON_JOB: Message = message(
     ],
 );
 
-pub(super) static CRON_JOB_SPEC: Message = message(
+pub(crate) static CRON_JOB_SPEC: Message = message(
     "CronJobSpec",
     &[
         keep(1, "schedule", Str),
@@ -31,7 +28,7 @@ pub(super) static CRON_JOB_SPEC: Message = message(
     ],
 );
 
-pub(super) static CRON_JOB_STATUS: Message = message(
+pub(crate) static CRON_JOB_STATUS: Message = message(
     "CronJobStatus",
     &[
         list(1, "active", Msg(&core_v1::OBJECT_REFERENCE)),
@@ -49,7 +46,7 @@ pub(crate) static JOB: Message = message(
     ],
 );
 
-pub(super) static JOB_CONDITION: Message = message(
+pub(crate) static JOB_CONDITION: Message = message(
     "JobCondition",
     &[
         keep(1, "type", Str),
@@ -61,7 +58,7 @@ pub(super) static JOB_CONDITION: Message = message(
     ],
 );
 
-pub(super) static JOB_SPEC: Message = message(
+pub(crate) static JOB_SPEC: Message = message(
     "JobSpec",
     &[
         keep(1, "parallelism", I32),
@@ -83,7 +80,7 @@ pub(super) static JOB_SPEC: Message = message(
     ],
 );
 
-pub(super) static JOB_STATUS: Message = message(
+pub(crate) static JOB_STATUS: Message = message(
     "JobStatus",
     &[
         list(1, "conditions", Msg(&JOB_CONDITION)),
@@ -104,7 +101,7 @@ pub(super) static JOB_STATUS: Message = message(
     ],
 );
 
-pub(super) static JOB_TEMPLATE_SPEC: Message = message(
+pub(crate) static JOB_TEMPLATE_SPEC: Message = message(
     "JobTemplateSpec",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -112,12 +109,12 @@ pub(super) static JOB_TEMPLATE_SPEC: Message = message(
     ],
 );
 
-pub(super) static POD_FAILURE_POLICY: Message = message(
+pub(crate) static POD_FAILURE_POLICY: Message = message(
     "PodFailurePolicy",
     &[list(1, "rules", Msg(&POD_FAILURE_POLICY_RULE))],
 );
 
-pub(super) static POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT: Message = message(
+pub(crate) static POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT: Message = message(
     "PodFailurePolicyOnExitCodesRequirement",
     &[
         keep(1, "containerName", Str),
@@ -126,12 +123,12 @@ pub(super) static POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT: Message = messag
     ],
 );
 
-pub(super) static POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN: Message = message(
+pub(crate) static POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN: Message = message(
     "PodFailurePolicyOnPodConditionsPattern",
     &[keep(1, "type", Str), keep(2, "status", Str)],
 );
 
-pub(super) static POD_FAILURE_POLICY_RULE: Message = message(
+pub(crate) static POD_FAILURE_POLICY_RULE: Message = message(
     "PodFailurePolicyRule",
     &[
         keep(1, "action", Str),
@@ -148,12 +145,12 @@ pub(super) static POD_FAILURE_POLICY_RULE: Message = message(
     ],
 );
 
-pub(super) static SUCCESS_POLICY: Message = message(
+pub(crate) static SUCCESS_POLICY: Message = message(
     "SuccessPolicy",
     &[list(1, "rules", Msg(&SUCCESS_POLICY_RULE))],
 );
 
-pub(super) static SUCCESS_POLICY_RULE: Message = message(
+pub(crate) static SUCCESS_POLICY_RULE: Message = message(
     "SuccessPolicyRule",
     &[
         keep(1, "succeededIndexes", Str),
@@ -161,7 +158,7 @@ pub(super) static SUCCESS_POLICY_RULE: Message = message(
     ],
 );
 
-pub(super) static UNCOUNTED_TERMINATED_PODS: Message = message(
+pub(crate) static UNCOUNTED_TERMINATED_PODS: Message = message(
     "UncountedTerminatedPods",
     &[list(1, "succeeded", Str), list(2, "failed", Str)],
 );

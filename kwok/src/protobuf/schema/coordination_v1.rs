@@ -1,11 +1,9 @@
-//! `coordination.k8s.io/v1` messages (k8s.io/api/coordination/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/coordination/v1/generated.proto`; JSON names and presence as in the
-//! package's `types.go` struct tags (see the parent module).
+//! `coordination/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::meta_v1;
 use super::Kind::{MicroTime, Msg, Str, I32};
-use super::{keep, message, Message};
+use super::{keep, message, meta_v1, Message};
 
 pub(crate) static LEASE: Message = message(
     "Lease",
@@ -15,7 +13,7 @@ pub(crate) static LEASE: Message = message(
     ],
 );
 
-pub(super) static LEASE_SPEC: Message = message(
+pub(crate) static LEASE_SPEC: Message = message(
     "LeaseSpec",
     &[
         keep(1, "holderIdentity", Str),

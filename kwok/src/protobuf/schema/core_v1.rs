@@ -1,13 +1,30 @@
-//! `core/v1` messages (k8s.io/api/core/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/core/v1/generated.proto`; JSON names and presence as in the
-//! package's `types.go` struct tags (see the parent module).
+//! `core/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::meta_v1;
 use super::Kind::{Bool, Bytes, IntOrString, MicroTime, Msg, Quantity, Str, Time, I32, I64};
-use super::{inline, keep, list, map, message, opt, Message};
+use super::{inline, keep, list, map, message, meta_v1, opt, Message};
 
-pub(super) static AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE: Message = message(
+pub(crate) static AFFINITY: Message = message(
+    "Affinity",
+    &[
+        keep(1, "nodeAffinity", Msg(&NODE_AFFINITY)),
+        keep(2, "podAffinity", Msg(&POD_AFFINITY)),
+        keep(3, "podAntiAffinity", Msg(&POD_ANTI_AFFINITY)),
+    ],
+);
+
+pub(crate) static APP_ARMOR_PROFILE: Message = message(
+    "AppArmorProfile",
+    &[keep(1, "type", Str), keep(2, "localhostProfile", Str)],
+);
+
+pub(crate) static ATTACHED_VOLUME: Message = message(
+    "AttachedVolume",
+    &[keep(1, "name", Str), keep(2, "devicePath", Str)],
+);
+
+pub(crate) static AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE: Message = message(
     "AWSElasticBlockStoreVolumeSource",
     &[
         keep(1, "volumeID", Str),
@@ -17,26 +34,7 @@ pub(super) static AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static AFFINITY: Message = message(
-    "Affinity",
-    &[
-        keep(1, "nodeAffinity", Msg(&NODE_AFFINITY)),
-        keep(2, "podAffinity", Msg(&POD_AFFINITY)),
-        keep(3, "podAntiAffinity", Msg(&POD_ANTI_AFFINITY)),
-    ],
-);
-
-pub(super) static APP_ARMOR_PROFILE: Message = message(
-    "AppArmorProfile",
-    &[keep(1, "type", Str), keep(2, "localhostProfile", Str)],
-);
-
-pub(super) static ATTACHED_VOLUME: Message = message(
-    "AttachedVolume",
-    &[keep(1, "name", Str), keep(2, "devicePath", Str)],
-);
-
-pub(super) static AZURE_DISK_VOLUME_SOURCE: Message = message(
+pub(crate) static AZURE_DISK_VOLUME_SOURCE: Message = message(
     "AzureDiskVolumeSource",
     &[
         keep(1, "diskName", Str),
@@ -48,7 +46,17 @@ pub(super) static AZURE_DISK_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static AZURE_FILE_VOLUME_SOURCE: Message = message(
+pub(crate) static AZURE_FILE_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "AzureFilePersistentVolumeSource",
+    &[
+        keep(1, "secretName", Str),
+        keep(2, "shareName", Str),
+        opt(3, "readOnly", Bool),
+        keep(4, "secretNamespace", Str),
+    ],
+);
+
+pub(crate) static AZURE_FILE_VOLUME_SOURCE: Message = message(
     "AzureFileVolumeSource",
     &[
         keep(1, "secretName", Str),
@@ -65,21 +73,22 @@ pub(crate) static BINDING: Message = message(
     ],
 );
 
-pub(super) static CSI_VOLUME_SOURCE: Message = message(
-    "CSIVolumeSource",
+pub(crate) static CAPABILITIES: Message =
+    message("Capabilities", &[list(1, "add", Str), list(2, "drop", Str)]);
+
+pub(crate) static CEPH_FS_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "CephFSPersistentVolumeSource",
     &[
-        keep(1, "driver", Str),
-        keep(2, "readOnly", Bool),
-        keep(3, "fsType", Str),
-        map(4, "volumeAttributes", Str),
-        keep(5, "nodePublishSecretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+        list(1, "monitors", Str),
+        opt(2, "path", Str),
+        opt(3, "user", Str),
+        opt(4, "secretFile", Str),
+        keep(5, "secretRef", Msg(&SECRET_REFERENCE)),
+        opt(6, "readOnly", Bool),
     ],
 );
 
-pub(super) static CAPABILITIES: Message =
-    message("Capabilities", &[list(1, "add", Str), list(2, "drop", Str)]);
-
-pub(super) static CEPH_FS_VOLUME_SOURCE: Message = message(
+pub(crate) static CEPH_FS_VOLUME_SOURCE: Message = message(
     "CephFSVolumeSource",
     &[
         list(1, "monitors", Str),
@@ -91,7 +100,17 @@ pub(super) static CEPH_FS_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static CINDER_VOLUME_SOURCE: Message = message(
+pub(crate) static CINDER_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "CinderPersistentVolumeSource",
+    &[
+        keep(1, "volumeID", Str),
+        opt(2, "fsType", Str),
+        opt(3, "readOnly", Bool),
+        keep(4, "secretRef", Msg(&SECRET_REFERENCE)),
+    ],
+);
+
+pub(crate) static CINDER_VOLUME_SOURCE: Message = message(
     "CinderVolumeSource",
     &[
         keep(1, "volumeID", Str),
@@ -101,7 +120,10 @@ pub(super) static CINDER_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static CLUSTER_TRUST_BUNDLE_PROJECTION: Message = message(
+pub(crate) static CLIENT_IP_CONFIG: Message =
+    message("ClientIPConfig", &[keep(1, "timeoutSeconds", I32)]);
+
+pub(crate) static CLUSTER_TRUST_BUNDLE_PROJECTION: Message = message(
     "ClusterTrustBundleProjection",
     &[
         keep(1, "name", Str),
@@ -122,7 +144,7 @@ pub(crate) static CONFIG_MAP: Message = message(
     ],
 );
 
-pub(super) static CONFIG_MAP_ENV_SOURCE: Message = message(
+pub(crate) static CONFIG_MAP_ENV_SOURCE: Message = message(
     "ConfigMapEnvSource",
     &[
         inline(1, &LOCAL_OBJECT_REFERENCE),
@@ -130,7 +152,7 @@ pub(super) static CONFIG_MAP_ENV_SOURCE: Message = message(
     ],
 );
 
-pub(super) static CONFIG_MAP_KEY_SELECTOR: Message = message(
+pub(crate) static CONFIG_MAP_KEY_SELECTOR: Message = message(
     "ConfigMapKeySelector",
     &[
         inline(1, &LOCAL_OBJECT_REFERENCE),
@@ -139,7 +161,7 @@ pub(super) static CONFIG_MAP_KEY_SELECTOR: Message = message(
     ],
 );
 
-pub(super) static CONFIG_MAP_NODE_CONFIG_SOURCE: Message = message(
+pub(crate) static CONFIG_MAP_NODE_CONFIG_SOURCE: Message = message(
     "ConfigMapNodeConfigSource",
     &[
         keep(1, "namespace", Str),
@@ -150,7 +172,7 @@ pub(super) static CONFIG_MAP_NODE_CONFIG_SOURCE: Message = message(
     ],
 );
 
-pub(super) static CONFIG_MAP_PROJECTION: Message = message(
+pub(crate) static CONFIG_MAP_PROJECTION: Message = message(
     "ConfigMapProjection",
     &[
         inline(1, &LOCAL_OBJECT_REFERENCE),
@@ -159,7 +181,7 @@ pub(super) static CONFIG_MAP_PROJECTION: Message = message(
     ],
 );
 
-pub(super) static CONFIG_MAP_VOLUME_SOURCE: Message = message(
+pub(crate) static CONFIG_MAP_VOLUME_SOURCE: Message = message(
     "ConfigMapVolumeSource",
     &[
         inline(1, &LOCAL_OBJECT_REFERENCE),
@@ -169,7 +191,7 @@ pub(super) static CONFIG_MAP_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static CONTAINER: Message = message(
+pub(crate) static CONTAINER: Message = message(
     "Container",
     &[
         keep(1, "name", Str),
@@ -199,12 +221,12 @@ pub(super) static CONTAINER: Message = message(
     ],
 );
 
-pub(super) static CONTAINER_IMAGE: Message = message(
+pub(crate) static CONTAINER_IMAGE: Message = message(
     "ContainerImage",
     &[list(1, "names", Str), opt(2, "sizeBytes", I64)],
 );
 
-pub(super) static CONTAINER_PORT: Message = message(
+pub(crate) static CONTAINER_PORT: Message = message(
     "ContainerPort",
     &[
         opt(1, "name", Str),
@@ -215,12 +237,12 @@ pub(super) static CONTAINER_PORT: Message = message(
     ],
 );
 
-pub(super) static CONTAINER_RESIZE_POLICY: Message = message(
+pub(crate) static CONTAINER_RESIZE_POLICY: Message = message(
     "ContainerResizePolicy",
     &[keep(1, "resourceName", Str), keep(2, "restartPolicy", Str)],
 );
 
-pub(super) static CONTAINER_STATE: Message = message(
+pub(crate) static CONTAINER_STATE: Message = message(
     "ContainerState",
     &[
         keep(1, "waiting", Msg(&CONTAINER_STATE_WAITING)),
@@ -229,10 +251,10 @@ pub(super) static CONTAINER_STATE: Message = message(
     ],
 );
 
-pub(super) static CONTAINER_STATE_RUNNING: Message =
+pub(crate) static CONTAINER_STATE_RUNNING: Message =
     message("ContainerStateRunning", &[keep(1, "startedAt", Time)]);
 
-pub(super) static CONTAINER_STATE_TERMINATED: Message = message(
+pub(crate) static CONTAINER_STATE_TERMINATED: Message = message(
     "ContainerStateTerminated",
     &[
         keep(1, "exitCode", I32),
@@ -245,12 +267,12 @@ pub(super) static CONTAINER_STATE_TERMINATED: Message = message(
     ],
 );
 
-pub(super) static CONTAINER_STATE_WAITING: Message = message(
+pub(crate) static CONTAINER_STATE_WAITING: Message = message(
     "ContainerStateWaiting",
     &[opt(1, "reason", Str), opt(2, "message", Str)],
 );
 
-pub(super) static CONTAINER_STATUS: Message = message(
+pub(crate) static CONTAINER_STATUS: Message = message(
     "ContainerStatus",
     &[
         keep(1, "name", Str),
@@ -267,23 +289,49 @@ pub(super) static CONTAINER_STATUS: Message = message(
         list(12, "volumeMounts", Msg(&VOLUME_MOUNT_STATUS)),
         keep(13, "user", Msg(&CONTAINER_USER)),
         list(14, "allocatedResourcesStatus", Msg(&RESOURCE_STATUS)),
-        keep(15, "stopSignal", Str),
     ],
 );
 
-pub(super) static CONTAINER_USER: Message = message(
+pub(crate) static CONTAINER_USER: Message = message(
     "ContainerUser",
     &[keep(1, "linux", Msg(&LINUX_CONTAINER_USER))],
 );
 
-pub(super) static DAEMON_ENDPOINT: Message = message("DaemonEndpoint", &[keep(1, "Port", I32)]);
+pub(crate) static CSI_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "CSIPersistentVolumeSource",
+    &[
+        keep(1, "driver", Str),
+        keep(2, "volumeHandle", Str),
+        opt(3, "readOnly", Bool),
+        opt(4, "fsType", Str),
+        map(5, "volumeAttributes", Str),
+        keep(6, "controllerPublishSecretRef", Msg(&SECRET_REFERENCE)),
+        keep(7, "nodeStageSecretRef", Msg(&SECRET_REFERENCE)),
+        keep(8, "nodePublishSecretRef", Msg(&SECRET_REFERENCE)),
+        keep(9, "controllerExpandSecretRef", Msg(&SECRET_REFERENCE)),
+        keep(10, "nodeExpandSecretRef", Msg(&SECRET_REFERENCE)),
+    ],
+);
 
-pub(super) static DOWNWARD_API_PROJECTION: Message = message(
+pub(crate) static CSI_VOLUME_SOURCE: Message = message(
+    "CSIVolumeSource",
+    &[
+        keep(1, "driver", Str),
+        keep(2, "readOnly", Bool),
+        keep(3, "fsType", Str),
+        map(4, "volumeAttributes", Str),
+        keep(5, "nodePublishSecretRef", Msg(&LOCAL_OBJECT_REFERENCE)),
+    ],
+);
+
+pub(crate) static DAEMON_ENDPOINT: Message = message("DaemonEndpoint", &[keep(1, "Port", I32)]);
+
+pub(crate) static DOWNWARD_API_PROJECTION: Message = message(
     "DownwardAPIProjection",
     &[list(1, "items", Msg(&DOWNWARD_API_VOLUME_FILE))],
 );
 
-pub(super) static DOWNWARD_API_VOLUME_FILE: Message = message(
+pub(crate) static DOWNWARD_API_VOLUME_FILE: Message = message(
     "DownwardAPIVolumeFile",
     &[
         keep(1, "path", Str),
@@ -293,7 +341,7 @@ pub(super) static DOWNWARD_API_VOLUME_FILE: Message = message(
     ],
 );
 
-pub(super) static DOWNWARD_API_VOLUME_SOURCE: Message = message(
+pub(crate) static DOWNWARD_API_VOLUME_SOURCE: Message = message(
     "DownwardAPIVolumeSource",
     &[
         list(1, "items", Msg(&DOWNWARD_API_VOLUME_FILE)),
@@ -301,12 +349,49 @@ pub(super) static DOWNWARD_API_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static EMPTY_DIR_VOLUME_SOURCE: Message = message(
+pub(crate) static EMPTY_DIR_VOLUME_SOURCE: Message = message(
     "EmptyDirVolumeSource",
     &[opt(1, "medium", Str), keep(2, "sizeLimit", Quantity)],
 );
 
-pub(super) static ENV_FROM_SOURCE: Message = message(
+pub(crate) static ENDPOINTS: Message = message(
+    "Endpoints",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        list(2, "subsets", Msg(&ENDPOINT_SUBSET)),
+    ],
+);
+
+pub(crate) static ENDPOINT_ADDRESS: Message = message(
+    "EndpointAddress",
+    &[
+        keep(1, "ip", Str),
+        opt(3, "hostname", Str),
+        keep(4, "nodeName", Str),
+        keep(2, "targetRef", Msg(&OBJECT_REFERENCE)),
+    ],
+);
+
+pub(crate) static ENDPOINT_PORT: Message = message(
+    "EndpointPort",
+    &[
+        opt(1, "name", Str),
+        keep(2, "port", I32),
+        opt(3, "protocol", Str),
+        keep(4, "appProtocol", Str),
+    ],
+);
+
+pub(crate) static ENDPOINT_SUBSET: Message = message(
+    "EndpointSubset",
+    &[
+        list(1, "addresses", Msg(&ENDPOINT_ADDRESS)),
+        list(2, "notReadyAddresses", Msg(&ENDPOINT_ADDRESS)),
+        list(3, "ports", Msg(&ENDPOINT_PORT)),
+    ],
+);
+
+pub(crate) static ENV_FROM_SOURCE: Message = message(
     "EnvFromSource",
     &[
         opt(1, "prefix", Str),
@@ -315,7 +400,7 @@ pub(super) static ENV_FROM_SOURCE: Message = message(
     ],
 );
 
-pub(super) static ENV_VAR: Message = message(
+pub(crate) static ENV_VAR: Message = message(
     "EnvVar",
     &[
         keep(1, "name", Str),
@@ -324,7 +409,7 @@ pub(super) static ENV_VAR: Message = message(
     ],
 );
 
-pub(super) static ENV_VAR_SOURCE: Message = message(
+pub(crate) static ENV_VAR_SOURCE: Message = message(
     "EnvVarSource",
     &[
         keep(1, "fieldRef", Msg(&OBJECT_FIELD_SELECTOR)),
@@ -334,7 +419,7 @@ pub(super) static ENV_VAR_SOURCE: Message = message(
     ],
 );
 
-pub(super) static EPHEMERAL_CONTAINER: Message = message(
+pub(crate) static EPHEMERAL_CONTAINER: Message = message(
     "EphemeralContainer",
     &[
         inline(1, &EPHEMERAL_CONTAINER_COMMON),
@@ -342,7 +427,7 @@ pub(super) static EPHEMERAL_CONTAINER: Message = message(
     ],
 );
 
-pub(super) static EPHEMERAL_CONTAINER_COMMON: Message = message(
+pub(crate) static EPHEMERAL_CONTAINER_COMMON: Message = message(
     "EphemeralContainerCommon",
     &[
         keep(1, "name", Str),
@@ -372,7 +457,7 @@ pub(super) static EPHEMERAL_CONTAINER_COMMON: Message = message(
     ],
 );
 
-pub(super) static EPHEMERAL_VOLUME_SOURCE: Message = message(
+pub(crate) static EPHEMERAL_VOLUME_SOURCE: Message = message(
     "EphemeralVolumeSource",
     &[keep(
         1,
@@ -402,19 +487,19 @@ pub(crate) static EVENT: Message = message(
     ],
 );
 
-pub(super) static EVENT_SERIES: Message = message(
+pub(crate) static EVENT_SERIES: Message = message(
     "EventSeries",
     &[opt(1, "count", I32), keep(2, "lastObservedTime", MicroTime)],
 );
 
-pub(super) static EVENT_SOURCE: Message = message(
+pub(crate) static EVENT_SOURCE: Message = message(
     "EventSource",
     &[opt(1, "component", Str), opt(2, "host", Str)],
 );
 
-pub(super) static EXEC_ACTION: Message = message("ExecAction", &[list(1, "command", Str)]);
+pub(crate) static EXEC_ACTION: Message = message("ExecAction", &[list(1, "command", Str)]);
 
-pub(super) static FC_VOLUME_SOURCE: Message = message(
+pub(crate) static FC_VOLUME_SOURCE: Message = message(
     "FCVolumeSource",
     &[
         list(1, "targetWWNs", Str),
@@ -425,7 +510,18 @@ pub(super) static FC_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static FLEX_VOLUME_SOURCE: Message = message(
+pub(crate) static FLEX_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "FlexPersistentVolumeSource",
+    &[
+        keep(1, "driver", Str),
+        opt(2, "fsType", Str),
+        keep(3, "secretRef", Msg(&SECRET_REFERENCE)),
+        opt(4, "readOnly", Bool),
+        map(5, "options", Str),
+    ],
+);
+
+pub(crate) static FLEX_VOLUME_SOURCE: Message = message(
     "FlexVolumeSource",
     &[
         keep(1, "driver", Str),
@@ -436,12 +532,12 @@ pub(super) static FLEX_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static FLOCKER_VOLUME_SOURCE: Message = message(
+pub(crate) static FLOCKER_VOLUME_SOURCE: Message = message(
     "FlockerVolumeSource",
     &[opt(1, "datasetName", Str), opt(2, "datasetUUID", Str)],
 );
 
-pub(super) static GCE_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
+pub(crate) static GCE_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
     "GCEPersistentDiskVolumeSource",
     &[
         keep(1, "pdName", Str),
@@ -451,12 +547,7 @@ pub(super) static GCE_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static GRPC_ACTION: Message = message(
-    "GRPCAction",
-    &[keep(1, "port", I32), keep(2, "service", Str)],
-);
-
-pub(super) static GIT_REPO_VOLUME_SOURCE: Message = message(
+pub(crate) static GIT_REPO_VOLUME_SOURCE: Message = message(
     "GitRepoVolumeSource",
     &[
         keep(1, "repository", Str),
@@ -465,7 +556,17 @@ pub(super) static GIT_REPO_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static GLUSTERFS_VOLUME_SOURCE: Message = message(
+pub(crate) static GLUSTERFS_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "GlusterfsPersistentVolumeSource",
+    &[
+        keep(1, "endpoints", Str),
+        keep(2, "path", Str),
+        opt(3, "readOnly", Bool),
+        keep(4, "endpointsNamespace", Str),
+    ],
+);
+
+pub(crate) static GLUSTERFS_VOLUME_SOURCE: Message = message(
     "GlusterfsVolumeSource",
     &[
         keep(1, "endpoints", Str),
@@ -474,7 +575,24 @@ pub(super) static GLUSTERFS_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static HTTP_GET_ACTION: Message = message(
+pub(crate) static GRPC_ACTION: Message = message(
+    "GRPCAction",
+    &[keep(1, "port", I32), keep(2, "service", Str)],
+);
+
+pub(crate) static HOST_ALIAS: Message = message(
+    "HostAlias",
+    &[keep(1, "ip", Str), list(2, "hostnames", Str)],
+);
+
+pub(crate) static HOST_IP: Message = message("HostIP", &[keep(1, "ip", Str)]);
+
+pub(crate) static HOST_PATH_VOLUME_SOURCE: Message = message(
+    "HostPathVolumeSource",
+    &[keep(1, "path", Str), keep(2, "type", Str)],
+);
+
+pub(crate) static HTTP_GET_ACTION: Message = message(
     "HTTPGetAction",
     &[
         opt(1, "path", Str),
@@ -485,22 +603,32 @@ pub(super) static HTTP_GET_ACTION: Message = message(
     ],
 );
 
-pub(super) static HTTP_HEADER: Message =
+pub(crate) static HTTP_HEADER: Message =
     message("HTTPHeader", &[keep(1, "name", Str), keep(2, "value", Str)]);
 
-pub(super) static HOST_ALIAS: Message = message(
-    "HostAlias",
-    &[keep(1, "ip", Str), list(2, "hostnames", Str)],
+pub(crate) static IMAGE_VOLUME_SOURCE: Message = message(
+    "ImageVolumeSource",
+    &[opt(1, "reference", Str), opt(2, "pullPolicy", Str)],
 );
 
-pub(super) static HOST_IP: Message = message("HostIP", &[keep(1, "ip", Str)]);
-
-pub(super) static HOST_PATH_VOLUME_SOURCE: Message = message(
-    "HostPathVolumeSource",
-    &[keep(1, "path", Str), keep(2, "type", Str)],
+pub(crate) static ISCSI_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "ISCSIPersistentVolumeSource",
+    &[
+        keep(1, "targetPortal", Str),
+        keep(2, "iqn", Str),
+        keep(3, "lun", I32),
+        opt(4, "iscsiInterface", Str),
+        opt(5, "fsType", Str),
+        opt(6, "readOnly", Bool),
+        list(7, "portals", Str),
+        opt(8, "chapAuthDiscovery", Bool),
+        opt(11, "chapAuthSession", Bool),
+        keep(10, "secretRef", Msg(&SECRET_REFERENCE)),
+        keep(12, "initiatorName", Str),
+    ],
 );
 
-pub(super) static ISCSI_VOLUME_SOURCE: Message = message(
+pub(crate) static ISCSI_VOLUME_SOURCE: Message = message(
     "ISCSIVolumeSource",
     &[
         keep(1, "targetPortal", Str),
@@ -517,12 +645,7 @@ pub(super) static ISCSI_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static IMAGE_VOLUME_SOURCE: Message = message(
-    "ImageVolumeSource",
-    &[opt(1, "reference", Str), opt(2, "pullPolicy", Str)],
-);
-
-pub(super) static KEY_TO_PATH: Message = message(
+pub(crate) static KEY_TO_PATH: Message = message(
     "KeyToPath",
     &[
         keep(1, "key", Str),
@@ -531,16 +654,15 @@ pub(super) static KEY_TO_PATH: Message = message(
     ],
 );
 
-pub(super) static LIFECYCLE: Message = message(
+pub(crate) static LIFECYCLE: Message = message(
     "Lifecycle",
     &[
         keep(1, "postStart", Msg(&LIFECYCLE_HANDLER)),
         keep(2, "preStop", Msg(&LIFECYCLE_HANDLER)),
-        keep(3, "stopSignal", Str),
     ],
 );
 
-pub(super) static LIFECYCLE_HANDLER: Message = message(
+pub(crate) static LIFECYCLE_HANDLER: Message = message(
     "LifecycleHandler",
     &[
         keep(1, "exec", Msg(&EXEC_ACTION)),
@@ -550,7 +672,32 @@ pub(super) static LIFECYCLE_HANDLER: Message = message(
     ],
 );
 
-pub(super) static LINUX_CONTAINER_USER: Message = message(
+pub(crate) static LIMIT_RANGE: Message = message(
+    "LimitRange",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&LIMIT_RANGE_SPEC)),
+    ],
+);
+
+pub(crate) static LIMIT_RANGE_ITEM: Message = message(
+    "LimitRangeItem",
+    &[
+        keep(1, "type", Str),
+        map(2, "max", Quantity),
+        map(3, "min", Quantity),
+        map(4, "default", Quantity),
+        map(5, "defaultRequest", Quantity),
+        map(6, "maxLimitRequestRatio", Quantity),
+    ],
+);
+
+pub(crate) static LIMIT_RANGE_SPEC: Message = message(
+    "LimitRangeSpec",
+    &[list(1, "limits", Msg(&LIMIT_RANGE_ITEM))],
+);
+
+pub(crate) static LINUX_CONTAINER_USER: Message = message(
     "LinuxContainerUser",
     &[
         keep(1, "uid", I64),
@@ -559,15 +706,34 @@ pub(super) static LINUX_CONTAINER_USER: Message = message(
     ],
 );
 
-pub(super) static LOCAL_OBJECT_REFERENCE: Message =
+pub(crate) static LOAD_BALANCER_INGRESS: Message = message(
+    "LoadBalancerIngress",
+    &[
+        opt(1, "ip", Str),
+        opt(2, "hostname", Str),
+        keep(3, "ipMode", Str),
+        list(4, "ports", Msg(&PORT_STATUS)),
+    ],
+);
+
+pub(crate) static LOAD_BALANCER_STATUS: Message = message(
+    "LoadBalancerStatus",
+    &[list(1, "ingress", Msg(&LOAD_BALANCER_INGRESS))],
+);
+
+pub(crate) static LOCAL_OBJECT_REFERENCE: Message =
     message("LocalObjectReference", &[opt(1, "name", Str)]);
 
-pub(super) static NFS_VOLUME_SOURCE: Message = message(
-    "NFSVolumeSource",
+pub(crate) static LOCAL_VOLUME_SOURCE: Message = message(
+    "LocalVolumeSource",
+    &[keep(1, "path", Str), keep(2, "fsType", Str)],
+);
+
+pub(crate) static MODIFY_VOLUME_STATUS: Message = message(
+    "ModifyVolumeStatus",
     &[
-        keep(1, "server", Str),
-        keep(2, "path", Str),
-        opt(3, "readOnly", Bool),
+        opt(1, "targetVolumeAttributesClassName", Str),
+        keep(2, "status", Str),
     ],
 );
 
@@ -580,7 +746,7 @@ pub(crate) static NAMESPACE: Message = message(
     ],
 );
 
-pub(super) static NAMESPACE_CONDITION: Message = message(
+pub(crate) static NAMESPACE_CONDITION: Message = message(
     "NamespaceCondition",
     &[
         keep(1, "type", Str),
@@ -591,13 +757,22 @@ pub(super) static NAMESPACE_CONDITION: Message = message(
     ],
 );
 
-pub(super) static NAMESPACE_SPEC: Message = message("NamespaceSpec", &[list(1, "finalizers", Str)]);
+pub(crate) static NAMESPACE_SPEC: Message = message("NamespaceSpec", &[list(1, "finalizers", Str)]);
 
-pub(super) static NAMESPACE_STATUS: Message = message(
+pub(crate) static NAMESPACE_STATUS: Message = message(
     "NamespaceStatus",
     &[
         opt(1, "phase", Str),
         list(2, "conditions", Msg(&NAMESPACE_CONDITION)),
+    ],
+);
+
+pub(crate) static NFS_VOLUME_SOURCE: Message = message(
+    "NFSVolumeSource",
+    &[
+        keep(1, "server", Str),
+        keep(2, "path", Str),
+        opt(3, "readOnly", Bool),
     ],
 );
 
@@ -610,12 +785,12 @@ pub(crate) static NODE: Message = message(
     ],
 );
 
-pub(super) static NODE_ADDRESS: Message = message(
+pub(crate) static NODE_ADDRESS: Message = message(
     "NodeAddress",
     &[keep(1, "type", Str), keep(2, "address", Str)],
 );
 
-pub(super) static NODE_AFFINITY: Message = message(
+pub(crate) static NODE_AFFINITY: Message = message(
     "NodeAffinity",
     &[
         keep(
@@ -631,7 +806,7 @@ pub(super) static NODE_AFFINITY: Message = message(
     ],
 );
 
-pub(super) static NODE_CONDITION: Message = message(
+pub(crate) static NODE_CONDITION: Message = message(
     "NodeCondition",
     &[
         keep(1, "type", Str),
@@ -643,12 +818,12 @@ pub(super) static NODE_CONDITION: Message = message(
     ],
 );
 
-pub(super) static NODE_CONFIG_SOURCE: Message = message(
+pub(crate) static NODE_CONFIG_SOURCE: Message = message(
     "NodeConfigSource",
     &[keep(2, "configMap", Msg(&CONFIG_MAP_NODE_CONFIG_SOURCE))],
 );
 
-pub(super) static NODE_CONFIG_STATUS: Message = message(
+pub(crate) static NODE_CONFIG_STATUS: Message = message(
     "NodeConfigStatus",
     &[
         keep(1, "assigned", Msg(&NODE_CONFIG_SOURCE)),
@@ -658,15 +833,15 @@ pub(super) static NODE_CONFIG_STATUS: Message = message(
     ],
 );
 
-pub(super) static NODE_DAEMON_ENDPOINTS: Message = message(
+pub(crate) static NODE_DAEMON_ENDPOINTS: Message = message(
     "NodeDaemonEndpoints",
     &[keep(1, "kubeletEndpoint", Msg(&DAEMON_ENDPOINT))],
 );
 
-pub(super) static NODE_FEATURES: Message =
+pub(crate) static NODE_FEATURES: Message =
     message("NodeFeatures", &[keep(1, "supplementalGroupsPolicy", Bool)]);
 
-pub(super) static NODE_RUNTIME_HANDLER: Message = message(
+pub(crate) static NODE_RUNTIME_HANDLER: Message = message(
     "NodeRuntimeHandler",
     &[
         keep(1, "name", Str),
@@ -674,7 +849,7 @@ pub(super) static NODE_RUNTIME_HANDLER: Message = message(
     ],
 );
 
-pub(super) static NODE_RUNTIME_HANDLER_FEATURES: Message = message(
+pub(crate) static NODE_RUNTIME_HANDLER_FEATURES: Message = message(
     "NodeRuntimeHandlerFeatures",
     &[
         keep(1, "recursiveReadOnlyMounts", Bool),
@@ -682,12 +857,12 @@ pub(super) static NODE_RUNTIME_HANDLER_FEATURES: Message = message(
     ],
 );
 
-pub(super) static NODE_SELECTOR: Message = message(
+pub(crate) static NODE_SELECTOR: Message = message(
     "NodeSelector",
     &[list(1, "nodeSelectorTerms", Msg(&NODE_SELECTOR_TERM))],
 );
 
-pub(super) static NODE_SELECTOR_REQUIREMENT: Message = message(
+pub(crate) static NODE_SELECTOR_REQUIREMENT: Message = message(
     "NodeSelectorRequirement",
     &[
         keep(1, "key", Str),
@@ -696,7 +871,7 @@ pub(super) static NODE_SELECTOR_REQUIREMENT: Message = message(
     ],
 );
 
-pub(super) static NODE_SELECTOR_TERM: Message = message(
+pub(crate) static NODE_SELECTOR_TERM: Message = message(
     "NodeSelectorTerm",
     &[
         list(1, "matchExpressions", Msg(&NODE_SELECTOR_REQUIREMENT)),
@@ -704,7 +879,7 @@ pub(super) static NODE_SELECTOR_TERM: Message = message(
     ],
 );
 
-pub(super) static NODE_SPEC: Message = message(
+pub(crate) static NODE_SPEC: Message = message(
     "NodeSpec",
     &[
         opt(1, "podCIDR", Str),
@@ -717,7 +892,7 @@ pub(super) static NODE_SPEC: Message = message(
     ],
 );
 
-pub(super) static NODE_STATUS: Message = message(
+pub(crate) static NODE_STATUS: Message = message(
     "NodeStatus",
     &[
         map(1, "capacity", Quantity),
@@ -736,10 +911,7 @@ pub(super) static NODE_STATUS: Message = message(
     ],
 );
 
-pub(super) static NODE_SWAP_STATUS: Message =
-    message("NodeSwapStatus", &[keep(1, "capacity", I64)]);
-
-pub(super) static NODE_SYSTEM_INFO: Message = message(
+pub(crate) static NODE_SYSTEM_INFO: Message = message(
     "NodeSystemInfo",
     &[
         keep(1, "machineID", Str),
@@ -752,11 +924,10 @@ pub(super) static NODE_SYSTEM_INFO: Message = message(
         keep(8, "kubeProxyVersion", Str),
         keep(9, "operatingSystem", Str),
         keep(10, "architecture", Str),
-        keep(11, "swap", Msg(&NODE_SWAP_STATUS)),
     ],
 );
 
-pub(super) static OBJECT_FIELD_SELECTOR: Message = message(
+pub(crate) static OBJECT_FIELD_SELECTOR: Message = message(
     "ObjectFieldSelector",
     &[opt(1, "apiVersion", Str), keep(2, "fieldPath", Str)],
 );
@@ -774,7 +945,37 @@ pub(crate) static OBJECT_REFERENCE: Message = message(
     ],
 );
 
-pub(super) static PERSISTENT_VOLUME_CLAIM_SPEC: Message = message(
+pub(crate) static PERSISTENT_VOLUME: Message = message(
+    "PersistentVolume",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&PERSISTENT_VOLUME_SPEC)),
+        keep(3, "status", Msg(&PERSISTENT_VOLUME_STATUS)),
+    ],
+);
+
+pub(crate) static PERSISTENT_VOLUME_CLAIM: Message = message(
+    "PersistentVolumeClaim",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&PERSISTENT_VOLUME_CLAIM_SPEC)),
+        keep(3, "status", Msg(&PERSISTENT_VOLUME_CLAIM_STATUS)),
+    ],
+);
+
+pub(crate) static PERSISTENT_VOLUME_CLAIM_CONDITION: Message = message(
+    "PersistentVolumeClaimCondition",
+    &[
+        keep(1, "type", Str),
+        keep(2, "status", Str),
+        keep(3, "lastProbeTime", Time),
+        keep(4, "lastTransitionTime", Time),
+        opt(5, "reason", Str),
+        opt(6, "message", Str),
+    ],
+);
+
+pub(crate) static PERSISTENT_VOLUME_CLAIM_SPEC: Message = message(
     "PersistentVolumeClaimSpec",
     &[
         list(1, "accessModes", Str),
@@ -789,7 +990,21 @@ pub(super) static PERSISTENT_VOLUME_CLAIM_SPEC: Message = message(
     ],
 );
 
-pub(super) static PERSISTENT_VOLUME_CLAIM_TEMPLATE: Message = message(
+pub(crate) static PERSISTENT_VOLUME_CLAIM_STATUS: Message = message(
+    "PersistentVolumeClaimStatus",
+    &[
+        opt(1, "phase", Str),
+        list(2, "accessModes", Str),
+        map(3, "capacity", Quantity),
+        list(4, "conditions", Msg(&PERSISTENT_VOLUME_CLAIM_CONDITION)),
+        map(5, "allocatedResources", Quantity),
+        map(7, "allocatedResourceStatuses", Str),
+        keep(8, "currentVolumeAttributesClassName", Str),
+        keep(9, "modifyVolumeStatus", Msg(&MODIFY_VOLUME_STATUS)),
+    ],
+);
+
+pub(crate) static PERSISTENT_VOLUME_CLAIM_TEMPLATE: Message = message(
     "PersistentVolumeClaimTemplate",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -797,12 +1012,82 @@ pub(super) static PERSISTENT_VOLUME_CLAIM_TEMPLATE: Message = message(
     ],
 );
 
-pub(super) static PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE: Message = message(
+pub(crate) static PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE: Message = message(
     "PersistentVolumeClaimVolumeSource",
     &[keep(1, "claimName", Str), opt(2, "readOnly", Bool)],
 );
 
-pub(super) static PHOTON_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
+pub(crate) static PERSISTENT_VOLUME_SOURCE: Message = message(
+    "PersistentVolumeSource",
+    &[
+        keep(
+            1,
+            "gcePersistentDisk",
+            Msg(&GCE_PERSISTENT_DISK_VOLUME_SOURCE),
+        ),
+        keep(
+            2,
+            "awsElasticBlockStore",
+            Msg(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE),
+        ),
+        keep(3, "hostPath", Msg(&HOST_PATH_VOLUME_SOURCE)),
+        keep(4, "glusterfs", Msg(&GLUSTERFS_PERSISTENT_VOLUME_SOURCE)),
+        keep(5, "nfs", Msg(&NFS_VOLUME_SOURCE)),
+        keep(6, "rbd", Msg(&RBD_PERSISTENT_VOLUME_SOURCE)),
+        keep(7, "iscsi", Msg(&ISCSI_PERSISTENT_VOLUME_SOURCE)),
+        keep(8, "cinder", Msg(&CINDER_PERSISTENT_VOLUME_SOURCE)),
+        keep(9, "cephfs", Msg(&CEPH_FS_PERSISTENT_VOLUME_SOURCE)),
+        keep(10, "fc", Msg(&FC_VOLUME_SOURCE)),
+        keep(11, "flocker", Msg(&FLOCKER_VOLUME_SOURCE)),
+        keep(12, "flexVolume", Msg(&FLEX_PERSISTENT_VOLUME_SOURCE)),
+        keep(13, "azureFile", Msg(&AZURE_FILE_PERSISTENT_VOLUME_SOURCE)),
+        keep(
+            14,
+            "vsphereVolume",
+            Msg(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+        ),
+        keep(15, "quobyte", Msg(&QUOBYTE_VOLUME_SOURCE)),
+        keep(16, "azureDisk", Msg(&AZURE_DISK_VOLUME_SOURCE)),
+        keep(
+            17,
+            "photonPersistentDisk",
+            Msg(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE),
+        ),
+        keep(18, "portworxVolume", Msg(&PORTWORX_VOLUME_SOURCE)),
+        keep(19, "scaleIO", Msg(&SCALE_IO_PERSISTENT_VOLUME_SOURCE)),
+        keep(20, "local", Msg(&LOCAL_VOLUME_SOURCE)),
+        keep(21, "storageos", Msg(&STORAGE_OS_PERSISTENT_VOLUME_SOURCE)),
+        keep(22, "csi", Msg(&CSI_PERSISTENT_VOLUME_SOURCE)),
+    ],
+);
+
+pub(crate) static PERSISTENT_VOLUME_SPEC: Message = message(
+    "PersistentVolumeSpec",
+    &[
+        map(1, "capacity", Quantity),
+        inline(2, &PERSISTENT_VOLUME_SOURCE),
+        list(3, "accessModes", Str),
+        keep(4, "claimRef", Msg(&OBJECT_REFERENCE)),
+        opt(5, "persistentVolumeReclaimPolicy", Str),
+        opt(6, "storageClassName", Str),
+        list(7, "mountOptions", Str),
+        keep(8, "volumeMode", Str),
+        keep(9, "nodeAffinity", Msg(&VOLUME_NODE_AFFINITY)),
+        keep(10, "volumeAttributesClassName", Str),
+    ],
+);
+
+pub(crate) static PERSISTENT_VOLUME_STATUS: Message = message(
+    "PersistentVolumeStatus",
+    &[
+        opt(1, "phase", Str),
+        opt(2, "message", Str),
+        opt(3, "reason", Str),
+        keep(4, "lastPhaseTransitionTime", Time),
+    ],
+);
+
+pub(crate) static PHOTON_PERSISTENT_DISK_VOLUME_SOURCE: Message = message(
     "PhotonPersistentDiskVolumeSource",
     &[keep(1, "pdID", Str), opt(2, "fsType", Str)],
 );
@@ -816,7 +1101,7 @@ pub(crate) static POD: Message = message(
     ],
 );
 
-pub(super) static POD_AFFINITY: Message = message(
+pub(crate) static POD_AFFINITY: Message = message(
     "PodAffinity",
     &[
         list(
@@ -832,7 +1117,7 @@ pub(super) static POD_AFFINITY: Message = message(
     ],
 );
 
-pub(super) static POD_AFFINITY_TERM: Message = message(
+pub(crate) static POD_AFFINITY_TERM: Message = message(
     "PodAffinityTerm",
     &[
         keep(1, "labelSelector", Msg(&meta_v1::LABEL_SELECTOR)),
@@ -844,7 +1129,7 @@ pub(super) static POD_AFFINITY_TERM: Message = message(
     ],
 );
 
-pub(super) static POD_ANTI_AFFINITY: Message = message(
+pub(crate) static POD_ANTI_AFFINITY: Message = message(
     "PodAntiAffinity",
     &[
         list(
@@ -860,11 +1145,10 @@ pub(super) static POD_ANTI_AFFINITY: Message = message(
     ],
 );
 
-pub(super) static POD_CONDITION: Message = message(
+pub(crate) static POD_CONDITION: Message = message(
     "PodCondition",
     &[
         keep(1, "type", Str),
-        opt(7, "observedGeneration", I64),
         keep(2, "status", Str),
         keep(3, "lastProbeTime", Time),
         keep(4, "lastTransitionTime", Time),
@@ -873,7 +1157,7 @@ pub(super) static POD_CONDITION: Message = message(
     ],
 );
 
-pub(super) static POD_DNS_CONFIG: Message = message(
+pub(crate) static POD_DNS_CONFIG: Message = message(
     "PodDNSConfig",
     &[
         list(1, "nameservers", Str),
@@ -882,19 +1166,19 @@ pub(super) static POD_DNS_CONFIG: Message = message(
     ],
 );
 
-pub(super) static POD_DNS_CONFIG_OPTION: Message = message(
+pub(crate) static POD_DNS_CONFIG_OPTION: Message = message(
     "PodDNSConfigOption",
     &[opt(1, "name", Str), keep(2, "value", Str)],
 );
 
-pub(super) static POD_IP: Message = message("PodIP", &[keep(1, "ip", Str)]);
+pub(crate) static POD_IP: Message = message("PodIP", &[keep(1, "ip", Str)]);
 
-pub(super) static POD_OS: Message = message("PodOS", &[keep(1, "name", Str)]);
+pub(crate) static POD_OS: Message = message("PodOS", &[keep(1, "name", Str)]);
 
-pub(super) static POD_READINESS_GATE: Message =
+pub(crate) static POD_READINESS_GATE: Message =
     message("PodReadinessGate", &[keep(1, "conditionType", Str)]);
 
-pub(super) static POD_RESOURCE_CLAIM: Message = message(
+pub(crate) static POD_RESOURCE_CLAIM: Message = message(
     "PodResourceClaim",
     &[
         keep(1, "name", Str),
@@ -903,15 +1187,15 @@ pub(super) static POD_RESOURCE_CLAIM: Message = message(
     ],
 );
 
-pub(super) static POD_RESOURCE_CLAIM_STATUS: Message = message(
+pub(crate) static POD_RESOURCE_CLAIM_STATUS: Message = message(
     "PodResourceClaimStatus",
     &[keep(1, "name", Str), keep(2, "resourceClaimName", Str)],
 );
 
-pub(super) static POD_SCHEDULING_GATE: Message =
+pub(crate) static POD_SCHEDULING_GATE: Message =
     message("PodSchedulingGate", &[keep(1, "name", Str)]);
 
-pub(super) static POD_SECURITY_CONTEXT: Message = message(
+pub(crate) static POD_SECURITY_CONTEXT: Message = message(
     "PodSecurityContext",
     &[
         keep(1, "seLinuxOptions", Msg(&SE_LINUX_OPTIONS)),
@@ -930,7 +1214,7 @@ pub(super) static POD_SECURITY_CONTEXT: Message = message(
     ],
 );
 
-pub(super) static POD_SPEC: Message = message(
+pub(crate) static POD_SPEC: Message = message(
     "PodSpec",
     &[
         list(1, "volumes", Msg(&VOLUME)),
@@ -980,10 +1264,9 @@ pub(super) static POD_SPEC: Message = message(
     ],
 );
 
-pub(super) static POD_STATUS: Message = message(
+pub(crate) static POD_STATUS: Message = message(
     "PodStatus",
     &[
-        opt(17, "observedGeneration", I64),
         opt(1, "phase", Str),
         list(2, "conditions", Msg(&POD_CONDITION)),
         opt(3, "message", Str),
@@ -1011,7 +1294,7 @@ pub(crate) static POD_TEMPLATE: Message = message(
     ],
 );
 
-pub(super) static POD_TEMPLATE_SPEC: Message = message(
+pub(crate) static POD_TEMPLATE_SPEC: Message = message(
     "PodTemplateSpec",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
@@ -1019,7 +1302,7 @@ pub(super) static POD_TEMPLATE_SPEC: Message = message(
     ],
 );
 
-pub(super) static PORTWORX_VOLUME_SOURCE: Message = message(
+pub(crate) static PORTWORX_VOLUME_SOURCE: Message = message(
     "PortworxVolumeSource",
     &[
         keep(1, "volumeID", Str),
@@ -1028,7 +1311,16 @@ pub(super) static PORTWORX_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static PREFERRED_SCHEDULING_TERM: Message = message(
+pub(crate) static PORT_STATUS: Message = message(
+    "PortStatus",
+    &[
+        keep(1, "port", I32),
+        keep(2, "protocol", Str),
+        keep(3, "error", Str),
+    ],
+);
+
+pub(crate) static PREFERRED_SCHEDULING_TERM: Message = message(
     "PreferredSchedulingTerm",
     &[
         keep(1, "weight", I32),
@@ -1036,7 +1328,7 @@ pub(super) static PREFERRED_SCHEDULING_TERM: Message = message(
     ],
 );
 
-pub(super) static PROBE: Message = message(
+pub(crate) static PROBE: Message = message(
     "Probe",
     &[
         inline(1, &PROBE_HANDLER),
@@ -1049,7 +1341,7 @@ pub(super) static PROBE: Message = message(
     ],
 );
 
-pub(super) static PROBE_HANDLER: Message = message(
+pub(crate) static PROBE_HANDLER: Message = message(
     "ProbeHandler",
     &[
         keep(1, "exec", Msg(&EXEC_ACTION)),
@@ -1059,7 +1351,7 @@ pub(super) static PROBE_HANDLER: Message = message(
     ],
 );
 
-pub(super) static PROJECTED_VOLUME_SOURCE: Message = message(
+pub(crate) static PROJECTED_VOLUME_SOURCE: Message = message(
     "ProjectedVolumeSource",
     &[
         list(1, "sources", Msg(&VOLUME_PROJECTION)),
@@ -1067,7 +1359,7 @@ pub(super) static PROJECTED_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static QUOBYTE_VOLUME_SOURCE: Message = message(
+pub(crate) static QUOBYTE_VOLUME_SOURCE: Message = message(
     "QuobyteVolumeSource",
     &[
         keep(1, "registry", Str),
@@ -1079,7 +1371,21 @@ pub(super) static QUOBYTE_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static RBD_VOLUME_SOURCE: Message = message(
+pub(crate) static RBD_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "RBDPersistentVolumeSource",
+    &[
+        list(1, "monitors", Str),
+        keep(2, "image", Str),
+        opt(3, "fsType", Str),
+        opt(4, "pool", Str),
+        opt(5, "user", Str),
+        opt(6, "keyring", Str),
+        keep(7, "secretRef", Msg(&SECRET_REFERENCE)),
+        opt(8, "readOnly", Bool),
+    ],
+);
+
+pub(crate) static RBD_VOLUME_SOURCE: Message = message(
     "RBDVolumeSource",
     &[
         list(1, "monitors", Str),
@@ -1093,12 +1399,54 @@ pub(super) static RBD_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static RESOURCE_CLAIM: Message = message(
+pub(crate) static REPLICATION_CONTROLLER: Message = message(
+    "ReplicationController",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&REPLICATION_CONTROLLER_SPEC)),
+        keep(3, "status", Msg(&REPLICATION_CONTROLLER_STATUS)),
+    ],
+);
+
+pub(crate) static REPLICATION_CONTROLLER_CONDITION: Message = message(
+    "ReplicationControllerCondition",
+    &[
+        keep(1, "type", Str),
+        keep(2, "status", Str),
+        keep(3, "lastTransitionTime", Time),
+        opt(4, "reason", Str),
+        opt(5, "message", Str),
+    ],
+);
+
+pub(crate) static REPLICATION_CONTROLLER_SPEC: Message = message(
+    "ReplicationControllerSpec",
+    &[
+        keep(1, "replicas", I32),
+        opt(4, "minReadySeconds", I32),
+        map(2, "selector", Str),
+        keep(3, "template", Msg(&POD_TEMPLATE_SPEC)),
+    ],
+);
+
+pub(crate) static REPLICATION_CONTROLLER_STATUS: Message = message(
+    "ReplicationControllerStatus",
+    &[
+        keep(1, "replicas", I32),
+        opt(2, "fullyLabeledReplicas", I32),
+        opt(4, "readyReplicas", I32),
+        opt(5, "availableReplicas", I32),
+        opt(3, "observedGeneration", I64),
+        list(6, "conditions", Msg(&REPLICATION_CONTROLLER_CONDITION)),
+    ],
+);
+
+pub(crate) static RESOURCE_CLAIM: Message = message(
     "ResourceClaim",
     &[keep(1, "name", Str), opt(2, "request", Str)],
 );
 
-pub(super) static RESOURCE_FIELD_SELECTOR: Message = message(
+pub(crate) static RESOURCE_FIELD_SELECTOR: Message = message(
     "ResourceFieldSelector",
     &[
         opt(1, "containerName", Str),
@@ -1107,12 +1455,35 @@ pub(super) static RESOURCE_FIELD_SELECTOR: Message = message(
     ],
 );
 
-pub(super) static RESOURCE_HEALTH: Message = message(
+pub(crate) static RESOURCE_HEALTH: Message = message(
     "ResourceHealth",
     &[keep(1, "resourceID", Str), opt(2, "health", Str)],
 );
 
-pub(super) static RESOURCE_REQUIREMENTS: Message = message(
+pub(crate) static RESOURCE_QUOTA: Message = message(
+    "ResourceQuota",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&RESOURCE_QUOTA_SPEC)),
+        keep(3, "status", Msg(&RESOURCE_QUOTA_STATUS)),
+    ],
+);
+
+pub(crate) static RESOURCE_QUOTA_SPEC: Message = message(
+    "ResourceQuotaSpec",
+    &[
+        map(1, "hard", Quantity),
+        list(2, "scopes", Str),
+        keep(3, "scopeSelector", Msg(&SCOPE_SELECTOR)),
+    ],
+);
+
+pub(crate) static RESOURCE_QUOTA_STATUS: Message = message(
+    "ResourceQuotaStatus",
+    &[map(1, "hard", Quantity), map(2, "used", Quantity)],
+);
+
+pub(crate) static RESOURCE_REQUIREMENTS: Message = message(
     "ResourceRequirements",
     &[
         map(1, "limits", Quantity),
@@ -1121,7 +1492,7 @@ pub(super) static RESOURCE_REQUIREMENTS: Message = message(
     ],
 );
 
-pub(super) static RESOURCE_STATUS: Message = message(
+pub(crate) static RESOURCE_STATUS: Message = message(
     "ResourceStatus",
     &[
         keep(1, "name", Str),
@@ -1129,17 +1500,23 @@ pub(super) static RESOURCE_STATUS: Message = message(
     ],
 );
 
-pub(super) static SE_LINUX_OPTIONS: Message = message(
-    "SELinuxOptions",
+pub(crate) static SCALE_IO_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "ScaleIOPersistentVolumeSource",
     &[
-        opt(1, "user", Str),
-        opt(2, "role", Str),
-        opt(3, "type", Str),
-        opt(4, "level", Str),
+        keep(1, "gateway", Str),
+        keep(2, "system", Str),
+        keep(3, "secretRef", Msg(&SECRET_REFERENCE)),
+        opt(4, "sslEnabled", Bool),
+        opt(5, "protectionDomain", Str),
+        opt(6, "storagePool", Str),
+        opt(7, "storageMode", Str),
+        opt(8, "volumeName", Str),
+        opt(9, "fsType", Str),
+        opt(10, "readOnly", Bool),
     ],
 );
 
-pub(super) static SCALE_IO_VOLUME_SOURCE: Message = message(
+pub(crate) static SCALE_IO_VOLUME_SOURCE: Message = message(
     "ScaleIOVolumeSource",
     &[
         keep(1, "gateway", Str),
@@ -1155,7 +1532,25 @@ pub(super) static SCALE_IO_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static SECCOMP_PROFILE: Message = message(
+pub(crate) static SCOPED_RESOURCE_SELECTOR_REQUIREMENT: Message = message(
+    "ScopedResourceSelectorRequirement",
+    &[
+        keep(1, "scopeName", Str),
+        keep(2, "operator", Str),
+        list(3, "values", Str),
+    ],
+);
+
+pub(crate) static SCOPE_SELECTOR: Message = message(
+    "ScopeSelector",
+    &[list(
+        1,
+        "matchExpressions",
+        Msg(&SCOPED_RESOURCE_SELECTOR_REQUIREMENT),
+    )],
+);
+
+pub(crate) static SECCOMP_PROFILE: Message = message(
     "SeccompProfile",
     &[keep(1, "type", Str), keep(2, "localhostProfile", Str)],
 );
@@ -1171,7 +1566,7 @@ pub(crate) static SECRET: Message = message(
     ],
 );
 
-pub(super) static SECRET_ENV_SOURCE: Message = message(
+pub(crate) static SECRET_ENV_SOURCE: Message = message(
     "SecretEnvSource",
     &[
         inline(1, &LOCAL_OBJECT_REFERENCE),
@@ -1179,7 +1574,7 @@ pub(super) static SECRET_ENV_SOURCE: Message = message(
     ],
 );
 
-pub(super) static SECRET_KEY_SELECTOR: Message = message(
+pub(crate) static SECRET_KEY_SELECTOR: Message = message(
     "SecretKeySelector",
     &[
         inline(1, &LOCAL_OBJECT_REFERENCE),
@@ -1188,7 +1583,7 @@ pub(super) static SECRET_KEY_SELECTOR: Message = message(
     ],
 );
 
-pub(super) static SECRET_PROJECTION: Message = message(
+pub(crate) static SECRET_PROJECTION: Message = message(
     "SecretProjection",
     &[
         inline(1, &LOCAL_OBJECT_REFERENCE),
@@ -1197,7 +1592,12 @@ pub(super) static SECRET_PROJECTION: Message = message(
     ],
 );
 
-pub(super) static SECRET_VOLUME_SOURCE: Message = message(
+pub(crate) static SECRET_REFERENCE: Message = message(
+    "SecretReference",
+    &[opt(1, "name", Str), opt(2, "namespace", Str)],
+);
+
+pub(crate) static SECRET_VOLUME_SOURCE: Message = message(
     "SecretVolumeSource",
     &[
         opt(1, "secretName", Str),
@@ -1207,7 +1607,7 @@ pub(super) static SECRET_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static SECURITY_CONTEXT: Message = message(
+pub(crate) static SECURITY_CONTEXT: Message = message(
     "SecurityContext",
     &[
         keep(1, "capabilities", Msg(&CAPABILITIES)),
@@ -1225,6 +1625,15 @@ pub(super) static SECURITY_CONTEXT: Message = message(
     ],
 );
 
+pub(crate) static SERVICE: Message = message(
+    "Service",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&SERVICE_SPEC)),
+        keep(3, "status", Msg(&SERVICE_STATUS)),
+    ],
+);
+
 pub(crate) static SERVICE_ACCOUNT: Message = message(
     "ServiceAccount",
     &[
@@ -1235,7 +1644,7 @@ pub(crate) static SERVICE_ACCOUNT: Message = message(
     ],
 );
 
-pub(super) static SERVICE_ACCOUNT_TOKEN_PROJECTION: Message = message(
+pub(crate) static SERVICE_ACCOUNT_TOKEN_PROJECTION: Message = message(
     "ServiceAccountTokenProjection",
     &[
         opt(1, "audience", Str),
@@ -1244,9 +1653,81 @@ pub(super) static SERVICE_ACCOUNT_TOKEN_PROJECTION: Message = message(
     ],
 );
 
-pub(super) static SLEEP_ACTION: Message = message("SleepAction", &[keep(1, "seconds", I64)]);
+pub(crate) static SERVICE_PORT: Message = message(
+    "ServicePort",
+    &[
+        opt(1, "name", Str),
+        opt(2, "protocol", Str),
+        keep(6, "appProtocol", Str),
+        keep(3, "port", I32),
+        keep(4, "targetPort", IntOrString),
+        opt(5, "nodePort", I32),
+    ],
+);
 
-pub(super) static STORAGE_OS_VOLUME_SOURCE: Message = message(
+pub(crate) static SERVICE_SPEC: Message = message(
+    "ServiceSpec",
+    &[
+        list(1, "ports", Msg(&SERVICE_PORT)),
+        map(2, "selector", Str),
+        opt(3, "clusterIP", Str),
+        list(18, "clusterIPs", Str),
+        opt(4, "type", Str),
+        list(5, "externalIPs", Str),
+        opt(7, "sessionAffinity", Str),
+        opt(8, "loadBalancerIP", Str),
+        list(9, "loadBalancerSourceRanges", Str),
+        opt(10, "externalName", Str),
+        opt(11, "externalTrafficPolicy", Str),
+        opt(12, "healthCheckNodePort", I32),
+        opt(13, "publishNotReadyAddresses", Bool),
+        keep(14, "sessionAffinityConfig", Msg(&SESSION_AFFINITY_CONFIG)),
+        list(19, "ipFamilies", Str),
+        keep(17, "ipFamilyPolicy", Str),
+        keep(20, "allocateLoadBalancerNodePorts", Bool),
+        keep(21, "loadBalancerClass", Str),
+        keep(22, "internalTrafficPolicy", Str),
+        keep(23, "trafficDistribution", Str),
+    ],
+);
+
+pub(crate) static SERVICE_STATUS: Message = message(
+    "ServiceStatus",
+    &[
+        keep(1, "loadBalancer", Msg(&LOAD_BALANCER_STATUS)),
+        list(2, "conditions", Msg(&meta_v1::CONDITION)),
+    ],
+);
+
+pub(crate) static SESSION_AFFINITY_CONFIG: Message = message(
+    "SessionAffinityConfig",
+    &[keep(1, "clientIP", Msg(&CLIENT_IP_CONFIG))],
+);
+
+pub(crate) static SE_LINUX_OPTIONS: Message = message(
+    "SELinuxOptions",
+    &[
+        opt(1, "user", Str),
+        opt(2, "role", Str),
+        opt(3, "type", Str),
+        opt(4, "level", Str),
+    ],
+);
+
+pub(crate) static SLEEP_ACTION: Message = message("SleepAction", &[keep(1, "seconds", I64)]);
+
+pub(crate) static STORAGE_OS_PERSISTENT_VOLUME_SOURCE: Message = message(
+    "StorageOSPersistentVolumeSource",
+    &[
+        opt(1, "volumeName", Str),
+        opt(2, "volumeNamespace", Str),
+        opt(3, "fsType", Str),
+        opt(4, "readOnly", Bool),
+        keep(5, "secretRef", Msg(&OBJECT_REFERENCE)),
+    ],
+);
+
+pub(crate) static STORAGE_OS_VOLUME_SOURCE: Message = message(
     "StorageOSVolumeSource",
     &[
         opt(1, "volumeName", Str),
@@ -1257,15 +1738,10 @@ pub(super) static STORAGE_OS_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static SYSCTL: Message =
+pub(crate) static SYSCTL: Message =
     message("Sysctl", &[keep(1, "name", Str), keep(2, "value", Str)]);
 
-pub(super) static TCP_SOCKET_ACTION: Message = message(
-    "TCPSocketAction",
-    &[keep(1, "port", IntOrString), opt(2, "host", Str)],
-);
-
-pub(super) static TAINT: Message = message(
+pub(crate) static TAINT: Message = message(
     "Taint",
     &[
         keep(1, "key", Str),
@@ -1275,7 +1751,12 @@ pub(super) static TAINT: Message = message(
     ],
 );
 
-pub(super) static TOLERATION: Message = message(
+pub(crate) static TCP_SOCKET_ACTION: Message = message(
+    "TCPSocketAction",
+    &[keep(1, "port", IntOrString), opt(2, "host", Str)],
+);
+
+pub(crate) static TOLERATION: Message = message(
     "Toleration",
     &[
         opt(1, "key", Str),
@@ -1286,7 +1767,21 @@ pub(super) static TOLERATION: Message = message(
     ],
 );
 
-pub(super) static TOPOLOGY_SPREAD_CONSTRAINT: Message = message(
+pub(crate) static TOPOLOGY_SELECTOR_LABEL_REQUIREMENT: Message = message(
+    "TopologySelectorLabelRequirement",
+    &[keep(1, "key", Str), list(2, "values", Str)],
+);
+
+pub(crate) static TOPOLOGY_SELECTOR_TERM: Message = message(
+    "TopologySelectorTerm",
+    &[list(
+        1,
+        "matchLabelExpressions",
+        Msg(&TOPOLOGY_SELECTOR_LABEL_REQUIREMENT),
+    )],
+);
+
+pub(crate) static TOPOLOGY_SPREAD_CONSTRAINT: Message = message(
     "TopologySpreadConstraint",
     &[
         keep(1, "maxSkew", I32),
@@ -1300,7 +1795,7 @@ pub(super) static TOPOLOGY_SPREAD_CONSTRAINT: Message = message(
     ],
 );
 
-pub(super) static TYPED_LOCAL_OBJECT_REFERENCE: Message = message(
+pub(crate) static TYPED_LOCAL_OBJECT_REFERENCE: Message = message(
     "TypedLocalObjectReference",
     &[
         keep(1, "apiGroup", Str),
@@ -1309,7 +1804,7 @@ pub(super) static TYPED_LOCAL_OBJECT_REFERENCE: Message = message(
     ],
 );
 
-pub(super) static TYPED_OBJECT_REFERENCE: Message = message(
+pub(crate) static TYPED_OBJECT_REFERENCE: Message = message(
     "TypedObjectReference",
     &[
         keep(1, "apiGroup", Str),
@@ -1319,15 +1814,15 @@ pub(super) static TYPED_OBJECT_REFERENCE: Message = message(
     ],
 );
 
-pub(super) static VOLUME: Message =
+pub(crate) static VOLUME: Message =
     message("Volume", &[keep(1, "name", Str), inline(2, &VOLUME_SOURCE)]);
 
-pub(super) static VOLUME_DEVICE: Message = message(
+pub(crate) static VOLUME_DEVICE: Message = message(
     "VolumeDevice",
     &[keep(1, "name", Str), keep(2, "devicePath", Str)],
 );
 
-pub(super) static VOLUME_MOUNT: Message = message(
+pub(crate) static VOLUME_MOUNT: Message = message(
     "VolumeMount",
     &[
         keep(1, "name", Str),
@@ -1340,7 +1835,7 @@ pub(super) static VOLUME_MOUNT: Message = message(
     ],
 );
 
-pub(super) static VOLUME_MOUNT_STATUS: Message = message(
+pub(crate) static VOLUME_MOUNT_STATUS: Message = message(
     "VolumeMountStatus",
     &[
         keep(1, "name", Str),
@@ -1350,7 +1845,12 @@ pub(super) static VOLUME_MOUNT_STATUS: Message = message(
     ],
 );
 
-pub(super) static VOLUME_PROJECTION: Message = message(
+pub(crate) static VOLUME_NODE_AFFINITY: Message = message(
+    "VolumeNodeAffinity",
+    &[keep(1, "required", Msg(&NODE_SELECTOR))],
+);
+
+pub(crate) static VOLUME_PROJECTION: Message = message(
     "VolumeProjection",
     &[
         keep(1, "secret", Msg(&SECRET_PROJECTION)),
@@ -1369,12 +1869,12 @@ pub(super) static VOLUME_PROJECTION: Message = message(
     ],
 );
 
-pub(super) static VOLUME_RESOURCE_REQUIREMENTS: Message = message(
+pub(crate) static VOLUME_RESOURCE_REQUIREMENTS: Message = message(
     "VolumeResourceRequirements",
     &[map(1, "limits", Quantity), map(2, "requests", Quantity)],
 );
 
-pub(super) static VOLUME_SOURCE: Message = message(
+pub(crate) static VOLUME_SOURCE: Message = message(
     "VolumeSource",
     &[
         keep(1, "hostPath", Msg(&HOST_PATH_VOLUME_SOURCE)),
@@ -1430,7 +1930,7 @@ pub(super) static VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE: Message = message(
+pub(crate) static VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE: Message = message(
     "VsphereVirtualDiskVolumeSource",
     &[
         keep(1, "volumePath", Str),
@@ -1440,7 +1940,7 @@ pub(super) static VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE: Message = message(
     ],
 );
 
-pub(super) static WEIGHTED_POD_AFFINITY_TERM: Message = message(
+pub(crate) static WEIGHTED_POD_AFFINITY_TERM: Message = message(
     "WeightedPodAffinityTerm",
     &[
         keep(1, "weight", I32),
@@ -1448,7 +1948,7 @@ pub(super) static WEIGHTED_POD_AFFINITY_TERM: Message = message(
     ],
 );
 
-pub(super) static WINDOWS_SECURITY_CONTEXT_OPTIONS: Message = message(
+pub(crate) static WINDOWS_SECURITY_CONTEXT_OPTIONS: Message = message(
     "WindowsSecurityContextOptions",
     &[
         keep(1, "gmsaCredentialSpecName", Str),
@@ -1456,193 +1956,4 @@ pub(super) static WINDOWS_SECURITY_CONTEXT_OPTIONS: Message = message(
         keep(3, "runAsUserName", Str),
         keep(4, "hostProcess", Bool),
     ],
-);
-
-pub(crate) static SERVICE: Message = message(
-    "Service",
-    &[
-        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
-        keep(2, "spec", Msg(&SERVICE_SPEC)),
-        keep(3, "status", Msg(&SERVICE_STATUS)),
-    ],
-);
-
-static SERVICE_SPEC: Message = message(
-    "ServiceSpec",
-    &[
-        list(1, "ports", Msg(&SERVICE_PORT)),
-        map(2, "selector", Str),
-        opt(3, "clusterIP", Str),
-        list(18, "clusterIPs", Str),
-        opt(4, "type", Str),
-        list(5, "externalIPs", Str),
-        opt(7, "sessionAffinity", Str),
-        opt(8, "loadBalancerIP", Str),
-        list(9, "loadBalancerSourceRanges", Str),
-        opt(10, "externalName", Str),
-        opt(11, "externalTrafficPolicy", Str),
-        opt(12, "healthCheckNodePort", I32),
-        opt(13, "publishNotReadyAddresses", Bool),
-        keep(14, "sessionAffinityConfig", Msg(&SESSION_AFFINITY_CONFIG)),
-        list(19, "ipFamilies", Str),
-        keep(17, "ipFamilyPolicy", Str),
-        keep(20, "allocateLoadBalancerNodePorts", Bool),
-        keep(21, "loadBalancerClass", Str),
-        keep(22, "internalTrafficPolicy", Str),
-        keep(23, "trafficDistribution", Str),
-    ],
-);
-
-static SERVICE_PORT: Message = message(
-    "ServicePort",
-    &[
-        opt(1, "name", Str),
-        opt(2, "protocol", Str),
-        keep(6, "appProtocol", Str),
-        keep(3, "port", I32),
-        keep(4, "targetPort", IntOrString),
-        opt(5, "nodePort", I32),
-    ],
-);
-
-static SESSION_AFFINITY_CONFIG: Message = message(
-    "SessionAffinityConfig",
-    &[keep(1, "clientIP", Msg(&CLIENT_IP_CONFIG))],
-);
-
-static CLIENT_IP_CONFIG: Message = message("ClientIPConfig", &[keep(1, "timeoutSeconds", I32)]);
-
-static SERVICE_STATUS: Message = message(
-    "ServiceStatus",
-    &[
-        keep(1, "loadBalancer", Msg(&LOAD_BALANCER_STATUS)),
-        list(2, "conditions", Msg(&meta_v1::CONDITION)),
-    ],
-);
-
-static LOAD_BALANCER_STATUS: Message = message(
-    "LoadBalancerStatus",
-    &[list(1, "ingress", Msg(&LOAD_BALANCER_INGRESS))],
-);
-
-static LOAD_BALANCER_INGRESS: Message = message(
-    "LoadBalancerIngress",
-    &[
-        opt(1, "ip", Str),
-        opt(2, "hostname", Str),
-        keep(3, "ipMode", Str),
-        list(4, "ports", Msg(&PORT_STATUS)),
-    ],
-);
-
-static PORT_STATUS: Message = message(
-    "PortStatus",
-    &[
-        keep(1, "port", I32),
-        keep(2, "protocol", Str),
-        keep(3, "error", Str),
-    ],
-);
-
-pub(crate) static ENDPOINTS: Message = message(
-    "Endpoints",
-    &[
-        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
-        list(2, "subsets", Msg(&ENDPOINT_SUBSET)),
-    ],
-);
-
-static ENDPOINT_SUBSET: Message = message(
-    "EndpointSubset",
-    &[
-        list(1, "addresses", Msg(&ENDPOINT_ADDRESS)),
-        list(2, "notReadyAddresses", Msg(&ENDPOINT_ADDRESS)),
-        list(3, "ports", Msg(&ENDPOINT_PORT)),
-    ],
-);
-
-static ENDPOINT_ADDRESS: Message = message(
-    "EndpointAddress",
-    &[
-        keep(1, "ip", Str),
-        opt(3, "hostname", Str),
-        keep(4, "nodeName", Str),
-        keep(2, "targetRef", Msg(&OBJECT_REFERENCE)),
-    ],
-);
-
-static ENDPOINT_PORT: Message = message(
-    "EndpointPort",
-    &[
-        opt(1, "name", Str),
-        keep(2, "port", I32),
-        opt(3, "protocol", Str),
-        keep(4, "appProtocol", Str),
-    ],
-);
-
-pub(crate) static LIMIT_RANGE: Message = message(
-    "LimitRange",
-    &[
-        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
-        keep(2, "spec", Msg(&LIMIT_RANGE_SPEC)),
-    ],
-);
-
-pub(super) static LIMIT_RANGE_SPEC: Message = message(
-    "LimitRangeSpec",
-    &[list(1, "limits", Msg(&LIMIT_RANGE_ITEM))],
-);
-
-pub(super) static LIMIT_RANGE_ITEM: Message = message(
-    "LimitRangeItem",
-    &[
-        keep(1, "type", Str),
-        map(2, "max", Quantity),
-        map(3, "min", Quantity),
-        map(4, "default", Quantity),
-        map(5, "defaultRequest", Quantity),
-        map(6, "maxLimitRequestRatio", Quantity),
-    ],
-);
-
-pub(crate) static RESOURCE_QUOTA: Message = message(
-    "ResourceQuota",
-    &[
-        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
-        keep(2, "spec", Msg(&RESOURCE_QUOTA_SPEC)),
-        keep(3, "status", Msg(&RESOURCE_QUOTA_STATUS)),
-    ],
-);
-
-pub(super) static RESOURCE_QUOTA_SPEC: Message = message(
-    "ResourceQuotaSpec",
-    &[
-        map(1, "hard", Quantity),
-        list(2, "scopes", Str),
-        keep(3, "scopeSelector", Msg(&SCOPE_SELECTOR)),
-    ],
-);
-
-pub(super) static SCOPE_SELECTOR: Message = message(
-    "ScopeSelector",
-    &[list(
-        1,
-        "matchExpressions",
-        Msg(&SCOPED_RESOURCE_SELECTOR_REQUIREMENT),
-    )],
-);
-
-pub(super) static SCOPED_RESOURCE_SELECTOR_REQUIREMENT: Message = message(
-    "ScopedResourceSelectorRequirement",
-    &[
-        keep(1, "scopeName", Str),
-        keep(2, "operator", Str),
-        list(3, "values", Str),
-    ],
-);
-
-pub(super) static RESOURCE_QUOTA_STATUS: Message = message(
-    "ResourceQuotaStatus",
-    &[map(1, "hard", Quantity), map(2, "used", Quantity)],
 );

@@ -1,12 +1,45 @@
-//! `discovery.k8s.io/v1` messages (k8s.io/api/discovery/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/discovery/v1/generated.proto`; JSON names and
-//! presence as in the package's `types.go` struct tags (see the parent module).
+//! `discovery/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::core_v1::OBJECT_REFERENCE;
-use super::meta_v1;
 use super::Kind::{Bool, Msg, Str, I32};
-use super::{keep, list, map, message, Message};
+use super::{core_v1, keep, list, map, message, meta_v1, Message};
+
+pub(crate) static ENDPOINT: Message = message(
+    "Endpoint",
+    &[
+        list(1, "addresses", Str),
+        keep(2, "conditions", Msg(&ENDPOINT_CONDITIONS)),
+        keep(3, "hostname", Str),
+        keep(4, "targetRef", Msg(&core_v1::OBJECT_REFERENCE)),
+        map(5, "deprecatedTopology", Str),
+        keep(6, "nodeName", Str),
+        keep(7, "zone", Str),
+        keep(8, "hints", Msg(&ENDPOINT_HINTS)),
+    ],
+);
+
+pub(crate) static ENDPOINT_CONDITIONS: Message = message(
+    "EndpointConditions",
+    &[
+        keep(1, "ready", Bool),
+        keep(2, "serving", Bool),
+        keep(3, "terminating", Bool),
+    ],
+);
+
+pub(crate) static ENDPOINT_HINTS: Message =
+    message("EndpointHints", &[list(1, "forZones", Msg(&FOR_ZONE))]);
+
+pub(crate) static ENDPOINT_PORT: Message = message(
+    "EndpointPort",
+    &[
+        keep(1, "name", Str),
+        keep(2, "protocol", Str),
+        keep(3, "port", I32),
+        keep(4, "appProtocol", Str),
+    ],
+);
 
 pub(crate) static ENDPOINT_SLICE: Message = message(
     "EndpointSlice",
@@ -18,39 +51,4 @@ pub(crate) static ENDPOINT_SLICE: Message = message(
     ],
 );
 
-static ENDPOINT: Message = message(
-    "Endpoint",
-    &[
-        list(1, "addresses", Str),
-        keep(2, "conditions", Msg(&ENDPOINT_CONDITIONS)),
-        keep(3, "hostname", Str),
-        keep(4, "targetRef", Msg(&OBJECT_REFERENCE)),
-        map(5, "deprecatedTopology", Str),
-        keep(6, "nodeName", Str),
-        keep(7, "zone", Str),
-        keep(8, "hints", Msg(&ENDPOINT_HINTS)),
-    ],
-);
-
-static ENDPOINT_CONDITIONS: Message = message(
-    "EndpointConditions",
-    &[
-        keep(1, "ready", Bool),
-        keep(2, "serving", Bool),
-        keep(3, "terminating", Bool),
-    ],
-);
-
-static ENDPOINT_HINTS: Message = message("EndpointHints", &[list(1, "forZones", Msg(&FOR_ZONE))]);
-
-static FOR_ZONE: Message = message("ForZone", &[keep(1, "name", Str)]);
-
-static ENDPOINT_PORT: Message = message(
-    "EndpointPort",
-    &[
-        keep(1, "name", Str),
-        keep(2, "protocol", Str),
-        keep(3, "port", I32),
-        keep(4, "appProtocol", Str),
-    ],
-);
+pub(crate) static FOR_ZONE: Message = message("ForZone", &[keep(1, "name", Str)]);

@@ -1,12 +1,9 @@
-//! `events.k8s.io/v1` messages (k8s.io/api/events/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/events/v1/generated.proto`; JSON names and presence as in the
-//! package's `types.go` struct tags (see the parent module).
+//! `events/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::core_v1;
-use super::meta_v1;
 use super::Kind::{MicroTime, Msg, Str, Time, I32};
-use super::{keep, message, opt, Message};
+use super::{core_v1, keep, message, meta_v1, opt, Message};
 
 pub(crate) static EVENT: Message = message(
     "Event",
@@ -29,7 +26,7 @@ pub(crate) static EVENT: Message = message(
     ],
 );
 
-pub(super) static EVENT_SERIES: Message = message(
+pub(crate) static EVENT_SERIES: Message = message(
     "EventSeries",
     &[
         keep(1, "count", I32),

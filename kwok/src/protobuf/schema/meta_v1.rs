@@ -1,12 +1,11 @@
-//! `meta/v1` messages (k8s.io/apimachinery/pkg/apis/meta/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto`; JSON names and presence as in the
-//! package's `types.go` struct tags (see the parent module).
+//! `meta/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
 use super::Kind::{Bool, FieldsV1, Msg, Str, Time, I64};
 use super::{keep, list, map, message, opt, Message};
 
-pub(super) static CONDITION: Message = message(
+pub(crate) static CONDITION: Message = message(
     "Condition",
     &[
         keep(1, "type", Str),
@@ -18,7 +17,7 @@ pub(super) static CONDITION: Message = message(
     ],
 );
 
-pub(super) static DELETE_OPTIONS: Message = message(
+pub(crate) static DELETE_OPTIONS: Message = message(
     "DeleteOptions",
     &[
         keep(1, "gracePeriodSeconds", I64),
@@ -30,7 +29,16 @@ pub(super) static DELETE_OPTIONS: Message = message(
     ],
 );
 
-pub(super) static LABEL_SELECTOR: Message = message(
+pub(crate) static FIELD_SELECTOR_REQUIREMENT: Message = message(
+    "FieldSelectorRequirement",
+    &[
+        keep(1, "key", Str),
+        keep(2, "operator", Str),
+        list(3, "values", Str),
+    ],
+);
+
+pub(crate) static LABEL_SELECTOR: Message = message(
     "LabelSelector",
     &[
         map(1, "matchLabels", Str),
@@ -38,7 +46,7 @@ pub(super) static LABEL_SELECTOR: Message = message(
     ],
 );
 
-pub(super) static LABEL_SELECTOR_REQUIREMENT: Message = message(
+pub(crate) static LABEL_SELECTOR_REQUIREMENT: Message = message(
     "LabelSelectorRequirement",
     &[
         keep(1, "key", Str),
@@ -47,7 +55,7 @@ pub(super) static LABEL_SELECTOR_REQUIREMENT: Message = message(
     ],
 );
 
-pub(super) static MANAGED_FIELDS_ENTRY: Message = message(
+pub(crate) static MANAGED_FIELDS_ENTRY: Message = message(
     "ManagedFieldsEntry",
     &[
         opt(1, "manager", Str),
@@ -60,7 +68,7 @@ pub(super) static MANAGED_FIELDS_ENTRY: Message = message(
     ],
 );
 
-pub(super) static OBJECT_META: Message = message(
+pub(crate) static OBJECT_META: Message = message(
     "ObjectMeta",
     &[
         opt(1, "name", Str),
@@ -81,7 +89,7 @@ pub(super) static OBJECT_META: Message = message(
     ],
 );
 
-pub(super) static OWNER_REFERENCE: Message = message(
+pub(crate) static OWNER_REFERENCE: Message = message(
     "OwnerReference",
     &[
         keep(5, "apiVersion", Str),
@@ -93,7 +101,7 @@ pub(super) static OWNER_REFERENCE: Message = message(
     ],
 );
 
-pub(super) static PRECONDITIONS: Message = message(
+pub(crate) static PRECONDITIONS: Message = message(
     "Preconditions",
     &[keep(1, "uid", Str), keep(2, "resourceVersion", Str)],
 );

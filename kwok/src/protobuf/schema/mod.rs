@@ -6,21 +6,26 @@
 //! `generated.proto`), JSON names and `omitempty` those of the `json:"…"` tags, and a field is
 //! `keep` when the Go field is a pointer or has no `omitempty` (encoding/json writes it even when
 //! zero). Fields are listed in Go declaration order, which is the order encoding/json writes them.
-//! They cover the API versions that kubectl 1.27 to 1.33 send; newer fields are skipped as unknown.
+//! The `<group>_<version>` modules are written by `upstream/protobuf-tables.sh` from the Go types
+//! of the release pinned in `upstream/kubernetes/go.mod`, and checked against them in CI; fields
+//! newer than that release are skipped as unknown, as its own decoder skips them.
 
 pub(crate) mod apps_v1;
+pub(crate) mod authentication_v1;
 pub(crate) mod authorization_v1;
 pub(crate) mod autoscaling_v1;
+pub(crate) mod autoscaling_v2;
 pub(crate) mod batch_v1;
 pub(crate) mod coordination_v1;
 pub(crate) mod core_v1;
 pub(crate) mod discovery_v1;
 pub(crate) mod events_v1;
-mod meta_v1;
+pub(crate) mod meta_v1;
 pub(crate) mod networking_v1;
 pub(crate) mod policy_v1;
 pub(crate) mod rbac_v1;
 pub(crate) mod scheduling_v1;
+pub(crate) mod storage_v1;
 
 /// The value carried by one field (or by each element of a list, or each value of a map).
 #[derive(Clone, Copy, Debug)]

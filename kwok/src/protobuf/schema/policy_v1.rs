@@ -1,11 +1,9 @@
-//! `policy/v1` messages (k8s.io/api/policy/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/policy/v1/generated.proto`; JSON names and presence as in the
-//! package's `types.go` struct tags (see the parent module).
+//! `policy/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::meta_v1;
 use super::Kind::{IntOrString, Msg, Str, Time, I32, I64};
-use super::{keep, list, map, message, opt, Message};
+use super::{keep, list, map, message, meta_v1, opt, Message};
 
 pub(crate) static EVICTION: Message = message(
     "Eviction",
@@ -24,7 +22,7 @@ pub(crate) static POD_DISRUPTION_BUDGET: Message = message(
     ],
 );
 
-pub(super) static POD_DISRUPTION_BUDGET_SPEC: Message = message(
+pub(crate) static POD_DISRUPTION_BUDGET_SPEC: Message = message(
     "PodDisruptionBudgetSpec",
     &[
         keep(1, "minAvailable", IntOrString),
@@ -34,7 +32,7 @@ pub(super) static POD_DISRUPTION_BUDGET_SPEC: Message = message(
     ],
 );
 
-pub(super) static POD_DISRUPTION_BUDGET_STATUS: Message = message(
+pub(crate) static POD_DISRUPTION_BUDGET_STATUS: Message = message(
     "PodDisruptionBudgetStatus",
     &[
         opt(1, "observedGeneration", I64),

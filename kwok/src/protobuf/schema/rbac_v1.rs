@@ -1,13 +1,38 @@
-//! `rbac.authorization.k8s.io/v1` messages (k8s.io/api/rbac/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/rbac/v1/generated.proto`; JSON names and
-//! presence as in the package's `types.go` struct tags (see the parent module).
+//! `rbac/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::meta_v1;
 use super::Kind::{Msg, Str};
-use super::{keep, list, message, Message};
+use super::{keep, list, message, meta_v1, opt, Message};
 
-static POLICY_RULE: Message = message(
+pub(crate) static AGGREGATION_RULE: Message = message(
+    "AggregationRule",
+    &[list(
+        1,
+        "clusterRoleSelectors",
+        Msg(&meta_v1::LABEL_SELECTOR),
+    )],
+);
+
+pub(crate) static CLUSTER_ROLE: Message = message(
+    "ClusterRole",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        list(2, "rules", Msg(&POLICY_RULE)),
+        keep(3, "aggregationRule", Msg(&AGGREGATION_RULE)),
+    ],
+);
+
+pub(crate) static CLUSTER_ROLE_BINDING: Message = message(
+    "ClusterRoleBinding",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        list(2, "subjects", Msg(&SUBJECT)),
+        keep(3, "roleRef", Msg(&ROLE_REF)),
+    ],
+);
+
+pub(crate) static POLICY_RULE: Message = message(
     "PolicyRule",
     &[
         list(1, "verbs", Str),
@@ -18,48 +43,11 @@ static POLICY_RULE: Message = message(
     ],
 );
 
-static AGGREGATION_RULE: Message = message(
-    "AggregationRule",
-    &[list(
-        1,
-        "clusterRoleSelectors",
-        Msg(&meta_v1::LABEL_SELECTOR),
-    )],
-);
-
-static SUBJECT: Message = message(
-    "Subject",
-    &[
-        keep(1, "kind", Str),
-        super::opt(2, "apiGroup", Str),
-        keep(3, "name", Str),
-        super::opt(4, "namespace", Str),
-    ],
-);
-
-static ROLE_REF: Message = message(
-    "RoleRef",
-    &[
-        keep(1, "apiGroup", Str),
-        keep(2, "kind", Str),
-        keep(3, "name", Str),
-    ],
-);
-
 pub(crate) static ROLE: Message = message(
     "Role",
     &[
         keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
         list(2, "rules", Msg(&POLICY_RULE)),
-    ],
-);
-
-pub(crate) static CLUSTER_ROLE: Message = message(
-    "ClusterRole",
-    &[
-        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
-        list(2, "rules", Msg(&POLICY_RULE)),
-        keep(3, "aggregationRule", Msg(&AGGREGATION_RULE)),
     ],
 );
 
@@ -72,11 +60,21 @@ pub(crate) static ROLE_BINDING: Message = message(
     ],
 );
 
-pub(crate) static CLUSTER_ROLE_BINDING: Message = message(
-    "ClusterRoleBinding",
+pub(crate) static ROLE_REF: Message = message(
+    "RoleRef",
     &[
-        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
-        list(2, "subjects", Msg(&SUBJECT)),
-        keep(3, "roleRef", Msg(&ROLE_REF)),
+        keep(1, "apiGroup", Str),
+        keep(2, "kind", Str),
+        keep(3, "name", Str),
+    ],
+);
+
+pub(crate) static SUBJECT: Message = message(
+    "Subject",
+    &[
+        keep(1, "kind", Str),
+        opt(2, "apiGroup", Str),
+        keep(3, "name", Str),
+        opt(4, "namespace", Str),
     ],
 );

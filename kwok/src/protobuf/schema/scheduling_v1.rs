@@ -1,11 +1,9 @@
-//! `scheduling.k8s.io/v1` messages (k8s.io/api/scheduling/v1).
-//!
-//! Field numbers as in `staging/src/k8s.io/api/scheduling/v1/generated.proto`; JSON names and
-//! presence as in the package's `types.go` struct tags (see the parent module).
+//! `scheduling/v1` messages, written by `upstream/protobuf-tables.sh` from the pinned release's Go API
+//! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
+//! tags and Go types): not edited by hand.
 
-use super::meta_v1;
 use super::Kind::{Bool, Msg, Str, I32};
-use super::{keep, message, opt, Message};
+use super::{keep, message, meta_v1, opt, Message};
 
 pub(crate) static PRIORITY_CLASS: Message = message(
     "PriorityClass",
