@@ -242,6 +242,19 @@ impl ApiError {
         .with_details(details(name, res))
     }
 
+    /// `NewConflict` on a resource no [`ResourceDef`] names (`pods/binding`).
+    pub fn conflict_on(resource: &str, name: &str, why: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {resource} {}: {why}",
+                go_quote(name)
+            ),
+        )
+        .with_details(json!({"name": name, "kind": resource}))
+    }
+
     /// The optimistic-concurrency conflict (`registry.OptimisticLockErrorMsg`).
     pub fn stale(res: &ResourceDef, name: &str) -> Self {
         Self::conflict(

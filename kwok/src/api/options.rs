@@ -59,4 +59,7 @@ pub struct DeleteOptions {
     pub precondition_uid: Option<String>,
     pub precondition_rv: Option<String>,
     pub dry_run: bool,
+    /// `propagationPolicy` or `orphanDependents` was given (either value): the caller chose
+    /// what happens to dependents instead of leaving it to the kind's default.
+    pub policy_given: bool,
 }

@@ -33,23 +33,27 @@ pub fn bind(
         ));
     }
     let pod = api.get(&registry::PODS, ns, name)?;
+    // `assignPod`: what stops the update is a conflict on `pods/binding`.
+    let refused = |why: String| ApiError::conflict_on("pods/binding", name, &why);
     if meta::is_deleting(&pod.value) {
-        return Err(ApiError::conflict(
-            &registry::PODS,
-            name,
-            &format!("pod {name} is being deleted, cannot be assigned to a host"),
-        ));
+        return Err(refused(format!(
+            "pod {name} is being deleted, cannot be assigned to a host"
+        )));
     }
     let current = pod.value["spec"]["nodeName"].as_str().unwrap_or("");
     if !current.is_empty() {
-        return Err(ApiError::conflict(
-            &registry::PODS,
-            name,
-            &format!(
-                "pod {name} is already assigned to node {}",
-                go_quote(current)
-            ),
-        ));
+        return Err(refused(format!(
+            "pod {name} is already assigned to node {}",
+            go_quote(current)
+        )));
+    }
+    if pod.value["spec"]["schedulingGates"]
+        .as_array()
+        .is_some_and(|gates| !gates.is_empty())
+    {
+        return Err(refused(format!(
+            "pod {name} has non-empty .spec.schedulingGates"
+        )));
     }
     let mut updated = pod.value.clone();
     updated["spec"]["nodeName"] = json!(node);

@@ -307,29 +307,47 @@ fn resource(
         ("DELETE", Some(n)) => {
             require_verb(res, "delete")?;
             let opts = query.delete_options(&delete_body(parts, body)?)?;
-            let (deleted, gone) = api.delete_reporting(res, ns, n, &opts)?;
-            // The apiserver answers 200 whether the object is gone or only marked for deletion
-            // (202 needs orphanDependents=false, which kubectl never sends: handlers/delete.go).
-            if !gone || res.strategy.returns_deleted_object() {
-                return Ok(respond::object(StatusCode::OK, res, &deleted, format));
-            }
-            let uid = deleted.value["metadata"]["uid"].as_str().unwrap_or("");
-            Ok(respond::deleted(res, n, uid))
+            let answer = (|| {
+                let (deleted, gone) = api.delete_reporting(res, ns, n, &opts)?;
+                // The apiserver answers 200 whether the object is gone or only marked for
+                // deletion (202 needs orphanDependents=false, which kubectl never sends:
+                // handlers/delete.go).
+                if !gone || res.strategy.returns_deleted_object() {
+                    return Ok(respond::object(StatusCode::OK, res, &deleted, format));
+                }
+                let uid = deleted.value["metadata"]["uid"].as_str().unwrap_or("");
+                Ok(respond::deleted(res, n, uid))
+            })();
+            Ok(warned_delete(answer, res.strategy.delete_warning(&opts)))
         }
         ("DELETE", None) => {
             require_verb(res, "deletecollection")?;
             let list = query.list_options()?;
             let opts = query.delete_options(&delete_body(parts, body)?)?;
-            let items = api.delete_collection(res, path.namespace.as_deref(), &list, &opts)?;
-            let l = crate::api::ObjectList {
-                items,
-                resource_version: api.store().revision(),
-                continue_token: None,
-                remaining: None,
-            };
-            Ok(respond::list(res, &l, Format::Json))
+            let answer = api
+                .delete_collection(res, path.namespace.as_deref(), &list, &opts)
+                .map(|items| {
+                    let l = crate::api::ObjectList {
+                        items,
+                        resource_version: api.store().revision(),
+                        continue_token: None,
+                        remaining: None,
+                    };
+                    respond::list(res, &l, Format::Json)
+                });
+            Ok(warned_delete(answer, res.strategy.delete_warning(&opts)))
         }
         (m, _) => Err(ApiError::method_not_supported(res, &m.to_lowercase())),
+    }
+}
+
+/// A delete's answer, success or failure, with the warning recorded before the object was looked
+/// up.
+fn warned_delete(answer: ApiResult<Response>, warning: Option<&str>) -> Response {
+    let response = answer.unwrap_or_else(|e| respond::error(&e));
+    match warning {
+        Some(w) => with_warnings(response, &[w.to_string()]),
+        None => response,
     }
 }
 

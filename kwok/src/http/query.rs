@@ -77,6 +77,8 @@ impl Query {
             precondition_uid: None,
             precondition_rv: None,
             dry_run: self.dry_run()?,
+            policy_given: self.get("propagationPolicy").is_some()
+                || self.get("orphanDependents").is_some(),
         };
         if let Some(p) = self.get("propagationPolicy") {
             opts.propagation = Some(parse_propagation(p)?);
@@ -99,6 +101,8 @@ impl Query {
             if let Some(g) = v.get("gracePeriodSeconds").and_then(|g| g.as_i64()) {
                 opts.grace_period_seconds = Some(g);
             }
+            opts.policy_given |=
+                !v["propagationPolicy"].is_null() || !v["orphanDependents"].is_null();
             if let Some(p) = v.get("propagationPolicy").and_then(|p| p.as_str()) {
                 opts.propagation = Some(parse_propagation(p)?);
             }

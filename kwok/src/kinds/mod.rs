@@ -115,6 +115,12 @@ pub(crate) trait Strategy: Sync + Debug {
         true
     }
 
+    /// The warning a delete (or delete-collection) request carries, given its options, whether
+    /// or not the object is there (`batch/v1` Job storage's `deleteOptionWarnings`).
+    fn delete_warning(&self, _opts: &crate::api::DeleteOptions) -> Option<&'static str> {
+        None
+    }
+
     /// The warning every request to this version carries: a deprecated custom resource
     /// version's (`crdHandler.ServeHTTP`).
     fn deprecation_warning(&self) -> Option<&str> {

@@ -77,6 +77,15 @@ impl Strategy for Job {
         walk::<k8s::Job>(val, check_strict, root)
     }
 
+    /// `deleteOptionWarnings`: batch/v1 orphans a Job's pods unless told otherwise.
+    fn delete_warning(&self, opts: &crate::api::DeleteOptions) -> Option<&'static str> {
+        (!opts.policy_given).then_some(
+            "child pods are preserved by default when jobs are deleted; set \
+             propagationPolicy=Background to remove them or set propagationPolicy=Orphan to \
+             suppress this warning",
+        )
+    }
+
     fn default(&self, obj: &mut Map<String, Value>) {
         crate::defaults::batch::job(obj);
     }

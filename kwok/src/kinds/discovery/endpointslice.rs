@@ -65,8 +65,16 @@ impl Strategy for EndpointSlice {
     }
 
     /// Any change besides the metadata bumps the generation.
+    /// Anything but metadata, or the labels, moves the generation.
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
-        let changed = body(new) != body(old);
+        // Semantic equality: no labels and empty labels are the same.
+        let labels = |o: &Value| {
+            o["metadata"]["labels"]
+                .as_object()
+                .filter(|l| !l.is_empty())
+                .cloned()
+        };
+        let changed = body(new) != body(old) || labels(new) != labels(old);
         next_generation_if(new, old, changed);
     }
 

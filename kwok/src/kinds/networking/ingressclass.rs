@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
-use crate::defaults::fields::{child, default_nil};
+use crate::defaults::fields::{child, default_nil, existing};
 use crate::error::FieldError;
 use crate::kinds::{field_changed, first_generation, next_generation_if, Strategy};
 use crate::printers::{networking as printer, Column};
@@ -45,7 +45,8 @@ impl Strategy for IngressClass {
 
     /// `SetDefaults_IngressClass`.
     fn default(&self, obj: &mut Map<String, Value>) {
-        let params = child(obj, "spec").and_then(|s| child(s, "parameters"));
+        // A pointer: defaulted only when given.
+        let params = child(obj, "spec").and_then(|s| existing(s, "parameters"));
         if let Some(params) = params {
             default_nil(params, "scope", json!("Cluster"));
         }
