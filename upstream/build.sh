@@ -4,6 +4,8 @@
 #   kubernetes/  kube-apiserver, kube-controller-manager, kube-scheduler (k8s.io/kubernetes) and
 #                etcd (go.etcd.io/etcd/server/v3, the version that Kubernetes release pins)
 #   kwok/        kwok and kwokctl (sigs.k8s.io/kwok)
+#   kubernetes/clientgo-probe/  client-go-probe: client-go's typed clients (protobuf bodies) doing
+#                every verb on every served kind, for the differential suite
 # kubectl is not built: kwokctl runs the one on PATH (it looks there first), which Proctor needs
 # anyway; building it too cost about 200 more packages.
 #
@@ -37,11 +39,11 @@ etcd_version="$(pinned kubernetes go.etcd.io/etcd/server/v3)"
 kwok_version="$(pinned kwok sigs.k8s.io/kwok)"
 go_version="$(go env GOVERSION)"
 
-hash="$(cat "$here"/kubernetes/go.{mod,sum} "$here"/kwok/go.{mod,sum} "$0" | { echo "$go_version"; cat; } | sha256sum | cut -c1-12)"
+hash="$(cat "$here"/kubernetes/go.{mod,sum} "$here"/kubernetes/clientgo-probe/*.go "$here"/kwok/go.{mod,sum} "$0" | { echo "$go_version"; cat; } | sha256sum | cut -c1-12)"
 root="${PROCTOR_UPSTREAM:-${XDG_CACHE_HOME:-$HOME/.cache}/proctor-upstream}"
 key="kubernetes-${kube_version}-etcd-${etcd_version}-kwok-${kwok_version}-${hash}"
 out="$root/$key"
-binaries=(kube-apiserver kube-controller-manager kube-scheduler etcd kwok kwokctl)
+binaries=(kube-apiserver kube-controller-manager kube-scheduler etcd kwok kwokctl client-go-probe)
 
 # Each binary must start and say its version.
 check() {
@@ -52,6 +54,7 @@ check() {
   "$bin/etcd" --version | grep -q "etcd Version: ${etcd_version#v}"
   "$bin/kwok" --version | grep -q "${kwok_version#v}"
   "$bin/kwokctl" --version | grep -q "${kwok_version#v}"
+  { "$bin/client-go-probe" 2>&1 || true; } | grep -q "usage: client-go-probe"
 }
 
 if [ "$force" = 0 ] && [ -f "$out/complete" ]; then
@@ -106,6 +109,7 @@ echo "[1/2] kube-apiserver, kube-controller-manager, kube-scheduler ($kube_versi
   k8s.io/kubernetes/cmd/kube-scheduler 2>&1 | progress kubernetes)
 # etcd's main package is the module root, so its binary would be called v3.
 (cd "$here/kubernetes" && go build -v -trimpath -ldflags "-s -w" -o "$work/bin/etcd" go.etcd.io/etcd/server/v3 2>&1 | progress etcd)
+(cd "$here/kubernetes" && go build -v -trimpath -ldflags "-s -w" -o "$work/bin/client-go-probe" ./clientgo-probe 2>&1 | progress client-go-probe)
 echo "  done in $((SECONDS - t)) s" >&2
 
 t=$SECONDS

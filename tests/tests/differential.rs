@@ -158,6 +158,14 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
                     "KUBE_PROBE".to_string(),
                     env!("CARGO_BIN_EXE_kube-probe").to_string(),
                 ),
+                // Built with the upstream binaries (`upstream/build.sh`), which this run found.
+                (
+                    "CLIENT_GO_PROBE".to_string(),
+                    proctor::cluster::upstream::Upstream::find()?
+                        .binary("client-go-probe")
+                        .display()
+                        .to_string(),
+                ),
             ];
             for dir in [&a, &b] {
                 std::fs::create_dir_all(dir.join("lab"))?;

@@ -69,6 +69,11 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\\n\s]*-----END CERTIFICATE-----(\\n)?",
             |_| "<certificate>".into(),
         ),
+        // klog's line header (client-go's warnings on a Go client's stderr): severity, date,
+        // time, thread id.
+        rule(r"(?m)^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ ", |c| {
+            format!("{}<klog> ", &c[1])
+        }),
         // Any IPv4 address but loopback: pod IPs, host IPs, cluster IPs.
         rule(r"\b(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}\b", |c| {
             if &c[1] == "127" {
@@ -143,6 +148,10 @@ mod tests {
             "https://127.0.0.1:<port>/api"
         );
         assert_eq!(normalize("podIP: 10.0.0.7"), "podIP: <ip>");
+        assert_eq!(
+            normalize("W1206 07:52:59.422395 24719 warnings.go:70] child pods"),
+            normalize("W1206 07:52:58.943886   318 warnings.go:70] child pods")
+        );
         assert_eq!(
             normalize("MinAvailable:(*intstr.IntOrString)(0xc09a1de220)"),
             normalize("MinAvailable:(*intstr.IntOrString)(0x250a64c27540)")
