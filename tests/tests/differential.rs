@@ -96,6 +96,18 @@ fn main() {
     conclusion.exit();
 }
 
+/// client-go-probe, built with the upstream binaries (`upstream/build.sh`) this run found.
+fn client_go_probe() -> anyhow::Result<String> {
+    let probe = proctor::cluster::upstream::Upstream::find()?.binary("client-go-probe");
+    if !probe.is_file() {
+        anyhow::bail!(
+            "{} is missing: the upstream build predates it; run upstream/build.sh",
+            probe.display()
+        );
+    }
+    Ok(probe.display().to_string())
+}
+
 fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
     let mut session = session::load(file).map_err(|e| format!("{e:#}"))?;
     let lab = match &session.lab {
@@ -158,14 +170,7 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
                     "KUBE_PROBE".to_string(),
                     env!("CARGO_BIN_EXE_kube-probe").to_string(),
                 ),
-                // Built with the upstream binaries (`upstream/build.sh`), which this run found.
-                (
-                    "CLIENT_GO_PROBE".to_string(),
-                    proctor::cluster::upstream::Upstream::find()?
-                        .binary("client-go-probe")
-                        .display()
-                        .to_string(),
-                ),
+                ("CLIENT_GO_PROBE".to_string(), client_go_probe()?),
             ];
             for dir in [&a, &b] {
                 std::fs::create_dir_all(dir.join("lab"))?;
