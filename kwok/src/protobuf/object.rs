@@ -9,8 +9,8 @@ use super::schema::{Field, Kind, Message, Shape};
 use super::special;
 use super::wire::{packed_varints, Payload, Reader};
 
-/// Nesting deeper than this is refused. The tables are acyclic and unknown fields are skipped
-/// without descending, so well-formed bodies stay far below it; it bounds the recursion anyway.
+/// Nesting deeper than this is refused. Only JSONSchemaProps holds itself, and unknown fields are
+/// skipped without descending, so well-formed bodies stay far below it; it bounds the recursion.
 pub(crate) const MAX_DEPTH: usize = 64;
 
 pub(crate) struct Decoder {
@@ -114,7 +114,72 @@ impl Decoder {
             Kind::Msg(message) => {
                 Value::Object(self.object(len(payload, name)?, message, depth + 1)?)
             }
+            Kind::F64 => match payload {
+                Payload::Fixed64(bits) => go_float(f64::from_bits(bits)),
+                other => return Err(DecodeError::wrong_wire_type(other.wire_type(), name)),
+            },
+            Kind::SchemaOrArray(schema) => {
+                let bytes = len(payload, name)?;
+                let (first, rest) = self.schema_or(bytes, schema, Kind::Msg(schema), depth)?;
+                match (first, rest) {
+                    (_, Some(items)) => items,
+                    (Some(schema), None) => schema,
+                    (None, None) => Value::Null,
+                }
+            }
+            Kind::SchemaOrBool(schema) => {
+                self.schema_or_bool(len(payload, name)?, schema, depth)?
+            }
+            Kind::SchemaOrStringArray(schema) => {
+                let bytes = len(payload, name)?;
+                let (first, rest) = self.schema_or(bytes, schema, Kind::Str, depth)?;
+                match (first, rest) {
+                    (_, Some(strings)) => strings,
+                    (Some(schema), None) => schema,
+                    (None, None) => Value::Null,
+                }
+            }
         })
+    }
+
+    /// A `JSONSchemaPropsOrArray` or `...OrStringArray`: the schema in field 1 and the list of
+    /// field 2 (of `items`: schemas, or strings) when not empty, for `MarshalJSON` to choose.
+    fn schema_or(
+        &self,
+        bytes: &[u8],
+        schema: &'static Message,
+        items: Kind,
+        depth: usize,
+    ) -> Result<(Option<Value>, Option<Value>), DecodeError> {
+        let (mut first, mut list) = (None, Vec::new());
+        let mut reader = Reader::new(bytes, schema.name);
+        while let Some((number, payload)) = reader.next_field()? {
+            match number {
+                1 => first = Some(self.value(Kind::Msg(schema), payload, "schema", depth)?),
+                2 => list.push(self.value(items, payload, "items", depth)?),
+                _ => {}
+            }
+        }
+        Ok((first, (!list.is_empty()).then_some(Value::Array(list))))
+    }
+
+    /// A `JSONSchemaPropsOrBool`: the schema (field 2) if given, else `allows` (field 1).
+    fn schema_or_bool(
+        &self,
+        bytes: &[u8],
+        schema: &'static Message,
+        depth: usize,
+    ) -> Result<Value, DecodeError> {
+        let (mut allows, mut inner) = (false, None);
+        let mut reader = Reader::new(bytes, "JSONSchemaPropsOrBool");
+        while let Some((number, payload)) = reader.next_field()? {
+            match number {
+                1 => allows = special::varint(payload, "allows")? != 0,
+                2 => inner = Some(self.value(Kind::Msg(schema), payload, "schema", depth)?),
+                _ => {}
+            }
+        }
+        Ok(inner.unwrap_or(Value::Bool(allows)))
     }
 
     /// The elements carried by one occurrence of a repeated field: one element, or for a
@@ -189,6 +254,14 @@ fn merge(previous: Option<Value>, next: Value) -> Value {
         }
         (_, next) => next,
     }
+}
+
+/// A float64 as encoding/json writes it: a whole number without a fraction (`5`, not `5.0`).
+fn go_float(f: f64) -> Value {
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        return Value::from(f as i64);
+    }
+    serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
 }
 
 /// encoding/json's `omitempty` test for the scalar kinds.

@@ -17,8 +17,8 @@ pub(crate) const FIXED32: u8 = 5;
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Payload<'a> {
     Varint(u64),
-    /// 8 bytes, skipped: no field in the tables is a double or fixed64.
-    Fixed64,
+    /// 8 bytes, little-endian: a double (JSONSchemaProps' bounds) or a fixed64.
+    Fixed64(u64),
     Len(&'a [u8]),
     /// 4 bytes, skipped: no field in the tables is a float or fixed32.
     Fixed32,
@@ -30,7 +30,7 @@ impl Payload<'_> {
     pub(crate) fn wire_type(&self) -> u8 {
         match self {
             Payload::Varint(_) => VARINT,
-            Payload::Fixed64 => FIXED64,
+            Payload::Fixed64(_) => FIXED64,
             Payload::Len(_) => LEN,
             Payload::Fixed32 => FIXED32,
             Payload::Group => START_GROUP,
@@ -80,8 +80,11 @@ impl<'a> Reader<'a> {
         let payload = match wire_type {
             VARINT => Payload::Varint(self.varint()?),
             FIXED64 => {
-                self.take(8)?;
-                Payload::Fixed64
+                let bytes: [u8; 8] = self
+                    .take(8)?
+                    .try_into()
+                    .map_err(|_| DecodeError::unexpected_eof())?;
+                Payload::Fixed64(u64::from_le_bytes(bytes))
             }
             LEN => {
                 let len = self.length()?;

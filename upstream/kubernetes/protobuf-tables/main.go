@@ -30,6 +30,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -58,6 +59,7 @@ var roots = []any{
 	authenticationv1.TokenRequest{}, authenticationv1.TokenReview{}, authenticationv1.SelfSubjectReview{},
 	authorizationv1.SelfSubjectAccessReview{}, authorizationv1.SubjectAccessReview{},
 	authorizationv1.LocalSubjectAccessReview{}, authorizationv1.SelfSubjectRulesReview{},
+	apiextensionsv1.CustomResourceDefinition{},
 	metav1.DeleteOptions{},
 }
 
@@ -69,6 +71,16 @@ var special = map[reflect.Type]string{
 	reflect.TypeOf(metav1.MicroTime{}):     "MicroTime",
 	reflect.TypeOf(metav1.FieldsV1{}):      "FieldsV1",
 	reflect.TypeOf(runtime.RawExtension{}): "RawExtension",
+	// The same message (bytes raw = 1) and the same JSON (the raw bytes, or null).
+	reflect.TypeOf(apiextensionsv1.JSON{}): "RawExtension",
+}
+
+// Types whose JSON is a schema or something else (an array, a bool, a string list), each a
+// message around a JSONSchemaProps; the decoder is given the schema's table.
+var schemaOr = map[reflect.Type]string{
+	reflect.TypeOf(apiextensionsv1.JSONSchemaPropsOrArray{}):       "SchemaOrArray",
+	reflect.TypeOf(apiextensionsv1.JSONSchemaPropsOrBool{}):        "SchemaOrBool",
+	reflect.TypeOf(apiextensionsv1.JSONSchemaPropsOrStringArray{}): "SchemaOrStringArray",
 }
 
 type field struct {
@@ -89,6 +101,7 @@ func module(t reflect.Type) string {
 	path := t.PkgPath()
 	path = strings.TrimPrefix(path, "k8s.io/api/")
 	path = strings.TrimPrefix(path, "k8s.io/apimachinery/pkg/apis/")
+	path = strings.TrimPrefix(path, "k8s.io/apiextensions-apiserver/pkg/apis/")
 	return strings.ReplaceAll(path, "/", "_")
 }
 
@@ -115,6 +128,13 @@ func kindOf(t reflect.Type, from string) string {
 	if k, ok := special[t]; ok {
 		return k
 	}
+	if k, ok := schemaOr[t]; ok {
+		m := visit(reflect.TypeOf(apiextensionsv1.JSONSchemaProps{}))
+		if m.module == from {
+			return k + "(&" + m.static + ")"
+		}
+		return k + "(&" + m.module + "::" + m.static + ")"
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return "Str"
@@ -124,6 +144,8 @@ func kindOf(t reflect.Type, from string) string {
 		return "I32"
 	case reflect.Int64, reflect.Int:
 		return "I64"
+	case reflect.Float64:
+		return "F64"
 	case reflect.Struct:
 		m := visit(t)
 		if m.module == from {
@@ -192,7 +214,8 @@ func visit(t reflect.Type) *message {
 				shape, t = "keep", t.Elem()
 			case t.Kind() == reflect.Map:
 				shape, t = "map", t.Elem()
-			case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && t.Name() == "":
+			// A named slice is a repeated field too; only as a map value does it need a message.
+			case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
 				shape, t = "list", t.Elem()
 			case t.Kind() == reflect.Struct:
 				shape = "keep"
@@ -247,10 +270,10 @@ func render(mod string, ms []*message) string {
 				continue
 			}
 			k := f.kind
-			if strings.HasPrefix(k, "Msg(") {
-				kinds["Msg"] = true
+			if open := strings.Index(k, "(&"); open > 0 {
+				kinds[k[:open]] = true
 				if i := strings.Index(k, "::"); i > 0 {
-					modules[k[len("Msg(&"):i]] = true
+					modules[k[open+len("(&"):i]] = true
 				}
 			} else {
 				kinds[k] = true

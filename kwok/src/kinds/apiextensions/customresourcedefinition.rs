@@ -96,6 +96,10 @@ impl Strategy for CustomResourceDefinition {
         walk::<k8s::CustomResourceDefinition>(val, check_strict, root)
     }
 
+    fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
+        Some(&crate::protobuf::schema::apiextensions_v1::CUSTOM_RESOURCE_DEFINITION)
+    }
+
     /// `SetDefaults_CustomResourceDefinitionSpec`: singular and list kind from the kind, no
     /// conversion.
     fn default(&self, obj: &mut Map<String, Value>) {

@@ -10,6 +10,7 @@
 //! of the release pinned in `upstream/kubernetes/go.mod`, and checked against them in CI; fields
 //! newer than that release are skipped as unknown, as its own decoder skips them.
 
+pub(crate) mod apiextensions_v1;
 pub(crate) mod apps_v1;
 pub(crate) mod authentication_v1;
 pub(crate) mod authorization_v1;
@@ -33,6 +34,8 @@ pub(crate) enum Kind {
     Str,
     I32,
     I64,
+    /// `float64`: a protobuf double.
+    F64,
     Bool,
     /// `[]byte`: base64 in JSON.
     Bytes,
@@ -49,6 +52,14 @@ pub(crate) enum Kind {
     /// `runtime.RawExtension`: raw JSON bytes in field 1, embedded as-is.
     RawExtension,
     Msg(&'static Message),
+    /// `JSONSchemaPropsOrArray` (schema=1, jSONSchemas=2): the schemas' array if any, else the
+    /// schema (or null). The message is JSONSchemaProps'.
+    SchemaOrArray(&'static Message),
+    /// `JSONSchemaPropsOrBool` (allows=1, schema=2): the schema if any, else the boolean.
+    SchemaOrBool(&'static Message),
+    /// `JSONSchemaPropsOrStringArray` (schema=1, property=2): the strings if any, else the
+    /// schema (or null).
+    SchemaOrStringArray(&'static Message),
 }
 
 /// How a field's value sits in the JSON object.

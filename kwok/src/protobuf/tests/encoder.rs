@@ -33,6 +33,13 @@ impl Pb {
         s
     }
 
+    /// A double (fixed64 wire type, little-endian).
+    pub(crate) fn double(self, field: u32, value: f64) -> Self {
+        let mut s = self.key(field, 1);
+        s.0.extend_from_slice(&value.to_bits().to_le_bytes());
+        s
+    }
+
     pub(crate) fn str(self, field: u32, value: &str) -> Self {
         self.bytes(field, value.as_bytes())
     }

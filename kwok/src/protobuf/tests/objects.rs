@@ -577,3 +577,78 @@ fn pod_template() {
         expected
     );
 }
+
+/// A CustomResourceDefinition as the apiextensions clientset sends it in protobuf: its schema
+/// holds the forms upstream writes by hand (`JSON`, `JSONSchemaPropsOrArray`, `OrBool`) and
+/// doubles, field numbers from apiextensions/v1's `generated.proto`.
+#[test]
+fn custom_resource_definition_with_a_schema() {
+    let schema = |kind: &str| Pb::new().str(5, kind);
+    let properties = Pb::new()
+        .str(5, "object")
+        .entry_msg(29, "replicas", schema("integer").double(9, 10.0))
+        .entry_msg(29, "ratio", schema("number").double(9, 2.5))
+        .entry_msg(
+            29,
+            "tags",
+            schema("array").msg(24, Pb::new().msg(1, schema("string"))),
+        )
+        .entry_msg(
+            29,
+            "labels",
+            schema("object").msg(30, Pb::new().msg(2, schema("string"))),
+        )
+        .entry_msg(
+            29,
+            "closed",
+            schema("object").msg(30, Pb::new().bool(1, false)),
+        )
+        .entry_msg(
+            29,
+            "mode",
+            schema("string")
+                .msg(20, Pb::new().bytes(1, br#""fast""#))
+                .msg(20, Pb::new().bytes(1, br#""safe""#)),
+        )
+        .str(23, "replicas")
+        .bool(38, true);
+    let version = Pb::new()
+        .str(1, "v1")
+        .bool(2, true)
+        .bool(3, true)
+        .msg(4, Pb::new().msg(1, properties));
+    let spec = Pb::new()
+        .str(1, "example.com")
+        .msg(3, Pb::new().str(1, "widgets").str(4, "Widget"))
+        .str(4, "Namespaced")
+        .msg(7, version);
+    let crd = Pb::new()
+        .msg(1, meta("widgets.example.com", ""))
+        .msg(2, spec);
+    let decoded = decode(&body(
+        "apiextensions.k8s.io/v1",
+        "CustomResourceDefinition",
+        crd,
+    ))
+    .unwrap();
+    assert_eq!(
+        decoded["spec"]["versions"][0]["schema"]["openAPIV3Schema"],
+        json!({
+            "type": "object",
+            "required": ["replicas"],
+            "properties": {
+                "replicas": {"type": "integer", "maximum": 10},
+                "ratio": {"type": "number", "maximum": 2.5},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "closed": {"type": "object", "additionalProperties": false},
+                "mode": {"type": "string", "enum": ["fast", "safe"]}
+            },
+            "x-kubernetes-preserve-unknown-fields": true
+        })
+    );
+    assert_eq!(
+        decoded["spec"]["names"],
+        json!({"plural": "widgets", "kind": "Widget"})
+    );
+}
