@@ -358,3 +358,54 @@ pub fn finalize_namespace(api: &Api, name: &str, body: &Value) -> ApiResult<crat
         .update(&registry::NAMESPACES, updated, Some(ns.resource_version()))
         .map_err(|_| ApiError::stale(&registry::NAMESPACES, name))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::store::Store;
+
+    fn pod(api: &Api, name: &str, spec: Value) {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": name, "namespace": "default"}, "spec": spec});
+        api.create(&registry::PODS, "default", pod, &WriteOptions::default())
+            .expect("pod");
+    }
+
+    fn bound(api: &Api, name: &str, node: &str) -> ApiResult<()> {
+        let binding = json!({"metadata": {"name": name},
+                             "target": {"kind": "Node", "name": node}});
+        bind(api, "default", name, &binding, &WriteOptions::default())
+    }
+
+    /// `assignPod`: each refusal is a conflict on `pods/binding`.
+    #[test]
+    fn a_refused_binding_is_a_conflict_on_pods_binding() {
+        let api = Api::new(Arc::new(Store::new()));
+        api.bootstrap().expect("bootstrap");
+        let container = json!([{"name": "c", "image": "busybox"}]);
+        pod(&api, "p", json!({"containers": container}));
+        bound(&api, "p", "node-a").expect("first binding");
+        let error = bound(&api, "p", "node-b").expect_err("already bound");
+        assert_eq!(error.code, 409);
+        assert_eq!(
+            error.message,
+            r#"Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "node-a""#
+        );
+        assert_eq!(
+            error.details,
+            Some(json!({"name": "p", "kind": "pods/binding"}))
+        );
+        pod(
+            &api,
+            "gated",
+            json!({"containers": container, "schedulingGates": [{"name": "example.com/wait"}]}),
+        );
+        let error = bound(&api, "gated", "node-a").expect_err("gated");
+        assert_eq!(
+            error.message,
+            r#"Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates"#
+        );
+    }
+}

@@ -166,4 +166,24 @@ mod tests {
             assert_eq!(Query::parse(Some(raw)).flag("watch"), expected, "{raw}");
         }
     }
+
+    /// Either field, with either value, in the query or the body, is a choice made.
+    #[test]
+    fn a_delete_says_whether_its_caller_chose_what_happens_to_dependents() {
+        let given = |query: &str, body: &str| {
+            Query::parse(Some(query))
+                .delete_options(body.as_bytes())
+                .expect("options")
+                .policy_given
+        };
+        assert!(!given("", ""));
+        assert!(!given(
+            "gracePeriodSeconds=0",
+            r#"{"gracePeriodSeconds": 0}"#
+        ));
+        assert!(given("propagationPolicy=Background", ""));
+        assert!(given("orphanDependents=false", ""));
+        assert!(given("", r#"{"propagationPolicy": "Orphan"}"#));
+        assert!(given("", r#"{"orphanDependents": false}"#));
+    }
 }

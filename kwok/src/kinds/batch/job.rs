@@ -158,6 +158,17 @@ mod tests {
     }
 
     #[test]
+    fn a_delete_that_leaves_dependents_to_the_default_is_warned() {
+        let opts = |policy_given| crate::api::DeleteOptions {
+            policy_given,
+            ..Default::default()
+        };
+        let warning = Job.delete_warning(&opts(false)).expect("warned");
+        assert!(warning.starts_with("child pods are preserved by default when jobs are deleted"));
+        assert_eq!(Job.delete_warning(&opts(true)), None);
+    }
+
+    #[test]
     fn the_selector_and_labels_are_generated_and_shared_with_the_job() {
         let obj = created(
             json!({"name": "train", "uid": "u-1"}),

@@ -94,3 +94,34 @@ impl Strategy for EndpointSlice {
         printer::endpoint_slice_cells(obj, now)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn slice(labels: Value, annotations: Value) -> Value {
+        json!({"metadata": {"name": "s", "generation": 1, "labels": labels,
+                            "annotations": annotations},
+               "addressType": "IPv4", "endpoints": []})
+    }
+
+    /// `PrepareForUpdate`: anything but metadata, or the labels, moves the generation.
+    #[test]
+    fn a_label_change_moves_the_generation_an_annotation_does_not() {
+        let old = slice(json!({"a": "1"}), json!({}));
+        let generation = |mut new: Value| {
+            EndpointSlice.prepare_for_update(&mut new, &old);
+            new["metadata"]["generation"].clone()
+        };
+        assert_eq!(generation(slice(json!({"a": "2"}), json!({}))), json!(2));
+        assert_eq!(
+            generation(slice(json!({"a": "1"}), json!({"n": "x"}))),
+            json!(1)
+        );
+        let mut moved = slice(json!({"a": "1"}), json!({}));
+        moved["endpoints"] = json!([{"addresses": ["10.0.0.1"]}]);
+        assert_eq!(generation(moved), json!(2));
+    }
+}

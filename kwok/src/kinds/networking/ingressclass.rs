@@ -77,3 +77,26 @@ impl Strategy for IngressClass {
         printer::ingress_class_cells(obj, now)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `parameters` is a pointer: defaulted (scope Cluster) when given, never made.
+    #[test]
+    fn parameters_are_defaulted_only_when_given() {
+        let mut without = json!({"spec": {"controller": "example.com/ingress"}});
+        let mut with = json!({"spec": {"controller": "example.com/ingress",
+                                       "parameters": {"kind": "Params", "name": "p"}}});
+        for obj in [&mut without, &mut with] {
+            if let Some(m) = obj.as_object_mut() {
+                IngressClass.default(m);
+            }
+        }
+        assert_eq!(
+            without,
+            json!({"spec": {"controller": "example.com/ingress"}})
+        );
+        assert_eq!(with["spec"]["parameters"]["scope"], "Cluster");
+    }
+}
