@@ -6,6 +6,7 @@
 //! outright (SIGKILL) cannot delete anything: its work dir records its pid, and the next cluster
 //! created on the machine deletes the clusters whose owner is gone.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -108,8 +109,11 @@ impl KwokctlCluster {
         kwok_config: &str,
     ) -> anyhow::Result<KwokctlCluster> {
         sweep_orphans(&upstream.binary("kwokctl")).await;
+        // 0700: it holds the cluster's keys and kwok's configuration, and in the unprivileged-uid
+        // mode learners share /tmp with the grader.
         let workdir = tempfile::Builder::new()
             .prefix(WORKDIR_PREFIX)
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .context("creating a work dir for kwokctl")?;
         std::fs::write(

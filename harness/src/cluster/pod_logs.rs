@@ -2,6 +2,7 @@
 //! per entry and a `ClusterLogs` document naming it. The embedded cluster and kwok under kwokctl
 //! are given the same documents, so `kubectl logs` prints the same on both.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use anyhow::Context;
@@ -29,8 +30,10 @@ impl PodLogFiles {
         if specs.is_empty() {
             return Ok(None);
         }
+        // 0700: in the unprivileged-uid mode learners share /tmp with the grader.
         let dir = tempfile::Builder::new()
             .prefix("proctor-logs-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .context("creating a directory for the declared container logs")?;
         let mut documents = Vec::new();
@@ -125,6 +128,11 @@ mod tests {
         assert!(log.get("previousLogsFile").is_none());
         let path = log["logsFile"].as_str().expect("a file");
         assert!(Path::new(path).starts_with(files.dir()));
+        let mode = std::fs::metadata(files.dir())
+            .expect("dir")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700, "only the grader reads the logs");
         assert_eq!(
             std::fs::read_to_string(path).expect("file"),
             "2025-01-01T00:00:00Z stdout F Test PASSED\n2025-01-01T00:00:00Z stdout F done\n"
