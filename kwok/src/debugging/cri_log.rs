@@ -22,9 +22,12 @@ pub struct LogOptions {
 
 impl LogOptions {
     pub fn new(opts: &PodLogOptions, now: DateTime<Utc>) -> LogOptions {
-        let mut since = opts
-            .since_seconds
-            .map(|s| (now - TimeDelta::seconds(s)).fixed_offset());
+        // `now.Add(-time.Duration(s) * time.Second)`: Go's int64 arithmetic wraps.
+        let mut since = opts.since_seconds.and_then(|s| {
+            let nanos = s.wrapping_mul(1_000_000_000).wrapping_neg();
+            now.checked_add_signed(TimeDelta::nanoseconds(nanos))
+                .map(|t| t.fixed_offset())
+        });
         if let Some(Some(time)) = opts.since_time {
             if since.is_none_or(|s| time > s) {
                 since = Some(time);
@@ -81,7 +84,7 @@ fn parse_cri(line: &[u8]) -> Option<Message> {
         rest = tail;
         Some(word)
     };
-    let timestamp = DateTime::parse_from_rfc3339(std::str::from_utf8(field()?).ok()?).ok()?;
+    let timestamp = go_rfc3339(std::str::from_utf8(field()?).ok()?)?;
     let stream = field()?;
     if stream != b"stdout" && stream != b"stderr" {
         return None;
@@ -114,7 +117,7 @@ struct DockerLine {
 fn parse_docker(line: &[u8]) -> Option<Message> {
     let parsed: DockerLine = serde_json::from_slice(line).ok()?;
     let timestamp = match parsed.time {
-        Some(t) => DateTime::parse_from_rfc3339(&t).ok()?,
+        Some(t) => go_rfc3339(&t)?,
         None => zero_time(),
     };
     Some(Message {
@@ -122,6 +125,16 @@ fn parse_docker(line: &[u8]) -> Option<Message> {
         stream: parsed.stream,
         log: parsed.log.into_bytes(),
     })
+}
+
+/// `time.Parse(RFC3339NanoLenient, s)`: a `T` between date and time, an upper-case `Z` or an
+/// offset, no leap second (chrono also takes a space, lower case and second 60).
+fn go_rfc3339(s: &str) -> Option<DateTime<FixedOffset>> {
+    let bytes = s.as_bytes();
+    if bytes.get(10) != Some(&b'T') || s.contains('z') || s.get(17..19) == Some("60") {
+        return None;
+    }
+    DateTime::parse_from_rfc3339(s).ok()
 }
 
 fn zero_time() -> DateTime<FixedOffset> {

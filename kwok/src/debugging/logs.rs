@@ -134,13 +134,15 @@ pub struct Follower {
     path: PathBuf,
     offset: usize,
     reader: Reader,
+    /// The reader failed and said why: nothing follows.
+    failed: bool,
 }
 
 impl Follower {
     /// Waits for and returns what the file gained, or `None` once nothing more will come.
     pub async fn next(&mut self) -> Option<Vec<u8>> {
         loop {
-            if self.reader.done() {
+            if self.reader.done() || self.failed {
                 return None;
             }
             tokio::time::sleep(FOLLOW_PERIOD).await;
@@ -150,7 +152,15 @@ impl Follower {
                 self.offset = 0;
             }
             let mut out = Vec::new();
-            let read = self.reader.read(&data[self.offset..], &mut out).ok()?;
+            let read = match self.reader.read(&data[self.offset..], &mut out) {
+                Ok(read) => read,
+                Err(error) => {
+                    // As after the first line: the error's text ends the stream.
+                    out.extend_from_slice(error.as_bytes());
+                    self.failed = true;
+                    return Some(out);
+                }
+            };
             self.offset += read;
             if !out.is_empty() {
                 return Some(out);
@@ -212,11 +222,16 @@ pub fn pod_log(
                 path,
                 offset: start + read,
                 reader,
+                failed: false,
             });
             Ok(Answer { text, follow })
         }
-        // Once a line is out the status is sent; the kubelet's error only ends the stream.
-        Err(_) if !text.is_empty() => Ok(Answer { text, follow: None }),
+        // Once a line is out the status is sent: go-restful's WriteError writes the error's
+        // text into the body that has begun, and the stream ends.
+        Err(error) if !text.is_empty() => {
+            text.extend_from_slice(error.as_bytes());
+            Ok(Answer { text, follow: None })
+        }
         Err(error) => Err(ApiError::bad_request(error)),
     }
 }

@@ -123,3 +123,31 @@ fn docker_json_lines_are_read_and_an_unknown_format_is_named() {
         r#"failed to get parse function: unsupported log format: "plain text\n""#
     );
 }
+
+#[test]
+fn only_the_timestamps_go_parses_are_read() {
+    // The first line fixes the format; the others that Go would not parse are skipped.
+    let data = b"2024-05-01T10:00:00+09:00 stdout F offset\n2024-05-01 10:00:00Z stdout F spaced\n2024-05-01t10:00:00z stdout F lower\n2024-05-01T10:00:60Z stdout F leap\n2024-05-01T10:00:01Z stdout F last\n";
+    let mut out = Vec::new();
+    let opts = PodLogOptions {
+        timestamps: true,
+        ..options()
+    };
+    let mut reader = Reader::new(LogOptions::new(&opts, Utc::now()));
+    reader.read(data, &mut out).expect("read");
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "2024-05-01T10:00:00.000000000+09:00 offset\n2024-05-01T10:00:01.000000000Z last\n"
+    );
+}
+
+#[test]
+fn a_since_too_far_back_wraps_as_go_does_instead_of_failing() {
+    let opts = PodLogOptions {
+        since_seconds: Some(i64::MAX),
+        ..options()
+    };
+    // Go's Duration arithmetic wraps; whatever instant comes out, reading does not panic.
+    let mut reader = Reader::new(LogOptions::new(&opts, Utc::now()));
+    reader.read(FILE, &mut Vec::new()).expect("read");
+}

@@ -124,6 +124,7 @@ async fn a_followed_log_gains_each_line_appended_once_it_is_whole() {
         path: path.clone(),
         offset,
         reader,
+        failed: false,
     };
     let mut file = std::fs::OpenOptions::new()
         .append(true)
