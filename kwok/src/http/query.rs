@@ -69,8 +69,12 @@ impl Query {
         }
     }
 
-    /// Delete options from the query, overlaid with a DeleteOptions body when one is sent.
+    /// Delete options from a DeleteOptions body when one is sent, else from the query:
+    /// `handlers/delete.go` reads one or the other, never both.
     pub fn delete_options(&self, body: &[u8]) -> ApiResult<DeleteOptions> {
+        if !body.iter().all(u8::is_ascii_whitespace) {
+            return delete_options_from_body(body);
+        }
         let mut opts = DeleteOptions {
             grace_period_seconds: self.get("gracePeriodSeconds").and_then(|g| g.parse().ok()),
             propagation: None,
@@ -86,45 +90,49 @@ impl Query {
         if self.get("orphanDependents") == Some("true") {
             opts.propagation = Some(Propagation::Orphan);
         }
-        if !body.iter().all(u8::is_ascii_whitespace) {
-            let v = crate::decode::decode_delete_options(body)?;
-            let errs = crate::validation::validate_delete_options(&v);
-            if !errs.is_empty() {
-                return Err(ApiError::invalid_kind(
-                    "DeleteOptions.meta.k8s.io",
-                    "DeleteOptions",
-                    "meta.k8s.io",
-                    "",
-                    &errs,
-                ));
-            }
-            if let Some(g) = v.get("gracePeriodSeconds").and_then(|g| g.as_i64()) {
-                opts.grace_period_seconds = Some(g);
-            }
-            opts.policy_given |=
-                !v["propagationPolicy"].is_null() || !v["orphanDependents"].is_null();
-            if let Some(p) = v.get("propagationPolicy").and_then(|p| p.as_str()) {
-                opts.propagation = Some(parse_propagation(p)?);
-            }
-            if v.get("orphanDependents").and_then(|o| o.as_bool()) == Some(true) {
-                opts.propagation = Some(Propagation::Orphan);
-            }
-            if let Some(pre) = v.get("preconditions") {
-                opts.precondition_uid = pre.get("uid").and_then(|u| u.as_str()).map(String::from);
-                opts.precondition_rv = pre
-                    .get("resourceVersion")
-                    .and_then(|u| u.as_str())
-                    .map(String::from);
-            }
-            if v.get("dryRun")
-                .and_then(|d| d.as_array())
-                .is_some_and(|d| !d.is_empty())
-            {
-                opts.dry_run = true;
-            }
-        }
         Ok(opts)
     }
+}
+
+/// The options a DeleteOptions body carries (JSON, YAML or protobuf, validated).
+fn delete_options_from_body(body: &[u8]) -> ApiResult<DeleteOptions> {
+    let mut opts = DeleteOptions::default();
+    let v = crate::decode::decode_delete_options(body)?;
+    let errs = crate::validation::validate_delete_options(&v);
+    if !errs.is_empty() {
+        return Err(ApiError::invalid_kind(
+            "DeleteOptions.meta.k8s.io",
+            "DeleteOptions",
+            "meta.k8s.io",
+            "",
+            &errs,
+        ));
+    }
+    if let Some(g) = v.get("gracePeriodSeconds").and_then(|g| g.as_i64()) {
+        opts.grace_period_seconds = Some(g);
+    }
+    opts.policy_given = !v["propagationPolicy"].is_null() || !v["orphanDependents"].is_null();
+    if let Some(p) = v.get("propagationPolicy").and_then(|p| p.as_str()) {
+        opts.propagation = Some(parse_propagation(p)?);
+    }
+    if v.get("orphanDependents").and_then(|o| o.as_bool()) == Some(true) {
+        opts.propagation = Some(Propagation::Orphan);
+    }
+    if let Some(pre) = v.get("preconditions") {
+        opts.precondition_uid = pre.get("uid").and_then(|u| u.as_str()).map(String::from);
+        opts.precondition_rv = pre
+            .get("resourceVersion")
+            .and_then(|u| u.as_str())
+            .map(String::from);
+    }
+    if v.get("dryRun")
+        .and_then(|d| d.as_array())
+        .is_some_and(|d| !d.is_empty())
+    {
+        opts.dry_run = true;
+    }
+
+    Ok(opts)
 }
 
 fn parse_propagation(p: &str) -> ApiResult<Propagation> {
@@ -185,5 +193,9 @@ mod tests {
         assert!(given("orphanDependents=false", ""));
         assert!(given("", r#"{"propagationPolicy": "Orphan"}"#));
         assert!(given("", r#"{"orphanDependents": false}"#));
+        assert!(!given(
+            "propagationPolicy=Background",
+            r#"{"gracePeriodSeconds": 1}"#
+        ));
     }
 }
