@@ -114,6 +114,11 @@ impl Decoder {
             Kind::Msg(message) => {
                 Value::Object(self.object(len(payload, name)?, message, depth + 1)?)
             }
+            Kind::Items(message) => {
+                let mut object = self.object(len(payload, name)?, message, depth + 1)?;
+                let first = message.fields.first().map(|f| f.json).unwrap_or_default();
+                object.remove(first).unwrap_or(Value::Null)
+            }
             Kind::F64 => match payload {
                 Payload::Fixed64(bits) => go_float(f64::from_bits(bits)),
                 other => return Err(DecodeError::wrong_wire_type(other.wire_type(), name)),

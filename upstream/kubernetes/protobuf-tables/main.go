@@ -157,12 +157,13 @@ func kindOf(t reflect.Type, from string) string {
 			return "Bytes"
 		}
 		if t.Name() != "" {
-			// A named slice (authorization's ExtraValue) is a message of one repeated field.
+			// A named slice as a map value (authorization's ExtraValue) travels as a message of
+			// one repeated field; its JSON is still the plain array.
 			m := visitNamedSlice(t)
 			if m.module == from {
-				return "Msg(&" + m.static + ")"
+				return "Items(&" + m.static + ")"
 			}
-			return "Msg(&" + m.module + "::" + m.static + ")"
+			return "Items(&" + m.module + "::" + m.static + ")"
 		}
 	}
 	panic(fmt.Sprintf("no protobuf kind for %s (%s)", t, t.Kind()))

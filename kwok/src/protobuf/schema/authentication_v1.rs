@@ -2,7 +2,7 @@
 //! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
 //! tags and Go types): not edited by hand.
 
-use super::Kind::{Bool, Msg, Str, Time, I64};
+use super::Kind::{Bool, Items, Msg, Str, Time, I64};
 use super::{keep, list, map, message, meta_v1, opt, Message};
 
 pub(crate) static BOUND_OBJECT_REFERENCE: Message = message(
@@ -83,6 +83,6 @@ pub(crate) static USER_INFO: Message = message(
         opt(1, "username", Str),
         opt(2, "uid", Str),
         list(3, "groups", Str),
-        map(4, "extra", Msg(&EXTRA_VALUE)),
+        map(4, "extra", Items(&EXTRA_VALUE)),
     ],
 );

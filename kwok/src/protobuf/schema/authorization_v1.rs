@@ -2,7 +2,7 @@
 //! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
 //! tags and Go types): not edited by hand.
 
-use super::Kind::{Bool, Msg, Str};
+use super::Kind::{Bool, Items, Msg, Str};
 use super::{keep, list, map, message, meta_v1, opt, Message};
 
 pub(crate) static EXTRA_VALUE: Message = message("ExtraValue", &[list(1, "items", Str)]);
@@ -112,7 +112,7 @@ pub(crate) static SUBJECT_ACCESS_REVIEW_SPEC: Message = message(
         keep(2, "nonResourceAttributes", Msg(&NON_RESOURCE_ATTRIBUTES)),
         opt(3, "user", Str),
         list(4, "groups", Str),
-        map(5, "extra", Msg(&EXTRA_VALUE)),
+        map(5, "extra", Items(&EXTRA_VALUE)),
         opt(6, "uid", Str),
     ],
 );

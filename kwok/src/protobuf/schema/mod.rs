@@ -52,6 +52,9 @@ pub(crate) enum Kind {
     /// `runtime.RawExtension`: raw JSON bytes in field 1, embedded as-is.
     RawExtension,
     Msg(&'static Message),
+    /// A named slice as a map value (`ExtraValue`): a message whose one repeated field holds the
+    /// elements, written as the plain array (null when the message is empty, a nil slice).
+    Items(&'static Message),
     /// `JSONSchemaPropsOrArray` (schema=1, jSONSchemas=2): the schemas' array if any, else the
     /// schema (or null). The message is JSONSchemaProps'.
     SchemaOrArray(&'static Message),

@@ -652,3 +652,24 @@ fn custom_resource_definition_with_a_schema() {
         json!({"plural": "widgets", "kind": "Widget"})
     );
 }
+
+/// A SubjectAccessReview's `extra` values are `ExtraValue` (a named `[]string`): a message of
+/// one repeated string in protobuf, a plain array in JSON.
+#[test]
+fn subject_access_review_extra_values_are_arrays() {
+    let spec = Pb::new()
+        .str(3, "alice")
+        .entry_msg(5, "scopes", Pb::new().str(1, "read").str(1, "write"))
+        .entry_msg(5, "none", Pb::new());
+    let review = Pb::new().msg(1, meta("", "")).msg(2, spec);
+    let decoded = decode(&body(
+        "authorization.k8s.io/v1",
+        "SubjectAccessReview",
+        review,
+    ))
+    .unwrap();
+    assert_eq!(
+        decoded["spec"]["extra"],
+        json!({"scopes": ["read", "write"], "none": null})
+    );
+}
