@@ -178,7 +178,9 @@ func withRestart(spec corev1.PodSpec, policy corev1.RestartPolicy) corev1.PodSpe
 // exercise runs create, create again, get, list, update, patch and delete on one kind.
 func exercise[T object, L runtime.Object](resource string, c client[T, L], obj T) {
 	name := obj.GetName()
-	obj.SetLabels(map[string]string{"probe": "client-go"})
+	// Labelled for its own kind: a Service's labels are copied onto its Endpoints and
+	// EndpointSlices by controllers, which the lists of those kinds must not race with.
+	obj.SetLabels(map[string]string{"probe": resource})
 	created, err := c.Create(ctx, obj, metav1.CreateOptions{})
 	report(resource, "create", created, err)
 	if err != nil {
@@ -188,7 +190,7 @@ func exercise[T object, L runtime.Object](resource string, c client[T, L], obj T
 	report(resource, "create again", nil, err)
 	got, err := c.Get(ctx, name, metav1.GetOptions{})
 	report(resource, "get", got, err)
-	list, err := c.List(ctx, metav1.ListOptions{LabelSelector: "probe=client-go"})
+	list, err := c.List(ctx, metav1.ListOptions{LabelSelector: "probe=" + resource})
 	reportList(resource, "list", list, err)
 	if err == nil {
 		// A controller may write the object between a read and the update (a Deployment's
@@ -199,7 +201,7 @@ func exercise[T object, L runtime.Object](resource string, c client[T, L], obj T
 			if read, err = c.Get(ctx, name, metav1.GetOptions{}); err != nil {
 				return err
 			}
-			read.SetLabels(map[string]string{"probe": "client-go", "step": "updated"})
+			read.SetLabels(map[string]string{"probe": resource, "step": "updated"})
 			notes := read.GetAnnotations()
 			if notes == nil {
 				notes = map[string]string{}
