@@ -3,7 +3,6 @@
 //! are given the same documents, so `kubectl logs` prints the same on both.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 use anyhow::Context;
 use serde_json::{json, Value};
@@ -20,7 +19,8 @@ const KWOK_CONFIG: &str = "kwok.x-k8s.io/v1alpha1";
 /// The log files and the documents naming them; the files last as long as this does, in a
 /// directory only the grader can read.
 pub struct PodLogFiles {
-    dir: tempfile::TempDir,
+    /// Holds the files: they go when it is dropped.
+    _dir: tempfile::TempDir,
     documents: Vec<Value>,
 }
 
@@ -65,7 +65,10 @@ impl PodLogFiles {
                 "spec": {"selector": selector, "logs": [log]},
             }));
         }
-        Ok(Some(PodLogFiles { dir, documents }))
+        Ok(Some(PodLogFiles {
+            _dir: dir,
+            documents,
+        }))
     }
 
     pub fn documents(&self) -> &[Value] {
@@ -84,8 +87,9 @@ impl PodLogFiles {
         Ok(out)
     }
 
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
+    #[cfg(test)]
+    fn dir(&self) -> &std::path::Path {
+        self._dir.path()
     }
 }
 
@@ -98,6 +102,8 @@ fn cri_lines(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     fn spec(text: &str) -> PodLogsSpec {

@@ -51,6 +51,13 @@ pub enum Propagation {
     Foreground,
 }
 
+/// A boolean query parameter as `runtime.Convert_Slice_string_To_bool` reads it: present means
+/// true unless it is "0" or "false" in any case (`follow=` follows; the Python client sends
+/// `watch=True`).
+pub fn query_flag(value: Option<&str>) -> bool {
+    value.is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
+}
+
 /// Options of delete (query parameters or a DeleteOptions body).
 #[derive(Debug, Clone, Default)]
 pub struct DeleteOptions {

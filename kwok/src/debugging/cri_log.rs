@@ -225,12 +225,14 @@ impl Reader {
                     rest
                 }
             };
-            let format = match self.format {
-                Some(format) => format,
+            // The first line fixes the format (`getParseFunc`); a later line that does not
+            // parse is skipped, as the kubelet logs and skips it.
+            let parsed = match self.format {
+                Some(format) => parse(format, line),
                 None => {
-                    let format = [Format::Cri, Format::DockerJson]
+                    let (format, message) = [Format::Cri, Format::DockerJson]
                         .into_iter()
-                        .find(|f| parse(*f, line).is_some())
+                        .find_map(|f| parse(f, line).map(|m| (f, m)))
                         .ok_or_else(|| {
                             format!(
                                 "failed to get parse function: unsupported log format: {}",
@@ -238,11 +240,10 @@ impl Reader {
                             )
                         })?;
                     self.format = Some(format);
-                    format
+                    Some(message)
                 }
             };
-            // A line that does not parse is skipped, as the kubelet logs and skips it.
-            let Some(message) = parse(format, line) else {
+            let Some(message) = parsed else {
                 continue;
             };
             if self.write(&message, out)? {

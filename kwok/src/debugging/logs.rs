@@ -38,7 +38,7 @@ impl PodLogOptions {
     /// `Convert_url_Values_To_v1_PodLogOptions`: the first value of each parameter, fields in
     /// the struct's order, so the first bad one is the one named.
     pub fn from_query<'a>(get: impl Fn(&str) -> Option<&'a str>) -> ApiResult<PodLogOptions> {
-        let flag = |k: &str| get(k).is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"));
+        let flag = |k: &str| crate::api::options::query_flag(get(k));
         let int = |k: &str| get(k).map(parse_int64).transpose();
         Ok(PodLogOptions {
             container: get("container").unwrap_or_default().to_string(),
@@ -281,12 +281,6 @@ fn validate_container(container: &str, pod: &Value) -> ApiResult<String> {
 fn read_log_file(path: &std::path::Path, tail: i64) -> ApiResult<Vec<u8>> {
     let shown = path.display().to_string();
     let quoted = go_quote(&shown);
-    let why = |error: &std::io::Error| match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
-        _ => error.to_string(),
-    };
     if path.is_dir() {
         let reading = match tail {
             0.. => format!("failed to tail {tail} lines of log file {quoted}"),
@@ -299,13 +293,13 @@ fn read_log_file(path: &std::path::Path, tail: i64) -> ApiResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| {
         ApiError::bad_request(match e.kind() {
             std::io::ErrorKind::NotFound => format!(
-                "failed to try resolving symlinks in path {quoted}: lstat {shown}: {}",
-                why(&e)
+                "failed to try resolving symlinks in path {quoted}: lstat {shown}: no such file \
+                 or directory"
             ),
-            _ => format!(
-                "failed to open log file {quoted}: open {shown}: {}",
-                why(&e)
-            ),
+            std::io::ErrorKind::PermissionDenied => {
+                format!("failed to open log file {quoted}: open {shown}: permission denied")
+            }
+            _ => format!("failed to open log file {quoted}: open {shown}: {e}"),
         })
     })
 }

@@ -22,11 +22,9 @@ impl Query {
         self.0.get(k).map(String::as_str)
     }
 
-    /// A boolean parameter as `runtime.Convert_Slice_string_To_bool` reads it: present means true
-    /// unless it is "0" or "false" in any case (the Python client sends `watch=True`).
+    /// A boolean parameter ([`crate::api::options::query_flag`]).
     pub fn flag(&self, k: &str) -> bool {
-        self.get(k)
-            .is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
+        crate::api::options::query_flag(self.get(k))
     }
 
     pub fn list_options(&self) -> ApiResult<ListOptions> {

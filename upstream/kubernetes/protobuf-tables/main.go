@@ -123,17 +123,25 @@ func screaming(name string) string {
 	return strings.ToUpper(string(out))
 }
 
+// ref names message m as module from sees it, wrapped in kind (Msg, Items, ...) unless kind is "".
+func ref(kind string, m *message, from string) string {
+	name := m.static
+	if m.module != from {
+		name = m.module + "::" + name
+	}
+	if kind == "" {
+		return name
+	}
+	return kind + "(&" + name + ")"
+}
+
 // kindOf names the value a field carries; from is the module of the message holding the field.
 func kindOf(t reflect.Type, from string) string {
 	if k, ok := special[t]; ok {
 		return k
 	}
 	if k, ok := schemaOr[t]; ok {
-		m := visit(reflect.TypeOf(apiextensionsv1.JSONSchemaProps{}))
-		if m.module == from {
-			return k + "(&" + m.static + ")"
-		}
-		return k + "(&" + m.module + "::" + m.static + ")"
+		return ref(k, visit(reflect.TypeOf(apiextensionsv1.JSONSchemaProps{})), from)
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -147,11 +155,7 @@ func kindOf(t reflect.Type, from string) string {
 	case reflect.Float64:
 		return "F64"
 	case reflect.Struct:
-		m := visit(t)
-		if m.module == from {
-			return "Msg(&" + m.static + ")"
-		}
-		return "Msg(&" + m.module + "::" + m.static + ")"
+		return ref("Msg", visit(t), from)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return "Bytes"
@@ -159,11 +163,7 @@ func kindOf(t reflect.Type, from string) string {
 		if t.Name() != "" {
 			// A named slice as a map value (authorization's ExtraValue) travels as a message of
 			// one repeated field; its JSON is still the plain array.
-			m := visitNamedSlice(t)
-			if m.module == from {
-				return "Items(&" + m.static + ")"
-			}
-			return "Items(&" + m.module + "::" + m.static + ")"
+			return ref("Items", visitNamedSlice(t), from)
 		}
 	}
 	panic(fmt.Sprintf("no protobuf kind for %s (%s)", t, t.Kind()))
@@ -194,18 +194,14 @@ func visit(t reflect.Type) *message {
 		parts := strings.Split(tag, ",")
 		number := parts[1]
 		jsonTag := strings.Split(f.Tag.Get("json"), ",")
-		name, omitempty := jsonTag[0], false
+		name, omitempty, inline := jsonTag[0], false, false
 		for _, option := range jsonTag[1:] {
-			if option == "omitempty" {
-				omitempty = true
-			}
-			if option == "inline" && name == "" {
-				m.fields = append(m.fields, field{shape: "inline", number: number, kind: visit(f.Type).static, json: ""})
-				if other := visit(f.Type); other.module != m.module {
-					m.fields[len(m.fields)-1].kind = other.module + "::" + other.static
-				}
-				goto next
-			}
+			omitempty = omitempty || option == "omitempty"
+			inline = inline || (option == "inline" && name == "")
+		}
+		if inline {
+			m.fields = append(m.fields, field{shape: "inline", number: number, kind: ref("", visit(f.Type), m.module)})
+			continue
 		}
 		{
 			t := f.Type
@@ -230,7 +226,6 @@ func visit(t reflect.Type) *message {
 			}
 			m.fields = append(m.fields, field{shape: shape, number: number, json: name, kind: kindOf(t, m.module)})
 		}
-	next:
 	}
 	return m
 }
