@@ -73,8 +73,6 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     else {
         return fail(problems, "bash is not installed".to_string());
     };
-    let argv = script_argv(spec, &bash);
-
     // A root grader never runs a learner's code as root: it gets an unprivileged uid of its own.
     let root = nix::unistd::geteuid().is_root();
     let lease = match (root, spec.trust, isolation) {
@@ -113,6 +111,9 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     let run_as = lease
         .as_ref()
         .map(|lease| (lease.uid.as_raw(), lease.gid.as_raw()));
+    let cgroup = RunCgroup::create(&spec.limits);
+    let processes = ProcessBound::new(&spec.limits, cgroup.as_ref(), lease.as_ref(), isolation);
+    let argv = script_argv(spec, &bash, &processes);
 
     let mut command;
     let mut mount_report = None;
@@ -175,8 +176,7 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
 
-    let cgroup = RunCgroup::create(&spec.limits);
-    let mut child_setup = ChildSetup::new(&spec.limits, cgroup.as_ref(), lease.as_ref());
+    let mut child_setup = ChildSetup::new(&spec.limits, cgroup.as_ref(), &processes);
     let rlimits = (child_setup.address_space, child_setup.processes);
     // The mount namespace drops privileges as its last step; bwrap and the plain uid sandbox
     // drop them right before exec.
@@ -395,9 +395,14 @@ fn plan(spec: &RunSpec, environment: &[(String, String)]) -> Result<View, String
 }
 
 /// `bash -c WRAPPER bash ./drv-tag.sh args...`, or for a shell snippet
-/// `bash -c WRAPPER bash /bin/bash -c <snippet>`.
-fn script_argv(spec: &RunSpec, bash: &Path) -> Vec<OsString> {
-    let mut argv: Vec<OsString> = vec![bash.into(), "-c".into(), WRAPPER.into(), "bash".into()];
+/// `bash -c WRAPPER bash /bin/bash -c <snippet>`; the wrapper sets a process limit kept in the
+/// user namespace first (`ulimit -u` sets the hard limit too: the script cannot raise it).
+fn script_argv(spec: &RunSpec, bash: &Path, processes: &ProcessBound) -> Vec<OsString> {
+    let wrapper = match processes {
+        ProcessBound::InUserNamespace(n) => format!("ulimit -u {n} || exit 125; {WRAPPER}"),
+        _ => WRAPPER.to_string(),
+    };
+    let mut argv: Vec<OsString> = vec![bash.into(), "-c".into(), wrapper.into(), "bash".into()];
     match &spec.shell {
         Some(snippet) => {
             argv.push(bash.into());
@@ -423,6 +428,62 @@ fn new_marker() -> String {
     format!("{}-{}", std::process::id(), rand::random::<u64>())
 }
 
+/// Where a run's process limit is kept. `RLIMIT_NPROC` counts the tasks of a uid (in one user
+/// namespace, on Linux 5.14 and later) and root ignores it, so it is exact only where the run's
+/// tasks are alone: its own leased uid, or its own user namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProcessBound {
+    /// `pids.max` of the run's cgroup.
+    Cgroup,
+    /// `RLIMIT_NPROC` set before exec: the run's own uid, or (approximately) the grader's.
+    BeforeExec(u64),
+    /// `RLIMIT_NPROC` set by the wrapper inside bubblewrap's user namespace, where only the run's
+    /// tasks count. Set before exec it would also bound the namespace from outside, at the count
+    /// of every process of the grader's user, which others start and end meanwhile.
+    InUserNamespace(u64),
+    /// Nothing (a root grader's reference run without a cgroup): only the timeout stops it.
+    Unbounded,
+}
+
+impl ProcessBound {
+    fn new(
+        limits: &Limits,
+        cgroup: Option<&RunCgroup>,
+        lease: Option<&Lease>,
+        isolation: Isolation,
+    ) -> ProcessBound {
+        if cgroup.is_some_and(RunCgroup::limits_processes) {
+            ProcessBound::Cgroup
+        } else if lease.is_some() {
+            ProcessBound::BeforeExec(limits.processes)
+        } else if nix::unistd::geteuid().is_root() {
+            ProcessBound::Unbounded
+        } else if isolation == Isolation::Bubblewrap && nproc_counted_per_user_namespace() {
+            // The wrapper can only lower the limit it inherits.
+            let hard = nix::sys::resource::getrlimit(Resource::RLIMIT_NPROC)
+                .map_or(u64::MAX, |(_, hard)| hard);
+            ProcessBound::InUserNamespace(limits.processes.min(hard))
+        } else {
+            // The grader's own uid, outside any namespace: its tasks count too, and those it
+            // starts during the run are not foreseen.
+            ProcessBound::BeforeExec(tasks_of_current_user() + limits.processes)
+        }
+    }
+}
+
+/// Whether the kernel counts `RLIMIT_NPROC` per user namespace (Linux 5.14's ucounts): before,
+/// one count per uid covered every namespace.
+fn nproc_counted_per_user_namespace() -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut numbers = release
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|part| part.parse::<u32>().unwrap_or(0));
+    let major = numbers.next().unwrap_or(0);
+    let minor = numbers.next().unwrap_or(0);
+    (major, minor) >= (5, 14)
+}
+
 /// What every child does before exec, whatever the isolation.
 struct ChildSetup {
     cgroup_procs: Vec<CString>,
@@ -431,24 +492,15 @@ struct ChildSetup {
 }
 
 impl ChildSetup {
-    fn new(limits: &Limits, cgroup: Option<&RunCgroup>, lease: Option<&Lease>) -> ChildSetup {
+    fn new(limits: &Limits, cgroup: Option<&RunCgroup>, processes: &ProcessBound) -> ChildSetup {
         let memory_in_cgroup = cgroup.is_some_and(RunCgroup::limits_memory);
-        let processes_in_cgroup = cgroup.is_some_and(RunCgroup::limits_processes);
-        // RLIMIT_NPROC counts every task of the user and root ignores it: a run's own uid starts
-        // with none, the grader's uid with all of its own.
-        let processes = if processes_in_cgroup {
-            None
-        } else if lease.is_some() {
-            Some(limits.processes)
-        } else if nix::unistd::geteuid().is_root() {
-            None
-        } else {
-            Some(tasks_of_current_user() + limits.processes)
-        };
         ChildSetup {
             cgroup_procs: cgroup.map(RunCgroup::join_files).unwrap_or_default(),
             address_space: (!memory_in_cgroup).then_some(limits.memory_bytes),
-            processes,
+            processes: match *processes {
+                ProcessBound::BeforeExec(n) => Some(n),
+                _ => None,
+            },
         }
     }
 

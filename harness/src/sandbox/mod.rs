@@ -24,8 +24,10 @@
 //! Resource limits. A fork bomb and memory hogs are stopped by a per-run cgroup when one can be
 //! created (cgroup v2 `pids.max`/`memory.max`, or the v1 `pids` and `memory` hierarchies, as on hosts
 //! with a hybrid layout). Without a cgroup, `RLIMIT_AS` bounds memory and `RLIMIT_NPROC` bounds
-//! processes — exactly, for a run with its own uid; for a reference run of a root grader without a
-//! writable cgroup only the timeout stops a fork bomb.
+//! processes — exactly, for a run with its own uid or (a plain user's bubblewrap run, Linux 5.14 and
+//! later) its own user namespace; a plain user's `none` run shares the count with the grader's
+//! other processes; for a reference run of a root grader without a writable cgroup only the
+//! timeout stops a fork bomb.
 
 mod bwrap;
 mod cgroup;

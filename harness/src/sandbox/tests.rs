@@ -426,6 +426,59 @@ fn fork_bomb_is_contained() {
     }
 }
 
+/// A run's process limit counts its own processes, not those the grader's user starts beside it
+/// while the run goes on (other runs of a batch, other tests): a plain user's grader shares its
+/// uid with every bubblewrap run it starts.
+#[test]
+fn a_runs_process_limit_ignores_the_graders_other_processes() {
+    for d in confined() {
+        let lab = Lab::new();
+        let sentinel = unique_sleep();
+        lab.script(
+            "fork.sh",
+            &format!(
+                "#!/bin/bash
+: > ready
+until [ -e go ]; do sleep 0.05; done
+for i in $(seq 20); do sleep {sentinel} & done
+kill $(jobs -p)
+wait
+echo forked
+"
+            ),
+        );
+        let mut spec = lab.spec("fork.sh", &[]);
+        spec.limits.processes = 64;
+        spec.limits.timeout = Duration::from_secs(60);
+        let run = std::thread::spawn({
+            let d = d.clone();
+            move || run_with(&spec, &d)
+        });
+        let waited = Instant::now();
+        while !lab.path().join("ready").exists() && waited.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // More processes of the grader's user than the run's whole limit, started after the run.
+        let mut others: Vec<std::process::Child> = (0..100)
+            .map(|_| {
+                std::process::Command::new("sleep")
+                    .arg(&sentinel)
+                    .spawn()
+                    .expect("spawn sleep")
+            })
+            .collect();
+        std::fs::write(lab.path().join("go"), "").expect("write go");
+        let o = run.join().expect("run thread");
+        for other in &mut others {
+            let _ = other.kill();
+            let _ = other.wait();
+        }
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "forked\n", "{}", show(&o));
+        assert!(o.problems.is_empty(), "{}", show(&o));
+    }
+}
+
 #[test]
 fn writes_outside_the_run_dir_do_not_reach_the_host() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
