@@ -173,14 +173,17 @@ data:
   value: two
 ";
 
-pub const NODES_SH: &str = "#!/bin/bash\nkubectl get nodes -o name | sort\n";
-pub const COUNT_SH: &str = "#!/bin/bash\necho \"nodes $(kubectl get nodes -o name | wc -l)\"\necho \"settings $(kubectl get configmaps -n hostile -l app=hostile -o name | wc -l)\"\n";
+pub const NODES_SH: &str = "#!/bin/bash\nset -o pipefail\nkubectl get nodes -o name | sort\n";
+// The reference's scripts fail when kubectl does (rather than count nothing), so that a broken
+// reference run shows as one, never as an answer key of zeros.
+pub const COUNT_SH: &str = "#!/bin/bash\nset -euo pipefail\nnodes=$(kubectl get nodes -o name | wc -l)\nsettings=$(kubectl get configmaps -n hostile -l app=hostile -o name | wc -l)\necho \"nodes $nodes\"\necho \"settings $settings\"\n";
 pub const TIER_SH: &str =
     "#!/bin/bash\nkubectl get node \"$1\" -o jsonpath='{.metadata.labels.tier}'\necho\n";
-pub const GOLD_SH: &str = "#!/bin/bash\nkubectl get nodes -l tier=gold -o name | sort\n";
+pub const GOLD_SH: &str =
+    "#!/bin/bash\nset -o pipefail\nkubectl get nodes -l tier=gold -o name | sort\n";
 pub const NS_SH: &str = "#!/bin/bash\nkubectl get configmaps -n hostile -l app=hostile -o jsonpath='{range .items[*]}{.metadata.name}={.data.value}{\"\\n\"}{end}'\n";
 pub const ECHO_SH: &str = "#!/bin/bash\necho 'hello from the hostile lab'\n";
-pub const SUMMARY_SH: &str = "#!/bin/bash\ntiers=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.labels.tier}{\"\\n\"}{end}')\nprintf 'nodes=%s gold=%s settings=%s\\n' \"$(grep -c . <<<\"$tiers\")\" \"$(grep -c '^gold$' <<<\"$tiers\")\" \"$(kubectl get configmaps -n hostile -l app=hostile -o name | wc -l)\"\n";
+pub const SUMMARY_SH: &str = "#!/bin/bash\nset -euo pipefail\ntiers=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.labels.tier}{\"\\n\"}{end}')\nsettings=$(kubectl get configmaps -n hostile -l app=hostile -o name | wc -l)\nprintf 'nodes=%s gold=%s settings=%s\\n' \"$(grep -c . <<<\"$tiers\")\" \"$(grep -c '^gold$' <<<\"$tiers\" || true)\" \"$settings\"\n";
 
 /// What the reference writes, which a correct submission holds too.
 pub const OUT_NODES: &str = "node/lab-node-0\nnode/lab-node-1\nnode/lab-node-2\nnode/lab-node-3\n";
