@@ -84,7 +84,7 @@ impl Cluster {
     pub async fn start(config: ClusterConfig) -> anyhow::Result<Cluster> {
         let store = Arc::new(Store::with_history(config.watch_history));
         let api = Api::new(store);
-        let cert = crate::tls::self_signed()?;
+        let cert = crate::tls::cluster_pki()?;
         let listener = std::net::TcpListener::bind(config.bind)
             .with_context(|| format!("binding {}", config.bind))?;
         listener
@@ -133,7 +133,7 @@ impl Cluster {
         let handle = task;
         let controllers = if config.controllers {
             Some(
-                crate::controllers::start(api.clone(), &cert.cert_pem, rx)
+                crate::controllers::start(api.clone(), cert.ca.clone(), rx)
                     .context("starting the controllers' thread")?,
             )
         } else {
@@ -144,7 +144,7 @@ impl Cluster {
             api,
             addr,
             token,
-            ca_pem: cert.cert_pem,
+            ca_pem: cert.ca.cert_pem.clone(),
             shutdown: tx,
             server: Some(handle),
             controllers,

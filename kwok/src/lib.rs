@@ -35,6 +35,7 @@ pub(crate) mod scheduler;
 pub mod selectors;
 pub mod store;
 pub(crate) mod tls;
+pub mod user;
 pub(crate) mod validation;
 pub(crate) mod volumes;
 

@@ -115,8 +115,13 @@ impl ResourceDef {
 
 /// The `status` subresource, whose body is the parent kind.
 pub const fn status(kind: &'static str) -> SubresourceDef {
+    parent_body("status", kind)
+}
+
+/// A subresource read and written as the parent kind (`status`, a request's `approval`).
+pub const fn parent_body(name: &'static str, kind: &'static str) -> SubresourceDef {
     SubresourceDef {
-        name: "status",
+        name,
         kind,
         group: "",
         version: "",
@@ -139,6 +144,7 @@ pub use kinds::autoscaling::horizontalpodautoscaler::RESOURCE as HORIZONTALPODAU
 pub use kinds::autoscaling::horizontalpodautoscaler::RESOURCE_V1 as HORIZONTALPODAUTOSCALERS_V1;
 pub use kinds::batch::cronjob::RESOURCE as CRONJOBS;
 pub use kinds::batch::job::RESOURCE as JOBS;
+pub use kinds::certificates::certificatesigningrequest::RESOURCE as CERTIFICATESIGNINGREQUESTS;
 pub use kinds::coordination::lease::RESOURCE as LEASES;
 pub use kinds::core::binding::RESOURCE as BINDINGS;
 pub use kinds::core::configmap::RESOURCE as CONFIGMAPS;
@@ -202,6 +208,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &HORIZONTALPODAUTOSCALERS_V1,
     &CRONJOBS,
     &JOBS,
+    &CERTIFICATESIGNINGREQUESTS,
     &INGRESSCLASSES,
     &INGRESSES,
     &NETWORKPOLICIES,
@@ -227,6 +234,7 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("autoscaling", "v2"),
     ("autoscaling", "v1"),
     ("batch", "v1"),
+    ("certificates.k8s.io", "v1"),
     ("networking.k8s.io", "v1"),
     ("policy", "v1"),
     ("rbac.authorization.k8s.io", "v1"),

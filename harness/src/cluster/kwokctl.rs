@@ -91,6 +91,29 @@ options:
   kubeControllerManagerNodeMonitorPeriodMilliseconds: 5000
 ";
 
+/// kube-controller-manager signs approved CertificateSigningRequests with the cluster's CA (in
+/// `pki`, which kwokctl writes), as a kubeadm cluster's does; kwokctl gives it no signing key of
+/// its own. A configuration document rather than `--extra-args`: kwokctl v0.7.0 indexes a second
+/// component's repeated flags past the end of its list.
+fn signing_config(pki: &Path) -> String {
+    let file = |name: &str| serde_json::Value::from(pki.join(name).display().to_string());
+    format!(
+        "---
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+componentsPatches:
+- name: kube-controller-manager
+  extraArgs:
+  - key: cluster-signing-cert-file
+    value: {}
+  - key: cluster-signing-key-file
+    value: {}
+",
+        file("ca.crt"),
+        file("ca.key")
+    )
+}
+
 pub struct KwokctlCluster {
     name: String,
     kwokctl: PathBuf,
@@ -125,12 +148,13 @@ impl KwokctlCluster {
         // `kwok_stages`).
         let stages = workdir.path().join("kwok-config.yaml");
         let config = super::kwok_stages::stages_config(&upstream.stages())?;
-        std::fs::write(&stages, format!("{TIMINGS}{config}{kwok_config}"))
+        let name = generated_name("proctor-");
+        let signing = signing_config(&workdir.path().join("clusters").join(&name).join("pki"));
+        std::fs::write(&stages, format!("{TIMINGS}{signing}{config}{kwok_config}"))
             .context("writing kwokctl's configuration")?;
         let kubeconfig = kubeconfig
             .map(Path::to_path_buf)
             .unwrap_or_else(|| workdir.path().join("kubeconfig"));
-        let name = generated_name("proctor-");
         let mut cluster = KwokctlCluster {
             name,
             kwokctl: upstream.binary("kwokctl"),

@@ -14,6 +14,7 @@
 // `ApiError` is the crate's Status error; it is returned by value like everywhere else.
 #![allow(clippy::result_large_err)]
 
+mod certificate_subject;
 mod default_ingress_class;
 mod limit_ranger;
 mod node_taint;
@@ -94,6 +95,9 @@ pub fn validate(
 ) -> ApiResult<()> {
     if std::ptr::eq(res, &registry::PODS) && matches!(op, Operation::Create) {
         limit_ranger::validate(api, ns, obj).map_err(|why| forbidden(res, obj, &why))?;
+    }
+    if std::ptr::eq(res, &registry::CERTIFICATESIGNINGREQUESTS) {
+        certificate_subject::validate(obj).map_err(|why| forbidden(res, obj, &why))?;
     }
     resource_quota::validate(api, res, ns, op, obj, dry_run)
 }

@@ -329,6 +329,7 @@ impl Api {
         // Held until the object is stored: what it allocated is then on record.
         let _allocation = res.strategy.begin_create(&self.store, &mut obj)?;
         res.strategy.prepare_for_create(&mut obj);
+        res.strategy.record_requester(&mut obj, opts.user.as_ref());
         for attempt in 0..8 {
             if generate {
                 let prefix = meta::str_field(&obj, "generateName").to_string();
@@ -453,6 +454,10 @@ impl Api {
             // the shape Go's encoder gives it (`imageID: ""`, `lastState: {}`).
             hooks::default(res, &mut obj);
             hooks::validate_status_update(res, &obj, &old.value)
+        } else if subresource == Some("approval") {
+            strategy::prepare_approval_update(res, &mut obj, &old.value);
+            hooks::default(res, &mut obj);
+            res.strategy.validate_approval_update(&obj, &old.value)
         } else {
             hooks::default(res, &mut obj);
             let op = Operation::Update { old: &old.value };
@@ -466,7 +471,7 @@ impl Api {
         if !errs.is_empty() {
             return Err(ApiError::invalid(res, &name, &errs));
         }
-        if subresource != Some("status") {
+        if subresource.is_none() {
             let op = Operation::Update { old: &old.value };
             crate::admission::validate(self, res, old.namespace(), op, &obj, opts.dry_run)?;
         }

@@ -21,6 +21,8 @@ pub struct WriteOptions {
     pub dry_run: bool,
     pub field_validation: FieldValidation,
     pub field_manager: Option<String>,
+    /// Who asks, for the kinds that record it (none for the cluster's own writes).
+    pub user: Option<crate::user::UserInfo>,
 }
 
 impl WriteOptions {
@@ -39,6 +41,7 @@ impl Default for WriteOptions {
             dry_run: false,
             field_validation: FieldValidation::Strict,
             field_manager: None,
+            user: None,
         }
     }
 }

@@ -22,6 +22,13 @@ pub fn prepare_status_update(res: &ResourceDef, new: &mut Value, old: &Value) {
     res.strategy.prepare_for_status_update(new, old);
 }
 
+/// An `approval` write (a CertificateSigningRequest's): the server-owned metadata stays, then
+/// the kind's approval strategy.
+pub fn prepare_approval_update(res: &ResourceDef, new: &mut Value, old: &Value) {
+    copy_server_meta(new, old);
+    res.strategy.prepare_for_approval_update(new, old);
+}
+
 /// Fields of metadata only the server writes.
 fn copy_server_meta(new: &mut Value, old: &Value) {
     for key in [

@@ -7,7 +7,9 @@ pub mod impersonation;
 pub mod policy;
 pub mod rbac;
 pub mod reviews;
+pub mod signers;
 pub mod token;
+pub mod x509;
 
 use serde_json::{json, Map, Value};
 
@@ -19,14 +21,7 @@ pub const ADMIN_USER: &str = "kwok-admin";
 const SA_PREFIX: &str = "system:serviceaccount:";
 const SA_GROUP: &str = "system:serviceaccounts";
 
-/// `user.Info`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct UserInfo {
-    pub name: String,
-    pub uid: String,
-    pub groups: Vec<String>,
-    pub extra: Map<String, Value>,
-}
+pub use crate::user::UserInfo;
 
 impl UserInfo {
     /// The learner's own identity: cluster-admin through `system:masters`.

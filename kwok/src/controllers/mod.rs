@@ -10,6 +10,7 @@ pub mod clusterrole_aggregation;
 pub mod crd_cleanup;
 pub mod crd_status;
 pub mod cronjob;
+pub mod csr_signing;
 pub mod daemonset;
 pub mod deployment;
 pub mod disruption;
@@ -288,7 +289,7 @@ async fn run(
 /// They stop on [`Handle::stop`] or when `shutdown` changes.
 pub fn start(
     api: Api,
-    root_ca: &str,
+    ca: Arc<crate::tls::ClusterCa>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> std::io::Result<Handle> {
     let busy = Arc::new(AtomicUsize::new(0));
@@ -306,7 +307,8 @@ pub fn start(
         Box::new(crd_status::CrdStatus),
         Box::new(crd_cleanup::CrdCleanup),
         Box::new(endpointslice::EndpointSliceController),
-        Box::new(root_ca::RootCaPublisher::new(root_ca)),
+        Box::new(root_ca::RootCaPublisher::new(ca.cert_pem.clone())),
+        Box::new(csr_signing::CsrSigning::new(ca)),
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(disruption::DisruptionController::default()),
         Box::new(replicaset::ReplicaSetController::default()),

@@ -11,6 +11,7 @@ use super::route::{ResourcePath, Target};
 use super::{discovery, openapi, Server};
 use crate::api::hooks::{self, PatchKind};
 use crate::api::{subresources, WriteOptions};
+use crate::auth::signers::SignerVerb;
 use crate::auth::UserInfo;
 use crate::error::{ApiError, ApiResult};
 
@@ -277,7 +278,7 @@ fn resource(
         }
         ("POST", None) => {
             require_verb(res, "create")?;
-            let opts = query.write_options("CreateOptions")?;
+            let opts = write_options(query, parts, "CreateOptions")?;
             let json = json_body(parts, body)?;
             let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
             let created = api.create(res, ns, obj, &opts)?;
@@ -288,7 +289,7 @@ fn resource(
         }
         ("PUT", Some(n)) => {
             require_verb(res, "update")?;
-            let opts = query.write_options("UpdateOptions")?;
+            let opts = write_options(query, parts, "UpdateOptions")?;
             let json = json_body(parts, body)?;
             let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
             let updated = api.update(res, ns, n, obj, None, &opts)?;
@@ -299,7 +300,7 @@ fn resource(
         }
         ("PATCH", Some(n)) => {
             require_verb(res, "patch")?;
-            let opts = query.write_options("PatchOptions")?;
+            let opts = write_options(query, parts, "PatchOptions")?;
             let kind = patch_kind(parts, res)?;
             let patched = api.patch(res, ns, n, kind, body, None, &opts)?;
             Ok(respond::object(StatusCode::OK, res, &patched, format))
@@ -363,6 +364,50 @@ fn patch_kind(parts: &Parts, res: &crate::registry::ResourceDef) -> ApiResult<Pa
     crate::patch::patch_type_for(res, content_type(parts))
 }
 
+/// A write's options from its query, and who sends it (for the kinds that record it).
+fn write_options(query: &Query, parts: &Parts, options_kind: &str) -> ApiResult<WriteOptions> {
+    let mut opts = query.write_options(options_kind)?;
+    opts.user = parts.extensions.get::<UserInfo>().cloned();
+    Ok(opts)
+}
+
+/// A certificate request's approval needs `approve` on its signer; a status write that changes
+/// its certificate or conditions, `sign` (a patch is judged as if it did).
+fn admit_signer_write(
+    api: &crate::api::Api,
+    parts: &Parts,
+    res: &'static crate::registry::ResourceDef,
+    ns: &str,
+    name: &str,
+    sub: &str,
+    written: Option<&Value>,
+) -> ApiResult<()> {
+    if !std::ptr::eq(res, &crate::registry::CERTIFICATESIGNINGREQUESTS) {
+        return Ok(());
+    }
+    let stored = api.get(res, ns, name)?;
+    let verb = match sub {
+        "approval" => SignerVerb::Approve,
+        _ => {
+            let unchanged = written.is_some_and(|w| {
+                ["certificate", "conditions"]
+                    .iter()
+                    .all(|k| w["status"][k] == stored.value["status"][k])
+            });
+            if unchanged {
+                return Ok(());
+            }
+            SignerVerb::Sign
+        }
+    };
+    let user = parts
+        .extensions
+        .get::<UserInfo>()
+        .cloned()
+        .unwrap_or_default();
+    crate::auth::signers::admit(api, &user, res, &stored.value, verb)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn subresource(
     server: &Server,
@@ -383,23 +428,25 @@ fn subresource(
         "PUT" => "UpdateOptions",
         _ => "CreateOptions",
     };
-    let opts: WriteOptions = query.write_options(options_kind)?;
+    let opts = write_options(query, parts, options_kind)?;
     match (sub, method) {
-        ("status", "GET") => Ok(respond::object(
+        ("status" | "approval", "GET") => Ok(respond::object(
             StatusCode::OK,
             res,
             &api.get(res, ns, name)?,
             format,
         )),
-        ("status", "PUT") => {
+        ("status" | "approval", "PUT") => {
             let json = json_body(parts, body)?;
             let (obj, _) = hooks::decode(res, &json, opts.field_validation)?;
-            let o = api.update(res, ns, name, obj, Some("status"), &opts)?;
+            admit_signer_write(api, parts, res, ns, name, sub, Some(&obj))?;
+            let o = api.update(res, ns, name, obj, Some(sub), &opts)?;
             Ok(respond::object(StatusCode::OK, res, &o, format))
         }
-        ("status", "PATCH") => {
+        ("status" | "approval", "PATCH") => {
             let kind = patch_kind(parts, res)?;
-            let o = api.patch(res, ns, name, kind, body, Some("status"), &opts)?;
+            admit_signer_write(api, parts, res, ns, name, sub, None)?;
+            let o = api.patch(res, ns, name, kind, body, Some(sub), &opts)?;
             Ok(respond::object(StatusCode::OK, res, &o, format))
         }
         ("finalize", "PUT") => {

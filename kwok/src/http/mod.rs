@@ -164,9 +164,18 @@ async fn read_body(body: Body) -> Result<bytes::Bytes, TooLarge> {
     Ok(kept.freeze())
 }
 
-/// The user a request's bearer token names: the cluster's own token is its admin; anything else
-/// must be a service account token this cluster issued.
+/// Who sends a request: the subject of a client certificate of the cluster's CA (checked in the
+/// handshake; upstream's authenticator chain asks it before any token), else the user its bearer
+/// token names: the cluster's own token is its admin; anything else must be a service account
+/// token this cluster issued.
 fn authenticate(server: &Server, req: &Request<Body>) -> Option<UserInfo> {
+    let certificate = req
+        .extensions()
+        .get::<std::sync::Arc<axum_server::tls::TlsInfo>>()
+        .and_then(|tls| tls.peer_certificates.first());
+    if let Some(user) = certificate.and_then(|der| crate::auth::x509::user_of(der)) {
+        return Some(user);
+    }
     let token = req
         .headers()
         .get(header::AUTHORIZATION)

@@ -54,6 +54,7 @@ impl Query {
             dry_run: self.dry_run()?,
             field_validation: FieldValidation::parse(self.get("fieldValidation"), options_kind)?,
             field_manager: self.get("fieldManager").map(String::from),
+            user: None,
         })
     }
 

@@ -15,6 +15,7 @@ pub mod apps;
 pub mod authorization;
 pub mod autoscaling;
 pub mod batch;
+pub mod certificates;
 pub mod coordination;
 pub mod core;
 pub mod custom;
@@ -108,6 +109,21 @@ pub(crate) trait Strategy: Sync + Debug {
     /// The status strategy's `ValidateUpdate`.
     fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         crate::validation::meta::object_meta_update(new, old, true)
+    }
+
+    /// What a kind records of who created it (`PrepareForCreate` reading the request's user);
+    /// `None` for the cluster's own writes.
+    fn record_requester(&self, _obj: &mut Value, _user: Option<&crate::user::UserInfo>) {}
+
+    /// The approval strategy's `PrepareForUpdate` (only kinds with an `approval` subresource
+    /// are asked): by default what a status write may change.
+    fn prepare_for_approval_update(&self, new: &mut Value, old: &Value) {
+        self.prepare_for_status_update(new, old);
+    }
+
+    /// The approval strategy's `ValidateUpdate`.
+    fn validate_approval_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.validate_status_update(new, old)
     }
 
     /// `AllowUnconditionalUpdate`: may a PUT leave out `metadata.resourceVersion`?

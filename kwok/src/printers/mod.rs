@@ -7,6 +7,7 @@
 
 pub(crate) mod autoscaling;
 pub(crate) mod batch;
+pub(crate) mod certificates;
 mod column;
 pub(crate) mod core;
 pub(crate) mod default_table;

@@ -6,6 +6,7 @@ pub(crate) mod apiextensions;
 pub(crate) mod apps;
 pub(crate) mod autoscaling;
 pub(crate) mod batch;
+pub(crate) mod certificates;
 pub(crate) mod core;
 mod intstr;
 mod labels;

@@ -69,6 +69,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\\n\s]*-----END CERTIFICATE-----(\\n)?",
             |_| "<certificate>".into(),
         ),
+        // A client certificate's credential id: each cluster's CA issues its own certificate.
+        rule(r"X509SHA256=[0-9a-f]{64}", |_| "X509SHA256=<hash>".into()),
         // klog's line header (client-go's warnings on a Go client's stderr): severity, date,
         // time, thread id.
         rule(r"(?m)^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ ", |c| {

@@ -21,6 +21,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -48,6 +49,7 @@ var roots = []any{
 	autoscalingv1.HorizontalPodAutoscaler{}, autoscalingv1.Scale{},
 	autoscalingv2.HorizontalPodAutoscaler{},
 	batchv1.CronJob{}, batchv1.Job{},
+	certificatesv1.CertificateSigningRequest{},
 	coordinationv1.Lease{},
 	discoveryv1.EndpointSlice{},
 	eventsv1.Event{},

@@ -161,7 +161,10 @@ mod tests {
             );
         }
         assert!(p.documents.contains_key("api/v1"));
-        assert!(!p.documents.contains_key("apis/certificates.k8s.io/v1"));
+        assert!(p.documents.contains_key("apis/certificates.k8s.io/v1"));
+        assert!(!p
+            .documents
+            .contains_key("apis/flowcontrol.apiserver.k8s.io/v1"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub(crate) mod authorization_v1;
 pub(crate) mod autoscaling_v1;
 pub(crate) mod autoscaling_v2;
 pub(crate) mod batch_v1;
+pub(crate) mod certificates_v1;
 pub(crate) mod coordination_v1;
 pub(crate) mod core_v1;
 pub(crate) mod discovery_v1;
