@@ -12,6 +12,9 @@
 //! The default run uses small limits (5 s, 64 KiB, 64 processes) so that it stays short; the
 //! `#[ignore]`d soak test (`just soak`) does the same with the default limits and full-size abuse.
 
+// Test code: an unmet expectation is the test failing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod hostile_lab;
 
 use std::fs;

@@ -6,6 +6,9 @@
 //! Without the binaries every test says so in one line and returns; `PROCTOR_REQUIRE_UPSTREAM=1`
 //! (set by CI) makes that a failure.
 
+// Test code: an unmet expectation is the test failing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -20,6 +20,9 @@
 //! process; nextest runs each in a process of its own, and `NEXTEST_RUN_ID` names the run they
 //! belong to (see [`Shared`]).
 
+// Test code: an unmet expectation is the test failing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeSet;

@@ -13,6 +13,9 @@
 //! `cargo test -p kwok --test fuzz_props -- --ignored soak_`. Failures found by these
 //! properties are kept as regression cases at the end of this file.
 
+// Test code: an unmet expectation is the test failing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "fuzz_props/json_text.rs"]
 mod json_text;
 #[path = "fuzz_props/k8s_docs.rs"]

@@ -2,6 +2,9 @@
 //! grade_mini::` runs one). The hostile-submission, real-lab and kwokctl suites are binaries of
 //! their own: they fork-bomb, take minutes, or count the machine's processes.
 
+// Test code: an unmet expectation is the test failing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../common/mod.rs"]
 mod common;
 

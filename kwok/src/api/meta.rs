@@ -49,19 +49,20 @@ pub fn meta(obj: &Value) -> Option<&Map<String, Value>> {
     obj.get("metadata").and_then(Value::as_object)
 }
 
+/// `value` as an object, made an empty one first when it is anything else.
+pub fn object_mut(value: &mut Value) -> &mut Map<String, Value> {
+    if !value.is_object() {
+        *value = Value::Object(Map::new());
+    }
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!("made an object above"),
+    }
+}
+
 /// `metadata`, created when absent (or not an object).
 pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
-    if !obj.is_object() {
-        *obj = Value::Object(Map::new());
-    }
-    let map = obj.as_object_mut().expect("object ensured above");
-    let entry = map
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !entry.is_object() {
-        *entry = Value::Object(Map::new());
-    }
-    entry.as_object_mut().expect("object ensured above")
+    object_mut(object_mut(obj).entry("metadata").or_insert(Value::Null))
 }
 
 pub fn str_field<'a>(obj: &'a Value, key: &str) -> &'a str {

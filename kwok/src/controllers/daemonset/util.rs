@@ -48,20 +48,13 @@ pub(super) fn object_entry<'a>(
     map: &'a mut Map<String, Value>,
     key: &str,
 ) -> &'a mut Map<String, Value> {
-    let entry = map.entry(key).or_insert_with(|| json!({}));
-    if !entry.is_object() {
-        *entry = json!({});
-    }
-    entry.as_object_mut().expect("object ensured above")
+    meta::object_mut(map.entry(key).or_insert(Value::Null))
 }
 
 /// `util.ReplaceDaemonSetPodNodeNameNodeAffinity` over pod spec JSON: the required node selector
 /// becomes the single `metadata.name In [node]` term; preferred terms and pod (anti-)affinity stay.
 pub fn replace_node_name_affinity(spec: &mut Value, node: &str) {
-    if !spec.is_object() {
-        *spec = json!({});
-    }
-    let spec = spec.as_object_mut().expect("object ensured above");
+    let spec = meta::object_mut(spec);
     let affinity = object_entry(spec, "affinity");
     let node_affinity = object_entry(affinity, "nodeAffinity");
     let required = object_entry(

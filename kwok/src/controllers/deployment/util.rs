@@ -172,13 +172,7 @@ pub fn desired_replicas_annotation(rs: &Value) -> Option<i64> {
 /// The annotations map of an object, created when missing.
 pub fn annotations_mut(obj: &mut Value) -> &mut Map<String, Value> {
     let m = meta::meta_mut(obj);
-    let entry = m.entry("annotations").or_insert_with(|| json!({}));
-    if !entry.is_object() {
-        *entry = json!({});
-    }
-    entry
-        .as_object_mut()
-        .expect("annotations made an object above")
+    meta::object_mut(m.entry("annotations").or_insert(Value::Null))
 }
 
 fn set_annotation(obj: &mut Value, key: &str, value: String) {
