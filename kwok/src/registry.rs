@@ -131,6 +131,7 @@ pub const fn parent_body(name: &'static str, kind: &'static str) -> SubresourceD
 }
 
 pub use kinds::apiextensions::customresourcedefinition::RESOURCE as CUSTOMRESOURCEDEFINITIONS;
+pub use kinds::apiregistration::apiservice::RESOURCE as APISERVICES;
 pub use kinds::apps::controllerrevision::RESOURCE as CONTROLLERREVISIONS;
 pub use kinds::apps::daemonset::RESOURCE as DAEMONSETS;
 pub use kinds::apps::deployment::RESOURCE as DEPLOYMENTS;
@@ -193,6 +194,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &SECRETS,
     &SERVICEACCOUNTS,
     &SERVICES,
+    &APISERVICES,
     &CONTROLLERREVISIONS,
     &DAEMONSETS,
     &DEPLOYMENTS,
@@ -227,6 +229,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
 
 /// API groups in discovery order, with their single served version.
 pub static GROUPS: &[(&str, &str)] = &[
+    ("apiregistration.k8s.io", "v1"),
     ("apps", "v1"),
     ("events.k8s.io", "v1"),
     ("authentication.k8s.io", "v1"),

@@ -123,6 +123,11 @@ impl Api {
                     .map(|b| (&registry::CLUSTERROLEBINDINGS, "", b)),
             );
         let objects = objects.chain(roles);
+        // kube-aggregator's `autoregister` at start: the built-in group versions' APIServices.
+        let objects = objects.chain(
+            crate::kinds::apiregistration::apiservice::built_in()
+                .map(|service| (&registry::APISERVICES, "", service)),
+        );
         for (res, ns, obj) in objects {
             match self.create(res, ns, obj, &WriteOptions::default()) {
                 Ok(_) => {}

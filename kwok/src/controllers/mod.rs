@@ -6,6 +6,7 @@
 //! and answered by one reconcile of the whole state, so a controller can never act on a stale
 //! event, and a thousand label flips cost one pass, not a thousand.
 
+pub mod apiservice_registration;
 pub mod clusterrole_aggregation;
 pub mod crd_cleanup;
 pub mod crd_status;
@@ -306,6 +307,7 @@ pub fn start(
         Box::new(clusterrole_aggregation::ClusterRoleAggregation),
         Box::new(crd_status::CrdStatus),
         Box::new(crd_cleanup::CrdCleanup),
+        Box::new(apiservice_registration::ApiServiceRegistration),
         Box::new(endpointslice::EndpointSliceController),
         Box::new(root_ca::RootCaPublisher::new(ca.cert_pem.clone())),
         Box::new(csr_signing::CsrSigning::new(ca)),

@@ -11,6 +11,7 @@
 //! Eviction) are kinds here too, with only the facets a body needs.
 
 pub mod apiextensions;
+pub mod apiregistration;
 pub mod apps;
 pub mod authorization;
 pub mod autoscaling;

@@ -5,6 +5,7 @@
 //! `GenerateOptions{Wide: true}`), so [`cells`] returns one value per column of [`columns`]; kubectl
 //! drops priority-1 columns itself unless `-o wide`. Integer columns carry JSON integers.
 
+pub(crate) mod apiregistration;
 pub(crate) mod autoscaling;
 pub(crate) mod batch;
 pub(crate) mod certificates;

@@ -3,6 +3,7 @@
 //! ObjectMeta validation. Objects are the decoded and defaulted JSON.
 
 pub(crate) mod apiextensions;
+pub(crate) mod apiregistration;
 pub(crate) mod apps;
 pub(crate) mod autoscaling;
 pub(crate) mod batch;

@@ -36,6 +36,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // The bodies a client may send: every served kind, the subresource bodies and DeleteOptions.
@@ -62,6 +63,7 @@ var roots = []any{
 	authorizationv1.SelfSubjectAccessReview{}, authorizationv1.SubjectAccessReview{},
 	authorizationv1.LocalSubjectAccessReview{}, authorizationv1.SelfSubjectRulesReview{},
 	apiextensionsv1.CustomResourceDefinition{},
+	apiregistrationv1.APIService{},
 	metav1.DeleteOptions{},
 }
 
@@ -104,6 +106,7 @@ func module(t reflect.Type) string {
 	path = strings.TrimPrefix(path, "k8s.io/api/")
 	path = strings.TrimPrefix(path, "k8s.io/apimachinery/pkg/apis/")
 	path = strings.TrimPrefix(path, "k8s.io/apiextensions-apiserver/pkg/apis/")
+	path = strings.TrimPrefix(path, "k8s.io/kube-aggregator/pkg/apis/")
 	return strings.ReplaceAll(path, "/", "_")
 }
 

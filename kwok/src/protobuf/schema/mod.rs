@@ -11,6 +11,7 @@
 //! newer than that release are skipped as unknown, as its own decoder skips them.
 
 pub(crate) mod apiextensions_v1;
+pub(crate) mod apiregistration_v1;
 pub(crate) mod apps_v1;
 pub(crate) mod authentication_v1;
 pub(crate) mod authorization_v1;
