@@ -108,6 +108,7 @@ impl Cluster {
             shutdown: rx.clone(),
             in_flight: in_flight.clone(),
             debugging: config.debugging.clone(),
+            ca: cert.ca.clone(),
         });
         let app = http::router(server);
         let tls = axum_server::tls_rustls::RustlsConfig::from_config(cert.config.clone());

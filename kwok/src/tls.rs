@@ -11,6 +11,10 @@ use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
     KeyUsagePurpose,
 };
+use rustls::client::danger::HandshakeSignatureValid;
+use rustls::pki_types::{CertificateDer, UnixTime};
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
+use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 use time::OffsetDateTime;
 
 /// The CA's certificate and key.
@@ -19,6 +23,8 @@ pub struct ClusterCa {
     cert_der: rustls::pki_types::CertificateDer<'static>,
     issuer: Issuer<'static, KeyPair>,
     pub not_after: OffsetDateTime,
+    /// Whether a client certificate chain is the CA's, for client authentication.
+    clients: Arc<dyn ClientCertVerifier>,
 }
 
 impl std::fmt::Debug for ClusterCa {
@@ -51,11 +57,23 @@ impl ClusterCa {
         params.not_before = now - time::Duration::minutes(5);
         params.not_after = now + time::Duration::days(3650);
         let cert = params.self_signed(&key).context("signing the CA")?;
+        let mut roots = rustls::RootCertStore::empty();
+        roots
+            .add(cert.der().clone())
+            .context("the CA as a client root")?;
+        let clients = rustls::server::WebPkiClientVerifier::builder_with_provider(
+            Arc::new(roots),
+            Arc::new(rustls::crypto::ring::default_provider()),
+        )
+        .allow_unauthenticated()
+        .build()
+        .context("the client certificate verifier")?;
         Ok(ClusterCa {
             cert_pem: cert.pem(),
             cert_der: cert.der().clone(),
             not_after: params.not_after,
             issuer: Issuer::new(params, key),
+            clients,
         })
     }
 
@@ -72,8 +90,27 @@ impl ClusterCa {
             .context("signing the certificate")
     }
 
+    /// Whether this CA issued the client certificate chain `chain` (leaf first) for client
+    /// authentication, and it is valid now.
+    pub fn issued(&self, chain: &[Vec<u8>]) -> bool {
+        let Some((leaf, intermediates)) = chain.split_first() else {
+            return false;
+        };
+        let intermediates: Vec<CertificateDer<'_>> = intermediates
+            .iter()
+            .map(|c| CertificateDer::from(c.as_slice()))
+            .collect();
+        self.clients
+            .verify_client_cert(
+                &CertificateDer::from(leaf.as_slice()),
+                &intermediates,
+                UnixTime::now(),
+            )
+            .is_ok()
+    }
+
     /// The serving certificate for localhost, and TLS that asks for (but does not require) a
-    /// client certificate of this CA.
+    /// client certificate.
     pub fn serving(self: &Arc<Self>) -> anyhow::Result<ServingCert> {
         let key = KeyPair::generate().context("generating the serving key")?;
         let mut params = CertificateParams::new(vec![
@@ -97,17 +134,9 @@ impl ClusterCa {
             rustls::pki_types::PrivatePkcs8KeyDer::from(key.serialize_der()),
         );
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut roots = rustls::RootCertStore::empty();
-        roots
-            .add(self.cert_der.clone())
-            .context("the CA as a client root")?;
-        let clients = rustls::server::WebPkiClientVerifier::builder_with_provider(
-            Arc::new(roots),
-            provider.clone(),
-        )
-        .allow_unauthenticated()
-        .build()
-        .context("the client certificate verifier")?;
+        let clients = Arc::new(RequestClientCert {
+            inner: self.clients.clone(),
+        });
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .context("TLS protocol versions")?
@@ -119,6 +148,60 @@ impl ClusterCa {
             ca: self.clone(),
             config: Arc::new(config),
         })
+    }
+}
+
+/// Asks for a client certificate and takes any whose key the client holds: whether the CA
+/// issued it is the authenticator's question ([`ClusterCa::issued`]), so that a certificate of
+/// another CA is answered 401 as upstream answers it (its TLS requests client certificates
+/// without verifying them), not with a failed handshake.
+#[derive(Debug)]
+struct RequestClientCert {
+    inner: Arc<dyn ClientCertVerifier>,
+}
+
+impl ClientCertVerifier for RequestClientCert {
+    fn offer_client_auth(&self) -> bool {
+        true
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        false
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        Ok(ClientCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
     }
 }
 

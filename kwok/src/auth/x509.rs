@@ -1,7 +1,7 @@
 //! Client certificate authentication (`staging/src/k8s.io/apiserver/pkg/authentication/request/
 //! x509`, `CommonNameUserConversion`): the certificate's common name is the user, its
-//! organizations the groups, its digest the credential id. The TLS handshake has already checked
-//! it against the cluster's CA.
+//! organizations the groups, its digest the credential id. Only a certificate the cluster's CA
+//! issued gets here (`tls::ClusterCa::issued`).
 
 use serde_json::json;
 use sha2::{Digest, Sha256};

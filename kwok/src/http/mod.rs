@@ -40,6 +40,8 @@ pub struct Server {
     pub in_flight: in_flight::InFlight,
     /// What the fake nodes' kubelet serves beside the API (container logs).
     pub debugging: crate::debugging::Config,
+    /// The CA whose client certificates authenticate.
+    pub ca: Arc<crate::tls::ClusterCa>,
 }
 
 pub fn router(server: Arc<Server>) -> Router {
@@ -169,11 +171,15 @@ async fn read_body(body: Body) -> Result<bytes::Bytes, TooLarge> {
 /// token names: the cluster's own token is its admin; anything else must be a service account
 /// token this cluster issued.
 fn authenticate(server: &Server, req: &Request<Body>) -> Option<UserInfo> {
-    let certificate = req
+    let chain = req
         .extensions()
-        .get::<std::sync::Arc<axum_server::tls::TlsInfo>>()
-        .and_then(|tls| tls.peer_certificates.first());
-    if let Some(user) = certificate.and_then(|der| crate::auth::x509::user_of(der)) {
+        .get::<Arc<axum_server::tls::TlsInfo>>()
+        .map(|tls| tls.peer_certificates.as_slice())
+        .filter(|chain| server.ca.issued(chain));
+    if let Some(user) = chain
+        .and_then(<[Vec<u8>]>::first)
+        .and_then(|der| crate::auth::x509::user_of(der))
+    {
         return Some(user);
     }
     let token = req
