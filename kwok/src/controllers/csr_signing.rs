@@ -358,27 +358,12 @@ impl Controller for CsrSigning {
 mod tests {
     use super::*;
     use crate::api::WriteOptions;
+    use crate::kinds::certificates::request::encoded_for_tests;
     use crate::store::Store;
     use x509_parser::prelude::{FromDer, X509Certificate};
 
-    fn request(cn: &str) -> String {
-        let key = rcgen::KeyPair::generate().expect("key");
-        let mut params = CertificateParams::default();
-        params.distinguished_name = rcgen::DistinguishedName::new();
-        params.distinguished_name.push(DnType::CommonName, cn);
-        params
-            .distinguished_name
-            .push(DnType::OrganizationName, "developers");
-        let pem = params
-            .serialize_request(&key)
-            .expect("csr")
-            .pem()
-            .expect("pem");
-        base64::engine::general_purpose::STANDARD.encode(pem)
-    }
-
     fn approved(name: &str, usages: Value, seconds: Option<i64>) -> Value {
-        let mut spec = json!({"request": request("jane"), "usages": usages,
+        let mut spec = json!({"request": encoded_for_tests("jane", "developers"), "usages": usages,
             "signerName": KUBE_APISERVER_CLIENT});
         if let Some(seconds) = seconds {
             spec["expirationSeconds"] = json!(seconds);

@@ -327,19 +327,7 @@ pub(crate) fn signer_name(path: &Path, name: &str) -> Vec<FieldError> {
     if domain.len() > names::DNS1123_SUBDOMAIN_MAX {
         errs.push(too_long(path, names::DNS1123_SUBDOMAIN_MAX));
     }
-    for label in domain.split('.') {
-        let problems = names::dns1123_label(label);
-        if !problems.is_empty() {
-            for problem in problems {
-                errs.push(invalid(
-                    path,
-                    go_quote(domain),
-                    format!("validating label {}: {problem}", go_quote(label)),
-                ));
-            }
-            break;
-        }
-    }
+    errs.extend(first_bad_label(path, domain, names::dns1123_label));
     if domain.split('.').count() < 2 {
         errs.push(invalid(
             path,
@@ -347,19 +335,7 @@ pub(crate) fn signer_name(path: &Path, name: &str) -> Vec<FieldError> {
             "should be a domain with at least two segments separated by dots",
         ));
     }
-    for label in rest.split('.') {
-        let problems = names::dns1123_subdomain(label);
-        if !problems.is_empty() {
-            for problem in problems {
-                errs.push(invalid(
-                    path,
-                    go_quote(rest),
-                    format!("validating label {}: {problem}", go_quote(label)),
-                ));
-            }
-            break;
-        }
-    }
+    errs.extend(first_bad_label(path, rest, names::dns1123_subdomain));
     // A domain, a slash and a path of one subdomain and one label at most.
     let max = names::DNS1123_SUBDOMAIN_MAX
         + 1
@@ -370,6 +346,27 @@ pub(crate) fn signer_name(path: &Path, name: &str) -> Vec<FieldError> {
         errs.push(too_long(path, max));
     }
     errs
+}
+
+/// The problems of the first of `text`'s dot-separated labels that `check` refuses, each naming
+/// the label and valued with the whole text.
+fn first_bad_label(path: &Path, text: &str, check: fn(&str) -> Vec<String>) -> Vec<FieldError> {
+    text.split('.')
+        .map(|label| (label, check(label)))
+        .find(|(_, problems)| !problems.is_empty())
+        .map(|(label, problems)| {
+            problems
+                .into_iter()
+                .map(|problem| {
+                    invalid(
+                        path,
+                        go_quote(text),
+                        format!("validating label {}: {problem}", go_quote(label)),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Go's `%#v` of a `[]byte`.

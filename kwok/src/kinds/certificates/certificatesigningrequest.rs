@@ -220,36 +220,18 @@ pub(crate) fn has_true_condition(obj: &Value, kind: &str) -> bool {
 mod tests {
     use std::sync::Arc;
 
-    use base64::Engine;
     use serde_json::{json, Value};
 
     use crate::api::{Api, WriteOptions};
+    use crate::kinds::certificates::request::encoded_for_tests;
     use crate::registry::CERTIFICATESIGNINGREQUESTS as CSRS;
     use crate::store::Store;
     use crate::user::UserInfo;
 
-    fn request(organization: &str) -> String {
-        let key = rcgen::KeyPair::generate().expect("key");
-        let mut params = rcgen::CertificateParams::default();
-        params.distinguished_name = rcgen::DistinguishedName::new();
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "jane");
-        params
-            .distinguished_name
-            .push(rcgen::DnType::OrganizationName, organization);
-        let pem = params
-            .serialize_request(&key)
-            .expect("csr")
-            .pem()
-            .expect("pem");
-        base64::engine::general_purpose::STANDARD.encode(pem)
-    }
-
     fn csr(name: &str, organization: &str, usages: Value) -> Value {
         json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
             "metadata": {"name": name},
-            "spec": {"request": request(organization), "usages": usages,
+            "spec": {"request": encoded_for_tests("jane", organization), "usages": usages,
                 "signerName": "kubernetes.io/kube-apiserver-client",
                 "username": "claimed", "groups": ["system:masters"]}})
     }

@@ -94,6 +94,27 @@ pub(crate) fn bytes_at(obj: &serde_json::Value, path: &[&str]) -> Vec<u8> {
         .unwrap_or_default()
 }
 
+/// A request for `CN=<common_name>, O=<organization>` with a new key, base64 as
+/// `spec.request` holds it.
+#[cfg(test)]
+pub(crate) fn encoded_for_tests(common_name: &str, organization: &str) -> String {
+    use base64::Engine;
+    let key = rcgen::KeyPair::generate().unwrap_or_else(|e| panic!("key: {e}"));
+    let mut params = rcgen::CertificateParams::default();
+    params.distinguished_name = rcgen::DistinguishedName::new();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, common_name);
+    params
+        .distinguished_name
+        .push(rcgen::DnType::OrganizationName, organization);
+    let pem = params
+        .serialize_request(&key)
+        .and_then(|csr| csr.pem())
+        .unwrap_or_else(|e| panic!("request: {e}"));
+    base64::engine::general_purpose::STANDARD.encode(pem)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
