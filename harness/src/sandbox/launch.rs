@@ -473,7 +473,7 @@ impl ProcessBound {
 
 /// Whether the kernel counts `RLIMIT_NPROC` per user namespace (Linux 5.14's ucounts): before,
 /// one count per uid covered every namespace.
-fn nproc_counted_per_user_namespace() -> bool {
+pub(crate) fn nproc_counted_per_user_namespace() -> bool {
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let mut numbers = release
         .trim()

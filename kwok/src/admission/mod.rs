@@ -96,7 +96,8 @@ pub fn validate(
     if std::ptr::eq(res, &registry::PODS) && matches!(op, Operation::Create) {
         limit_ranger::validate(api, ns, obj).map_err(|why| forbidden(res, obj, &why))?;
     }
-    if std::ptr::eq(res, &registry::CERTIFICATESIGNINGREQUESTS) {
+    let creating = matches!(op, Operation::Create);
+    if std::ptr::eq(res, &registry::CERTIFICATESIGNINGREQUESTS) && creating {
         certificate_subject::validate(obj).map_err(|why| forbidden(res, obj, &why))?;
     }
     resource_quota::validate(api, res, ns, op, obj, dry_run)

@@ -111,7 +111,8 @@ impl CsrSigning {
         let mut params = CertificateParams::default();
         // Not rcgen's placeholder common name.
         params.distinguished_name = rcgen::DistinguishedName::new();
-        // Go re-encodes the subject in this order; rcgen keeps one value per attribute type.
+        // Go re-encodes the subject in this order (street, postal code and serial number, which
+        // it also keeps, are left out here); rcgen keeps one value per attribute type, the last.
         for (kind, values) in [
             (DnType::CountryName, &parsed.countries),
             (DnType::StateOrProvinceName, &parsed.provinces),

@@ -166,8 +166,8 @@ async fn read_body(body: Body) -> Result<bytes::Bytes, TooLarge> {
     Ok(kept.freeze())
 }
 
-/// Who sends a request: the subject of a client certificate of the cluster's CA (checked in the
-/// handshake; upstream's authenticator chain asks it before any token), else the user its bearer
+/// Who sends a request: the subject of a client certificate the cluster's CA issued (the
+/// handshake takes any; upstream's authenticator chain asks it before any token), else the user its bearer
 /// token names: the cluster's own token is its admin; anything else must be a service account
 /// token this cluster issued.
 fn authenticate(server: &Server, req: &Request<Body>) -> Option<UserInfo> {

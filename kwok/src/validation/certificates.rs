@@ -183,13 +183,19 @@ fn request_errors(obj: &Value, opts: &Options) -> Vec<FieldError> {
     if usages.is_empty() {
         errs.push(required(&spec.child("usages"), ""));
     }
-    for (i, usage) in usages.iter().enumerate() {
-        let path = spec.child("usages").index(i);
-        if !opts.unknown_usages && !VALID_USAGES.contains(usage) {
-            errs.push(not_supported(&path, go_quote(usage), VALID_USAGES));
+    let at = |i: usize| spec.child("usages").index(i);
+    if !opts.unknown_usages {
+        for (i, usage) in usages.iter().enumerate() {
+            if !VALID_USAGES.contains(usage) {
+                errs.push(not_supported(&at(i), go_quote(usage), VALID_USAGES));
+            }
         }
-        if !opts.duplicate_usages && usages[..i].contains(usage) {
-            errs.push(duplicate(&path, go_quote(usage)));
+    }
+    if !opts.duplicate_usages {
+        for (i, usage) in usages.iter().enumerate() {
+            if usages[..i].contains(usage) {
+                errs.push(duplicate(&at(i), go_quote(usage)));
+            }
         }
     }
     let signer = obj["spec"]["signerName"].as_str().unwrap_or("");

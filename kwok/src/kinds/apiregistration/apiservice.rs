@@ -158,6 +158,10 @@ impl Strategy for ApiService {
         false
     }
 
+    fn merge_schema(&self) -> &'static crate::patch::strategic::Schema {
+        &crate::patch::strategic::API_SERVICE
+    }
+
     fn columns(&self) -> &'static [Column] {
         printer::API_SERVICE_COLUMNS
     }

@@ -153,6 +153,11 @@ fn conditions(obj: &Value) -> &[Value] {
         .unwrap_or(&[])
 }
 
+/// The conditions of a write, when it has some (indexing would add a null list to one without).
+fn conditions_mut(obj: &mut Value) -> Option<&mut Vec<Value>> {
+    obj.get_mut("status")?.get_mut("conditions")?.as_array_mut()
+}
+
 /// `preserveConditionInstances`: when the write has as many conditions of `kind` as the stored
 /// object, they are the stored ones again.
 fn preserve_condition_instances(new: &mut Value, old: &Value, kind: &str) {
@@ -169,7 +174,7 @@ fn preserve_condition_instances(new: &mut Value, old: &Value, kind: &str) {
         return;
     }
     let stored = conditions(old).to_vec();
-    if let Some(list) = new["status"]["conditions"].as_array_mut() {
+    if let Some(list) = conditions_mut(new) {
         for (o, n) in old_at.into_iter().zip(new_at) {
             list[n] = stored[o].clone();
         }
@@ -181,7 +186,7 @@ fn preserve_condition_instances(new: &mut Value, old: &Value, kind: &str) {
 fn populate_condition_timestamps(new: &mut Value, old: &Value) {
     let now = json!(crate::api::meta::now());
     let stored = conditions(old).to_vec();
-    let Some(list) = new["status"]["conditions"].as_array_mut() else {
+    let Some(list) = conditions_mut(new) else {
         return;
     };
     for condition in list.iter_mut().filter_map(Value::as_object_mut) {

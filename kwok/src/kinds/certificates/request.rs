@@ -40,9 +40,10 @@ pub(crate) fn parse(pem: &[u8]) -> Result<Request, String> {
     };
     let mut request = Request {
         public_key: csr.certification_request_info.subject_pki.raw.to_vec(),
+        // `FillFromRDNSequence` keeps the last common name.
         common_name: subject
             .iter_common_name()
-            .next()
+            .last()
             .map(text)
             .unwrap_or_default(),
         organizations: subject.iter_organization().map(text).collect(),

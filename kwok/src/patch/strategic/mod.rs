@@ -13,7 +13,7 @@ mod schema;
 
 pub(crate) use errors::SmpError;
 pub(crate) use schema::{
-    Schema, Strategy, CONTROLLER_REVISION, CRON_JOB, META_ONLY, NAMESPACE, NODE, POD,
+    Schema, Strategy, API_SERVICE, CONTROLLER_REVISION, CRON_JOB, META_ONLY, NAMESPACE, NODE, POD,
     POD_DISRUPTION_BUDGET, POD_TEMPLATE, SERVICE, SERVICE_ACCOUNT, WORKLOAD,
 };
 

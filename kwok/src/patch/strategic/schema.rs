@@ -188,6 +188,12 @@ pub(crate) static SERVICE: Schema = Schema::Struct(&[
     plain("status", &CONDITIONS_BY_TYPE),
 ]);
 
+/// `APIServiceStatus.conditions` merge by `type`.
+pub(crate) static API_SERVICE: Schema = Schema::Struct(&[
+    plain("metadata", &OBJECT_META),
+    plain("status", &CONDITIONS_BY_TYPE),
+]);
+
 /// Kinds whose only tagged fields are in their metadata (ConfigMap, Secret, Event, Lease, ...).
 pub(crate) static META_ONLY: Schema = Schema::Struct(&[plain("metadata", &OBJECT_META)]);
 
