@@ -7,6 +7,7 @@
 pub(crate) mod admission;
 pub mod api;
 pub(crate) mod auth;
+pub(crate) mod certificate_request;
 pub mod clock_shift;
 pub mod cluster;
 pub mod controllers;

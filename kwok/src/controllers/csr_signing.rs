@@ -12,11 +12,11 @@ use serde_json::{json, Value};
 
 use super::{Controller, Pass};
 use crate::api::{meta, Api};
+use crate::certificate_request::{self as request, bytes_at, Request};
 use crate::kinds::certificates::certificatesigningrequest::{
     has_true_condition, is_approved, FAILED, KUBELET_SERVING, KUBE_APISERVER_CLIENT,
     KUBE_APISERVER_CLIENT_KUBELET, LEGACY_UNKNOWN,
 };
-use crate::kinds::certificates::request::{self, bytes_at, Request};
 use crate::registry;
 use crate::store::Event;
 use crate::tls::ClusterCa;
@@ -359,7 +359,7 @@ impl Controller for CsrSigning {
 mod tests {
     use super::*;
     use crate::api::WriteOptions;
-    use crate::kinds::certificates::request::encoded_for_tests;
+    use crate::certificate_request::encoded_for_tests;
     use crate::store::Store;
     use x509_parser::prelude::{FromDer, X509Certificate};
 

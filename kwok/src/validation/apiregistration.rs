@@ -78,7 +78,7 @@ pub(crate) fn api_service(obj: &Value) -> Vec<FieldError> {
             "must be positive and less than 1000",
         ));
     }
-    let ca_bundle = crate::kinds::certificates::request::bytes_at(obj, &["spec", "caBundle"]);
+    let ca_bundle = crate::certificate_request::bytes_at(obj, &["spec", "caBundle"]);
     let insecure = spec["insecureSkipTLSVerify"].as_bool().unwrap_or(false);
     let service = &spec["service"];
     if !service.is_object() {

@@ -228,7 +228,7 @@ mod tests {
     use serde_json::{json, Value};
 
     use crate::api::{Api, WriteOptions};
-    use crate::kinds::certificates::request::encoded_for_tests;
+    use crate::certificate_request::encoded_for_tests;
     use crate::registry::CERTIFICATESIGNINGREQUESTS as CSRS;
     use crate::store::Store;
     use crate::user::UserInfo;

@@ -1,4 +1,3 @@
 //! The certificates.k8s.io group (`pkg/registry/certificates/certificates`).
 
 pub mod certificatesigningrequest;
-pub(crate) mod request;
