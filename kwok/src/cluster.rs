@@ -77,7 +77,7 @@ pub struct Cluster {
 fn random_token() -> String {
     use rand::Rng;
     let bytes: [u8; 24] = rand::rng().random();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::gofmt::go_x(&bytes)
 }
 
 impl Cluster {

@@ -120,7 +120,7 @@ mod tests {
         let mut key = [0u8; 32];
         key[..20].copy_from_slice(&[0x0b; 20]);
         let mac = hmac(&key, b"Hi There");
-        let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = crate::gofmt::go_x(&mac);
         assert_eq!(
             hex,
             "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"

@@ -32,10 +32,7 @@ pub fn user_of(der: &[u8]) -> Option<UserInfo> {
         groups.push(AUTHENTICATED.to_string());
     }
     // `authentication.kubernetes.io/credential-id`, as the x509 authenticator records it.
-    let digest: String = Sha256::digest(der)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = crate::gofmt::go_x(&Sha256::digest(der));
     let mut extra = serde_json::Map::new();
     extra.insert(
         "authentication.kubernetes.io/credential-id".into(),

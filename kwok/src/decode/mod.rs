@@ -388,7 +388,7 @@ fn summarize(data: &[u8], max: usize) -> String {
     if data[0] == b'{' {
         format!("{}{more}", String::from_utf8_lossy(head))
     } else {
-        let hex: String = head.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = crate::gofmt::go_x(head);
         format!("{hex}{more}")
     }
 }

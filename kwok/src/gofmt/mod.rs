@@ -6,3 +6,8 @@ pub(crate) mod go_syntax;
 mod value;
 
 pub(crate) use value::{go_s, go_type, go_v};
+
+/// Go's `%x` of a byte slice: two lower-case hex digits a byte.
+pub(crate) fn go_x(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

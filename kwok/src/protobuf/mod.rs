@@ -142,7 +142,7 @@ fn summarize(body: &[u8]) -> String {
             }
         }
         Some(_) => {
-            let hex: String = body.iter().take(MAX).map(|b| format!("{b:02x}")).collect();
+            let hex = crate::gofmt::go_x(&body[..body.len().min(MAX)]);
             if body.len() > MAX {
                 hex + " ..."
             } else {
