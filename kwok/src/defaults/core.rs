@@ -6,16 +6,9 @@ use serde_json::{json, Map, Value};
 
 use super::fields::{child, default_nil, default_zero, each, existing, str_of};
 
-/// `SetDefaults_Namespace` (the `kubernetes.io/metadata.name` label), `SetDefaults_NamespaceStatus`,
-/// and the `kubernetes` finalizer the namespace strategy starts every namespace with
-/// (`PrepareForCreate`): only for an object not stored yet (no uid), so a namespace whose
-/// finalizer was removed by the namespace controller does not get it back.
+/// `SetDefaults_Namespace` (the `kubernetes.io/metadata.name` label) and
+/// `SetDefaults_NamespaceStatus`. The `kubernetes` finalizer is the strategy's.
 pub fn namespace(obj: &mut Map<String, Value>) {
-    let new_object = obj
-        .get("metadata")
-        .and_then(|m| m.get("uid"))
-        .and_then(Value::as_str)
-        .is_none_or(str::is_empty);
     let name = obj
         .get("metadata")
         .and_then(|m| m.get("name"))
@@ -27,11 +20,8 @@ pub fn namespace(obj: &mut Map<String, Value>) {
             labels.insert("kubernetes.io/metadata.name".into(), json!(name));
         }
     }
-    if let Some(spec) = child(obj, "spec") {
-        if new_object && !spec.contains_key("finalizers") {
-            spec.insert("finalizers".into(), json!(["kubernetes"]));
-        }
-    }
+    // Go encodes the spec struct, empty or not.
+    child(obj, "spec");
     if let Some(status) = child(obj, "status") {
         default_zero(status, "phase", json!("Active"));
     }

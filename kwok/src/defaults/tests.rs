@@ -129,7 +129,8 @@ fn namespace_node_secret_and_pdb() {
         ns["metadata"]["labels"],
         json!({"kubernetes.io/metadata.name": "gpu-drv"})
     );
-    assert_eq!(ns["spec"], json!({"finalizers": ["kubernetes"]}));
+    // The `kubernetes` finalizer is the strategy's, on create.
+    assert_eq!(ns["spec"], json!({}));
     assert_eq!(ns["status"], json!({"phase": "Active"}));
     // A stored namespace whose finalizer was removed keeps it removed.
     let mut finalized = json!({"metadata": {"name": "gpu-drv", "uid": "u1"}, "spec": {}, "status": {"phase": "Terminating"}});

@@ -54,10 +54,18 @@ impl Strategy for Namespace {
         crate::defaults::core::namespace(obj);
     }
 
-    /// `namespace.Status = api.NamespaceStatus{Phase: api.NamespaceActive}` (the `kubernetes`
-    /// finalizer is scheme defaulting).
+    /// `namespace.Status = api.NamespaceStatus{Phase: api.NamespaceActive}`, and the
+    /// `kubernetes` finalizer added — here, not in defaulting, because it may be removed over the
+    /// namespace's life (and so the creator does not own it).
     fn prepare_for_create(&self, obj: &mut Value) {
         obj["status"] = json!({"phase": "Active"});
+        let spec = crate::api::meta::object_mut(&mut obj["spec"]);
+        let finalizers = spec.entry("finalizers").or_insert_with(|| json!([]));
+        match finalizers.as_array_mut() {
+            Some(list) if !list.iter().any(|f| f == "kubernetes") => list.push(json!("kubernetes")),
+            Some(_) => {}
+            None => *finalizers = json!(["kubernetes"]),
+        }
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
