@@ -506,6 +506,34 @@ pub(crate) fn field_type_error(v: &Value, go_struct: &str, field: &str, go_type:
     )
 }
 
+/// `json.NewEncoder(w).Encode` of an unstructured value: map keys sorted, `<`, `>` and `&`
+/// escaped for HTML, a newline at the end.
+pub(crate) fn encode_unstructured(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    let text = sorted(v)
+        .to_string()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029");
+    format!("{text}\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

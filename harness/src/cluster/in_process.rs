@@ -83,10 +83,7 @@ pub fn state_fingerprint(api: &Api) -> String {
 
 /// Creates `node` (a Node object).
 pub fn create_node(api: &Api, node: Value) -> anyhow::Result<()> {
-    let opts = WriteOptions {
-        field_manager: Some(FIELD_MANAGER.to_string()),
-        ..WriteOptions::default()
-    };
+    let opts = WriteOptions::by(FIELD_MANAGER);
     api.create(&NODES, "", node, &opts)
         .map(|_| ())
         .map_err(|e| anyhow!("{}", e.message))
@@ -94,10 +91,7 @@ pub fn create_node(api: &Api, node: Value) -> anyhow::Result<()> {
 
 /// Creates `pod` (a Pod object) in its namespace.
 pub fn create_pod(api: &Api, pod: Value) -> anyhow::Result<()> {
-    let opts = WriteOptions {
-        field_manager: Some(FIELD_MANAGER.to_string()),
-        ..WriteOptions::default()
-    };
+    let opts = WriteOptions::by(FIELD_MANAGER);
     let ns = pod["metadata"]["namespace"]
         .as_str()
         .unwrap_or("default")

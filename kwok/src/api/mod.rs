@@ -7,6 +7,7 @@
 pub mod hooks;
 pub mod meta;
 pub mod options;
+mod ownership;
 pub mod strategy;
 pub mod subresources;
 
@@ -21,6 +22,7 @@ use crate::registry::{self, ResourceDef};
 use crate::store::{Event, EventKind, Store, StoreError, Stored};
 pub use hooks::PatchKind;
 pub use options::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
+pub use ownership::{CONTROLLER_MANAGER, KUBE_APISERVER, KUBE_SCHEDULER, KWOK_CONTROLLER};
 
 /// The result of a list.
 pub struct ObjectList {
@@ -98,7 +100,8 @@ impl Api {
     pub fn bootstrap_serving(&self, secure_port: u16) -> ApiResult<()> {
         for ns in SYSTEM_NAMESPACES {
             let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-            match self.create(&registry::NAMESPACES, "", obj, &WriteOptions::default()) {
+            let opts = WriteOptions::by(KUBE_APISERVER);
+            match self.create(&registry::NAMESPACES, "", obj, &opts) {
                 Ok(_) => {}
                 Err(e) if e.code == 409 => {}
                 Err(e) => return Err(e),
@@ -129,7 +132,7 @@ impl Api {
                 .map(|service| (&registry::APISERVICES, "", service)),
         );
         for (res, ns, obj) in objects {
-            match self.create(res, ns, obj, &WriteOptions::default()) {
+            match self.create(res, ns, obj, &WriteOptions::by(KUBE_APISERVER)) {
                 Ok(_) => {}
                 Err(e) if e.code == 409 => {}
                 Err(e) => return Err(e),
@@ -315,6 +318,7 @@ impl Api {
         }
         self.admit_namespace(res, ns)?;
         hooks::default(res, &mut obj);
+        let mut obj = ownership::track(res, None, None, obj, opts);
         crate::admission::admit(self, res, ns, Operation::Create, &mut obj)?;
         let generate =
             meta::name(&obj).is_empty() && !meta::str_field(&obj, "generateName").is_empty();
@@ -363,6 +367,16 @@ impl Api {
     /// Replace (PUT) an object's status as a controller does (`UpdateStatus`): the namespace and
     /// name are the object's own.
     pub fn update_status(&self, res: &'static ResourceDef, obj: Value) -> ApiResult<Stored> {
+        self.update_status_as(CONTROLLER_MANAGER, res, obj)
+    }
+
+    /// [`Api::update_status`] by the component `manager` names.
+    pub fn update_status_as(
+        &self,
+        manager: &str,
+        res: &'static ResourceDef,
+        obj: Value,
+    ) -> ApiResult<Stored> {
         let (ns, name) = (
             meta::namespace(&obj).to_string(),
             meta::name(&obj).to_string(),
@@ -373,7 +387,7 @@ impl Api {
             &name,
             obj,
             Some("status"),
-            &WriteOptions::default(),
+            &WriteOptions::by(manager),
         )
     }
 
@@ -458,13 +472,16 @@ impl Api {
             // A status write is decoded into the Go type like any other, so it reads back in
             // the shape Go's encoder gives it (`imageID: ""`, `lastState: {}`).
             hooks::default(res, &mut obj);
+            obj = ownership::track(res, subresource, Some(&old.value), obj, opts);
             hooks::validate_status_update(res, &obj, &old.value)
         } else if subresource == Some("approval") {
             strategy::prepare_approval_update(res, &mut obj, &old.value);
             hooks::default(res, &mut obj);
+            obj = ownership::track(res, subresource, Some(&old.value), obj, opts);
             res.strategy.validate_approval_update(&obj, &old.value)
         } else {
             hooks::default(res, &mut obj);
+            obj = ownership::track(res, None, Some(&old.value), obj, opts);
             let op = Operation::Update { old: &old.value };
             crate::admission::admit(self, res, old.namespace(), op, &mut obj)?;
             _allocation = res
@@ -518,25 +535,8 @@ impl Api {
         subresource: Option<&str>,
         opts: &WriteOptions,
     ) -> ApiResult<Stored> {
-        // Server-side apply creates what does not exist yet.
-        if kind == PatchKind::Apply
-            && subresource.is_none()
-            && self.store.get(res, ns, name).is_none()
-        {
-            let mut created = hooks::patch(res, &json!({}), kind, body)?;
-            let pname = meta::name(&created).to_string();
-            if pname != name {
-                return Err(ApiError::bad_request(format!(
-                    "the name of the object ({pname}) does not match the name on the request ({name})"
-                )));
-            }
-            if res.namespaced {
-                meta::meta_mut(&mut created).insert("namespace".into(), json!(ns));
-            }
-            let encoded =
-                serde_json::to_vec(&created).map_err(|e| ApiError::internal(e.to_string()))?;
-            let (decoded, _) = hooks::decode(res, &encoded, opts.field_validation)?;
-            return self.create(res, ns, decoded, opts);
+        if kind == PatchKind::Apply {
+            return self.apply(res, ns, name, body, subresource, opts);
         }
         // Retry on conflicts with concurrent writers, as the apiserver's patcher does.
         for _ in 0..16 {
@@ -559,6 +559,70 @@ impl Api {
                 hooks::decode_patched(res, &patched, kind, body, opts.field_validation)?;
             match self.write_update(res, &old, decoded, subresource, opts) {
                 Err(e) if e.code == 409 && e.reason == "Conflict" => continue,
+                other => return other,
+            }
+        }
+        Err(ApiError::stale(res, name))
+    }
+
+    /// A server-side apply (`applyPatcher`): the field manager merges the configuration into
+    /// the live object, or creates it, and works out who owns what.
+    fn apply(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        body: &[u8],
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored> {
+        let config = crate::patch::apply_configuration(res, body)?;
+        let opts = WriteOptions {
+            ownership_recorded: true,
+            ..opts.clone()
+        };
+        let named = |obj: &mut Value| -> ApiResult<()> {
+            let pname = meta::name(obj).to_string();
+            if pname != name {
+                return Err(ApiError::bad_request(format!(
+                    "the name of the object ({pname}) does not match the name on the request ({name})"
+                )));
+            }
+            if res.namespaced {
+                meta::meta_mut(obj).insert("namespace".into(), json!(ns));
+            }
+            Ok(())
+        };
+        // Retry on conflicts with concurrent writers, as the apiserver's patcher does.
+        for _ in 0..16 {
+            let Some(old) = self.store.get(res, ns, name) else {
+                if subresource.is_some() {
+                    return Err(ApiError::not_found(res, name));
+                }
+                let mut created = ownership::apply(res, None, None, &config, &opts)?;
+                named(&mut created)?;
+                let encoded =
+                    serde_json::to_vec(&created).map_err(|e| ApiError::internal(e.to_string()))?;
+                let (decoded, _) = hooks::decode(res, &encoded, opts.field_validation)?;
+                return self.create(res, ns, decoded, &opts);
+            };
+            let mut applied = ownership::apply(res, subresource, Some(&old.value), &config, &opts)?;
+            let applied_rv = meta::resource_version(&applied).to_string();
+            if !applied_rv.is_empty() && applied_rv != old.resource_version().to_string() {
+                return Err(ApiError::stale(res, name));
+            }
+            named(&mut applied)?;
+            let (decoded, _) = hooks::decode_patched(
+                res,
+                &applied,
+                PatchKind::Apply,
+                body,
+                opts.field_validation,
+            )?;
+            match self.write_update(res, &old, decoded, subresource, &opts) {
+                Err(e) if e.code == 409 && e.reason == "Conflict" && e.details.is_none() => {
+                    continue
+                }
                 other => return other,
             }
         }

@@ -20,16 +20,28 @@ pub struct ListOptions {
 pub struct WriteOptions {
     pub dry_run: bool,
     pub field_validation: FieldValidation,
+    /// Who writes, for field ownership: a request's `fieldManager` or its user agent's name;
+    /// none for the cluster's own controllers (kube-controller-manager).
     pub field_manager: Option<String>,
+    /// An apply's `force`: take the fields other managers own.
+    pub force: Option<bool>,
     /// Who asks, for the kinds that record it (none for the cluster's own writes).
     pub user: Option<crate::user::UserInfo>,
+    /// Ownership was already worked out (a server-side apply's): the write keeps it as it is.
+    pub(crate) ownership_recorded: bool,
 }
 
 impl WriteOptions {
     /// The in-cluster controllers' writes: kube-controller-manager's field manager.
     pub fn controller_manager() -> Self {
+        Self::by(super::ownership::CONTROLLER_MANAGER)
+    }
+
+    /// A write of the cluster's own by the component `manager` names (`kube-scheduler`,
+    /// `kwok-controller`, `kube-apiserver`).
+    pub fn by(manager: &str) -> Self {
         Self {
-            field_manager: Some("kube-controller-manager".into()),
+            field_manager: Some(manager.into()),
             ..Self::default()
         }
     }
@@ -41,7 +53,9 @@ impl Default for WriteOptions {
             dry_run: false,
             field_validation: FieldValidation::Strict,
             field_manager: None,
+            force: None,
             user: None,
+            ownership_recorded: false,
         }
     }
 }

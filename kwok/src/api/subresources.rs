@@ -336,7 +336,13 @@ pub fn set_scale(
     if !rv.is_empty() {
         updated["metadata"]["resourceVersion"] = json!(rv);
     }
-    api.update(res, ns, name, updated, None, opts)?;
+    // The scale subresource's own field manager: its writer owns the replicas it set.
+    let updated = super::ownership::track(res, Some("scale"), Some(&obj.value), updated, opts);
+    let opts = WriteOptions {
+        ownership_recorded: true,
+        ..opts.clone()
+    };
+    api.update(res, ns, name, updated, None, &opts)?;
     get_scale(api, res, ns, name)
 }
 

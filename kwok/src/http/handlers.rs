@@ -225,7 +225,7 @@ fn resource(
         let (review, _) = hooks::decode(
             res,
             &json,
-            query.write_options("CreateOptions")?.field_validation,
+            query.write_options("CreateOptions", None)?.field_validation,
         )?;
         let user = parts
             .extensions
@@ -278,7 +278,7 @@ fn resource(
         }
         ("POST", None) => {
             require_verb(res, "create")?;
-            let opts = write_options(query, parts, "CreateOptions")?;
+            let opts = write_options(query, parts, "CreateOptions", None)?;
             let json = json_body(parts, body)?;
             let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
             let created = api.create(res, ns, obj, &opts)?;
@@ -289,7 +289,7 @@ fn resource(
         }
         ("PUT", Some(n)) => {
             require_verb(res, "update")?;
-            let opts = write_options(query, parts, "UpdateOptions")?;
+            let opts = write_options(query, parts, "UpdateOptions", None)?;
             let json = json_body(parts, body)?;
             let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
             let updated = api.update(res, ns, n, obj, None, &opts)?;
@@ -300,8 +300,8 @@ fn resource(
         }
         ("PATCH", Some(n)) => {
             require_verb(res, "patch")?;
-            let opts = write_options(query, parts, "PatchOptions")?;
             let kind = patch_kind(parts, res)?;
+            let opts = write_options(query, parts, "PatchOptions", Some(kind))?;
             let patched = api.patch(res, ns, n, kind, body, None, &opts)?;
             Ok(respond::object(StatusCode::OK, res, &patched, format))
         }
@@ -365,9 +365,24 @@ fn patch_kind(parts: &Parts, res: &crate::registry::ResourceDef) -> ApiResult<Pa
 }
 
 /// A write's options from its query, and who sends it (for the kinds that record it).
-fn write_options(query: &Query, parts: &Parts, options_kind: &str) -> ApiResult<WriteOptions> {
-    let mut opts = query.write_options(options_kind)?;
+/// A request's write options: who asks, and under which field manager (`managerOrUserAgent`).
+fn write_options(
+    query: &Query,
+    parts: &Parts,
+    options_kind: &str,
+    patch: Option<PatchKind>,
+) -> ApiResult<WriteOptions> {
+    let mut opts = query.write_options(options_kind, patch)?;
     opts.user = parts.extensions.get::<UserInfo>().cloned();
+    let agent = parts
+        .headers
+        .get(axum::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    opts.field_manager = Some(crate::fieldmanager::manager_or_user_agent(
+        opts.field_manager.as_deref(),
+        agent,
+    ));
     Ok(opts)
 }
 
@@ -428,7 +443,11 @@ fn subresource(
         "PUT" => "UpdateOptions",
         _ => "CreateOptions",
     };
-    let opts = write_options(query, parts, options_kind)?;
+    let patch = match method {
+        "PATCH" => Some(patch_kind(parts, res)?),
+        _ => None,
+    };
+    let opts = write_options(query, parts, options_kind, patch)?;
     match (sub, method) {
         ("status" | "approval", "GET") => Ok(respond::object(
             StatusCode::OK,

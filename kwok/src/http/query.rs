@@ -2,8 +2,11 @@
 
 use std::collections::HashMap;
 
+use crate::api::options::query_flag;
 use crate::api::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{go_quote, ApiError, ApiResult, FieldError, FieldErrorKind};
+use crate::fieldmanager;
+use crate::patch::PatchType;
 
 pub struct Query(HashMap<String, String>);
 
@@ -48,13 +51,61 @@ impl Query {
     }
 
     /// Options of a write; `options_kind` (`CreateOptions`, `UpdateOptions`, `PatchOptions`)
-    /// names the object in validation errors, as the apiserver does.
-    pub fn write_options(&self, options_kind: &str) -> ApiResult<WriteOptions> {
+    /// names the object in validation errors, as the apiserver does; `patch` is a patch's type.
+    pub fn write_options(
+        &self,
+        options_kind: &str,
+        patch: Option<PatchType>,
+    ) -> ApiResult<WriteOptions> {
+        let field_manager = self.get("fieldManager").unwrap_or_default();
+        let force = self.get("force").map(|f| query_flag(Some(f)));
+        // `ValidatePatchOptions` and `ValidateFieldManager`.
+        let mut errs = Vec::new();
+        match patch {
+            Some(PatchType::Apply) if field_manager.is_empty() => errs.push(FieldError::required(
+                "fieldManager",
+                "is required for apply patch",
+            )),
+            Some(t) if t != PatchType::Apply && force.is_some() => errs.push(
+                FieldError::forbidden("force", "may not be specified for non-apply patch"),
+            ),
+            _ => {}
+        }
+        if field_manager.len() > fieldmanager::MAX_MANAGER_LENGTH {
+            errs.push(FieldError::new(
+                FieldErrorKind::TooLong,
+                "fieldManager",
+                None,
+                format!(
+                    "may not be more than {} bytes",
+                    fieldmanager::MAX_MANAGER_LENGTH
+                ),
+            ));
+        }
+        for (i, c) in field_manager.char_indices() {
+            if !fieldmanager::is_print(c) {
+                errs.push(FieldError::invalid(
+                    "fieldManager",
+                    go_quote(field_manager),
+                    format!("invalid character {} (at position {i})", go_unicode(c)),
+                ));
+            }
+        }
+        if !errs.is_empty() {
+            return Err(ApiError::invalid_kind(
+                &format!("{options_kind}.meta.k8s.io"),
+                options_kind,
+                "meta.k8s.io",
+                "",
+                &errs,
+            ));
+        }
         Ok(WriteOptions {
             dry_run: self.dry_run()?,
             field_validation: FieldValidation::parse(self.get("fieldValidation"), options_kind)?,
-            field_manager: self.get("fieldManager").map(String::from),
-            user: None,
+            field_manager: Some(field_manager.to_owned()).filter(|m| !m.is_empty()),
+            force,
+            ..WriteOptions::default()
         })
     }
 
@@ -150,6 +201,16 @@ fn parse_propagation(p: &str) -> ApiResult<Propagation> {
                 &["Foreground", "Background", "Orphan", "nil"],
             )],
         )),
+    }
+}
+
+/// Go's `%#U`: `U+0007`, then the character quoted when it is printable.
+fn go_unicode(c: char) -> String {
+    let code = format!("U+{:04X}", c as u32);
+    if fieldmanager::is_print(c) {
+        format!("{code} '{c}'")
+    } else {
+        code
     }
 }
 

@@ -127,6 +127,22 @@ pub(crate) trait Strategy: Sync + Debug {
         self.validate_status_update(new, old)
     }
 
+    /// `GetResetFields` of the strategy of the main resource (`""`) or a subresource: the
+    /// fields that write path resets, so nobody gains or loses their ownership there.
+    fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "" => &["status"],
+            "status" => &["spec"],
+            _ => &[],
+        }
+    }
+
+    /// A custom resource's structural schema, which field ownership walks its objects by (a
+    /// built-in kind's comes from its OpenAPI definition).
+    fn structural_schema(&self) -> Option<&Value> {
+        None
+    }
+
     /// `AllowUnconditionalUpdate`: may a PUT leave out `metadata.resourceVersion`?
     fn allow_unconditional_update(&self) -> bool {
         true

@@ -10,6 +10,8 @@
 #![allow(clippy::result_large_err)]
 
 mod apply;
+
+pub(crate) use apply::configuration as apply_configuration;
 mod go_sort;
 mod json_patch;
 mod merge_patch;
@@ -115,7 +117,10 @@ pub fn apply(
             merge_patch::MergePatchError::BadPatch => ApiError::bad_request("Invalid JSON Patch"),
         }),
         PatchType::Strategic => strategic_merge(res, original, patch),
-        PatchType::Apply => apply::apply(res, original, patch),
+        // An applied configuration is merged by the field manager, which knows who owns what.
+        PatchType::Apply => Err(ApiError::internal(
+            "server-side apply goes through the field manager",
+        )),
     }
 }
 

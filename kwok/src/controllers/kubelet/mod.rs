@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use super::fake_node::KWOK_NODE_ANNOTATION;
 use super::{Controller, Pass};
-use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::api::{meta, Api, DeleteOptions, WriteOptions, KWOK_CONTROLLER};
 use crate::podutil::condition;
 use crate::registry;
 use crate::store::{Event, Stored};
@@ -235,7 +235,7 @@ impl FakeKubelet {
                     &registry::LEASES,
                     "kube-node-lease",
                     lease,
-                    &WriteOptions::default(),
+                    &WriteOptions::by(KWOK_CONTROLLER),
                 );
                 if let Err(e) = created {
                     // Renewed again on the next beat, as kwok's lease loop does.
@@ -251,7 +251,7 @@ impl FakeKubelet {
                     &name,
                     v,
                     None,
-                    &WriteOptions::default(),
+                    &WriteOptions::by(KWOK_CONTROLLER),
                 );
                 if let Err(e) = renewed {
                     tracing::debug!(error = %e, "renewing a node lease");
@@ -277,7 +277,7 @@ impl FakeKubelet {
             let is_ready = ready.is_some_and(|c| c["status"] == "True");
             let node = if is_ready != want_ready || ready.is_none() {
                 let updated = initialized_node(&node.value);
-                match api.update_status(&registry::NODES, updated) {
+                match api.update_status_as(KWOK_CONTROLLER, &registry::NODES, updated) {
                     Ok(n) => n,
                     Err(e) => {
                         tracing::debug!(error = %e, "node status");
@@ -324,7 +324,7 @@ impl FakeKubelet {
                     pod.name(),
                     v,
                     None,
-                    &WriteOptions::default(),
+                    &WriteOptions::by(KWOK_CONTROLLER),
                 );
                 pass.check("removing a deleted pod's finalizers", updated);
             }
@@ -344,13 +344,13 @@ impl FakeKubelet {
         if status["podIP"].as_str().is_some_and(|s| !s.is_empty()) {
             if status["phase"] == "Running" && owned_by_job(&pod.value) {
                 let completed = completed_pod(&pod.value);
-                let written = api.update_status(&registry::PODS, completed);
+                let written = api.update_status_as(KWOK_CONTROLLER, &registry::PODS, completed);
                 pass.check("completing a job's pod", written);
             }
             return pass;
         }
         let updated = self.running_pod(&pod.value, &node.value);
-        let written = api.update_status(&registry::PODS, updated);
+        let written = api.update_status_as(KWOK_CONTROLLER, &registry::PODS, updated);
         pass.check("writing a running pod's status", written);
         pass
     }

@@ -16,7 +16,7 @@ use super::events::Recorder;
 use super::typed::TypedCache;
 use super::{Controller, Pass};
 use crate::api::subresources::{bind, disruption_target, set_condition};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{meta, Api, WriteOptions, KUBE_SCHEDULER};
 use crate::registry;
 use crate::scheduler::{self, NodeInfo, SchedulingContext};
 use crate::store::{Event, EventKind, Stored};
@@ -176,7 +176,7 @@ impl Controller for SchedulerLoop {
                         pass.absorb(volumes::bind_pod_volumes(api, &stored.value, &node, &plan));
                         continue;
                     }
-                    let opts = WriteOptions::default();
+                    let opts = WriteOptions::by(KUBE_SCHEDULER);
                     let binding = json!({"metadata": {"name": stored.name()}, "target": {"kind": "Node", "name": node}});
                     let bound = bind(api, stored.namespace(), stored.name(), &binding, &opts);
                     if pass.check("binding a pod", bound).is_some() {
@@ -219,7 +219,7 @@ impl Controller for SchedulerLoop {
                             "lastTransitionTime": meta::now(), "reason": fit.reason(), "message": message,
                         }),
                     );
-                    let written = api.update_status(&registry::PODS, updated);
+                    let written = api.update_status_as(KUBE_SCHEDULER, &registry::PODS, updated);
                     if pass
                         .check("writing a pod's PodScheduled condition", written)
                         .is_some()
@@ -250,7 +250,7 @@ fn preempt(
     let mut pass = Pass::default();
     let mut nominated = preemptor.value.clone();
     nominated["status"]["nominatedNodeName"] = json!(plan.node_name);
-    let written = api.update_status(&registry::PODS, nominated);
+    let written = api.update_status_as(KUBE_SCHEDULER, &registry::PODS, nominated);
     pass.check("nominating a node", written);
     for v in &plan.victims {
         let Some(victim) = api.store().get(&registry::PODS, &v.namespace, &v.name) else {
@@ -264,7 +264,7 @@ fn preempt(
             "PreemptionByScheduler",
             &format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
         );
-        let written = api.update_status(&registry::PODS, marked);
+        let written = api.update_status_as(KUBE_SCHEDULER, &registry::PODS, marked);
         pass.check("marking a preemption victim", written);
         recorder.event(
             api,

@@ -1,10 +1,9 @@
 //! The OpenAPI v3 documents of the built-in kinds as the pinned Kubernetes release serves them
-//! (`upstream/openapi.sh` writes `kwok/openapi/kubernetes.json.gz` from it), cut to the groups
+//! (read from [`crate::definitions::read_bundle`]), cut to the groups
 //! and resources this server serves, and the parts of them that custom resources' documents
 //! borrow.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
@@ -12,8 +11,6 @@ use serde_json::{Map, Value};
 use super::Document;
 use crate::http::route::{self, Target};
 use crate::registry::GROUPS;
-
-static BUNDLE: &[u8] = include_bytes!("../../../openapi/kubernetes.json.gz");
 
 pub(super) struct Published {
     /// Rendered documents by name (`api/v1`, `apis/apps/v1`, `version`, ...).
@@ -55,10 +52,7 @@ pub(super) fn published() -> &'static Published {
 }
 
 fn load() -> anyhow::Result<Published> {
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(BUNDLE).read_to_end(&mut json)?;
-    let mut bundle: Value = serde_json::from_slice(&json)?;
-    drop(json);
+    let mut bundle = crate::definitions::read_bundle()?;
     let release = bundle["release"].as_str().unwrap_or_default().to_owned();
     let Value::Object(schemas) = bundle["schemas"].take() else {
         anyhow::bail!("no schemas");

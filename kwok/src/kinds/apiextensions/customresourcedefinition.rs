@@ -92,6 +92,15 @@ pub(crate) fn set_condition(
 }
 
 impl Strategy for CustomResourceDefinition {
+    /// `strategy.GetResetFields`, `statusStrategy.GetResetFields`.
+    fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "" => &["status"],
+            "status" => &["metadata", "spec"],
+            _ => &[],
+        }
+    }
+
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
         walk::<k8s::CustomResourceDefinition>(val, check_strict, root)
     }

@@ -102,6 +102,15 @@ pub fn local_available() -> Value {
 pub struct ApiService;
 
 impl Strategy for ApiService {
+    /// `apiServerStrategy.GetResetFields`, `apiServerStatusStrategy.GetResetFields`.
+    fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "" => &["status"],
+            "status" => &["spec", "metadata"],
+            _ => &[],
+        }
+    }
+
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
         walk::<k8s::APIService>(val, check_strict, root)
     }

@@ -36,6 +36,15 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 pub struct Deployment;
 
 impl Strategy for Deployment {
+    /// `deploymentStrategy.GetResetFields`, `deploymentStatusStrategy.GetResetFields`.
+    fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "" => &["status"],
+            "status" => &["spec", "metadata.labels"],
+            _ => &[],
+        }
+    }
+
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
         walk::<k8s::Deployment>(val, check_strict, root)
     }

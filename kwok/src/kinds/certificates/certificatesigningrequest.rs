@@ -49,6 +49,17 @@ pub const FAILED: &str = "Failed";
 pub struct CertificateSigningRequest;
 
 impl Strategy for CertificateSigningRequest {
+    /// `csrStrategy.GetResetFields` (the spec too: only the requester writes it, on create),
+    /// `csrStatusStrategy` and `csrApprovalStrategy`.
+    fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "" => &["spec", "status"],
+            "status" => &["spec", "status.conditions"],
+            "approval" => &["spec", "status.certificate"],
+            _ => &[],
+        }
+    }
+
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
         walk::<k8s::CertificateSigningRequest>(val, check_strict, root)
     }

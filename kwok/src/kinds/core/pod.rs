@@ -57,6 +57,19 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 pub struct Pod;
 
 impl Strategy for Pod {
+    /// `podStrategy.GetResetFields`, `podStatusStrategy.GetResetFields`.
+    fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "" => &["status"],
+            "status" => &[
+                "spec",
+                "metadata.deletionTimestamp",
+                "metadata.ownerReferences",
+            ],
+            _ => &[],
+        }
+    }
+
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
         walk::<k8s::Pod>(val, check_strict, root)
     }

@@ -64,6 +64,20 @@ impl Strategy for CustomResource {
         Ok(Outcome { object, strict })
     }
 
+    /// `customResourceStrategy.GetResetFields`: the status, when it is a subresource;
+    /// `statusStrategy.GetResetFields`: the spec.
+    fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
+        match subresource {
+            "" if self.status_subresource => &["status"],
+            "status" => &["spec"],
+            _ => &[],
+        }
+    }
+
+    fn structural_schema(&self) -> Option<&Value> {
+        Some(&self.schema)
+    }
+
     fn default(&self, obj: &mut Map<String, Value>) {
         let mut value = Value::Object(std::mem::take(obj));
         schema::default(&mut value, &self.schema);

@@ -1,0 +1,176 @@
+//! Who owns what after a write (structured-merge-diff `merge.Updater`): an update takes the
+//! fields it changed from everyone else; an apply merges its configuration, removes what the
+//! applier stopped applying unless someone else owns it, and conflicts where another manager
+//! owns a field it changes — unless forced.
+//!
+//! One served version per kind: the sets of managers that wrote through another version of the
+//! kind (autoscaling/v1 and v2) are compared as if they were of this one, where upstream converts.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::path::{values_equal, PathElement};
+use super::schema::{Ty, Types};
+use super::set::Set;
+use super::typed::{self, Comparison};
+
+/// A manager's fields, the version it wrote through and whether it applied them.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct VersionedSet {
+    pub set: Set,
+    pub api_version: String,
+    pub applied: bool,
+}
+
+/// Managers by identifier.
+pub(crate) type Managers = BTreeMap<String, VersionedSet>;
+
+/// A field another manager owns (`merge.Conflict`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Conflict {
+    pub manager: String,
+    pub path: Vec<PathElement>,
+}
+
+pub(crate) struct Updater<'t, 'a> {
+    pub types: &'t Types<'a>,
+    pub ty: Ty<'a>,
+    /// The fields this write path resets (`IgnoreFilter`): nobody gains or loses them here.
+    pub ignored: &'t Set,
+}
+
+impl Updater<'_, '_> {
+    /// `Updater.update`: take what changed from every manager but `workflow`; without `force`,
+    /// the first manager losing a field is a conflict.
+    fn take(
+        &self,
+        old: &Value,
+        new: &Value,
+        managers: &mut Managers,
+        workflow: &str,
+        force: bool,
+    ) -> Result<Comparison, Vec<Conflict>> {
+        let compare = typed::compare(self.types, self.ty, old, new);
+        let filtered = compare.without(self.ignored);
+        let changed = filtered.modified.union(&filtered.added);
+        let mut conflicts = Vec::new();
+        for (manager, owned) in managers.iter_mut() {
+            if manager == workflow {
+                continue;
+            }
+            let lost = owned.set.intersection(&changed);
+            if !force {
+                conflicts.extend(lost.paths().into_iter().map(|path| Conflict {
+                    manager: manager.clone(),
+                    path,
+                }));
+                continue;
+            }
+            owned.set = owned.set.difference(&lost).difference(&filtered.removed);
+        }
+        if !conflicts.is_empty() {
+            return Err(conflicts);
+        }
+        if !force {
+            for (manager, owned) in managers.iter_mut() {
+                if manager != workflow {
+                    owned.set = owned.set.difference(&filtered.removed);
+                }
+            }
+        }
+        managers.retain(|_, owned| !owned.set.is_empty());
+        Ok(compare)
+    }
+
+    /// `Updater.Update`: `manager` now owns what it changed.
+    pub(crate) fn update(
+        &self,
+        live: &Value,
+        new: &Value,
+        version: &str,
+        managers: &mut Managers,
+        manager: &str,
+    ) {
+        let Ok(compare) = self.take(live, new, managers, manager, true) else {
+            return;
+        };
+        let previous = managers.remove(manager).map(|m| m.set).unwrap_or_default();
+        let set = previous
+            .difference(&compare.removed)
+            .union(&compare.modified)
+            .union(&compare.added)
+            .recursive_difference(self.ignored);
+        if !set.is_empty() {
+            managers.insert(
+                manager.to_owned(),
+                VersionedSet {
+                    set,
+                    api_version: version.to_owned(),
+                    applied: false,
+                },
+            );
+        }
+    }
+
+    /// `Updater.Apply`: the object the configuration makes of `live` (`None`: unchanged), or
+    /// the conflicts that stop it.
+    pub(crate) fn apply(
+        &self,
+        live: &Value,
+        config: &Value,
+        version: &str,
+        managers: &mut Managers,
+        manager: &str,
+        force: bool,
+    ) -> Result<Option<Value>, Vec<Conflict>> {
+        let merged = typed::merge(self.types, self.ty, live, config);
+        let last = managers.get(manager).map(|m| m.set.clone());
+        let set =
+            typed::to_field_set(self.types, self.ty, config).recursive_difference(self.ignored);
+        managers.insert(
+            manager.to_owned(),
+            VersionedSet {
+                set,
+                api_version: version.to_owned(),
+                applied: true,
+            },
+        );
+        let new = match &last {
+            Some(last) if !last.is_empty() => self.prune(&merged, managers, last),
+            _ => merged,
+        };
+        self.take(live, &new, managers, manager, force)?;
+        Ok((!values_equal(live, &new)).then_some(new))
+    }
+
+    /// `Updater.prune`: remove what the applier owned before and no longer applies, unless
+    /// someone else owns it.
+    fn prune(&self, merged: &Value, managers: &Managers, last: &Set) -> Value {
+        let (types, ty) = (self.types, self.ty);
+        let named = |set: &Set| typed::ensure_named_fields_are_members(types, ty, set);
+        let pruned = typed::remove_items(types, ty, merged, &named(last));
+        // `addBackOwnedItems`: what anyone owns stays.
+        let owned = managers
+            .values()
+            .fold(Set::default(), |all, m| all.union(&m.set));
+        let merged_set = named(&typed::to_field_set(types, ty, merged));
+        let pruned_set = named(&typed::to_field_set(types, ty, &pruned));
+        let pruned = typed::remove_items(
+            types,
+            ty,
+            merged,
+            &merged_set.difference(&pruned_set.union(&named(&owned))),
+        );
+        // `addBackDanglingItems`: only what the applier owned goes.
+        let pruned_set = named(&typed::to_field_set(types, ty, &pruned));
+        typed::remove_items(
+            types,
+            ty,
+            merged,
+            &merged_set
+                .difference(&pruned_set)
+                .intersection(&named(last)),
+        )
+    }
+}
