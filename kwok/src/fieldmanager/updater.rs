@@ -54,29 +54,28 @@ impl Updater<'_, '_> {
         let compare = typed::compare(self.types, self.ty, old, new);
         let filtered = compare.without(self.ignored);
         let changed = filtered.modified.union(&filtered.added);
-        let mut conflicts = Vec::new();
-        for (manager, owned) in managers.iter_mut() {
-            if manager == workflow {
-                continue;
-            }
-            let lost = owned.set.intersection(&changed);
-            if !force {
-                conflicts.extend(lost.paths().into_iter().map(|path| Conflict {
-                    manager: manager.clone(),
-                    path,
-                }));
-                continue;
-            }
-            owned.set = owned.set.difference(&lost).difference(&filtered.removed);
-        }
-        if !conflicts.is_empty() {
-            return Err(conflicts);
-        }
+        let lost: Vec<(String, Set)> = managers
+            .iter()
+            .filter(|(manager, _)| *manager != workflow)
+            .map(|(manager, owned)| (manager.clone(), owned.set.intersection(&changed)))
+            .collect();
         if !force {
-            for (manager, owned) in managers.iter_mut() {
-                if manager != workflow {
-                    owned.set = owned.set.difference(&filtered.removed);
-                }
+            let conflicts: Vec<Conflict> = lost
+                .iter()
+                .flat_map(|(manager, set)| {
+                    set.paths().into_iter().map(|path| Conflict {
+                        manager: manager.clone(),
+                        path,
+                    })
+                })
+                .collect();
+            if !conflicts.is_empty() {
+                return Err(conflicts);
+            }
+        }
+        for (manager, lost) in lost {
+            if let Some(owned) = managers.get_mut(&manager) {
+                owned.set = owned.set.difference(&lost).difference(&filtered.removed);
             }
         }
         managers.retain(|_, owned| !owned.set.is_empty());
