@@ -119,7 +119,17 @@ fn main() {
         let fixtures = common::repo().join("tests/fixtures/submissions").join(&lab);
         for (set, cases, ignored) in [
             ("", common::bundled(&lab, &file), false),
-            ("::fixtures", fixture_cases(&fixtures), true),
+            (
+                "::fixtures",
+                fixture_cases(
+                    &fixtures,
+                    &common::repo()
+                        .join("scenarios")
+                        .join(&lab)
+                        .join("submissions"),
+                ),
+                true,
+            ),
         ] {
             // kwokctl grades one submission at a time: a set of many is split so that its parts
             // run side by side, each on control planes of its own.
@@ -172,9 +182,10 @@ fn main() {
 /// How many submissions one trial grades (a kwokctl batch grades them one at a time).
 const PER_TRIAL: usize = 4;
 
-/// The fixtures of a lab (`tests/fixtures/submissions/<lab>/<case>/expect.yaml`).
-fn fixture_cases(dir: &Path) -> Vec<BundledSubmission> {
-    proctor::scenario::lab::submissions_in(dir)
+/// The fixtures of a lab (`tests/fixtures/submissions/<lab>/<case>/expect.yaml`), composed from
+/// the lab's bundled submissions in `bundled`.
+fn fixture_cases(dir: &Path, bundled: &Path) -> Vec<BundledSubmission> {
+    proctor::scenario::lab::submissions_in(dir, bundled)
         .unwrap_or_else(|error| panic!("{}: {error:#}", dir.display()))
 }
 

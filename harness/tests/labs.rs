@@ -246,8 +246,12 @@ fn class_dir(shared: &Shared, lab: &Lab, folder: &str) -> Result<PathBuf, String
     shared.once(&format!("{folder}-class"), || {
         let _ = std::fs::remove_dir_all(&class);
         for case in cases(lab, folder) {
-            proctor::tree::copy_dir(&case.dir, &class.join(&case.name))
-                .map_err(|error| format!("copying {}: {error:#}", case.dir.display()))?;
+            proctor::scenario::compose::materialize(
+                &case.dir,
+                &lab.dir.join("submissions"),
+                &class.join(&case.name),
+            )
+            .map_err(|error| format!("copying {}: {error:#}", case.dir.display()))?;
         }
         Ok(())
     })?;

@@ -36,7 +36,7 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
         let lab = globals.lab(name)?;
         crate::runner::preflight::check(&lab).await?;
         let cases = match &args.cases {
-            Some(root) => submissions_in(&root.join(lab.name()))?,
+            Some(root) => submissions_in(&root.join(lab.name()), &lab.dir.join("submissions"))?,
             None => lab.bundled_submissions()?,
         };
         if cases.is_empty() {

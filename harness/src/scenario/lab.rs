@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::expect::{load_expectation, Expectation};
+use super::compose;
+use super::expect::{load_case, Expectation};
 use super::load::load_scenario;
 use super::lookup::find_scenario;
 use super::model::Scenario;
@@ -21,8 +22,24 @@ pub struct Lab {
 #[derive(Debug, Clone)]
 pub struct BundledSubmission {
     pub name: String,
+    /// Its whole tree: its own folder, or, for one composed from a base, a scratch folder holding
+    /// the composition.
     pub dir: PathBuf,
     pub expect: Expectation,
+    /// Keeps a composed tree for as long as the submission is in use.
+    _composed: Option<std::sync::Arc<tempfile::TempDir>>,
+}
+
+impl BundledSubmission {
+    /// A submission whose folder is its whole tree.
+    pub fn whole(name: &str, dir: PathBuf, expect: Expectation) -> Self {
+        BundledSubmission {
+            name: name.to_owned(),
+            dir,
+            expect,
+            _composed: None,
+        }
+    }
 }
 
 impl Lab {
@@ -49,7 +66,7 @@ impl Lab {
 
     /// `submissions/<case>/` with an `expect.yaml`, sorted by name.
     pub fn bundled_submissions(&self) -> anyhow::Result<Vec<BundledSubmission>> {
-        submissions_in(&self.dir.join("submissions"))
+        submissions_in(&self.dir.join("submissions"), &self.dir.join("submissions"))
     }
 
     /// The names at the top of a lab folder: those of the files the steps leave and the checks
@@ -97,8 +114,9 @@ impl Lab {
     }
 }
 
-/// Submission cases (directories holding `expect.yaml`) under `root`, sorted by name.
-pub fn submissions_in(root: &Path) -> anyhow::Result<Vec<BundledSubmission>> {
+/// Submission cases (directories holding `expect.yaml`) under `root`, sorted by name; a case
+/// composed from a base finds it beside itself or in `bundled` (the lab's own submissions).
+pub fn submissions_in(root: &Path, bundled: &Path) -> anyhow::Result<Vec<BundledSubmission>> {
     let Ok(entries) = std::fs::read_dir(root) else {
         return Ok(Vec::new());
     };
@@ -109,11 +127,28 @@ pub fn submissions_in(root: &Path) -> anyhow::Result<Vec<BundledSubmission>> {
         if !expect_file.is_file() {
             continue;
         }
-        let expect = load_expectation(&expect_file)?;
+        let case = load_case(&expect_file)?;
+        let composed = match case.base {
+            Some(_) => {
+                let scratch = tempfile::Builder::new()
+                    .prefix("proctor-submission-")
+                    .tempdir()
+                    .context("making a scratch folder for a composed submission")?;
+                let tree = scratch.path().join("submission");
+                compose::materialize(&dir, bundled, &tree)?;
+                Some((std::sync::Arc::new(scratch), tree))
+            }
+            None => None,
+        };
+        let (composed, dir) = match composed {
+            Some((scratch, tree)) => (Some(scratch), tree),
+            None => (None, dir),
+        };
         cases.push(BundledSubmission {
             name: entry.file_name().to_string_lossy().into_owned(),
             dir,
-            expect,
+            expect: case.expect,
+            _composed: composed,
         });
     }
     cases.sort_by(|a, b| a.name.cmp(&b.name));

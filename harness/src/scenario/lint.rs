@@ -105,6 +105,20 @@ pub fn lint(lab: &Lab, text: &str, served: &[ServedResource]) -> Vec<ScenarioErr
             }
         }
     }
+    // Composed submissions: a base that exists, deletions it has, no file the same as its.
+    let bundled_root = lab.dir.join("submissions");
+    for entry in std::fs::read_dir(&bundled_root)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let case = entry.path();
+        if case.join("expect.yaml").is_file() {
+            for message in super::compose::problems(&case, &bundled_root) {
+                problems.push(ScenarioError::new(case.join("expect.yaml"), "", message));
+            }
+        }
+    }
     match lab.bundled_submissions() {
         Ok(bundled) => problems.extend(
             missing_submissions(&bundled)
@@ -267,10 +281,8 @@ leases                                           coordination.k8s.io/v1         
 
     #[test]
     fn a_lab_must_bundle_a_perfect_and_two_flawed_submissions() {
-        let case = |name: &str, expect: Expectation| BundledSubmission {
-            name: name.to_string(),
-            dir: PathBuf::from(name),
-            expect,
+        let case = |name: &str, expect: Expectation| {
+            BundledSubmission::whole(name, PathBuf::from(name), expect)
         };
         let flawed = |name: &str| case(name, Expectation::FailingSteps(vec![1]));
         let full = case("perfect", Expectation::FullScore);

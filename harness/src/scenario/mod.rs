@@ -1,6 +1,7 @@
 //! The scenario format: typed model, loading with located errors, semantic validation, lookup.
 
 pub mod check;
+pub mod compose;
 pub mod error;
 pub mod expect;
 pub mod lab;

@@ -12,14 +12,10 @@ use std::time::{Duration, Instant};
 const LAB: &str = "gpudrv";
 const COUNT: usize = 200;
 
-fn copy_tree(from: &Path, to: &Path) {
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .expect("cp");
-    assert!(status.success(), "cp -a {}", from.display());
+/// A submission's whole tree (composed from its base, if it names one) at `to`.
+fn copy_tree(repo: &Path, from: &Path, to: &Path) {
+    let bundled = repo.join("scenarios").join(LAB).join("submissions");
+    proctor::scenario::compose::materialize(from, &bundled, to).expect("submission tree");
 }
 
 /// COUNT submissions in `dir`, cycling through the bundled ones and the fixtures.
@@ -49,7 +45,7 @@ fn make_class_of(repo: &Path, dir: &Path, count: Option<usize>) -> Vec<String> {
     for i in 0..count.unwrap_or(sources.len()) {
         let name = format!("learner-{i:03}");
         let to = dir.join(&name);
-        copy_tree(&sources[i % sources.len()], &to);
+        copy_tree(repo, &sources[i % sources.len()], &to);
         // A mutation that changes the tree but not the grade.
         std::fs::write(to.join("NOTES.txt"), format!("learner {i}\n")).expect("notes");
         names.push(name);
@@ -164,7 +160,7 @@ pub fn batch_figures(proctor: &Path, repo: &Path) {
     let twenty = work.path().join("twenty");
     std::fs::create_dir_all(&twenty).expect("mkdir");
     for name in names.iter().take(20) {
-        copy_tree(&class.join(name), &twenty.join(name));
+        proctor::tree::copy_dir(&class.join(name), &twenty.join(name)).expect("copy");
     }
     let started = Instant::now();
     let children: Vec<_> = names
