@@ -97,15 +97,16 @@ fn main() {
 }
 
 /// client-go-probe, built with the upstream binaries (`upstream/build.sh`) this run found.
-fn client_go_probe() -> anyhow::Result<String> {
-    let probe = proctor::cluster::upstream::Upstream::find()?.binary("client-go-probe");
-    if !probe.is_file() {
+/// A client the upstream build makes (`client-go-probe`, `helm`), by path.
+fn upstream_client(name: &str) -> anyhow::Result<String> {
+    let client = proctor::cluster::upstream::Upstream::find()?.binary(name);
+    if !client.is_file() {
         anyhow::bail!(
             "{} is missing: the upstream build predates it; run upstream/build.sh",
-            probe.display()
+            client.display()
         );
     }
-    Ok(probe.display().to_string())
+    Ok(client.display().to_string())
 }
 
 fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
@@ -170,7 +171,15 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
                     "KUBE_PROBE".to_string(),
                     env!("CARGO_BIN_EXE_kube-probe").to_string(),
                 ),
-                ("CLIENT_GO_PROBE".to_string(), client_go_probe()?),
+                ("CLIENT_GO_PROBE".to_string(), upstream_client("client-go-probe")?),
+                ("HELM".to_string(), upstream_client("helm")?),
+                (
+                    "CHARTS_DIR".to_string(),
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("differential/charts")
+                        .display()
+                        .to_string(),
+                ),
             ];
             for dir in [&a, &b] {
                 std::fs::create_dir_all(dir.join("lab"))?;
