@@ -506,25 +506,27 @@ pub(crate) fn field_type_error(v: &Value, go_struct: &str, field: &str, go_type:
     )
 }
 
+/// `v` with every object's keys sorted, as Go's `json.Marshal` writes a map; list order kept.
+pub(crate) fn sorted_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted_keys(&m[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_keys).collect()),
+        other => other.clone(),
+    }
+}
+
 /// `json.NewEncoder(w).Encode` of an unstructured value: map keys sorted, `<`, `>` and `&`
 /// escaped for HTML, a newline at the end.
 pub(crate) fn encode_unstructured(v: &Value) -> String {
-    fn sorted(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sorted(&m[k])))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
-    let text = sorted(v)
+    let text = sorted_keys(v)
         .to_string()
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")

@@ -304,6 +304,11 @@ fn uid(obj: &Value) -> &str {
 }
 
 impl Endpoint<'_> {
+    /// What a write that creates an object compares it with.
+    fn zero(&self) -> Value {
+        self.kind.zero(&self.api_version, self.kind_name)
+    }
+
     fn updater<'t, 'a>(&'t self, types: &'t Types<'a>, ty: Ty<'a>) -> Updater<'t, 'a> {
         Updater {
             types,
@@ -319,7 +324,7 @@ impl Endpoint<'_> {
         let live = match live {
             Some(live) => live,
             None => {
-                zero = self.kind.zero(&self.api_version, self.kind_name);
+                zero = self.zero();
                 &zero
             }
         };
@@ -406,7 +411,7 @@ impl Endpoint<'_> {
         let live = match live {
             Some(live) => live,
             None => {
-                zero = self.kind.zero(&self.api_version, self.kind_name);
+                zero = self.zero();
                 &zero
             }
         };
@@ -452,8 +457,7 @@ impl Endpoint<'_> {
         let mut live = live.clone();
         if managed.fields.is_empty() {
             // `skipNonAppliedManager`: what the object already holds is someone else's.
-            let zero = self.kind.zero(&self.api_version, self.kind_name);
-            managed = self.record_update(managed, &zero, &live, BEFORE_FIRST_APPLY);
+            managed = self.record_update(managed, &self.zero(), &live, BEFORE_FIRST_APPLY);
             set_managed_fields(&mut live, None);
         }
         let id = identifier(manager, "Apply", "", self.subresource);

@@ -160,34 +160,8 @@ impl<'a> Types<'a> {
     pub(crate) fn atom(&self, ty: Ty<'a>) -> Atom<'a> {
         match ty {
             Ty::Missing => Atom::default(),
-            Ty::Untyped => Atom {
-                scalar: true,
-                list: Some(ListType {
-                    elem: Ty::Untyped,
-                    kind: ListKind::Atomic,
-                }),
-                map: Some(MapType {
-                    fields: None,
-                    elem: Ty::Untyped,
-                    atomic: true,
-                    preserve: false,
-                    required: None,
-                }),
-            },
-            Ty::Deduced => Atom {
-                scalar: true,
-                list: Some(ListType {
-                    elem: Ty::Untyped,
-                    kind: ListKind::Atomic,
-                }),
-                map: Some(MapType {
-                    fields: None,
-                    elem: Ty::Deduced,
-                    atomic: false,
-                    preserve: false,
-                    required: None,
-                }),
-            },
+            Ty::Untyped => schemaless(Ty::Untyped, true),
+            Ty::Deduced => schemaless(Ty::Deduced, false),
             Ty::Named { name, map_atomic } => {
                 let mut atom = match name {
                     QUANTITY => Atom {
@@ -235,6 +209,24 @@ impl<'a> Types<'a> {
         } else {
             Shape::Invalid
         }
+    }
+}
+
+/// `untypedDef` and `deducedDef`: any scalar, an atomic list, and a map of `elem`.
+fn schemaless(elem: Ty<'_>, atomic: bool) -> Atom<'_> {
+    Atom {
+        scalar: true,
+        list: Some(ListType {
+            elem: Ty::Untyped,
+            kind: ListKind::Atomic,
+        }),
+        map: Some(MapType {
+            fields: None,
+            elem,
+            atomic,
+            preserve: false,
+            required: None,
+        }),
     }
 }
 

@@ -72,26 +72,9 @@ fn check(original: &str, patch: &str, expected: &str) {
     let got = run(original, patch).expect("patch applies");
     let want = yaml(expected);
     assert_eq!(
-        serde_json::to_string(&sorted(&got)).unwrap(),
-        serde_json::to_string(&sorted(&want)).unwrap()
+        serde_json::to_string(&crate::go_json::sorted_keys(&got)).unwrap(),
+        serde_json::to_string(&crate::go_json::sorted_keys(&want)).unwrap()
     );
-}
-
-/// Sort object keys (like Go's json.Marshal) but keep list order.
-fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted(&m[k.as_str()])))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-        other => other.clone(),
-    }
 }
 
 #[track_caller]
