@@ -664,6 +664,45 @@ fn patch_holds(res: Res, original: &Value, patch_type: PatchType, body: &[u8]) -
     }
 }
 
+/// A server-side apply through the API, where the field manager merges it into a stored object
+/// of `original`'s shape: an answer or a well-formed error, never a panic.
+fn apply_holds(res: Res, original: &Value, body: &[u8]) -> Outcome {
+    let api = kwok::api::Api::new(std::sync::Arc::new(kwok::store::Store::new()));
+    // Stored under the name the configuration gives, so that the apply reaches the merge.
+    let name = serde_yaml::from_slice::<Value>(body)
+        .ok()
+        .and_then(|v| v["metadata"]["name"].as_str().map(String::from))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "fuzz".into());
+    let ns = if res.namespaced { "fuzz" } else { "" };
+    let mut stored = original.clone();
+    if let Some(meta) = stored
+        .as_object_mut()
+        .map(|m| m.entry("metadata").or_insert_with(|| json!({})))
+    {
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert("name".into(), json!(name));
+            if res.namespaced {
+                meta.insert("namespace".into(), json!(ns));
+            }
+        }
+    }
+    let _ = api.store().create(res, stored);
+    let opts = kwok::api::WriteOptions::by("fuzz");
+    match api.patch(
+        res,
+        ns,
+        &name,
+        kwok::api::PatchKind::Apply,
+        body,
+        None,
+        &opts,
+    ) {
+        Err(e) => well_formed(&e),
+        Ok(_) => Ok(()),
+    }
+}
+
 #[test]
 fn json_patch_no_panic() {
     run_json_patch_no_panic(1);
@@ -797,12 +836,7 @@ fn run_apply_patch_no_panic(factor: u32) {
             mutations(),
         ),
         |((res, (original, body)), edits)| {
-            patch_holds(
-                res,
-                &original,
-                PatchType::Apply,
-                &mutate(body.render(), &edits),
-            )
+            apply_holds(res, &original, &mutate(body.render(), &edits))
         },
     );
 }

@@ -36,10 +36,11 @@ impl PathElement {
 
     /// `DeserializePathElement`.
     pub(crate) fn deserialize(s: &str) -> Result<PathElement, String> {
-        if s.len() < 2 {
-            return Err("key must be 2 characters long:".into());
-        }
-        let (kind, rest) = s.split_at(2);
+        // A client may send any key: one whose second byte is inside a character is no path
+        // element (and must not be split there).
+        let (Some(kind), Some(rest)) = (s.get(..2), s.get(2..)) else {
+            return Err(format!("key must be 2 characters long: {s}"));
+        };
         match kind {
             "f:" => Ok(PathElement::Field(rest.to_owned())),
             "v:" => serde_json::from_str(rest)
@@ -248,6 +249,8 @@ mod tests {
         assert_eq!(PathElement::deserialize("i:3"), Ok(PathElement::Index(3)));
         assert!(PathElement::deserialize("x").is_err());
         assert!(PathElement::deserialize("q:a").is_err());
+        assert!(PathElement::deserialize("aé:x").is_err());
+        assert!(PathElement::deserialize("é").is_err());
     }
 
     #[test]
