@@ -578,6 +578,26 @@ fn main() {
         trials.push(Trial::test(format!("{folder}::batch"), move || {
             batch(&s, &l, &f)
         }));
+        // `lint` holds the bundled submissions' composition; the fixtures' is held here.
+        let (f, l) = (folder.clone(), lab.clone());
+        trials.push(Trial::test(
+            format!("{folder}::fixtures-composed"),
+            move || {
+                let bundled = l.dir.join("submissions");
+                let problems: Vec<String> = subdirs(&fixtures().join(&f))
+                    .iter()
+                    .flat_map(|case| {
+                        proctor::scenario::compose::problems(case, &bundled)
+                            .into_iter()
+                            .map(move |p| format!("{}: {p}", case.display()))
+                    })
+                    .collect();
+                match problems.is_empty() {
+                    true => Ok(()),
+                    false => Err(problems.join("\n").into()),
+                }
+            },
+        ));
         for case in cases(&lab, &folder).into_iter().map(Arc::new) {
             for &step in &steps {
                 let (s, f, l, c) = (shared.clone(), folder.clone(), lab.clone(), case.clone());

@@ -171,7 +171,10 @@ fn run_one(name: &str, file: &Path, accepted: &Accepted) -> Result<(), Failed> {
                     "KUBE_PROBE".to_string(),
                     env!("CARGO_BIN_EXE_kube-probe").to_string(),
                 ),
-                ("CLIENT_GO_PROBE".to_string(), upstream_client("client-go-probe")?),
+                (
+                    "CLIENT_GO_PROBE".to_string(),
+                    upstream_client("client-go-probe")?,
+                ),
                 ("HELM".to_string(), upstream_client("helm")?),
                 (
                     "CHARTS_DIR".to_string(),
