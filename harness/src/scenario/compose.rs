@@ -35,11 +35,6 @@ pub fn resolve_base(case: &Path, base: &str, bundled: &Path) -> anyhow::Result<P
         })
 }
 
-/// Whether the case at `case` names a base.
-pub fn is_composed(case: &Path) -> anyhow::Result<bool> {
-    Ok(load_case(&case.join("expect.yaml"))?.base.is_some())
-}
-
 /// The chain of directories whose files make the case, the case last (base first).
 fn chain(case: &Path, bundled: &Path) -> anyhow::Result<Vec<(PathBuf, CaseFile)>> {
     let mut chain = Vec::new();
@@ -70,7 +65,26 @@ fn chain(case: &Path, bundled: &Path) -> anyhow::Result<Vec<(PathBuf, CaseFile)>
 /// tree, without the paths it deletes, with its own files (its `expect.yaml` too) over it — the
 /// folder it would be had it been copied whole.
 pub fn materialize(case: &Path, bundled: &Path, into: &Path) -> anyhow::Result<()> {
-    for (dir, spec) in chain(case, bundled)? {
+    if into.symlink_metadata().is_ok() {
+        bail!(
+            "{} exists already: a submission is made into a new folder",
+            into.display()
+        );
+    }
+    let chain = chain(case, bundled)?;
+    let bases = chain.len().saturating_sub(1);
+    for (dir, _) in &chain[..bases] {
+        // A link in a base would let a later layer's copy or deletion reach outside `into`.
+        if let Some(link) = first_symlink(dir) {
+            bail!(
+                "{} is a symbolic link in {}, which another submission starts from: a base holds \
+                 plain files only",
+                link.display(),
+                dir.display()
+            );
+        }
+    }
+    for (dir, spec) in chain {
         for path in &spec.delete {
             let target = into.join(path);
             let removed = if target.is_dir() {
@@ -136,6 +150,21 @@ fn same_mode(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777);
     matches!((mode(a), mode(b)), (Ok(x), Ok(y)) if x == y)
+}
+
+/// The first symbolic link under `dir`, if any.
+fn first_symlink(dir: &Path) -> Option<PathBuf> {
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_symlink() => return Some(entry.path()),
+                Ok(t) if t.is_dir() => pending.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// Every regular file under `dir`, sorted.
@@ -259,5 +288,28 @@ mod tests {
         );
         assert!(one("loop1").contains("cycle"), "{}", one("loop1"));
         assert!(one("perfect").is_empty());
+    }
+
+    #[test]
+    fn a_base_with_a_link_is_refused_and_the_target_must_be_new() {
+        let root = tempfile::tempdir().unwrap();
+        let bundled = root.path().join("bundled");
+        write(&bundled.join("perfect/expect.yaml"), "score: full\n");
+        std::os::unix::fs::symlink("/etc", bundled.join("perfect/out")).unwrap();
+        write(
+            &bundled.join("flawed/expect.yaml"),
+            "base: perfect\nfailingSteps: [1]\n",
+        );
+        write(&bundled.join("flawed/out/passwd"), "x\n");
+        let err = materialize(&bundled.join("flawed"), &bundled, &root.path().join("made"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        // The case with the link is nobody's base here: its own tree keeps the link.
+        let made = root.path().join("perfect-made");
+        materialize(&bundled.join("perfect"), &bundled, &made).unwrap();
+        assert!(made.join("out").symlink_metadata().unwrap().is_symlink());
+        let again = materialize(&bundled.join("perfect"), &bundled, &made).unwrap_err();
+        assert!(again.to_string().contains("exists already"), "{again}");
     }
 }
