@@ -501,6 +501,7 @@ impl Api {
             "resourceVersion".into(),
             json!(old.resource_version().to_string()),
         );
+        crate::fieldmanager::keep_times_of_a_no_op(&mut obj, &old.value);
         if obj == old.value {
             // A no-op write keeps its resourceVersion and sends no watch event (GuaranteedUpdate).
             return Ok(old.clone());
@@ -620,9 +621,9 @@ impl Api {
                 opts.field_validation,
             )?;
             match self.write_update(res, &old, decoded, subresource, &opts) {
-                Err(e) if e.code == 409 && e.reason == "Conflict" && e.details.is_none() => {
-                    continue
-                }
+                // A conflict here is the store's (another writer won); the apply's own
+                // conflicts left above, before anything was written.
+                Err(e) if e.code == 409 && e.reason == "Conflict" => continue,
                 other => return other,
             }
         }

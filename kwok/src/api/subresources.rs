@@ -303,16 +303,8 @@ fn omit_zero(key: &str, n: i64) -> Value {
     }
 }
 
-pub fn set_scale(
-    api: &Api,
-    res: &'static ResourceDef,
-    ns: &str,
-    name: &str,
-    scale: &Value,
-    opts: &WriteOptions,
-) -> ApiResult<Value> {
-    // An omitted `replicas` is the Go zero value.
-    let replicas = scale["spec"]["replicas"].as_i64().unwrap_or(0);
+/// `ValidateScale`: a Scale's replicas may not be negative.
+fn check_replicas(name: &str, replicas: i64) -> ApiResult<()> {
     if replicas < 0 {
         return Err(ApiError::invalid_kind(
             "Scale.autoscaling",
@@ -326,6 +318,48 @@ pub fn set_scale(
             )],
         ));
     }
+    Ok(())
+}
+
+/// A server-side apply to `<workload>/scale` (an autoscaling/v1 Scale): its applier owns the
+/// replicas it sets, under the `scale` subresource, as the scale handler turns the Scale's
+/// ownership into the parent's `spec.replicas`.
+pub fn apply_scale(
+    api: &Api,
+    res: &'static ResourceDef,
+    ns: &str,
+    name: &str,
+    body: &[u8],
+    opts: &WriteOptions,
+) -> ApiResult<Value> {
+    let config = crate::patch::apply_configuration_of("autoscaling/v1", "Scale", body)?;
+    let obj = api.get(res, ns, name)?;
+    let mut parent =
+        json!({"apiVersion": res.api_version(), "kind": res.kind, "metadata": {"name": name}});
+    if let Some(replicas) = config["spec"].get("replicas") {
+        check_replicas(name, replicas.as_i64().unwrap_or(0))?;
+        parent["spec"] = json!({ "replicas": replicas });
+    }
+    let applied = super::ownership::apply(res, Some("scale"), Some(&obj.value), &parent, opts)?;
+    let opts = WriteOptions {
+        ownership_recorded: true,
+        ..opts.clone()
+    };
+    api.update(res, ns, name, applied, None, &opts)?;
+    get_scale(api, res, ns, name)
+}
+
+pub fn set_scale(
+    api: &Api,
+    res: &'static ResourceDef,
+    ns: &str,
+    name: &str,
+    scale: &Value,
+    opts: &WriteOptions,
+) -> ApiResult<Value> {
+    // An omitted `replicas` is the Go zero value.
+    let replicas = scale["spec"]["replicas"].as_i64().unwrap_or(0);
+    check_replicas(name, replicas)?;
     let obj = api.get(res, ns, name)?;
     let mut updated = obj.value.clone();
     updated["spec"]["replicas"] = json!(replicas);
@@ -336,8 +370,13 @@ pub fn set_scale(
     if !rv.is_empty() {
         updated["metadata"]["resourceVersion"] = json!(rv);
     }
-    // The scale subresource's own field manager: its writer owns the replicas it set.
-    let updated = super::ownership::track(res, Some("scale"), Some(&obj.value), updated, opts);
+    // The scale subresource's own field manager: its writer owns the replicas it set, and
+    // takes them from their owners; with no owner, the scale handler records nothing.
+    let updated = if crate::fieldmanager::anyone_owns(&obj.value, &["spec", "replicas"]) {
+        super::ownership::track(res, Some("scale"), Some(&obj.value), updated, opts)
+    } else {
+        updated
+    };
     let opts = WriteOptions {
         ownership_recorded: true,
         ..opts.clone()

@@ -19,7 +19,8 @@ use serde_json::{json, Map, Value};
 pub(crate) use schema::Definitions;
 use schema::{Ty, Types};
 use set::Set;
-use updater::{Conflict, Managers, Updater, VersionedSet};
+use typed::{MergeError, Side};
+use updater::{ApplyError, Conflict, Managers, Updater, VersionedSet};
 
 use crate::error::{go_quote, ApiError};
 
@@ -304,6 +305,13 @@ fn uid(obj: &Value) -> &str {
 }
 
 impl Endpoint<'_> {
+    /// The time a manager's entry gets. `ScaleHandler.ToParent` re-adds the scale writer's
+    /// entry with the time of a parent entry of the scale's identity — which does not exist
+    /// yet — so a scale entry carries none.
+    fn time(&self) -> Option<String> {
+        (self.subresource != "scale").then(|| self.now.clone())
+    }
+
     /// What a write that creates an object compares it with.
     fn zero(&self) -> Value {
         self.kind.zero(&self.api_version, self.kind_name)
@@ -388,11 +396,7 @@ impl Endpoint<'_> {
                     applied: current.applied,
                 },
             );
-            // `ScaleHandler.ToParent` re-adds the scale writer's entry under the parent's
-            // version with the time of a parent entry of the scale's version — which never
-            // exists — so a scale entry carries no time.
-            let time = (self.subresource != "scale").then(|| self.now.clone());
-            managed.times.insert(id, time);
+            managed.times.insert(id, self.time());
         }
         cap_update_managers(&mut managed);
         managed
@@ -416,13 +420,13 @@ impl Endpoint<'_> {
             }
         };
         let managed = decode(managed_fields_of(live))
-            .map_err(|e| ApiError::internal(format!("failed to decode managed fields: {e}")))?;
+            .map_err(|e| ApiError::new(500, "", format!("failed to decode managed fields: {e}")))?;
         let live = without_managed_fields(live);
         let mut result = self.apply_managed(&live, config, managed.clone(), manager, force);
         // `lastAppliedManager`: kubectl taking over from its client-side apply may take the
         // fields whose values its last applied configuration still holds.
         if manager == "kubectl" {
-            if let Err(conflicts) = &result {
+            if let Err(ApplyError::Conflicts(conflicts)) = &result {
                 if let Some(allowed) = self.allowed_from_last_applied(&live) {
                     let left: Vec<Conflict> = conflicts
                         .iter()
@@ -432,12 +436,15 @@ impl Endpoint<'_> {
                     result = if left.is_empty() {
                         self.apply_managed(&live, config, managed, manager, true)
                     } else {
-                        Err(left)
+                        Err(ApplyError::Conflicts(left))
                     };
                 }
             }
         }
-        let (mut object, managed) = result.map_err(|c| conflict_error(&c))?;
+        let (mut object, managed) = result.map_err(|e| match e {
+            ApplyError::Conflicts(c) => conflict_error(&c),
+            ApplyError::Invalid(e) => self.invalid_error(config, &live, e),
+        })?;
         // `lastAppliedUpdater`: kubectl's apply keeps its client-side annotation current.
         if manager == "kubectl" && has_last_applied(&object) {
             set_last_applied(&mut object, config);
@@ -453,7 +460,7 @@ impl Endpoint<'_> {
         mut managed: Managed,
         manager: &str,
         force: bool,
-    ) -> Result<(Value, Managed), Vec<Conflict>> {
+    ) -> Result<(Value, Managed), ApplyError> {
         let mut live = live.clone();
         if managed.fields.is_empty() {
             // `skipNonAppliedManager`: what the object already holds is someone else's.
@@ -473,12 +480,44 @@ impl Endpoint<'_> {
         strip(&mut managed.fields, &id);
         let object = match applied {
             Some(object) => {
-                managed.times.insert(id, Some(self.now.clone()));
+                managed.times.insert(id, self.time());
                 object
             }
             None => live,
         };
         Ok((object, managed))
+    }
+
+    /// `structuredMergeManager.Apply`'s refusal of an object that does not fit its type: a
+    /// 500, as upstream's typed conversion answers, naming the object as `objectGVKNN` does.
+    fn invalid_error(&self, config: &Value, live: &Value, e: MergeError) -> ApiError {
+        let (what, obj) = match e.side {
+            Side::Config => ("patch", config),
+            Side::Live => ("live", live),
+        };
+        let text = |o: &Value, k: &str| {
+            o.get("metadata")
+                .and_then(|m| m.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let (group, version) = match self.api_version.split_once('/') {
+            Some((g, v)) => (g, v),
+            None => ("", self.api_version.as_str()),
+        };
+        // Not a Status error: the handler answers it as a 500 without a reason.
+        ApiError::new(
+            500,
+            "",
+            format!(
+                "failed to create typed {what} object ({}/{}; {group}/{version}, Kind={}): {}",
+                text(obj, "namespace"),
+                text(obj, "name"),
+                self.kind_name,
+                e.message
+            ),
+        )
     }
 
     /// `allowedConflictsFromLastApplied`: the fields of the last applied configuration whose
@@ -503,6 +542,51 @@ impl Endpoint<'_> {
                 .difference(&compare.removed),
         )
     }
+}
+
+/// `IgnoreManagedFieldsTimestampsTransformer`: a write that changes nothing but the times of its
+/// managers' entries keeps the stored times, so that it stays a no-op (an apply whose values
+/// only look different before decoding, `cpu: 1` against `"1"`).
+pub(crate) fn keep_times_of_a_no_op(new: &mut Value, old: &Value) {
+    if new == old {
+        return;
+    }
+    let (Some(Value::Array(mine)), Some(Value::Array(theirs))) =
+        (managed_fields_of(new), managed_fields_of(old))
+    else {
+        return;
+    };
+    let without_time = |entries: &Vec<Value>| -> Vec<Value> {
+        entries
+            .iter()
+            .map(|e| {
+                let mut e = e.clone();
+                if let Some(m) = e.as_object_mut() {
+                    m.remove("time");
+                }
+                e
+            })
+            .collect()
+    };
+    if without_time(mine) != without_time(theirs)
+        || without_managed_fields(new) != without_managed_fields(old)
+    {
+        return;
+    }
+    let kept = Value::Array(theirs.clone());
+    set_managed_fields(new, Some(kept));
+}
+
+/// Whether any manager of `obj` owns the field at `path` (`ScaleHandler.ToSubresource` keeps
+/// only the managers of the replicas).
+pub(crate) fn anyone_owns(obj: &Value, path: &[&str]) -> bool {
+    let path: Vec<path::PathElement> = path
+        .iter()
+        .map(|f| path::PathElement::Field((*f).to_owned()))
+        .collect();
+    decode(managed_fields_of(obj))
+        .map(|m| m.fields.values().any(|owned| owned.set.has(&path)))
+        .unwrap_or(false)
 }
 
 /// `stripMetaManager.stripFields`.
@@ -681,6 +765,40 @@ pub(crate) fn manager_or_user_agent(manager: Option<&str>, user_agent: &str) -> 
         out.push(c);
     }
     out
+}
+
+/// `ValidateFieldManager`: at most 128 bytes, every character printable.
+pub(crate) fn manager_errors(manager: &str, field: &str) -> Vec<crate::error::FieldError> {
+    use crate::error::{FieldError, FieldErrorKind};
+    let mut errs = Vec::new();
+    if manager.len() > MAX_MANAGER_LENGTH {
+        errs.push(FieldError::new(
+            FieldErrorKind::TooLong,
+            field,
+            None,
+            format!("may not be more than {MAX_MANAGER_LENGTH} bytes"),
+        ));
+    }
+    for (i, c) in manager.char_indices() {
+        if !is_print(c) {
+            errs.push(FieldError::invalid(
+                field,
+                go_quote(manager),
+                format!("invalid character {} (at position {i})", go_unicode(c)),
+            ));
+        }
+    }
+    errs
+}
+
+/// Go's `%#U`: `U+0007`, then the character quoted when it is printable.
+fn go_unicode(c: char) -> String {
+    let code = format!("U+{:04X}", c as u32);
+    if is_print(c) {
+        format!("{code} '{c}'")
+    } else {
+        code
+    }
 }
 
 /// Go's `unicode.IsPrint`, near enough: no control characters, the ASCII space allowed.

@@ -289,3 +289,61 @@ fn the_manager_is_the_field_manager_else_the_user_agent_name() {
     );
     assert_eq!(manager_or_user_agent(None, &"x".repeat(200)).len(), 128);
 }
+
+#[test]
+fn a_configuration_that_repeats_a_list_key_is_refused_as_upstream_types_it() {
+    let pods = endpoint("io.k8s.api.core.v1.Pod", "v1", "Pod", "");
+    let config = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "a"}, {"name": "c", "image": "b"}]}});
+    let err = pods.apply(None, &config, "alice", false).unwrap_err();
+    assert_eq!(err.code, 500);
+    assert!(
+        err.message.ends_with(
+            "failed to create typed patch object (/p; /v1, Kind=Pod): .spec.containers: duplicate entries for key [name=\"c\"]"
+        ),
+        "{}",
+        err.message
+    );
+    // A container without its name is keyed by the name's OpenAPI default (`""`), as
+    // upstream keys it: that is for validation to refuse, not the merge.
+    let keyless = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"image": "a"}]}});
+    let applied = pods.apply(None, &keyless, "alice", false).unwrap();
+    assert!(
+        applied["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:containers"]
+            .get("k:{\"name\":\"\"}")
+            .is_some()
+    );
+}
+
+#[test]
+fn a_write_that_only_moves_its_managers_times_stays_a_no_op() {
+    let cms = config_maps();
+    let stored = cms.update(None, config_map(json!({"a": "1"})), "kubectl-create");
+    let mut again = stored.clone();
+    again["metadata"]["managedFields"][0]["time"] = json!("2030-01-01T00:00:00Z");
+    keep_times_of_a_no_op(&mut again, &stored);
+    assert_eq!(again, stored);
+    // A real change keeps its new times.
+    let mut changed = again.clone();
+    changed["data"]["a"] = json!("2");
+    changed["metadata"]["managedFields"][0]["time"] = json!("2030-01-01T00:00:00Z");
+    keep_times_of_a_no_op(&mut changed, &stored);
+    assert_eq!(
+        changed["metadata"]["managedFields"][0]["time"],
+        "2030-01-01T00:00:00Z"
+    );
+}
+
+#[test]
+fn ownership_of_a_field_is_read_from_any_manager() {
+    let obj = json!({"metadata": {"managedFields": [{"manager": "m", "operation": "Update",
+        "apiVersion": "apps/v1", "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:spec": {"f:replicas": {}}}}]}});
+    assert!(anyone_owns(&obj, &["spec", "replicas"]));
+    assert!(!anyone_owns(&obj, &["spec", "paused"]));
+    assert!(!anyone_owns(
+        &json!({"metadata": {}}),
+        &["spec", "replicas"]
+    ));
+}

@@ -324,10 +324,31 @@ impl<'a> Comparer<'_, 'a> {
     }
 }
 
+/// Which side of a merge a value that does not fit its type is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Live,
+    Config,
+}
+
+/// A value that does not fit its type (`ValidationError`): where, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MergeError {
+    pub side: Side,
+    pub message: String,
+}
+
 /// `TypedValue.Merge`: `rhs` applied over `lhs` — maps merged by key, associative lists by
-/// item (in the order `merge.go` gives them), everything else replaced.
-pub(crate) fn merge(types: &Types<'_>, ty: Ty<'_>, lhs: &Value, rhs: &Value) -> Value {
-    merge_value(types, ty, Some(lhs), Some(rhs)).unwrap_or(Value::Null)
+/// item (in the order `merge.go` gives them), everything else replaced. A list item without
+/// its key, or a key the configuration repeats, stops the merge, as upstream's typed
+/// conversion refuses such objects.
+pub(crate) fn merge(
+    types: &Types<'_>,
+    ty: Ty<'_>,
+    lhs: &Value,
+    rhs: &Value,
+) -> Result<Value, MergeError> {
+    Ok(merge_value(types, ty, Some(lhs), Some(rhs), &mut Vec::new())?.unwrap_or(Value::Null))
 }
 
 fn merge_value(
@@ -335,23 +356,24 @@ fn merge_value(
     ty: Ty<'_>,
     lhs: Option<&Value>,
     rhs: Option<&Value>,
-) -> Option<Value> {
+    path: &mut Vec<PathElement>,
+) -> Result<Option<Value>, MergeError> {
     let left = types.shape(ty, lhs);
     let right = types.shape(ty, rhs);
     let shape = if rhs.is_none() { left } else { right };
-    match shape {
+    Ok(match shape {
         Shape::Scalar | Shape::Invalid => rhs.or(lhs).cloned(),
         Shape::List(list) => {
             let l = lhs.and_then(Value::as_array);
             let r = rhs.and_then(Value::as_array);
             let empty = l.is_none_or(Vec::is_empty) && r.is_none_or(Vec::is_empty);
             if list.kind == ListKind::Atomic || empty {
-                return rhs.or(lhs).cloned();
+                return Ok(rhs.or(lhs).cloned());
             }
             if l.is_none() && r.is_none() {
-                return None;
+                return Ok(None);
             }
-            let out = merge_list(types, &list, l, r);
+            let out = merge_list(types, &list, l, r, path)?;
             (!out.is_empty()).then_some(Value::Array(out))
         }
         Shape::Map(map) => {
@@ -359,10 +381,10 @@ fn merge_value(
             let r = rhs.and_then(Value::as_object);
             let empty = l.is_none_or(Map::is_empty) && r.is_none_or(Map::is_empty);
             if map.atomic || empty {
-                return rhs.or(lhs).cloned();
+                return Ok(rhs.or(lhs).cloned());
             }
             if l.is_none() && r.is_none() {
-                return None;
+                return Ok(None);
             }
             let mut out = Map::new();
             let keys = l.into_iter().flat_map(Map::keys).chain(
@@ -371,19 +393,56 @@ fn merge_value(
                     .filter(|k| !l.is_some_and(|l| l.contains_key(*k))),
             );
             for key in keys {
+                path.push(PathElement::Field(key.clone()));
                 let merged = merge_value(
                     types,
                     map.field_or_elem(key),
                     l.and_then(|m| m.get(key)),
                     r.and_then(|m| m.get(key)),
+                    path,
                 );
-                if let Some(v) = merged {
+                path.pop();
+                if let Some(v) = merged? {
                     out.insert(key.clone(), v);
                 }
             }
             (!out.is_empty()).then_some(Value::Object(out))
         }
+    })
+}
+
+/// The items of one side of a list merge, each with its path element, and each element's item
+/// (`None` for one the live object repeats); `indexListPathElements`.
+type Indexed = (Vec<PathElement>, BTreeMap<PathElement, Option<Value>>);
+
+fn index_items(
+    types: &Types<'_>,
+    list: &ListType<'_>,
+    items: Option<&Vec<Value>>,
+    side: Side,
+    path: &[PathElement],
+) -> Result<Indexed, MergeError> {
+    let fail = |message: String| MergeError {
+        side,
+        message: format!("{}: {message}", super::path::path_string(path)),
+    };
+    let mut pes = Vec::new();
+    let mut observed: BTreeMap<PathElement, Option<Value>> = BTreeMap::new();
+    for (i, item) in items.into_iter().flatten().enumerate() {
+        let pe = item_element(types, list, item).map_err(|e| fail(format!("element {i}: {e}")))?;
+        match observed.get_mut(&pe) {
+            // The live object may repeat a key (it is observed as absent); a configuration may not.
+            Some(_) if side == Side::Config => {
+                return Err(fail(format!("duplicate entries for key {pe}")))
+            }
+            Some(slot) => *slot = None,
+            None => {
+                observed.insert(pe.clone(), Some(item.clone()));
+            }
+        }
+        pes.push(pe);
     }
+    Ok((pes, observed))
 }
 
 /// `mergingWalker.visitListItems`: the live items in their order, each item the configuration
@@ -393,27 +452,10 @@ fn merge_list(
     list: &ListType<'_>,
     lhs: Option<&Vec<Value>>,
     rhs: Option<&Vec<Value>>,
-) -> Vec<Value> {
-    let index = |items: Option<&Vec<Value>>| {
-        let mut pes = Vec::new();
-        let mut observed: BTreeMap<PathElement, Option<Value>> = BTreeMap::new();
-        for item in items.into_iter().flatten() {
-            let Ok(pe) = item_element(types, list, item) else {
-                continue;
-            };
-            // A duplicated item is observed as absent (`nil`).
-            match observed.get_mut(&pe) {
-                Some(slot) => *slot = None,
-                None => {
-                    observed.insert(pe.clone(), Some(item.clone()));
-                }
-            }
-            pes.push(pe);
-        }
-        (pes, observed)
-    };
-    let (rhs_pes, observed_rhs) = index(rhs);
-    let (lhs_pes, observed_lhs) = index(lhs);
+    path: &mut Vec<PathElement>,
+) -> Result<Vec<Value>, MergeError> {
+    let (rhs_pes, observed_rhs) = index_items(types, list, rhs, Side::Config, path)?;
+    let (lhs_pes, observed_lhs) = index_items(types, list, lhs, Side::Live, path)?;
     let mut shared: std::collections::VecDeque<&PathElement> = rhs_pes
         .iter()
         .filter(|pe| observed_lhs.contains_key(*pe))
@@ -424,6 +466,13 @@ fn merge_list(
     let item = |observed: &BTreeMap<PathElement, Option<Value>>, pe: &PathElement| {
         observed.get(pe).cloned().flatten()
     };
+    let mut merge_item =
+        |pe: &PathElement, l: Option<&Value>, r: Option<&Value>, out: &mut Vec<Value>| {
+            path.push(pe.clone());
+            let merged = merge_value(types, list.elem, l, r, path);
+            path.pop();
+            merged.map(|v| out.extend(v))
+        };
     let (mut li, mut ri) = (0, 0);
     while li < lhs_pes.len() || ri < rhs_pes.len() {
         if li < lhs_pes.len() && ri < rhs_pes.len() {
@@ -431,9 +480,7 @@ fn merge_list(
             if *pe == rhs_pes[ri] {
                 merged_rhs.insert(pe.clone());
                 let (l, r) = (item(&observed_lhs, pe), item(&observed_rhs, pe));
-                if let Some(v) = merge_value(types, list.elem, l.as_ref(), r.as_ref()) {
-                    out.push(v);
-                }
+                merge_item(pe, l.as_ref(), r.as_ref(), &mut out)?;
                 li += 1;
                 ri += 1;
                 next_shared = shared.pop_front();
@@ -447,10 +494,10 @@ fn merge_list(
         if li < lhs_pes.len() {
             let pe = &lhs_pes[li];
             if !observed_rhs.contains_key(pe) {
+                // Every live item has its element (an error stopped the merge otherwise), so
+                // `li` is the item's own index.
                 let l = lhs.and_then(|items| items.get(li));
-                if let Some(v) = merge_value(types, list.elem, l, None) {
-                    out.push(v);
-                }
+                merge_item(pe, l, None, &mut out)?;
                 li += 1;
                 continue;
             } else if merged_rhs.contains(pe) {
@@ -461,16 +508,14 @@ fn merge_list(
             let pe = &rhs_pes[ri];
             merged_rhs.insert(pe.clone());
             let (l, r) = (item(&observed_lhs, pe), item(&observed_rhs, pe));
-            if let Some(v) = merge_value(types, list.elem, l.as_ref(), r.as_ref()) {
-                out.push(v);
-            }
+            merge_item(pe, l.as_ref(), r.as_ref(), &mut out)?;
             ri += 1;
             if next_shared.is_some_and(|n| n == pe) {
                 next_shared = shared.pop_front();
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// `TypedValue.RemoveItems`: `value` without the paths of `remove` (a member takes its whole

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::path::{values_equal, PathElement};
 use super::schema::{Ty, Types};
 use super::set::Set;
-use super::typed::{self, Comparison};
+use super::typed::{self, Comparison, MergeError};
 
 /// A manager's fields, the version it wrote through and whether it applied them.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +25,13 @@ pub(crate) struct VersionedSet {
 
 /// Managers by identifier.
 pub(crate) type Managers = BTreeMap<String, VersionedSet>;
+
+/// Why an apply stops: fields other managers own, or an object that does not fit its type.
+#[derive(Debug)]
+pub(crate) enum ApplyError {
+    Conflicts(Vec<Conflict>),
+    Invalid(MergeError),
+}
 
 /// A field another manager owns (`merge.Conflict`).
 #[derive(Clone, Debug, PartialEq)]
@@ -122,8 +129,9 @@ impl Updater<'_, '_> {
         managers: &mut Managers,
         manager: &str,
         force: bool,
-    ) -> Result<Option<Value>, Vec<Conflict>> {
-        let merged = typed::merge(self.types, self.ty, live, config);
+    ) -> Result<Option<Value>, ApplyError> {
+        let merged =
+            typed::merge(self.types, self.ty, live, config).map_err(ApplyError::Invalid)?;
         let last = managers.get(manager).map(|m| m.set.clone());
         let set =
             typed::to_field_set(self.types, self.ty, config).recursive_difference(self.ignored);
@@ -139,7 +147,8 @@ impl Updater<'_, '_> {
             Some(last) if !last.is_empty() => self.prune(&merged, managers, last),
             _ => merged,
         };
-        self.take(live, &new, managers, manager, force)?;
+        self.take(live, &new, managers, manager, force)
+            .map_err(ApplyError::Conflicts)?;
         Ok((!values_equal(live, &new)).then_some(new))
     }
 

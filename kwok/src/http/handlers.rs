@@ -500,6 +500,10 @@ fn subresource(
             StatusCode::OK,
             &subresources::get_scale(api, res, ns, name)?,
         )),
+        ("scale", "PATCH") if patch == Some(PatchKind::Apply) => Ok(respond::value(
+            StatusCode::OK,
+            &subresources::apply_scale(api, res, ns, name, body, &opts)?,
+        )),
         ("scale", "PUT") | ("scale", "PATCH") => {
             let current = subresources::get_scale(api, res, ns, name)?;
             let desired = if method == "PUT" {

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use crate::api::options::query_flag;
 use crate::api::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
-use crate::error::{go_quote, ApiError, ApiResult, FieldError, FieldErrorKind};
+use crate::error::{ApiError, ApiResult, FieldError};
 use crate::fieldmanager;
 use crate::patch::PatchType;
 
@@ -71,26 +71,7 @@ impl Query {
             ),
             _ => {}
         }
-        if field_manager.len() > fieldmanager::MAX_MANAGER_LENGTH {
-            errs.push(FieldError::new(
-                FieldErrorKind::TooLong,
-                "fieldManager",
-                None,
-                format!(
-                    "may not be more than {} bytes",
-                    fieldmanager::MAX_MANAGER_LENGTH
-                ),
-            ));
-        }
-        for (i, c) in field_manager.char_indices() {
-            if !fieldmanager::is_print(c) {
-                errs.push(FieldError::invalid(
-                    "fieldManager",
-                    go_quote(field_manager),
-                    format!("invalid character {} (at position {i})", go_unicode(c)),
-                ));
-            }
-        }
+        errs.extend(fieldmanager::manager_errors(field_manager, "fieldManager"));
         if !errs.is_empty() {
             return Err(ApiError::invalid_kind(
                 &format!("{options_kind}.meta.k8s.io"),
@@ -201,16 +182,6 @@ fn parse_propagation(p: &str) -> ApiResult<Propagation> {
                 &["Foreground", "Background", "Orphan", "nil"],
             )],
         )),
-    }
-}
-
-/// Go's `%#U`: `U+0007`, then the character quoted when it is printable.
-fn go_unicode(c: char) -> String {
-    let code = format!("U+{:04X}", c as u32);
-    if fieldmanager::is_print(c) {
-        format!("{code} '{c}'")
-    } else {
-        code
     }
 }
 

@@ -11,8 +11,18 @@ use crate::registry::ResourceDef;
 
 /// The configuration `body` applies to an object of `res`.
 pub(crate) fn configuration(res: &'static ResourceDef, body: &[u8]) -> Result<Value, ApiError> {
+    configuration_of(&res.api_version(), res.kind, body)
+}
+
+/// The configuration `body` applies to an object of `api_version` and `kind` (a subresource's:
+/// autoscaling/v1 Scale).
+pub(crate) fn configuration_of(
+    api_version: &str,
+    kind: &str,
+    body: &[u8],
+) -> Result<Value, ApiError> {
     let applied = decode(body)?;
-    check_kind(res, &applied)?;
+    check_kind(api_version, kind, &applied)?;
     if applied
         .get("metadata")
         .and_then(|m| m.get("managedFields"))
@@ -41,13 +51,17 @@ fn decode(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
 
 /// `versionCheckManager.Apply`: the applied object must be of the endpoint's group, version and
 /// kind; the message prints the `schema.GroupVersionKind` as Go does (`apps/v1, Kind=DaemonSet`).
-fn check_kind(res: &ResourceDef, applied: &Map<String, Value>) -> Result<(), ApiError> {
+fn check_kind(
+    want_api_version: &str,
+    want_kind: &str,
+    applied: &Map<String, Value>,
+) -> Result<(), ApiError> {
     let api_version = applied
         .get("apiVersion")
         .and_then(Value::as_str)
         .unwrap_or("");
     let kind = applied.get("kind").and_then(Value::as_str).unwrap_or("");
-    if api_version == res.api_version() && kind == res.kind {
+    if api_version == want_api_version && kind == want_kind {
         return Ok(());
     }
     // `schema.ParseGroupVersion`: "v1" is the core group; more than one '/' does not parse and

@@ -11,7 +11,9 @@
 
 mod apply;
 
-pub(crate) use apply::configuration as apply_configuration;
+pub(crate) use apply::{
+    configuration as apply_configuration, configuration_of as apply_configuration_of,
+};
 mod go_sort;
 mod json_patch;
 mod merge_patch;

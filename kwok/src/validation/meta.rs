@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::labels::{annotations, labels};
-use super::path::{forbidden, invalid, nonnegative, required, Path, IMMUTABLE};
+use super::path::{forbidden, invalid, nonnegative, required, too_long, Path, IMMUTABLE};
 use crate::error::{go_quote, FieldError};
 use crate::names;
 
@@ -155,9 +155,23 @@ fn managed_fields(m: &Value, p: &Path) -> Vec<FieldError> {
                 "must be `FieldsV1`",
             ));
         }
+        errs.extend(crate::fieldmanager::manager_errors(
+            str_at(e, "manager"),
+            ep.child("manager").as_str(),
+        ));
+        let sub = str_at(e, "subresource");
+        if sub.len() > MAX_SUBRESOURCE_NAME_LENGTH {
+            errs.push(too_long(
+                &ep.child("subresource"),
+                MAX_SUBRESOURCE_NAME_LENGTH,
+            ));
+        }
     }
     errs
 }
+
+/// `MaxSubresourceNameLength`.
+const MAX_SUBRESOURCE_NAME_LENGTH: usize = 256;
 
 fn finalizer_list(m: &Value) -> Vec<String> {
     m.get("finalizers")
