@@ -347,3 +347,25 @@ fn ownership_of_a_field_is_read_from_any_manager() {
         &["spec", "replicas"]
     ));
 }
+
+#[test]
+fn a_configuration_with_an_undeclared_field_is_refused() {
+    let deployments = endpoint("io.k8s.api.apps.v1.Deployment", "apps/v1", "Deployment", "");
+    // Two objects, each with one undeclared field (upstream stops at an object's first, in
+    // Go's map order: two in one object would name either).
+    let config = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "d", "labelz": {}},
+        "spec": {"template": {"spec": {"containers": [{"name": "c", "imag": "x"}]}}}});
+    let err = deployments
+        .apply(None, &config, "alice", false)
+        .unwrap_err();
+    assert_eq!(err.code, 500);
+    assert_eq!(
+        err.message,
+        "failed to create typed patch object (/d; apps/v1, Kind=Deployment): errors:\n  .metadata.labelz: field not declared in schema\n  .spec.template.spec.containers[name=\"c\"].imag: field not declared in schema"
+    );
+    // Labels are a map of strings, and a custom resource's preserved fields are free.
+    let labelled = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "d", "labels": {"any.key/x": "y"}}});
+    assert!(deployments.apply(None, &labelled, "alice", false).is_ok());
+}

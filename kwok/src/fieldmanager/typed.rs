@@ -68,6 +68,65 @@ fn with(path: &[PathElement], pe: &PathElement) -> Vec<PathElement> {
     p
 }
 
+/// What upstream's typed conversion of an applied configuration refuses (`AsTyped`'s
+/// validation): a field its struct does not declare (the first of each object), an
+/// associative list item without its key, a key repeated. Each as `<path>: <why>`.
+pub(crate) fn config_errors(types: &Types<'_>, ty: Ty<'_>, value: &Value) -> Vec<String> {
+    let mut errs = Vec::new();
+    check_config(types, ty, value, &mut Vec::new(), &mut errs);
+    errs
+}
+
+fn check_config(
+    types: &Types<'_>,
+    ty: Ty<'_>,
+    value: &Value,
+    path: &mut Vec<PathElement>,
+    errs: &mut Vec<String>,
+) {
+    let here = |path: &[PathElement]| super::path::path_string(path);
+    match types.shape(ty, Some(value)) {
+        Shape::Scalar | Shape::Invalid => {}
+        Shape::List(list) => {
+            let Value::Array(items) = value else { return };
+            if list.kind == ListKind::Atomic {
+                return;
+            }
+            let mut seen = BTreeSet::new();
+            for (i, item) in items.iter().enumerate() {
+                match item_element(types, &list, item) {
+                    Err(e) => errs.push(format!("{}: element {i}: {e}", here(path))),
+                    Ok(pe) if !seen.insert(pe.clone()) => {
+                        errs.push(format!("{}: duplicate entries for key {pe}", here(path)))
+                    }
+                    Ok(pe) => {
+                        path.push(pe);
+                        check_config(types, list.elem, item, path, errs);
+                        path.pop();
+                    }
+                }
+            }
+        }
+        Shape::Map(map) => {
+            let Value::Object(entries) = value else {
+                return;
+            };
+            for (key, child) in entries {
+                path.push(PathElement::Field(key.clone()));
+                let ty = map.field_or_elem(key);
+                if matches!(ty, Ty::Missing) {
+                    // `validatingObjectWalker` stops at an object's first undeclared field.
+                    errs.push(format!("{}: field not declared in schema", here(path)));
+                    path.pop();
+                    return;
+                }
+                check_config(types, ty, child, path, errs);
+                path.pop();
+            }
+        }
+    }
+}
+
 /// `ToFieldSet`: the fields `value` sets — scalars, atomic lists and maps, list items, map
 /// entries, and empty or null fields.
 pub(crate) fn to_field_set(types: &Types<'_>, ty: Ty<'_>, value: &Value) -> Set {

@@ -130,6 +130,18 @@ impl Updater<'_, '_> {
         manager: &str,
         force: bool,
     ) -> Result<Option<Value>, ApplyError> {
+        let refused = typed::config_errors(self.types, self.ty, config);
+        if !refused.is_empty() {
+            // `ValidationErrors.Error`: one alone, or a list under `errors:`.
+            let message = match refused.as_slice() {
+                [one] => one.clone(),
+                many => format!("errors:\n  {}", many.join("\n  ")),
+            };
+            return Err(ApplyError::Invalid(MergeError {
+                side: typed::Side::Config,
+                message,
+            }));
+        }
         let merged =
             typed::merge(self.types, self.ty, live, config).map_err(ApplyError::Invalid)?;
         let last = managers.get(manager).map(|m| m.set.clone());
