@@ -14,9 +14,20 @@ static BUNDLE: &[u8] = include_bytes!("../openapi/kubernetes.json.gz");
 /// served documents, naming the definitions they hold) and `custom` (a sample custom
 /// resource's document).
 pub(crate) fn read_bundle() -> anyhow::Result<Value> {
+    Ok(serde_json::from_slice(&unzipped()?)?)
+}
+
+fn unzipped() -> anyhow::Result<Vec<u8>> {
     let mut json = Vec::new();
     flate2::read::GzDecoder::new(BUNDLE).read_to_end(&mut json)?;
-    Ok(serde_json::from_slice(&json)?)
+    Ok(json)
+}
+
+/// The bundle's definitions alone: its documents (four fifths of it) are skipped while reading,
+/// not built and dropped.
+#[derive(serde::Deserialize)]
+struct SchemasOnly {
+    schemas: Map<String, Value>,
 }
 
 /// The built-in definitions, and which one describes each group, version and kind.
@@ -38,11 +49,9 @@ impl Definitions {
 pub(crate) fn definitions() -> &'static Definitions {
     static DEFINITIONS: OnceLock<Definitions> = OnceLock::new();
     DEFINITIONS.get_or_init(|| {
-        let schemas = match read_bundle() {
-            Ok(mut bundle) => match bundle["schemas"].take() {
-                Value::Object(schemas) => schemas,
-                _ => Map::new(),
-            },
+        let read = unzipped().and_then(|json| Ok(serde_json::from_slice::<SchemasOnly>(&json)?));
+        let schemas = match read {
+            Ok(only) => only.schemas,
             Err(e) => {
                 tracing::error!("the built-in OpenAPI definitions cannot be read: {e}");
                 Map::new()
