@@ -443,8 +443,9 @@ fn subresource(
         "PUT" => "UpdateOptions",
         _ => "CreateOptions",
     };
-    let patch = match method {
-        "PATCH" => Some(patch_kind(parts, res)?),
+    // Only the subresources that take a patch read its type (another answers 405 below).
+    let patch = match (sub, method) {
+        ("status" | "approval" | "scale", "PATCH") => Some(patch_kind(parts, res)?),
         _ => None,
     };
     let opts = write_options(query, parts, options_kind, patch)?;
