@@ -116,22 +116,25 @@ pub(crate) fn reset_fields(paths: &[&str]) -> Set {
     set::of_fields(&refs)
 }
 
-/// `stripMetaManager`'s fields: nobody owns them.
-fn stripped() -> Set {
-    set::of_fields(&[
-        &["apiVersion"],
-        &["kind"],
-        &["metadata"],
-        &["metadata", "name"],
-        &["metadata", "namespace"],
-        &["metadata", "creationTimestamp"],
-        &["metadata", "selfLink"],
-        &["metadata", "uid"],
-        &["metadata", "clusterName"],
-        &["metadata", "generation"],
-        &["metadata", "managedFields"],
-        &["metadata", "resourceVersion"],
-    ])
+/// `stripMetaManager`'s fields: nobody owns them. Built once: every write strips them.
+fn stripped() -> &'static Set {
+    static STRIPPED: std::sync::OnceLock<Set> = std::sync::OnceLock::new();
+    STRIPPED.get_or_init(|| {
+        set::of_fields(&[
+            &["apiVersion"],
+            &["kind"],
+            &["metadata"],
+            &["metadata", "name"],
+            &["metadata", "namespace"],
+            &["metadata", "creationTimestamp"],
+            &["metadata", "selfLink"],
+            &["metadata", "uid"],
+            &["metadata", "clusterName"],
+            &["metadata", "generation"],
+            &["metadata", "managedFields"],
+            &["metadata", "resourceVersion"],
+        ])
+    })
 }
 
 /// Decoded `managedFields`: each manager's fields and when it last changed them.
@@ -317,6 +320,14 @@ impl Endpoint<'_> {
         self.kind.zero(&self.api_version, self.kind_name)
     }
 
+    /// The stored object, or the zero object when the write creates one.
+    fn live_or_zero<'v>(&self, live: Option<&'v Value>) -> std::borrow::Cow<'v, Value> {
+        live.map_or_else(
+            || std::borrow::Cow::Owned(self.zero()),
+            std::borrow::Cow::Borrowed,
+        )
+    }
+
     fn updater<'t, 'a>(&'t self, types: &'t Types<'a>, ty: Ty<'a>) -> Updater<'t, 'a> {
         Updater {
             types,
@@ -328,14 +339,8 @@ impl Endpoint<'_> {
     /// `FieldManager.UpdateNoErrors` for a create (`live` is `None`), an update or a patch:
     /// `new` with its managedFields as of this write by `manager`.
     pub(crate) fn update(&self, live: Option<&Value>, mut new: Value, manager: &str) -> Value {
-        let zero;
-        let live = match live {
-            Some(live) => live,
-            None => {
-                zero = self.zero();
-                &zero
-            }
-        };
+        let live = self.live_or_zero(live);
+        let live = live.as_ref();
         // `decodeLiveOrNew`: ownership the request sends is taken (a subresource's never), an
         // empty list clears it, and none keeps the live object's.
         let sent = managed_fields_of(&new).cloned();
@@ -411,14 +416,8 @@ impl Endpoint<'_> {
         manager: &str,
         force: bool,
     ) -> Result<Value, ApiError> {
-        let zero;
-        let live = match live {
-            Some(live) => live,
-            None => {
-                zero = self.zero();
-                &zero
-            }
-        };
+        let live = self.live_or_zero(live);
+        let live = live.as_ref();
         let managed = decode(managed_fields_of(live))
             .map_err(|e| ApiError::new(500, "", format!("failed to decode managed fields: {e}")))?;
         let live = without_managed_fields(live);
@@ -592,7 +591,7 @@ pub(crate) fn anyone_owns(obj: &Value, path: &[&str]) -> bool {
 /// `stripMetaManager.stripFields`.
 fn strip(fields: &mut Managers, manager: &str) {
     if let Some(owned) = fields.get_mut(manager) {
-        owned.set = owned.set.difference(&stripped());
+        owned.set = owned.set.difference(stripped());
         if owned.set.is_empty() {
             fields.remove(manager);
         }
