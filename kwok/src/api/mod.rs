@@ -73,6 +73,27 @@ impl Attempt {
     }
 }
 
+/// How many times a write is tried against other writers before it answers a conflict; upstream
+/// tries until the request times out.
+const RACE_ATTEMPTS: usize = 64;
+
+/// Whether a write lost a compare-and-swap to another writer.
+fn raced(e: &ApiError) -> bool {
+    e.code == 409 && e.reason == "Conflict"
+}
+
+/// The client's precondition in an object it sent: its `resourceVersion`, where `Store.Update`
+/// reads none from `""` or `"0"`.
+fn precondition(res: &ResourceDef, name: &str, obj: &Value) -> ApiResult<Option<u64>> {
+    match meta::resource_version(obj) {
+        "" => Ok(None),
+        rv => rv
+            .parse::<u64>()
+            .map(|rv| Some(rv).filter(|rv| *rv != 0))
+            .map_err(|_| ApiError::stale(res, name)),
+    }
+}
+
 fn store_err(e: StoreError, res: &ResourceDef, name: &str) -> ApiError {
     match e {
         StoreError::AlreadyExists => ApiError::already_exists(res, name),
@@ -418,7 +439,6 @@ impl Api {
                 "the namespace of the provided object does not match the namespace sent on the request",
             ));
         }
-        let old = self.get(res, ns, name)?;
         {
             let m = meta::meta_mut(&mut obj);
             m.insert("name".into(), json!(name));
@@ -426,16 +446,7 @@ impl Api {
                 m.insert("namespace".into(), json!(ns));
             }
         }
-        // `Store.Update`: a version of 0 (`"0"` or none) asks for no precondition.
-        let precondition = match meta::resource_version(&obj) {
-            "" => None,
-            rv => Some(rv.parse::<u64>().map_err(|_| ApiError::stale(res, name))?),
-        }
-        .filter(|rv| *rv != 0);
-        if precondition.is_some_and(|rv| rv != old.resource_version()) {
-            return Err(ApiError::stale(res, name));
-        }
-        if precondition.is_none()
+        if precondition(res, name, &obj)?.is_none()
             && subresource.is_none()
             && !res.strategy.allow_unconditional_update()
         {
@@ -452,7 +463,34 @@ impl Api {
                 )],
             ));
         }
-        self.write_update(res, &old, obj, subresource, opts)
+        self.guaranteed_update(res, ns, name, subresource, opts, |_| Ok(obj.clone()))
+    }
+
+    /// etcd3's `GuaranteedUpdate`: read the object, `change` it, compare-and-swap. When another
+    /// writer (a controller's status write) got in between, `change` runs again on the fresh
+    /// object, so a write without a precondition never answers a conflict it did not cause; a
+    /// `resourceVersion` that `change` leaves in the object is the client's precondition.
+    pub fn guaranteed_update(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+        mut change: impl FnMut(&Stored) -> ApiResult<Value>,
+    ) -> ApiResult<Stored> {
+        for _ in 0..RACE_ATTEMPTS {
+            let old = self.get(res, ns, name)?;
+            let obj = change(&old)?;
+            if precondition(res, name, &obj)?.is_some_and(|rv| rv != old.resource_version()) {
+                return Err(ApiError::stale(res, name));
+            }
+            match self.write_update(res, &old, obj, subresource, opts) {
+                Err(e) if raced(&e) => continue,
+                other => return other,
+            }
+        }
+        Err(ApiError::stale(res, name))
     }
 
     /// Apply an update to a known stored object: strategy, validation, no-op detection,
@@ -539,14 +577,9 @@ impl Api {
         if kind == PatchKind::Apply {
             return self.apply(res, ns, name, body, subresource, opts);
         }
-        // Retry on conflicts with concurrent writers, as the apiserver's patcher does.
-        for _ in 0..16 {
-            let old = self.get(res, ns, name)?;
+        // The apiserver's patcher applies the patch again to the fresh object on a conflict.
+        self.guaranteed_update(res, ns, name, subresource, opts, |old| {
             let mut patched = hooks::patch(res, &old.value, kind, body)?;
-            let patched_rv = meta::resource_version(&patched).to_string();
-            if !patched_rv.is_empty() && patched_rv != old.resource_version().to_string() {
-                return Err(ApiError::stale(res, name));
-            }
             let pname = meta::name(&patched).to_string();
             if pname != name {
                 return Err(ApiError::bad_request(format!(
@@ -558,12 +591,8 @@ impl Api {
             }
             let (decoded, _) =
                 hooks::decode_patched(res, &patched, kind, body, opts.field_validation)?;
-            match self.write_update(res, &old, decoded, subresource, opts) {
-                Err(e) if e.code == 409 && e.reason == "Conflict" => continue,
-                other => return other,
-            }
-        }
-        Err(ApiError::stale(res, name))
+            Ok(decoded)
+        })
     }
 
     /// A server-side apply (`applyPatcher`): the field manager merges the configuration into
@@ -594,24 +623,21 @@ impl Api {
             }
             Ok(())
         };
-        // Retry on conflicts with concurrent writers, as the apiserver's patcher does.
-        for _ in 0..16 {
-            let Some(old) = self.store.get(res, ns, name) else {
-                if subresource.is_some() {
-                    return Err(ApiError::not_found(res, name));
-                }
-                let mut created = ownership::apply(res, None, None, &config, &opts)?;
-                named(&mut created)?;
-                let encoded =
-                    serde_json::to_vec(&created).map_err(|e| ApiError::internal(e.to_string()))?;
-                let (decoded, _) = hooks::decode(res, &encoded, opts.field_validation)?;
-                return self.create(res, ns, decoded, &opts);
-            };
-            let mut applied = ownership::apply(res, subresource, Some(&old.value), &config, &opts)?;
-            let applied_rv = meta::resource_version(&applied).to_string();
-            if !applied_rv.is_empty() && applied_rv != old.resource_version().to_string() {
-                return Err(ApiError::stale(res, name));
+        if self.store.get(res, ns, name).is_none() {
+            if subresource.is_some() {
+                return Err(ApiError::not_found(res, name));
             }
+            let mut created = ownership::apply(res, None, None, &config, &opts)?;
+            named(&mut created)?;
+            let encoded =
+                serde_json::to_vec(&created).map_err(|e| ApiError::internal(e.to_string()))?;
+            let (decoded, _) = hooks::decode(res, &encoded, opts.field_validation)?;
+            return self.create(res, ns, decoded, &opts);
+        }
+        // The apply's own conflicts are answered by `change`, before anything is written; a
+        // store conflict (another writer won) applies the configuration again.
+        self.guaranteed_update(res, ns, name, subresource, &opts, |old| {
+            let mut applied = ownership::apply(res, subresource, Some(&old.value), &config, &opts)?;
             named(&mut applied)?;
             let (decoded, _) = hooks::decode_patched(
                 res,
@@ -620,14 +646,8 @@ impl Api {
                 body,
                 opts.field_validation,
             )?;
-            match self.write_update(res, &old, decoded, subresource, &opts) {
-                // A conflict here is the store's (another writer won); the apply's own
-                // conflicts left above, before anything was written.
-                Err(e) if e.code == 409 && e.reason == "Conflict" => continue,
-                other => return other,
-            }
-        }
-        Err(ApiError::stale(res, name))
+            Ok(decoded)
+        })
     }
 
     /// DELETE one object. Returns the object as last seen: gone, or marked for deletion (graceful
@@ -670,7 +690,7 @@ impl Api {
         // etcd3's conditionalDelete and GuaranteedUpdate try again on the fresh object when
         // another writer (a controller's status write) got in between; a client's preconditions
         // are checked again each time. Upstream tries until the request times out.
-        for _ in 0..64 {
+        for _ in 0..RACE_ATTEMPTS {
             match self.delete_once(res, ns, name, opts) {
                 Err(Attempt::Raced) => continue,
                 Err(Attempt::Failed(e)) => return Err(e),
@@ -919,6 +939,57 @@ mod tests {
             writer.join().expect("writer");
             assert!(deleted.is_ok(), "round {round}: {deleted:?}");
         }
+    }
+
+    /// A write without a precondition that loses the compare-and-swap to another writer is
+    /// changed again on the fresh object (client-go's `UpdateScale` while the Deployment
+    /// controller wrote the status, found by the differential suite); one with a precondition
+    /// answers the conflict.
+    #[test]
+    fn a_raced_write_is_tried_again_unless_the_client_set_a_precondition() {
+        let api = Api::new(Arc::new(Store::new()));
+        api.bootstrap().expect("namespaces");
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}});
+        let opts = WriteOptions::default();
+        let created = api
+            .create(&registry::CONFIGMAPS, "default", cm, &opts)
+            .expect("created");
+        let precondition = created.resource_version().to_string();
+        let interleave = |api: &Api, round: usize| {
+            let mut other = api
+                .get(&registry::CONFIGMAPS, "default", "cm")
+                .expect("read")
+                .value
+                .clone();
+            other["data"] = json!({"other": round.to_string()});
+            api.update(&registry::CONFIGMAPS, "default", "cm", other, None, &opts)
+                .expect("the other writer");
+        };
+        let mut tries = 0;
+        let written = api
+            .guaranteed_update(&registry::CONFIGMAPS, "default", "cm", None, &opts, |old| {
+                tries += 1;
+                let mut mine = old.value.clone();
+                if tries == 1 {
+                    interleave(&api, tries);
+                }
+                mine["metadata"]["labels"] = json!({"mine": "yes"});
+                Ok(mine)
+            })
+            .expect("tried again");
+        assert_eq!(tries, 2);
+        assert_eq!(written.value["data"]["other"], "1", "the other write kept");
+        assert_eq!(written.value["metadata"]["labels"]["mine"], "yes");
+
+        let refused = api
+            .guaranteed_update(&registry::CONFIGMAPS, "default", "cm", None, &opts, |old| {
+                interleave(&api, 2);
+                let mut mine = old.value.clone();
+                mine["metadata"]["resourceVersion"] = json!(precondition);
+                Ok(mine)
+            })
+            .expect_err("stale");
+        assert_eq!((refused.code, refused.reason.as_str()), (409, "Conflict"));
     }
 
     /// `kubectl delete namespace default` on a 1.32 cluster (found by the differential suite).

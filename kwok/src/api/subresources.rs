@@ -333,19 +333,19 @@ pub fn apply_scale(
     opts: &WriteOptions,
 ) -> ApiResult<Value> {
     let config = crate::patch::apply_configuration_of("autoscaling/v1", "Scale", body)?;
-    let obj = api.get(res, ns, name)?;
     let mut parent =
         json!({"apiVersion": res.api_version(), "kind": res.kind, "metadata": {"name": name}});
     if let Some(replicas) = config["spec"].get("replicas") {
         check_replicas(name, replicas.as_i64().unwrap_or(0))?;
         parent["spec"] = json!({ "replicas": replicas });
     }
-    let applied = super::ownership::apply(res, Some("scale"), Some(&obj.value), &parent, opts)?;
-    let opts = WriteOptions {
+    let recorded = WriteOptions {
         ownership_recorded: true,
         ..opts.clone()
     };
-    api.update(res, ns, name, applied, None, &opts)?;
+    api.guaranteed_update(res, ns, name, None, &recorded, |old| {
+        super::ownership::apply(res, Some("scale"), Some(&old.value), &parent, opts)
+    })?;
     get_scale(api, res, ns, name)
 }
 
@@ -360,28 +360,28 @@ pub fn set_scale(
     // An omitted `replicas` is the Go zero value.
     let replicas = scale["spec"]["replicas"].as_i64().unwrap_or(0);
     check_replicas(name, replicas)?;
-    let obj = api.get(res, ns, name)?;
-    let mut updated = obj.value.clone();
-    updated["spec"]["replicas"] = json!(replicas);
-    let rv = scale["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
-    if !rv.is_empty() {
-        updated["metadata"]["resourceVersion"] = json!(rv);
-    }
-    // The scale subresource's own field manager: its writer owns the replicas it set, and
-    // takes them from their owners; with no owner, the scale handler records nothing.
-    let updated = if crate::fieldmanager::anyone_owns(&obj.value, &["spec", "replicas"]) {
-        super::ownership::track(res, Some("scale"), Some(&obj.value), updated, opts)
-    } else {
-        updated
-    };
-    let opts = WriteOptions {
+    // `scaleUpdatedObjectInfo`: the Scale's resourceVersion, if any, is the precondition.
+    let rv = meta::resource_version(scale).to_string();
+    let recorded = WriteOptions {
         ownership_recorded: true,
         ..opts.clone()
     };
-    api.update(res, ns, name, updated, None, &opts)?;
+    api.guaranteed_update(res, ns, name, None, &recorded, |old| {
+        let mut updated = old.value.clone();
+        updated["spec"]["replicas"] = json!(replicas);
+        if !rv.is_empty() {
+            updated["metadata"]["resourceVersion"] = json!(rv);
+        }
+        // The scale subresource's own field manager: its writer owns the replicas it set, and
+        // takes them from their owners; with no owner, the scale handler records nothing.
+        Ok(
+            if crate::fieldmanager::anyone_owns(&old.value, &["spec", "replicas"]) {
+                super::ownership::track(res, Some("scale"), Some(&old.value), updated, opts)
+            } else {
+                updated
+            },
+        )
+    })?;
     get_scale(api, res, ns, name)
 }
 
