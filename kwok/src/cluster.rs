@@ -31,8 +31,12 @@ pub struct ClusterConfig {
     pub controllers: bool,
     /// Writes kept for watch resumption; older resourceVersions get 410 Gone.
     pub watch_history: usize,
-    /// kwok's `Logs` and `ClusterLogs` documents: the container logs the fake nodes serve.
+    /// kwok's `Logs`, `Exec` and `Attach` documents (and their `Cluster` forms): what the fake
+    /// nodes serve for `kubectl logs`, `exec` and `attach`.
     pub debugging: crate::debugging::Config,
+    /// Who runs an exec's command: kwok's way ([`crate::debugging::LocalRunner`]) unless the
+    /// embedder keeps it away from its own files.
+    pub exec_runner: Arc<dyn crate::debugging::ExecRunner>,
 }
 
 impl Default for ClusterConfig {
@@ -44,6 +48,7 @@ impl Default for ClusterConfig {
             controllers: true,
             watch_history: crate::store::HISTORY,
             debugging: Default::default(),
+            exec_runner: Arc::new(crate::debugging::LocalRunner),
         }
     }
 }
@@ -108,6 +113,7 @@ impl Cluster {
             shutdown: rx.clone(),
             in_flight: in_flight.clone(),
             debugging: config.debugging.clone(),
+            exec_runner: config.exec_runner.clone(),
             ca: cert.ca.clone(),
         });
         let app = http::router(server);

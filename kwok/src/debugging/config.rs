@@ -1,6 +1,8 @@
-//! kwok's debugging configuration resources (`kwok.x-k8s.io/v1alpha1`): `Logs` for one pod,
-//! `ClusterLogs` for the pods a selector names (`pkg/apis/v1alpha1/{logs,cluster_logs}_types.go`).
+//! kwok's debugging configuration resources (`kwok.x-k8s.io/v1alpha1`): `Logs`, `Exec` and
+//! `Attach` for one pod, `ClusterLogs`, `ClusterExec` and `ClusterAttach` for the pods a selector
+//! names (`pkg/apis/v1alpha1/{,cluster_}{logs,exec,attach}_types.go`).
 
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -22,6 +24,80 @@ pub struct Log {
     /// this says so, and so does this one.
     #[serde(default)]
     pub follow: Option<bool>,
+}
+
+/// How a command run in a container is run (`v1alpha1.ExecTarget`): kwok runs it on its own
+/// host, in `local`'s directory with its variables added.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecTarget {
+    #[serde(default)]
+    pub containers: Vec<String>,
+    #[serde(default)]
+    pub local: Option<ExecTargetLocal>,
+}
+
+/// `v1alpha1.ExecTargetLocal`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecTargetLocal {
+    #[serde(default)]
+    pub work_dir: String,
+    #[serde(default)]
+    pub envs: Vec<EnvVar>,
+    #[serde(default)]
+    pub security_context: Option<SecurityContext>,
+}
+
+/// `v1alpha1.EnvVar`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+pub struct EnvVar {
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
+}
+
+/// `v1alpha1.SecurityContext`: the user and group the command runs as.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityContext {
+    #[serde(default)]
+    pub run_as_user: Option<i64>,
+    #[serde(default)]
+    pub run_as_group: Option<i64>,
+}
+
+/// What an attach to a container shows (`v1alpha1.AttachConfig`): what its log file gains.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachConfig {
+    #[serde(default)]
+    pub containers: Vec<String>,
+    #[serde(default)]
+    pub logs_file: Option<String>,
+}
+
+/// The entries of the three kinds, each naming the containers it applies to.
+trait ForContainers {
+    fn containers(&self) -> &[String];
+}
+
+impl ForContainers for Log {
+    fn containers(&self) -> &[String] {
+        &self.containers
+    }
+}
+
+impl ForContainers for ExecTarget {
+    fn containers(&self) -> &[String] {
+        &self.containers
+    }
+}
+
+impl ForContainers for AttachConfig {
+    fn containers(&self) -> &[String] {
+        &self.containers
+    }
 }
 
 /// `v1alpha1.ObjectSelector`.
@@ -50,29 +126,97 @@ struct Metadata {
     namespace: String,
 }
 
+/// A document's parts every kind has: its name and its selector (the cluster kinds').
 #[derive(Debug, Deserialize)]
-struct LogsSpec {
-    logs: Vec<Log>,
+struct Document {
+    metadata: Metadata,
+    #[serde(default)]
+    spec: Option<Selected>,
 }
 
 #[derive(Debug, Deserialize)]
-struct ClusterLogsSpec {
+struct Selected {
     #[serde(default)]
     selector: Option<ObjectSelector>,
-    logs: Vec<Log>,
 }
 
-#[derive(Debug, Deserialize)]
-struct Document<S> {
-    metadata: Metadata,
-    spec: S,
+/// The document's entries: `spec.<field>` (`logs`, `execs` or `attaches`).
+fn entries<T: DeserializeOwned>(document: &Value, field: &str) -> Result<Vec<T>, String> {
+    let Some(list) = document["spec"].get(field) else {
+        return Err(format!("missing field `spec.{field}`"));
+    };
+    serde_json::from_value(list.clone()).map_err(|e| format!("spec.{field}: {e}"))
 }
 
-/// The pod rules (`Logs`) and selector rules (`ClusterLogs`), each in the order given.
+/// One kind's rules: per pod (`Logs`) and per selector (`ClusterLogs`), each in the order given.
+#[derive(Debug, Clone)]
+struct Rules<T> {
+    by_pod: Vec<(String, String, Vec<T>)>,
+    by_selector: Vec<(Option<ObjectSelector>, Vec<T>)>,
+}
+
+impl<T> Default for Rules<T> {
+    fn default() -> Self {
+        Rules {
+            by_pod: Vec::new(),
+            by_selector: Vec::new(),
+        }
+    }
+}
+
+/// Why no entry applies: the pod's own rule has none for the container, or no rule has one.
+enum Missing {
+    NotInPodRule,
+    NoRule,
+}
+
+impl<T: DeserializeOwned + ForContainers> Rules<T> {
+    fn add_pod(&mut self, document: &Value, field: &str) -> Result<(), String> {
+        let doc: Document = serde_json::from_value(document.clone()).map_err(|e| e.to_string())?;
+        // Not defaulted: kwok matches a rule without a namespace to no pod.
+        self.by_pod.push((
+            doc.metadata.namespace,
+            doc.metadata.name,
+            entries(document, field)?,
+        ));
+        Ok(())
+    }
+
+    fn add_cluster(&mut self, document: &Value, field: &str) -> Result<(), String> {
+        let doc: Document = serde_json::from_value(document.clone()).map_err(|e| e.to_string())?;
+        let selector = doc.spec.and_then(|spec| spec.selector);
+        self.by_selector.push((selector, entries(document, field)?));
+        Ok(())
+    }
+
+    /// `getPodLogs`, `getExecTarget`, `getPodAttach`: a pod's own rule decides alone; otherwise
+    /// the first cluster rule that selects the pod and has an entry for the container.
+    fn find(&self, pod: &str, namespace: &str, container: &str) -> Result<&T, Missing> {
+        if let Some((_, _, entries)) = self
+            .by_pod
+            .iter()
+            .find(|(ns, name, _)| name == pod && ns == namespace)
+        {
+            return for_container(container, entries).ok_or(Missing::NotInPodRule);
+        }
+        self.by_selector
+            .iter()
+            .filter(|(selector, _)| selector.as_ref().is_none_or(|s| s.matches(pod, namespace)))
+            .find_map(|(_, entries)| for_container(container, entries))
+            .ok_or(Missing::NoRule)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.by_pod.is_empty() && self.by_selector.is_empty()
+    }
+}
+
+/// The pod rules and selector rules of each kind.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
-    logs: Vec<(String, String, Vec<Log>)>,
-    cluster_logs: Vec<(Option<ObjectSelector>, Vec<Log>)>,
+    logs: Rules<Log>,
+    execs: Rules<ExecTarget>,
+    attaches: Rules<AttachConfig>,
 }
 
 impl Config {
@@ -83,58 +227,86 @@ impl Config {
             return Ok(false);
         }
         let kind = document["kind"].as_str().unwrap_or_default();
-        let read = |e: serde_json::Error| format!("a kwok {kind} document: {e}");
-        match kind {
-            "Logs" => {
-                let doc: Document<LogsSpec> =
-                    serde_json::from_value(document.clone()).map_err(read)?;
-                // Not defaulted: kwok matches a `Logs` without a namespace to no pod.
-                self.logs
-                    .push((doc.metadata.namespace, doc.metadata.name, doc.spec.logs));
-            }
-            "ClusterLogs" => {
-                let doc: Document<ClusterLogsSpec> =
-                    serde_json::from_value(document.clone()).map_err(read)?;
-                self.cluster_logs.push((doc.spec.selector, doc.spec.logs));
-            }
+        let added = match kind {
+            "Logs" => self.logs.add_pod(document, "logs"),
+            "ClusterLogs" => self.logs.add_cluster(document, "logs"),
+            "Exec" => self.execs.add_pod(document, "execs"),
+            "ClusterExec" => self.execs.add_cluster(document, "execs"),
+            "Attach" => self.attaches.add_pod(document, "attaches"),
+            "ClusterAttach" => self.attaches.add_cluster(document, "attaches"),
             _ => return Ok(false),
-        }
+        };
+        added.map_err(|e| format!("a kwok {kind} document: {e}"))?;
         Ok(true)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.logs.is_empty() && self.cluster_logs.is_empty()
+        self.logs.is_empty() && self.execs.is_empty() && self.attaches.is_empty()
     }
 
-    /// `getPodLogs`: a pod's own `Logs` decides alone; otherwise the first `ClusterLogs` that
-    /// selects the pod and has a log for the container. The errors are kwok's texts.
+    /// `getPodLogs`, with kwok's texts for a container nothing declares.
     pub fn pod_log(&self, pod: &str, namespace: &str, container: &str) -> Result<&Log, String> {
-        let reference = crate::error::go_quote(&format!("{namespace}/{pod}"));
-        let container_quoted = crate::error::go_quote(container);
-        if let Some((_, _, logs)) = self
-            .logs
-            .iter()
-            .find(|(ns, name, _)| name == pod && ns == namespace)
-        {
-            return find_log(container, logs).ok_or_else(|| {
-                format!("log target not found for container {container_quoted} in pod {reference}")
-            });
-        }
-        self.cluster_logs
-            .iter()
-            .filter(|(selector, _)| selector.as_ref().is_none_or(|s| s.matches(pod, namespace)))
-            .find_map(|(_, logs)| find_log(container, logs))
-            .ok_or_else(|| {
-                format!("no logs found for container {container_quoted} in pod {reference}")
+        self.logs
+            .find(pod, namespace, container)
+            .map_err(|missing| match missing {
+                Missing::NotInPodRule => {
+                    not_found("log target not found", container, namespace, pod)
+                }
+                Missing::NoRule => not_found("no logs found", container, namespace, pod),
+            })
+    }
+
+    /// `getExecTarget`, with kwok's texts.
+    pub fn exec_target(
+        &self,
+        pod: &str,
+        namespace: &str,
+        container: &str,
+    ) -> Result<&ExecTarget, String> {
+        self.execs
+            .find(pod, namespace, container)
+            .map_err(|missing| match missing {
+                Missing::NotInPodRule => {
+                    not_found("exec target not found", container, namespace, pod)
+                }
+                Missing::NoRule => not_found("no exec found", container, namespace, pod),
+            })
+    }
+
+    /// `getPodAttach`, with kwok's texts.
+    pub fn attach(
+        &self,
+        pod: &str,
+        namespace: &str,
+        container: &str,
+    ) -> Result<&AttachConfig, String> {
+        self.attaches
+            .find(pod, namespace, container)
+            .map_err(|missing| match missing {
+                Missing::NotInPodRule => {
+                    not_found("attaches target not found", container, namespace, pod)
+                }
+                Missing::NoRule => not_found("no attaches found", container, namespace, pod),
             })
     }
 }
 
-/// `findLogInLogs`: the log naming the container, else the first that names none.
-fn find_log<'a>(container: &str, logs: &'a [Log]) -> Option<&'a Log> {
-    logs.iter()
-        .find(|l| l.containers.iter().any(|c| c == container))
-        .or_else(|| logs.iter().find(|l| l.containers.is_empty()))
+/// `<what> for container "c" in pod "ns/p"` (`log.KRef` quoted).
+fn not_found(what: &str, container: &str, namespace: &str, pod: &str) -> String {
+    format!(
+        "{what} for container {} in pod {}",
+        crate::error::go_quote(container),
+        crate::error::go_quote(&format!("{namespace}/{pod}"))
+    )
+}
+
+/// `findLogInLogs` and its twins: the entry naming the container, else the first that names
+/// none.
+fn for_container<'a, T: ForContainers>(container: &str, entries: &'a [T]) -> Option<&'a T> {
+    entries
+        .iter()
+        .find(|e| e.containers().iter().any(|c| c == container))
+        .or_else(|| entries.iter().find(|e| e.containers().is_empty()))
 }
 
 #[cfg(test)]
@@ -208,6 +380,59 @@ mod tests {
         assert_eq!(
             file(config.pod_log("validator", "default", "cuda")),
             Err(r#"no logs found for container "cuda" in pod "default/validator""#.into())
+        );
+    }
+
+    /// kwok's texts for exec and attach (`getExecTarget`, `getPodAttach`), looked up as logs are.
+    #[test]
+    fn exec_and_attach_targets_are_found_as_logs_are() {
+        let config = config(&[
+            json!({"apiVersion": API_VERSION, "kind": "Exec",
+                   "metadata": {"name": "web", "namespace": "shop"},
+                   "spec": {"execs": [{"containers": ["app"], "local": {"workDir": "/own"}}]}}),
+            json!({"apiVersion": API_VERSION, "kind": "ClusterExec", "metadata": {"name": "all"},
+                   "spec": {"execs": [{"local": {"workDir": "/all",
+                                                 "envs": [{"name": "A", "value": "1"}],
+                                                 "securityContext": {"runAsUser": 65534}}}]}}),
+            json!({"apiVersion": API_VERSION, "kind": "ClusterAttach", "metadata": {"name": "a"},
+                   "spec": {"selector": {"matchNamespaces": ["gpu"]},
+                            "attaches": [{"containers": ["cuda"], "logsFile": "/cuda"}]}}),
+        ]);
+        let dir = |t: Result<&ExecTarget, String>| {
+            t.map(|t| t.local.clone().unwrap_or_default().work_dir)
+        };
+        assert_eq!(
+            dir(config.exec_target("web", "shop", "app")),
+            Ok("/own".into())
+        );
+        assert_eq!(
+            dir(config.exec_target("web", "shop", "side")),
+            Err(r#"exec target not found for container "side" in pod "shop/web""#.into())
+        );
+        let all = config.exec_target("db", "shop", "x").expect("cluster rule");
+        let local = all.local.clone().expect("local");
+        assert_eq!(
+            local.envs,
+            [EnvVar {
+                name: "A".into(),
+                value: "1".into()
+            }]
+        );
+        assert_eq!(
+            local.security_context.and_then(|s| s.run_as_user),
+            Some(65534)
+        );
+        assert_eq!(
+            config
+                .attach("v", "gpu", "cuda")
+                .map(|a| a.logs_file.clone()),
+            Ok(Some("/cuda".into()))
+        );
+        assert_eq!(
+            config
+                .attach("v", "gpu", "init")
+                .map(|a| a.logs_file.clone()),
+            Err(r#"no attaches found for container "init" in pod "gpu/v""#.into())
         );
     }
 

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chrono::{DateTime, FixedOffset, Utc};
-use serde_json::Value;
 
 use super::config::Config;
 use super::cri_log::{tail_start, LogOptions, Reader};
@@ -139,6 +138,25 @@ pub struct Follower {
 }
 
 impl Follower {
+    /// A follower of what `path` gains from now on (kwok's attach: a tail of 0, followed).
+    pub fn from_end(path: PathBuf) -> ApiResult<Follower> {
+        let data = read_log_file(&path, 0)?;
+        let options = LogOptions::new(
+            &PodLogOptions {
+                tail_lines: Some(0),
+                follow: true,
+                ..PodLogOptions::default()
+            },
+            Utc::now(),
+        );
+        Ok(Follower {
+            path,
+            offset: data.len(),
+            reader: Reader::new(options),
+            failed: false,
+        })
+    }
+
     /// Waits for and returns what the file gained, or `None` once nothing more will come.
     pub async fn next(&mut self) -> Option<Vec<u8>> {
         loop {
@@ -180,26 +198,13 @@ pub fn pod_log(
     opts.validate(name)?;
     let pod = api.get(&registry::PODS, namespace, name)?;
     let pod = &pod.value;
-    let container = validate_container(&opts.container, pod)?;
-    let node_name = pod["spec"]["nodeName"].as_str().unwrap_or_default();
-    if node_name.is_empty() {
+    let container = super::location::container(&opts.container, pod)?;
+    if super::location::node_of(api, pod)?.is_none() {
         // No node, no location: the API server answers with an empty log.
         return Ok(Answer {
             text: Vec::new(),
             follow: None,
         });
-    }
-    let node = api.get(&registry::NODES, "", node_name)?;
-    if node.value["status"]["addresses"]
-        .as_array()
-        .is_none_or(Vec::is_empty)
-    {
-        // `GetConnectionInfo`: a node its kubelet never initialised has no address to dial.
-        return Err(ApiError::new(
-            500,
-            "",
-            "no preferred addresses found; known addresses: []",
-        ));
     }
     let log = config
         .pod_log(name, namespace, &container)
@@ -233,46 +238,6 @@ pub fn pod_log(
             Ok(Answer { text, follow: None })
         }
         Err(error) => Err(ApiError::bad_request(error)),
-    }
-}
-
-/// `validateContainer`: the one container, or the named one; the names in `VisitContainers`
-/// order (init containers, containers, ephemeral containers).
-fn validate_container(container: &str, pod: &Value) -> ApiResult<String> {
-    let name = pod["metadata"]["name"].as_str().unwrap_or_default();
-    let names = |key: &str| -> Vec<String> {
-        pod["spec"][key]
-            .as_array()
-            .map(|cs| {
-                cs.iter()
-                    .filter_map(|c| c["name"].as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let containers = names("containers");
-    let all: Vec<String> = [names("initContainers"), containers.clone()]
-        .concat()
-        .into_iter()
-        .chain(names("ephemeralContainers"))
-        .collect();
-    if !container.is_empty() {
-        if all.iter().any(|c| c == container) {
-            return Ok(container.to_string());
-        }
-        return Err(ApiError::bad_request(format!(
-            "container {container} is not valid for pod {name}"
-        )));
-    }
-    match containers.as_slice() {
-        [only] => Ok(only.clone()),
-        [] => Err(ApiError::bad_request(format!(
-            "a container name must be specified for pod {name}"
-        ))),
-        _ => Err(ApiError::bad_request(format!(
-            "a container name must be specified for pod {name}, choose one of: [{}]",
-            all.join(" ")
-        ))),
     }
 }
 

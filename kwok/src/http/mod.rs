@@ -6,6 +6,7 @@ mod handlers;
 pub mod in_flight;
 pub mod openapi;
 pub mod query;
+mod remotecommand;
 pub mod respond;
 pub mod route;
 pub mod table;
@@ -38,8 +39,11 @@ pub struct Server {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// Counts the requests being handled (see [`in_flight`]).
     pub in_flight: in_flight::InFlight,
-    /// What the fake nodes' kubelet serves beside the API (container logs).
+    /// What the fake nodes' kubelet serves beside the API (container logs, exec and attach
+    /// targets).
     pub debugging: crate::debugging::Config,
+    /// Runs what an exec target says to run.
+    pub exec_runner: Arc<dyn crate::debugging::ExecRunner>,
     /// The CA whose client certificates authenticate.
     pub ca: Arc<crate::tls::ClusterCa>,
 }
@@ -91,6 +95,24 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         return respond::error(&attributes.forbidden(&user.name, &decision.reason));
     }
     parts.extensions.insert(user);
+    if let route::Target::Resource(path) = target {
+        if let Some(action) = remotecommand::action_of(&path) {
+            drop(body);
+            return remotecommand::serve(server.clone(), parts, path, action).await;
+        }
+        return respond_to(&server, parts, body, route::Target::Resource(path), pretty).await;
+    }
+    respond_to(&server, parts, body, target, pretty).await
+}
+
+/// Reads the body and answers a request the handlers answer whole.
+async fn respond_to(
+    server: &Server,
+    parts: axum::http::request::Parts,
+    body: Body,
+    target: route::Target,
+    pretty: bool,
+) -> Response {
     let bytes = match read_body(body).await {
         Ok(b) => b,
         Err(too_large) => {
@@ -108,7 +130,7 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
     };
     // A handler bug must not take the server down: answer 500 and keep serving.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        handlers::handle(&server, &parts, target, &bytes)
+        handlers::handle(server, &parts, target, &bytes)
     }));
     match result {
         Ok(r) if pretty => respond::prettified(r).await,

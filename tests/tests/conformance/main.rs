@@ -5,6 +5,7 @@
 
 mod api_hostile;
 mod kube_client;
+mod kubectl_exec;
 mod kubectl_nodes;
 mod kubectl_pods;
 mod kubectl_workloads;

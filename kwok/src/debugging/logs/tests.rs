@@ -85,7 +85,7 @@ fn the_container_is_the_only_one_or_must_be_named() {
     let pod = json!({"metadata": {"name": "two"}, "spec": {
         "initContainers": [{"name": "init"}],
         "containers": [{"name": "app"}, {"name": "side"}]}});
-    let message = |c| validate_container(c, &pod).map_err(|e| e.message);
+    let message = |c| crate::debugging::location::container(c, &pod).map_err(|e| e.message);
     assert_eq!(
         message(""),
         Err(
@@ -99,7 +99,7 @@ fn the_container_is_the_only_one_or_must_be_named() {
     assert_eq!(message("init"), Ok("init".into()));
     let one = json!({"metadata": {"name": "one"}, "spec": {"containers": [{"name": "app"}]}});
     assert_eq!(
-        validate_container("", &one).map_err(|e| e.message),
+        crate::debugging::location::container("", &one).map_err(|e| e.message),
         Ok("app".into())
     );
 }

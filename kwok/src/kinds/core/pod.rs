@@ -42,6 +42,22 @@ pub static RESOURCE: ResourceDef = ResourceDef {
             body: Some(&crate::kinds::policy::eviction::Eviction),
         },
         SubresourceDef {
+            name: "attach",
+            kind: "PodAttachOptions",
+            group: "",
+            version: "",
+            verbs: &["create", "get"],
+            body: None,
+        },
+        SubresourceDef {
+            name: "exec",
+            kind: "PodExecOptions",
+            group: "",
+            version: "",
+            verbs: &["create", "get"],
+            body: None,
+        },
+        SubresourceDef {
             name: "log",
             kind: "Pod",
             group: "",
