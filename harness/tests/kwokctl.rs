@@ -368,11 +368,15 @@ fn a_noexecute_lab_selftests_on_both_runtimes() {
     );
 }
 
-/// A lab whose steps read the container logs it declares (`tests/fixtures/labs/podlogs`: a Job's
-/// pod selected by namespace and container, a pod's previous log) selftests on both runtimes:
-/// kwok under kwokctl is given the same `ClusterLogs` as the embedded cluster.
+/// A lab whose steps read the container logs and run the commands it declares
+/// (`tests/fixtures/labs/podlogs`: a Job's pod selected by namespace and container, a pod's
+/// previous log, `nvidia-smi` in one container) selftests on both runtimes: kwok under kwokctl is
+/// given the same `ClusterLogs` and `ClusterExec` as the embedded cluster.
 fn a_pod_logs_lab_selftests_on_both_runtimes() {
-    fixture_lab_selftests_on_both_runtimes("podlogs", &["perfect", "whole-log", "current-log"]);
+    fixture_lab_selftests_on_both_runtimes(
+        "podlogs",
+        &["perfect", "whole-log", "current-log", "guessed-gpus"],
+    );
 }
 
 /// The fixture lab selftests with `--cluster both`, and its reference, empty and bundled

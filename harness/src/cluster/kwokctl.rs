@@ -93,11 +93,12 @@ options:
 
 /// kube-controller-manager signs approved CertificateSigningRequests with the cluster's CA (in
 /// `pki`, which kwokctl writes), as a kubeadm cluster's does; kwokctl gives it no signing key of
-/// its own. A configuration document rather than `--extra-args`: kwokctl v0.7.0 indexes a second
-/// component's repeated flags past the end of its list.
-fn signing_config(pki: &Path) -> String {
+/// its own. kwok finds a lab's declared `commands` first on its `PATH`. A configuration document
+/// rather than `--extra-args`: kwokctl v0.7.0 indexes a second component's repeated flags past
+/// the end of its list.
+fn components_config(pki: &Path, commands: Option<&Path>) -> String {
     let file = |name: &str| serde_json::Value::from(pki.join(name).display().to_string());
-    format!(
+    let mut config = format!(
         "---
 apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
@@ -111,7 +112,23 @@ componentsPatches:
 ",
         file("ca.crt"),
         file("ca.key")
-    )
+    );
+    if let Some(commands) = commands {
+        let mut path = commands.display().to_string();
+        if let Some(inherited) = std::env::var_os("PATH") {
+            path.push(':');
+            path.push_str(&inherited.to_string_lossy());
+        }
+        config.push_str(&format!(
+            "- name: kwok-controller
+  extraEnvs:
+  - name: PATH
+    value: {}
+",
+            serde_json::Value::from(path)
+        ));
+    }
+    config
 }
 
 pub struct KwokctlCluster {
@@ -125,11 +142,13 @@ pub struct KwokctlCluster {
 impl KwokctlCluster {
     /// Creates a cluster whose kubeconfig is written to `kubeconfig` (default: in its work dir),
     /// with `kwok_config` (kwok configuration documents, such as `ClusterLogs`) added to the
-    /// stages kwok is given.
+    /// stages kwok is given, and `commands` (a lab's declared commands) first on kwok's `PATH`,
+    /// where it looks up what `kubectl exec` runs.
     pub async fn create(
         upstream: &Upstream,
         kubeconfig: Option<&Path>,
         kwok_config: &str,
+        commands: Option<&Path>,
     ) -> anyhow::Result<KwokctlCluster> {
         sweep_orphans(&upstream.binary("kwokctl")).await;
         // 0700: it holds the cluster's keys and kwok's configuration, and in the unprivileged-uid
@@ -149,7 +168,10 @@ impl KwokctlCluster {
         let stages = workdir.path().join("kwok-config.yaml");
         let config = super::kwok_stages::stages_config(&upstream.stages())?;
         let name = generated_name("proctor-");
-        let signing = signing_config(&workdir.path().join("clusters").join(&name).join("pki"));
+        let signing = components_config(
+            &workdir.path().join("clusters").join(&name).join("pki"),
+            commands,
+        );
         std::fs::write(&stages, format!("{TIMINGS}{signing}{config}{kwok_config}"))
             .context("writing kwokctl's configuration")?;
         let kubeconfig = kubeconfig

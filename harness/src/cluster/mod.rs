@@ -1,6 +1,8 @@
 //! Cluster targets: the embedded kwok cluster, a kwokctl control plane or an external cluster;
 //! snapshots, node injection.
 
+#[cfg(feature = "embedded")]
+mod exec_sandbox;
 pub mod external;
 #[cfg(feature = "embedded")]
 pub mod in_process;
@@ -12,6 +14,7 @@ pub mod lab_mark;
 pub mod names;
 pub mod nodes;
 pub mod object_query;
+pub mod pod_exec;
 pub mod pod_logs;
 pub mod target;
 pub mod upstream;

@@ -14,8 +14,9 @@ use super::kubectl::Kubectl;
 use super::kwokctl::KwokctlCluster;
 use super::names::generated_name;
 use super::nodes::NodeTemplate;
+use super::pod_exec::PodExecFiles;
 use super::pod_logs::PodLogFiles;
-use crate::scenario::model::PodLogsSpec;
+use crate::scenario::model::{PodExecSpec, PodLogsSpec};
 use crate::scenario::Perturbation;
 
 /// Saved whole-cluster state.
@@ -117,18 +118,23 @@ pub enum ClusterKind {
     Kwokctl,
 }
 
-/// What a private cluster starts with: its nodes and the container logs its fake nodes serve.
+/// What a private cluster starts with: its nodes, and the container logs and commands its fake
+/// nodes serve.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterSetup {
     pub nodes: Vec<NodeTemplate>,
     pub logs: Vec<PodLogsSpec>,
+    pub exec: Vec<PodExecSpec>,
+    /// What a command run through `kubectl exec` must not see (the lab's reference, the
+    /// reference cache), as for a learner's script.
+    pub hidden: Vec<PathBuf>,
 }
 
 impl ClusterSetup {
     pub fn with_nodes(nodes: &[NodeTemplate]) -> ClusterSetup {
         ClusterSetup {
             nodes: nodes.to_vec(),
-            logs: Vec::new(),
+            ..ClusterSetup::default()
         }
     }
 }
@@ -137,6 +143,8 @@ pub struct Target {
     backend: Backend,
     /// The declared container logs the cluster reads while it runs.
     _logs: Option<PodLogFiles>,
+    /// The declared commands the cluster runs while it runs.
+    _exec: Option<PodExecFiles>,
     kubectl: Kubectl,
     /// Holds the generated kubeconfig of an embedded cluster.
     _scratch: Option<tempfile::TempDir>,
@@ -173,11 +181,21 @@ impl Target {
         bind: Option<std::net::SocketAddr>,
     ) -> anyhow::Result<Target> {
         let logs = PodLogFiles::write(&setup.logs)?;
+        let exec = PodExecFiles::write(&setup.exec)?;
+        let runner = super::exec_sandbox::SandboxedExec::new(
+            exec.as_ref().map(PodExecFiles::bin),
+            setup.hidden.clone(),
+        );
         let mut config = kwok::ClusterConfig {
             nodes: setup.nodes.iter().map(NodeTemplate::to_object).collect(),
+            exec_runner: std::sync::Arc::new(runner),
             ..Default::default()
         };
-        for document in logs.iter().flat_map(PodLogFiles::documents) {
+        let documents = logs
+            .iter()
+            .flat_map(PodLogFiles::documents)
+            .chain(exec.iter().flat_map(PodExecFiles::documents));
+        for document in documents {
             config
                 .debugging
                 .add_document(document)
@@ -198,6 +216,7 @@ impl Target {
         Ok(Target {
             backend: Backend::Embedded(Box::new(cluster)),
             _logs: logs,
+            _exec: exec,
             kube_cache: discovery_cache(&kubectl).await,
             kubectl,
             _scratch: None,
@@ -236,15 +255,23 @@ impl Target {
     ) -> anyhow::Result<Target> {
         let upstream = super::upstream::Upstream::find()?;
         let logs = PodLogFiles::write(&setup.logs)?;
-        let kwok_config = match &logs {
+        let exec = PodExecFiles::write(&setup.exec)?;
+        let mut kwok_config = match &logs {
             Some(logs) => logs.yaml()?,
             None => String::new(),
         };
-        let cluster = KwokctlCluster::create(&upstream, kubeconfig, &kwok_config).await?;
+        if let Some(exec) = &exec {
+            kwok_config.push_str(&exec.yaml()?);
+        }
+        let commands = exec.as_ref().map(PodExecFiles::bin);
+        let cluster =
+            KwokctlCluster::create(&upstream, kubeconfig, &kwok_config, commands.as_deref())
+                .await?;
         let kubectl = Kubectl::new(cluster.kubeconfig());
         let target = Target {
             backend: Backend::Kwokctl(Box::new(cluster)),
             _logs: logs,
+            _exec: exec,
             kube_cache: None,
             kubectl,
             _scratch: None,
@@ -304,6 +331,7 @@ impl Target {
         Ok(Target {
             backend: Backend::External,
             _logs: None,
+            _exec: None,
             kube_cache: discovery_cache(&kubectl).await,
             kubectl,
             _scratch: None,

@@ -29,12 +29,18 @@ pub struct Exec {
     pub awaited: Option<sandbox::Awaited>,
 }
 
+/// What no run of `lab` may read: the lab's dir (its reference solution) and the reference cache.
+pub fn hidden_paths(lab: &Lab) -> Vec<PathBuf> {
+    let mut hidden = vec![lab.dir.clone()];
+    hidden.extend(crate::cache_dir::cache_root());
+    hidden
+}
+
 impl Exec {
     /// Runs of `lab`'s scripts against `target`: its kubeconfig, and its kubectl cache when it has
     /// one. The lab's dir (the reference solution) and the reference cache are hidden.
     pub fn new(lab: &Lab, target: &Target) -> Exec {
-        let mut hidden = vec![lab.dir.clone()];
-        hidden.extend(crate::cache_dir::cache_root());
+        let hidden = hidden_paths(lab);
         Exec {
             map_at: lab.scenario.lab_dir.clone(),
             limits: lab.scenario.limits,
@@ -84,6 +90,7 @@ impl Exec {
             cutoff: None,
             awaited: self.awaited.clone(),
             trust: self.trust,
+            stdin: None,
         };
         run_blocking(spec).await
     }
@@ -114,6 +121,7 @@ impl Exec {
             cutoff,
             awaited: self.awaited.clone(),
             trust: self.trust,
+            stdin: None,
         };
         run_blocking(spec).await
     }

@@ -73,6 +73,7 @@ fn learner_sandbox(lab: &Lab, tools: &[String]) -> anyhow::Result<()> {
         cutoff: None,
         awaited: None,
         trust: Trust::Learner,
+        stdin: None,
     };
     let outcome = sandbox::run(&spec);
     match &outcome.exit {

@@ -76,12 +76,14 @@ impl ReferenceRun {
     }
 }
 
-/// The lab's starting nodes.
-/// What a private cluster for the lab starts with: its nodes and its declared container logs.
+/// What a private cluster for the lab starts with: its nodes, its declared container logs and
+/// commands, and what those commands must not see (as the lab's scripts must not).
 pub fn starting_setup(lab: &Lab) -> ClusterSetup {
     ClusterSetup {
         nodes: starting_nodes(lab),
         logs: lab.scenario.cluster.logs.clone(),
+        exec: lab.scenario.cluster.exec.clone(),
+        hidden: super::exec::hidden_paths(lab),
     }
 }
 

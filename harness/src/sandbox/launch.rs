@@ -172,7 +172,11 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
     command
         .env_clear()
         .envs(environment.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
 
@@ -214,7 +218,7 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         drop(write);
         read
     });
-    let child = match spawned {
+    let mut child = match spawned {
         Ok(child) => child,
         Err(e) => {
             let step = mount_report.and_then(|r| r.failed_step());
@@ -229,6 +233,14 @@ pub(crate) fn run_with(spec: &RunSpec, detected: &Detected) -> RunOutcome {
         }
     };
     drop(mount_report);
+    if let (Some(mut pipe), Some(input)) = (child.stdin.take(), spec.stdin.clone()) {
+        // Written beside the supervision, so a run that answers before reading all its input
+        // cannot block on a full pipe; a run that never reads it closes the pipe when it ends.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = pipe.write_all(&input);
+        });
+    }
 
     let mut kill_everything = |pid: i32| {
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);

@@ -90,6 +90,8 @@ pub struct RunSpec {
     pub awaited: Option<Awaited>,
     /// Whose code this is: a learner's never runs as root.
     pub trust: Trust,
+    /// What the run reads on stdin; nothing (`/dev/null`) when `None`.
+    pub stdin: Option<Vec<u8>>,
 }
 
 /// Whose code a run runs.

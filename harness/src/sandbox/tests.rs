@@ -120,6 +120,7 @@ impl Lab {
             cutoff: None,
             awaited: None,
             trust: super::Trust::Learner,
+            stdin: None,
         }
     }
 
@@ -177,6 +178,28 @@ fn runs_script_with_args_and_exit_code() {
         assert_eq!(text(&o.stdout), "tag for lab-node-0\n", "{}", show(&o));
         assert!(o.problems.is_empty(), "{}", show(&o));
         assert_eq!(o.isolation, d.isolation.name());
+    }
+}
+
+/// What a run is given on stdin reaches it (an exec's input), and a large input does not block a
+/// run that never reads it.
+#[test]
+fn stdin_reaches_the_run() {
+    for d in isolations() {
+        let lab = Lab::new();
+        let spec = RunSpec {
+            stdin: Some(b"line one\nline two\n".to_vec()),
+            ..lab.shell("wc -l; echo done")
+        };
+        let o = run_with(&spec, &d);
+        assert_eq!(o.exit, ExitStatus::Code(0), "{}", show(&o));
+        assert_eq!(text(&o.stdout), "2\ndone\n", "{}", show(&o));
+        let spec = RunSpec {
+            stdin: Some(vec![b'x'; 4 * 1024 * 1024]),
+            ..lab.shell("echo ignored")
+        };
+        let o = run_with(&spec, &d);
+        assert_eq!(text(&o.stdout), "ignored\n", "{}", show(&o));
     }
 }
 

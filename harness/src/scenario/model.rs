@@ -111,6 +111,10 @@ pub struct ClusterSpec {
     /// kwokctl alike; the first entry that selects a pod and has its container decides.
     #[serde(default)]
     pub logs: Vec<PodLogsSpec>,
+    /// Commands the fake nodes' containers have (`kubectl exec`), on the embedded cluster and on
+    /// kwokctl alike; the first entry that selects a pod and has its container decides.
+    #[serde(default)]
+    pub exec: Vec<PodExecSpec>,
 }
 
 /// One declaration of container logs, as kwok's `ClusterLogs` selects pods: by namespace and
@@ -134,6 +138,31 @@ pub struct PodLogsSpec {
     /// What `kubectl logs --previous` prints; without it `--previous` is an error.
     #[serde(default)]
     pub previous: Option<String>,
+}
+
+/// One declaration of what `kubectl exec` runs in a container, as kwok's `ClusterExec` selects
+/// pods: by namespace and exact pod name, then by container. A declared command prints its text
+/// whatever its arguments; any other command is a real one, run as the learner would run it (in
+/// the sandbox on the embedded cluster; on kwokctl, by kwok on the host, as `nobody` when the
+/// grader is root). An undeclared pod answers kwok's `no exec found ...`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PodExecSpec {
+    /// The pods' namespaces; none means every namespace.
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+    /// Exact pod names; none means every pod of those namespaces.
+    #[serde(default)]
+    pub pods: Vec<String>,
+    /// The containers; none means every container of the selected pods.
+    #[serde(default)]
+    pub containers: Vec<String>,
+    /// Commands by name (`nvidia-smi`) and what each prints on stdout.
+    #[serde(default)]
+    pub commands: BTreeMap<String, String>,
+    /// Variables the commands see.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

@@ -170,6 +170,29 @@ fn validate_cluster(scenario: &Scenario, scenario_dir: &Path, problems: &mut Pro
             );
         }
     }
+    for (index, exec) in scenario.cluster.exec.iter().enumerate() {
+        for name in exec.commands.keys() {
+            if !crate::cluster::pod_exec::is_command_name(name) {
+                problems.add(
+                    &format!("cluster.exec[{index}].commands.{name}"),
+                    None,
+                    format!(
+                        "{name:?} is not a command name: letters, digits, `.`, `_`, `+` and `-`, \
+                         not starting with `.` or `-`"
+                    ),
+                );
+            }
+        }
+        for name in exec.env.keys() {
+            if name.is_empty() || name.contains('=') || name.contains('\0') {
+                problems.add(
+                    &format!("cluster.exec[{index}].env.{name}"),
+                    None,
+                    format!("{name:?} is not a variable name"),
+                );
+            }
+        }
+    }
     for (index, starter) in scenario.starter.iter().enumerate() {
         if !scenario_dir.join(&starter.from).is_file() {
             problems.add(
