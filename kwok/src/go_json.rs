@@ -526,14 +526,17 @@ pub(crate) fn sorted_keys(v: &Value) -> Value {
 /// `json.NewEncoder(w).Encode` of an unstructured value: map keys sorted, `<`, `>` and `&`
 /// escaped for HTML, a newline at the end.
 pub(crate) fn encode_unstructured(v: &Value) -> String {
-    let text = sorted_keys(v)
-        .to_string()
-        .replace('<', "\\u003c")
+    format!("{}\n", html_escaped(&sorted_keys(v).to_string()))
+}
+
+/// JSON text as Go's encoder writes it by default: `<`, `>`, `&` and the line and paragraph
+/// separators escaped (`json.Marshal`'s `HTMLEscape`).
+pub(crate) fn html_escaped(json: &str) -> String {
+    json.replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
         .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029");
-    format!("{text}\n")
+        .replace('\u{2029}', "\\u2029")
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kwok::debugging::exec::{look_path, Ended, ExecCall, ExecOutput};
+use kwok::debugging::exec::{look_path, startable, Ended, ExecCall, ExecOutput};
 
 use crate::sandbox::{self, ExitStatus, Limits, RunSpec, Trust};
 
@@ -59,6 +59,11 @@ impl kwok::debugging::ExecRunner for SandboxedExec {
             Ok(program) => program,
             Err(why) => return not_started(why),
         };
+        // Started as kwok starts it: a path that cannot run is an error before anything runs
+        // (the sandbox sees the host's system directories where the host has them).
+        if let Err(why) = startable(&program) {
+            return not_started(why);
+        }
         let run_dir = match tempfile::Builder::new()
             .prefix("proctor-exec-run-")
             .tempdir()
@@ -165,6 +170,19 @@ mod tests {
         assert_eq!(
             out.ended,
             Ended::NotStarted(r#"exec: "nosuchcmd": executable file not found in $PATH"#.into())
+        );
+        let out = runner.run(&call(&["/nonexistent/tool"]));
+        assert_eq!(
+            out.ended,
+            Ended::NotStarted("fork/exec /nonexistent/tool: no such file or directory".into())
+        );
+        let dir = tempfile::tempdir().expect("dir");
+        let plain = dir.path().join("notes.txt");
+        std::fs::write(&plain, "not a program").expect("file");
+        let out = runner.run(&call(&[&plain.display().to_string()]));
+        assert_eq!(
+            out.ended,
+            Ended::NotStarted(format!("fork/exec {}: permission denied", plain.display()))
         );
         let out = runner.run(&call(&["sh", "-c", "exit 4"]));
         assert_eq!(out.ended, Ended::Exited(4));

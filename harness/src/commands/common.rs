@@ -73,11 +73,22 @@ impl Globals {
         if let Some(refusal) = lab.scenario.refuses(runtime) {
             anyhow::bail!(refusal);
         }
-        if runtime == Runtime::Kubeconfig && !lab.scenario.cluster.logs.is_empty() {
+        let cluster = &lab.scenario.cluster;
+        let declared = [
+            (!cluster.logs.is_empty()).then_some(("container logs", "cluster.logs", "logs")),
+            (!cluster.exec.is_empty()).then_some((
+                "container commands",
+                "cluster.exec",
+                "commands",
+            )),
+        ];
+        if let (Runtime::Kubeconfig, Some((what, key, own))) =
+            (runtime, declared.into_iter().flatten().next())
+        {
             anyhow::bail!(
-                "{} declares container logs (`cluster.logs` in its scenario.yaml), which only the \
-                 clusters Proctor starts serve (the embedded cluster and --cluster kwokctl); a \
-                 cluster reached by --kubeconfig serves its own kubelets' logs",
+                "{} declares {what} (`{key}` in its scenario.yaml), which only the clusters \
+                 Proctor starts serve (the embedded cluster and --cluster kwokctl); a cluster \
+                 reached by --kubeconfig serves its own kubelets' {own}",
                 lab.name()
             );
         }

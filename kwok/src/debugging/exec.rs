@@ -217,6 +217,16 @@ pub fn look_path(name: &str, path: Option<&std::ffi::OsStr>) -> Result<PathBuf, 
     ))
 }
 
+/// Whether a command named by its path (`/opt/tool`) can start, with Go's `fork/exec` error when
+/// it cannot: the file must exist and be an executable file.
+pub fn startable(path: &Path) -> Result<(), String> {
+    match std::fs::metadata(path) {
+        Err(e) => Err(spawn_error(path, Path::new(""), &e)),
+        Ok(_) if is_executable(path) => Ok(()),
+        Ok(_) => Err(format!("fork/exec {}: permission denied", path.display())),
+    }
+}
+
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)

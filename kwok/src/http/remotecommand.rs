@@ -425,7 +425,7 @@ impl Stream {
             (Err(why), _) => internal(why.clone()),
         };
         if self.protocol.starts_with("v4.") || self.protocol == V5 {
-            return serde_json::to_vec(&status).ok();
+            return Some(crate::go_json::html_escaped(&status.to_string()).into_bytes());
         }
         match outcome {
             Ok(()) => None,
