@@ -512,6 +512,13 @@ impl Api {
             hooks::default(res, &mut obj);
             obj = ownership::track(res, subresource, Some(&old.value), obj, opts);
             hooks::validate_status_update(res, &obj, &old.value)
+        } else if subresource == Some("ephemeralcontainers") {
+            // No ownership is recorded: upstream's field manager runs before `PrepareForUpdate`,
+            // which starts again from the old pod, managed fields included.
+            strategy::prepare_ephemeral_containers_update(res, &mut obj, &old.value);
+            hooks::default(res, &mut obj);
+            res.strategy
+                .validate_ephemeral_containers_update(&obj, &old.value)
         } else if subresource == Some("approval") {
             strategy::prepare_approval_update(res, &mut obj, &old.value);
             hooks::default(res, &mut obj);

@@ -134,6 +134,11 @@ pub fn resource_list(custom: &[&'static ResourceDef], group: &str, version: &str
             resources.push(e);
         }
     }
+    if registry::in_group_version(group, version).next().is_some() {
+        // `APIInstaller.Install` registers a built-in group version's paths sorted, so
+        // subresources sit beside their resource in name order.
+        resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    }
     let gv = if group.is_empty() {
         version.to_string()
     } else {

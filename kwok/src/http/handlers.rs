@@ -445,25 +445,27 @@ fn subresource(
     };
     // Only the subresources that take a patch read its type (another answers 405 below).
     let patch = match (sub, method) {
-        ("status" | "approval" | "scale", "PATCH") => Some(patch_kind(parts, res)?),
+        ("status" | "approval" | "scale" | "ephemeralcontainers", "PATCH") => {
+            Some(patch_kind(parts, res)?)
+        }
         _ => None,
     };
     let opts = write_options(query, parts, options_kind, patch)?;
     match (sub, method) {
-        ("status" | "approval", "GET") => Ok(respond::object(
+        ("status" | "approval" | "ephemeralcontainers", "GET") => Ok(respond::object(
             StatusCode::OK,
             res,
             &api.get(res, ns, name)?,
             format,
         )),
-        ("status" | "approval", "PUT") => {
+        ("status" | "approval" | "ephemeralcontainers", "PUT") => {
             let json = json_body(parts, body)?;
             let (obj, _) = hooks::decode(res, &json, opts.field_validation)?;
             admit_signer_write(api, parts, res, ns, name, sub, Some(&obj))?;
             let o = api.update(res, ns, name, obj, Some(sub), &opts)?;
             Ok(respond::object(StatusCode::OK, res, &o, format))
         }
-        ("status" | "approval", "PATCH") => {
+        ("status" | "approval" | "ephemeralcontainers", "PATCH") => {
             let kind = patch_kind(parts, res)?;
             admit_signer_write(api, parts, res, ns, name, sub, None)?;
             let o = api.patch(res, ns, name, kind, body, Some(sub), &opts)?;

@@ -127,6 +127,17 @@ pub(crate) trait Strategy: Sync + Debug {
         self.validate_status_update(new, old)
     }
 
+    /// The ephemeral containers strategy's `PrepareForUpdate` (only pods have the subresource):
+    /// the old object with the new one's ephemeral containers.
+    fn prepare_for_ephemeral_containers_update(&self, new: &mut Value, old: &Value) {
+        self.prepare_for_status_update(new, old);
+    }
+
+    /// The ephemeral containers strategy's `ValidateUpdate`.
+    fn validate_ephemeral_containers_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.validate_status_update(new, old)
+    }
+
     /// `GetResetFields` of the strategy of the main resource (`""`) or a subresource: the
     /// fields that write path resets, so nobody gains or loses their ownership there.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {

@@ -111,6 +111,11 @@ pub fn pod_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
     errs.extend(vol_errs);
     errs.extend(containers(spec, &volumes, &p.child("containers")));
     errs.extend(init_containers(spec, &volumes, &p.child("initContainers")));
+    errs.extend(ephemeral_containers(
+        spec,
+        &volumes,
+        &p.child("ephemeralContainers"),
+    ));
     errs.extend(restart_policy(
         spec.get("restartPolicy"),
         &p.child("restartPolicy"),
@@ -275,6 +280,87 @@ fn init_containers(spec: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<Fie
         }
     }
     errs
+}
+
+/// The fields of `EphemeralContainerCommon` outside `allowedEphemeralContainerFields`, in the
+/// struct's order (`validateFieldAllowList` reports them so).
+const NOT_FOR_EPHEMERAL_CONTAINERS: &[&str] = &[
+    "ports",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+];
+
+/// `validateEphemeralContainers`: each as a pod's container (`validateContainerCommon`,
+/// `validateContainerOnlyForPod`), named uniquely across every kind of container, targeting a
+/// container that is not ephemeral, with none of the fields that would make it part of the
+/// workload.
+fn ephemeral_containers(spec: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let others: HashSet<&str> = list(spec, "containers")
+        .iter()
+        .chain(list(spec, "initContainers"))
+        .map(|c| s(c, "name"))
+        .collect();
+    let mut all: HashSet<&str> = others.clone();
+    for (i, c) in list(spec, "ephemeralContainers").iter().enumerate() {
+        let cp = p.index(i);
+        errs.extend(container_common(c, volumes, &cp));
+        let image = s(c, "image");
+        if image.len() != image.trim().len() {
+            errs.push(invalid(
+                &cp.child("image"),
+                go_quote(image),
+                "must not have leading or trailing whitespace",
+            ));
+        }
+        let name = s(c, "name");
+        if !all.insert(name) {
+            errs.push(duplicate(&cp.child("name"), go_quote(name)));
+        }
+        let target = s(c, "targetContainerName");
+        if !target.is_empty() && !others.contains(target) {
+            errs.push(not_found(
+                &cp.child("targetContainerName"),
+                go_quote(target),
+            ));
+        }
+        for key in NOT_FOR_EPHEMERAL_CONTAINERS {
+            if !is_zero(c.get(*key)) {
+                errs.push(forbidden(
+                    &cp.child(key),
+                    "cannot be set for an Ephemeral Container",
+                ));
+            }
+        }
+        for (j, mount) in list(c, "volumeMounts").iter().enumerate() {
+            for key in ["subPath", "subPathExpr"] {
+                if !s(mount, key).is_empty() {
+                    errs.push(forbidden(
+                        &cp.child("volumeMounts").index(j).child(key),
+                        "cannot be set for an Ephemeral Container",
+                    ));
+                }
+            }
+        }
+    }
+    errs
+}
+
+/// Whether a field holds its Go zero value (absent, null, empty).
+fn is_zero(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(m)) => m.values().all(|v| is_zero(Some(v))),
+        Some(Value::Bool(b)) => !b,
+        Some(Value::Number(n)) => n.as_f64() == Some(0.0),
+    }
 }
 
 /// `validateContainerCommon`.
@@ -617,13 +703,7 @@ const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].imag
 pub fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = object_meta_update(new, old, true);
     let sp = Path::new("spec");
-    let mut meta_and_spec = object_meta(new, true, names::name_is_dns_subdomain, true);
-    meta_and_spec.extend(pod_spec(new.get("spec").unwrap_or(&Value::Null), &sp));
-    meta_and_spec.extend(containers_only_for_pod(
-        new.get("spec").unwrap_or(&Value::Null),
-        &sp,
-    ));
-    errs.extend(meta_and_spec);
+    errs.extend(metadata_and_spec(new));
     let (ns, os) = (
         new.get("spec").unwrap_or(&Value::Null),
         old.get("spec").unwrap_or(&Value::Null),
@@ -685,9 +765,62 @@ pub fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
             &sp,
             format!(
                 "pod updates may not change fields other than {UPDATABLE}\n{}",
-                spec_diff(os, &munged)
+                struct_diff("core.PodSpec", os, &munged)
             ),
         ));
+    }
+    errs
+}
+
+/// `validatePodMetadataAndSpec`.
+fn metadata_and_spec(pod: &Value) -> Vec<FieldError> {
+    let spec = pod.get("spec").unwrap_or(&Value::Null);
+    let sp = Path::new("spec");
+    let mut errs = object_meta(pod, true, names::name_is_dns_subdomain, true);
+    errs.extend(pod_spec(spec, &sp));
+    errs.extend(containers_only_for_pod(spec, &sp));
+    errs
+}
+
+/// `ValidatePodEphemeralContainersUpdate`: the pod as any update sees it, then the ephemeral
+/// containers it had, each still there and unchanged (a patch may reorder them). A static pod
+/// takes none.
+pub fn validate_ephemeral_containers_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    errs.extend(metadata_and_spec(new));
+    if old["metadata"]["annotations"]
+        .get("kubernetes.io/config.mirror")
+        .is_some()
+    {
+        return vec![forbidden(
+            &Path::new(""),
+            "static pods do not support ephemeral containers",
+        )];
+    }
+    let path = Path::new("spec").child("ephemeralContainers");
+    let new_containers = list(&new["spec"], "ephemeralContainers");
+    for old_container in list(&old["spec"], "ephemeralContainers") {
+        let name = s(old_container, "name");
+        match new_containers.iter().find(|c| s(c, "name") == name) {
+            None => errs.push(forbidden(
+                &path,
+                format!(
+                    "existing ephemeral containers {} may not be removed\n",
+                    go_quote(name)
+                ),
+            )),
+            Some(new_container) if !semantic_eq(old_container, new_container) => {
+                errs.push(forbidden(
+                    &path,
+                    format!(
+                        "existing ephemeral containers {} may not be changed\n{}",
+                        go_quote(name),
+                        struct_diff("core.EphemeralContainer", old_container, new_container)
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
     }
     errs
 }
@@ -782,9 +915,9 @@ pub fn semantic_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// A short `cmp.Diff(old, new)`-style listing of the PodSpec fields that differ. Upstream's
-/// output (go-cmp) is deliberately unstable; only its shape is imitated.
-fn spec_diff(old: &Value, new: &Value) -> String {
+/// A short `cmp.Diff(old, new)`-style listing of the fields of a struct (`type_name`) that
+/// differ. Upstream's output (go-cmp) is deliberately unstable; only its shape is imitated.
+fn struct_diff(type_name: &str, old: &Value, new: &Value) -> String {
     let empty = Map::new();
     let (o, n) = (
         old.as_object().unwrap_or(&empty),
@@ -793,7 +926,7 @@ fn spec_diff(old: &Value, new: &Value) -> String {
     let mut keys: Vec<&String> = o.keys().chain(n.keys()).collect();
     keys.sort();
     keys.dedup();
-    let mut lines = vec!["  core.PodSpec{".to_string()];
+    let mut lines = vec![format!("  {type_name}{{")];
     let mut same = 0;
     for k in keys {
         let (a, b) = (o.get(k), n.get(k));

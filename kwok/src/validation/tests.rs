@@ -235,6 +235,67 @@ fn pod_updates_are_restricted() {
     );
 }
 
+/// `ValidatePodEphemeralContainersUpdate` as kube-apiserver v1.32.13 answered `kubectl debug`
+/// and patches of `pods/ephemeralcontainers` (differential session `debug`).
+#[test]
+fn ephemeral_containers_are_added_never_changed_or_removed() {
+    let old = defaulted(
+        &PODS,
+        json!({"metadata": {"name": "app", "namespace": "default", "resourceVersion": "3"},
+               "spec": {"initContainers": [{"name": "init", "image": "busybox"}],
+                        "containers": [{"name": "main", "image": "busybox"}],
+                        "ephemeralContainers": [{"name": "dbg", "image": "busybox"}]}}),
+    );
+    let update = |ephemeral: Value| {
+        let mut new = old.clone();
+        new["spec"]["ephemeralContainers"] = ephemeral;
+        let new = defaulted(&PODS, new);
+        messages(
+            PODS.strategy
+                .validate_ephemeral_containers_update(&new, &old),
+        )
+    };
+    let dbg = old["spec"]["ephemeralContainers"][0].clone();
+    assert_eq!(
+        update(json!([dbg, {"name": "more", "image": "busybox", "targetContainerName": "main"}])),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        update(json!([dbg, {"name": "main", "image": "busybox"},
+                      {"name": "t", "image": "busybox", "targetContainerName": "dbg"}])),
+        [
+            "spec.ephemeralContainers[1].name: Duplicate value: \"main\"",
+            "spec.ephemeralContainers[2].targetContainerName: Not found: \"dbg\"",
+        ]
+    );
+    assert_eq!(
+        update(json!([dbg, {"name": "w", "image": "busybox", "ports": [{"containerPort": 80}],
+                            "resources": {"limits": {"cpu": "1"}},
+                            "readinessProbe": {"exec": {"command": ["true"]}},
+                            "lifecycle": {"preStop": {"exec": {"command": ["true"]}}}}])),
+        [
+            "spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an Ephemeral Container",
+            "spec.ephemeralContainers[1].resources: Forbidden: cannot be set for an Ephemeral Container",
+            "spec.ephemeralContainers[1].readinessProbe: Forbidden: cannot be set for an Ephemeral Container",
+            "spec.ephemeralContainers[1].lifecycle: Forbidden: cannot be set for an Ephemeral Container",
+        ]
+    );
+    assert_eq!(
+        update(json!([])),
+        ["spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be removed\n"]
+    );
+    let mut changed = dbg.clone();
+    changed["image"] = json!("alpine");
+    let errs = update(json!([changed]));
+    assert!(
+        errs.len() == 1
+            && errs[0].starts_with(
+                "spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be changed\n"
+            ),
+        "{errs:?}"
+    );
+}
+
 #[test]
 fn namespaces_nodes_configmaps_leases() {
     let ns = defaulted(&NAMESPACES, json!({"metadata": {"name": "My_NS"}}));

@@ -50,6 +50,14 @@ pub static RESOURCE: ResourceDef = ResourceDef {
             body: None,
         },
         SubresourceDef {
+            name: "ephemeralcontainers",
+            kind: "Pod",
+            group: "",
+            version: "",
+            verbs: &["get", "patch", "update"],
+            body: None,
+        },
+        SubresourceDef {
             name: "exec",
             kind: "PodExecOptions",
             group: "",
@@ -82,6 +90,8 @@ impl Strategy for Pod {
                 "metadata.deletionTimestamp",
                 "metadata.ownerReferences",
             ],
+            // `podEphemeralContainersStrategy` embeds `podStrategy`.
+            "ephemeralcontainers" => &["status"],
             _ => &[],
         }
     }
@@ -138,6 +148,35 @@ impl Strategy for Pod {
 
     fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         validation::validate_status_update(new, old)
+    }
+
+    /// `dropNonEphemeralContainerUpdates`: the old pod, with the new one's name, namespace,
+    /// resourceVersion, UID and ephemeral containers.
+    fn prepare_for_ephemeral_containers_update(&self, new: &mut Value, old: &Value) {
+        let mut pod = old.clone();
+        for key in ["name", "namespace", "resourceVersion", "uid"] {
+            match new["metadata"].get(key) {
+                Some(v) => pod["metadata"][key] = v.clone(),
+                None => {
+                    if let Some(m) = pod["metadata"].as_object_mut() {
+                        m.remove(key);
+                    }
+                }
+            }
+        }
+        match new["spec"].get("ephemeralContainers") {
+            Some(v) => pod["spec"]["ephemeralContainers"] = v.clone(),
+            None => {
+                if let Some(spec) = pod["spec"].as_object_mut() {
+                    spec.remove("ephemeralContainers");
+                }
+            }
+        }
+        *new = pod;
+    }
+
+    fn validate_ephemeral_containers_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validation::validate_ephemeral_containers_update(new, old)
     }
 
     /// `podStrategy.CheckGracefulDelete`: the request's grace period, else the pod's own, else 30
