@@ -5,6 +5,7 @@
 //! commands first, then the system's) and runs in a fresh directory with the target's variables.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use kwok::debugging::exec::{look_path, startable, Ended, ExecCall, ExecOutput};
@@ -15,6 +16,11 @@ use crate::sandbox::{self, ExitStatus, Limits, RunSpec, Trust};
 /// script that waits on it still ends within its own limit.
 const EXEC_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How many commands of one cluster run at once. A command's processes are not the learner's
+/// script's (the API server started them), so the script's own process limit does not bound
+/// them: a script that starts a hundred `kubectl exec` at once has them run a few at a time.
+const AT_ONCE: usize = 4;
+
 /// Runs exec commands in the sandbox.
 #[derive(Debug, Clone)]
 pub struct SandboxedExec {
@@ -22,26 +28,44 @@ pub struct SandboxedExec {
     path: String,
     /// What the command must not see (the lab's reference, the reference cache).
     hidden: Vec<PathBuf>,
+    /// The commands running now (see [`AT_ONCE`]).
+    running: Arc<(Mutex<usize>, Condvar)>,
 }
 
 impl SandboxedExec {
     pub fn new(declared: Option<PathBuf>, hidden: Vec<PathBuf>) -> SandboxedExec {
         let mut dirs: Vec<PathBuf> = declared.into_iter().collect();
-        dirs.extend(
-            [
-                "/usr/local/sbin",
-                "/usr/local/bin",
-                "/usr/sbin",
-                "/usr/bin",
-                "/sbin",
-                "/bin",
-            ]
-            .map(PathBuf::from),
-        );
+        dirs.extend(sandbox::STANDARD_PATH.iter().map(PathBuf::from));
         let path = std::env::join_paths(dirs)
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
-        SandboxedExec { path, hidden }
+        SandboxedExec {
+            path,
+            hidden,
+            running: Arc::default(),
+        }
+    }
+
+    /// Waits for a turn among [`AT_ONCE`]; the turn ends when the guard drops.
+    fn turn(&self) -> Turn<'_> {
+        let (count, freed) = &*self.running;
+        let mut running = count.lock().unwrap_or_else(|e| e.into_inner());
+        while *running >= AT_ONCE {
+            running = freed.wait(running).unwrap_or_else(|e| e.into_inner());
+        }
+        *running += 1;
+        Turn(&self.running)
+    }
+}
+
+struct Turn<'a>(&'a (Mutex<usize>, Condvar));
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let (count, freed) = self.0;
+        let mut running = count.lock().unwrap_or_else(|e| e.into_inner());
+        *running = running.saturating_sub(1);
+        freed.notify_one();
     }
 }
 
@@ -99,7 +123,10 @@ impl kwok::debugging::ExecRunner for SandboxedExec {
             trust: Trust::Learner,
             stdin: call.stdin.clone(),
         };
-        let outcome = sandbox::run(&spec);
+        let outcome = {
+            let _turn = self.turn();
+            sandbox::run(&spec)
+        };
         let ended = match outcome.exit {
             ExitStatus::Code(code) => Ended::Exited(code),
             ExitStatus::Signal(signal) => Ended::Signaled(signal),
@@ -161,6 +188,34 @@ mod tests {
         if sandbox::isolation_available() != "none" {
             assert_eq!(lines[3], "hidden", "{stdout}");
         }
+    }
+
+    /// Commands past the bound wait for a turn; all of them run.
+    #[test]
+    fn commands_take_turns() {
+        let runner = SandboxedExec::new(None, Vec::new());
+        let peak = Arc::new(Mutex::new((0usize, 0usize)));
+        let threads: Vec<_> = (0..AT_ONCE * 2)
+            .map(|_| {
+                let (runner, peak) = (runner.clone(), peak.clone());
+                std::thread::spawn(move || {
+                    let _turn = runner.turn();
+                    {
+                        let mut p = peak.lock().expect("peak");
+                        p.0 += 1;
+                        p.1 = p.1.max(p.0);
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                    peak.lock().expect("peak").0 -= 1;
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("thread");
+        }
+        let (now, most) = *peak.lock().expect("peak");
+        assert_eq!(now, 0);
+        assert!(most <= AT_ONCE, "{most} at once");
     }
 
     #[test]

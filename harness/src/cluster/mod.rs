@@ -8,6 +8,7 @@ pub mod external;
 pub mod in_process;
 pub mod kept;
 pub mod kubectl;
+mod kwok_documents;
 pub mod kwok_stages;
 pub mod kwokctl;
 pub mod lab_mark;

@@ -16,9 +16,6 @@ use serde_json::{json, Value};
 
 use crate::scenario::model::PodExecSpec;
 
-/// kwok's configuration group (`kwok.x-k8s.io/v1alpha1`).
-const KWOK_CONFIG: &str = "kwok.x-k8s.io/v1alpha1";
-
 /// The variable naming an entry's directory.
 const ENTRY_VARIABLE: &str = "PROCTOR_EXEC";
 
@@ -87,19 +84,14 @@ impl PodExecFiles {
             if !spec.containers.is_empty() {
                 exec["containers"] = json!(spec.containers);
             }
-            let mut selector = json!({});
-            if !spec.namespaces.is_empty() {
-                selector["matchNamespaces"] = json!(spec.namespaces);
-            }
-            if !spec.pods.is_empty() {
-                selector["matchNames"] = json!(spec.pods);
-            }
-            documents.push(json!({
-                "apiVersion": KWOK_CONFIG,
-                "kind": "ClusterExec",
-                "metadata": {"name": format!("proctor-exec-{i}")},
-                "spec": {"selector": selector, "execs": [exec]},
-            }));
+            documents.push(super::kwok_documents::cluster_document(
+                "ClusterExec",
+                &format!("proctor-exec-{i}"),
+                &spec.namespaces,
+                &spec.pods,
+                "execs",
+                exec,
+            ));
         }
         Ok(Some(PodExecFiles { dir, documents }))
     }
@@ -115,14 +107,7 @@ impl PodExecFiles {
 
     /// The documents as a multi-document YAML stream, for kwok's configuration file.
     pub fn yaml(&self) -> anyhow::Result<String> {
-        let mut out = String::new();
-        for document in &self.documents {
-            out.push_str("---\n");
-            out.push_str(
-                &serde_yaml::to_string(document).context("writing a ClusterExec document")?,
-            );
-        }
-        Ok(out)
+        super::kwok_documents::yaml_stream(&self.documents)
     }
 }
 

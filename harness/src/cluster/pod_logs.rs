@@ -13,9 +13,6 @@ use crate::scenario::model::PodLogsSpec;
 /// read the same on every run and every machine.
 pub const LOG_TIME: &str = "2025-01-01T00:00:00Z";
 
-/// kwok's configuration group (`kwok.x-k8s.io/v1alpha1`).
-const KWOK_CONFIG: &str = "kwok.x-k8s.io/v1alpha1";
-
 /// The log files and the documents naming them; the files last as long as this does, in a
 /// directory only the grader can read.
 pub struct PodLogFiles {
@@ -51,19 +48,14 @@ impl PodLogFiles {
             if let Some(previous) = &spec.previous {
                 log["previousLogsFile"] = json!(file(format!("{i}-previous.log"), previous)?);
             }
-            let mut selector = json!({});
-            if !spec.namespaces.is_empty() {
-                selector["matchNamespaces"] = json!(spec.namespaces);
-            }
-            if !spec.pods.is_empty() {
-                selector["matchNames"] = json!(spec.pods);
-            }
-            documents.push(json!({
-                "apiVersion": KWOK_CONFIG,
-                "kind": "ClusterLogs",
-                "metadata": {"name": format!("proctor-logs-{i}")},
-                "spec": {"selector": selector, "logs": [log]},
-            }));
+            documents.push(super::kwok_documents::cluster_document(
+                "ClusterLogs",
+                &format!("proctor-logs-{i}"),
+                &spec.namespaces,
+                &spec.pods,
+                "logs",
+                log,
+            ));
         }
         Ok(Some(PodLogFiles {
             _dir: dir,
@@ -77,14 +69,7 @@ impl PodLogFiles {
 
     /// The documents as a multi-document YAML stream, for kwok's configuration file.
     pub fn yaml(&self) -> anyhow::Result<String> {
-        let mut out = String::new();
-        for document in &self.documents {
-            out.push_str("---\n");
-            out.push_str(
-                &serde_yaml::to_string(document).context("writing a ClusterLogs document")?,
-            );
-        }
-        Ok(out)
+        super::kwok_documents::yaml_stream(&self.documents)
     }
 
     #[cfg(test)]

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 /// leftovers can be found and killed (see `sweep`).
 pub(crate) const MARKER_VAR: &str = "PROCTOR_SANDBOX_RUN";
 
-const STANDARD_PATH: &[&str] = &[
+/// The directories a login shell's `PATH` holds, in its order.
+pub const STANDARD_PATH: &[&str] = &[
     "/usr/local/sbin",
     "/usr/local/bin",
     "/usr/sbin",

@@ -58,6 +58,7 @@ pub use cgroup::cgroup_limits;
 pub use detect::isolation_available;
 pub use env::on_path;
 pub use env::short_lived_go;
+pub use env::STANDARD_PATH;
 pub use limit::is_limit_problem;
 
 /// What to run and where.
