@@ -426,6 +426,75 @@ fn escaping_scripts_and_links_reach_nothing_of_the_grader() {
     }
 }
 
+/// What a script has `kubectl exec` run in a pod runs in a sandbox of its own, as a learner's
+/// code: never as root, and it reaches nothing of the grader that the script itself cannot —
+/// the reference, the cache, the scenario and the submission stay unread and unwritten.
+#[test]
+fn commands_run_through_kubectl_exec_reach_nothing_of_the_grader() {
+    let lab = Lab::new(SMALL_LIMITS);
+    let case = "exec";
+    if isolation().is_none() {
+        skip("commands run through kubectl exec");
+        return;
+    }
+    let scenario = lab.scenario_dir();
+    let targets = [
+        scenario.join("new-file"),
+        lab.cache_sentinel(),
+        lab.outside_sentinel(),
+        lab.submission_dir(case).join("nodes.sh"),
+    ];
+    let writes: String = targets
+        .iter()
+        .map(|t| {
+            format!(
+                "echo \"$mark\" > '{}' 2>/dev/null && echo \"wrote {}\"\n",
+                t.display(),
+                t.display()
+            )
+        })
+        .collect();
+    let inside = format!(
+        "mark={mark}\n\
+         echo \"uid $(id -u)\"\n\
+         lab-tool\n\
+         for f in '{scenario}/reference/secret.txt' '{scenario}/scenario.yaml' {cache}/*/.reference-only /etc/shadow; do\n\
+           echo \"read $f: $(head -c 200 \"$f\" 2>&1 | tr '\\n' ' ' | cut -c1-60)\"\n\
+         done\n\
+         {writes}",
+        mark = split_word(&lab.pwned),
+        scenario = scenario.display(),
+        cache = lab.cache().display(),
+    );
+    let script = format!(
+        "#!/bin/bash\n\
+         kubectl -n hostile wait --for=condition=Ready pod/box --timeout=20s >/dev/null\n\
+         kubectl -n hostile exec -i box -- sh -s <<'INSIDE' 2>&1\n\
+         {inside}INSIDE\n\
+         kubectl get nodes -o name | sort\n"
+    );
+    let files = Files::correct().script("nodes.sh", &script);
+    let graded = grade_guarded(&lab, case, &files, "json");
+    graded.assert_graded_with_failures();
+    let json = graded.json();
+    assert_failing_exactly(&json, &["1.1"]);
+    let run = output(&json, "1.1");
+    assert!(run.contains("+declared output"), "the exec ran: {run}");
+    assert!(!run.contains("+uid 0\n"), "an exec ran as root: {run}");
+    assert!(
+        run.contains(&format!(
+            "+read {}/reference/secret.txt: head: ",
+            scenario.display()
+        )),
+        "{run}"
+    );
+    assert!(
+        !run.contains("+wrote "),
+        "an exec wrote a grader's file: {run}"
+    );
+    assert!(run.contains(" node/lab-node-0\n"), "{run}");
+}
+
 /// With `HOME` under `/tmp` (a container's throwaway home) the reference cache is
 /// `$HOME/.cache/proctor`, inside a path every run names. A learner's script that looks there, or
 /// in the scenario, finds nothing: it prints what the correct one prints and gets full marks, on

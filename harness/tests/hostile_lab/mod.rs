@@ -42,6 +42,13 @@ cluster:
     - name: lab-node-3
       labels: {tier: silver}
   manifests: [k8s/hostile.yaml]
+  # What `kubectl exec` runs in the lab's pod: a hostile script's way to have the API server run
+  # its commands.
+  exec:
+    - namespaces: [hostile]
+      commands:
+        lab-tool: |
+          declared output
 {limits}
 perturbations:
   extra:
@@ -153,6 +160,14 @@ const NAMESPACE: &str = "apiVersion: v1
 kind: Namespace
 metadata:
   name: hostile
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: box
+  namespace: hostile
+spec:
+  containers: [{name: box, image: busybox}]
 ---
 apiVersion: v1
 kind: ConfigMap
