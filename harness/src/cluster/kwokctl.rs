@@ -297,6 +297,8 @@ impl KwokctlCluster {
         let mut command = tokio::process::Command::new(&self.kwokctl);
         command
             .args(args)
+            .env_clear()
+            .envs(component_environment())
             .env("KWOK_WORKDIR", self.workdir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -310,6 +312,17 @@ impl KwokctlCluster {
             .with_context(|| format!("kwokctl did not finish within {}s", within.as_secs()))?
             .context("waiting for kwokctl")
     }
+}
+
+/// What kwokctl and the components it starts are given of the grader's environment: what a
+/// process needs to run and find its tools, nothing else. kwok passes its own environment to
+/// the commands it runs for `kubectl exec`, which a learner's script may run and print; the
+/// grader's other variables (tokens, paths of its files) must not reach them.
+fn component_environment() -> Vec<(String, std::ffi::OsString)> {
+    ["PATH", "HOME", "LANG", "TMPDIR", "TZ"]
+        .iter()
+        .filter_map(|name| std::env::var_os(name).map(|value| (name.to_string(), value)))
+        .collect()
 }
 
 impl Drop for KwokctlCluster {
@@ -356,4 +369,30 @@ fn tail(bytes: &[u8], lines: usize) -> String {
     let text = String::from_utf8_lossy(bytes);
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The components see only what they need of the grader's environment: the test runner's
+    /// own variables (`CARGO_*`, set for every test) do not reach them.
+    #[test]
+    fn components_get_none_of_the_graders_other_variables() {
+        let given: Vec<String> = component_environment()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert!(given.iter().any(|name| name == "PATH"), "{given:?}");
+        for name in &given {
+            assert!(
+                ["PATH", "HOME", "LANG", "TMPDIR", "TZ"].contains(&name.as_str()),
+                "{name} reaches the components"
+            );
+        }
+        let others = std::env::vars_os()
+            .filter(|(name, _)| name.to_string_lossy().starts_with("CARGO"))
+            .count();
+        assert!(others > 0, "the test runner sets CARGO_* variables");
+    }
 }
