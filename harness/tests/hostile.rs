@@ -74,6 +74,20 @@ fn grade_guarded(lab: &Lab, case: &str, files: &Files, format: &str) -> Graded {
     graded
 }
 
+/// Shell lines that write `$mark` into each of `targets` and say so when one succeeds.
+fn write_attempts(targets: &[std::path::PathBuf]) -> String {
+    targets
+        .iter()
+        .map(|t| {
+            format!(
+                "echo \"$mark\" > '{}' 2>/dev/null && echo \"wrote {}\"\n",
+                t.display(),
+                t.display()
+            )
+        })
+        .collect()
+}
+
 /// `text` split in two shell words that bash joins again, so that the script's own source does
 /// not hold `text` (the tests look for it in every file afterwards).
 fn split_word(text: &str) -> String {
@@ -346,16 +360,7 @@ fn escaping_scripts_and_links_reach_nothing_of_the_grader() {
             submission.join("nodes.sh"),
             submission.join("new-file"),
         ];
-        let writes: String = targets
-            .iter()
-            .map(|t| {
-                format!(
-                    "echo \"$mark\" > '{}' 2>/dev/null && echo \"wrote {}\"\n",
-                    t.display(),
-                    t.display()
-                )
-            })
-            .collect();
+        let writes = write_attempts(&targets);
         let root = lab.root().display();
         let script = format!(
             "#!/bin/bash\n\
@@ -444,16 +449,7 @@ fn commands_run_through_kubectl_exec_reach_nothing_of_the_grader() {
         lab.outside_sentinel(),
         lab.submission_dir(case).join("nodes.sh"),
     ];
-    let writes: String = targets
-        .iter()
-        .map(|t| {
-            format!(
-                "echo \"$mark\" > '{}' 2>/dev/null && echo \"wrote {}\"\n",
-                t.display(),
-                t.display()
-            )
-        })
-        .collect();
+    let writes = write_attempts(&targets);
     let inside = format!(
         "mark={mark}\n\
          echo \"uid $(id -u)\"\n\

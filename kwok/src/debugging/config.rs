@@ -246,14 +246,14 @@ impl Config {
 
     /// `getPodLogs`, with kwok's texts for a container nothing declares.
     pub fn pod_log(&self, pod: &str, namespace: &str, container: &str) -> Result<&Log, String> {
-        self.logs
-            .find(pod, namespace, container)
-            .map_err(|missing| match missing {
-                Missing::NotInPodRule => {
-                    not_found("log target not found", container, namespace, pod)
-                }
-                Missing::NoRule => not_found("no logs found", container, namespace, pod),
-            })
+        let texts = ("log target not found", "no logs found");
+        found(
+            self.logs.find(pod, namespace, container),
+            texts,
+            container,
+            namespace,
+            pod,
+        )
     }
 
     /// `getExecTarget`, with kwok's texts.
@@ -263,14 +263,14 @@ impl Config {
         namespace: &str,
         container: &str,
     ) -> Result<&ExecTarget, String> {
-        self.execs
-            .find(pod, namespace, container)
-            .map_err(|missing| match missing {
-                Missing::NotInPodRule => {
-                    not_found("exec target not found", container, namespace, pod)
-                }
-                Missing::NoRule => not_found("no exec found", container, namespace, pod),
-            })
+        let texts = ("exec target not found", "no exec found");
+        found(
+            self.execs.find(pod, namespace, container),
+            texts,
+            container,
+            namespace,
+            pod,
+        )
     }
 
     /// `getPodAttach`, with kwok's texts.
@@ -280,15 +280,33 @@ impl Config {
         namespace: &str,
         container: &str,
     ) -> Result<&AttachConfig, String> {
-        self.attaches
-            .find(pod, namespace, container)
-            .map_err(|missing| match missing {
-                Missing::NotInPodRule => {
-                    not_found("attaches target not found", container, namespace, pod)
-                }
-                Missing::NoRule => not_found("no attaches found", container, namespace, pod),
-            })
+        let texts = ("attaches target not found", "no attaches found");
+        found(
+            self.attaches.find(pod, namespace, container),
+            texts,
+            container,
+            namespace,
+            pod,
+        )
     }
+}
+
+/// A lookup's entry, or kwok's text for why there is none: `texts` names the pod rule without
+/// the container and no rule at all.
+fn found<'a, T>(
+    lookup: Result<&'a T, Missing>,
+    texts: (&str, &str),
+    container: &str,
+    namespace: &str,
+    pod: &str,
+) -> Result<&'a T, String> {
+    lookup.map_err(|missing| {
+        let what = match missing {
+            Missing::NotInPodRule => texts.0,
+            Missing::NoRule => texts.1,
+        };
+        not_found(what, container, namespace, pod)
+    })
 }
 
 /// `<what> for container "c" in pod "ns/p"` (`log.KRef` quoted).
