@@ -515,7 +515,8 @@ impl Api {
         } else if subresource == Some("ephemeralcontainers") {
             // No ownership is recorded: upstream's field manager runs before `PrepareForUpdate`,
             // which starts again from the old pod, managed fields included.
-            strategy::prepare_ephemeral_containers_update(res, &mut obj, &old.value);
+            res.strategy
+                .prepare_for_ephemeral_containers_update(&mut obj, &old.value);
             hooks::default(res, &mut obj);
             res.strategy
                 .validate_ephemeral_containers_update(&obj, &old.value)

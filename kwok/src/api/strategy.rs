@@ -29,13 +29,6 @@ pub fn prepare_approval_update(res: &ResourceDef, new: &mut Value, old: &Value) 
     res.strategy.prepare_for_approval_update(new, old);
 }
 
-/// An `ephemeralcontainers` write (a pod's, `kubectl debug`): the kind's strategy keeps
-/// everything but the ephemeral containers and the object's identity.
-pub fn prepare_ephemeral_containers_update(res: &ResourceDef, new: &mut Value, old: &Value) {
-    res.strategy
-        .prepare_for_ephemeral_containers_update(new, old);
-}
-
 /// Fields of metadata only the server writes.
 fn copy_server_meta(new: &mut Value, old: &Value) {
     for key in [

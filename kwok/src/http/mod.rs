@@ -95,14 +95,17 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         return respond::error(&attributes.forbidden(&user.name, &decision.reason));
     }
     parts.extensions.insert(user);
-    if let route::Target::Resource(path) = target {
-        if let Some(action) = remotecommand::action_of(&path) {
-            drop(body);
-            return remotecommand::serve(server.clone(), parts, path, action).await;
+    // Exec and attach stream over an upgraded connection: they read no body.
+    let streams = match &target {
+        route::Target::Resource(path) => remotecommand::action_of(path),
+        _ => None,
+    };
+    match (streams, target) {
+        (Some(action), route::Target::Resource(path)) => {
+            remotecommand::serve(server.clone(), parts, path, action).await
         }
-        return respond_to(&server, parts, body, route::Target::Resource(path), pretty).await;
+        (_, target) => respond_to(&server, parts, body, target, pretty).await,
     }
-    respond_to(&server, parts, body, target, pretty).await
 }
 
 /// Reads the body and answers a request the handlers answer whole.
