@@ -330,7 +330,7 @@ fn ephemeral_containers(spec: &Value, volumes: &HashSet<String>, p: &Path) -> Ve
             ));
         }
         for key in NOT_FOR_EPHEMERAL_CONTAINERS {
-            if !is_zero(c.get(*key)) {
+            if !is_go_zero(key, c.get(*key)) {
                 errs.push(forbidden(
                     &cp.child(key),
                     "cannot be set for an Ephemeral Container",
@@ -351,15 +351,15 @@ fn ephemeral_containers(spec: &Value, volumes: &HashSet<String>, p: &Path) -> Ve
     errs
 }
 
-/// Whether a field holds its Go zero value (absent, null, empty).
-fn is_zero(v: Option<&Value>) -> bool {
+/// Whether a field of `EphemeralContainerCommon` holds its Go zero value, as
+/// `reflect.DeepEqual` with the zero value sees it: the pointers and slices (`ports`, the probes,
+/// `lifecycle`, `restartPolicy`, `resizePolicy`) only when nil — an empty list or object sent is
+/// not nil —, the `resources` struct when none of its members is set.
+fn is_go_zero(key: &str, v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,
-        Some(Value::String(s)) => s.is_empty(),
-        Some(Value::Array(a)) => a.is_empty(),
-        Some(Value::Object(m)) => m.values().all(|v| is_zero(Some(v))),
-        Some(Value::Bool(b)) => !b,
-        Some(Value::Number(n)) => n.as_f64() == Some(0.0),
+        Some(Value::Object(m)) if key == "resources" => m.values().all(Value::is_null),
+        Some(_) => false,
     }
 }
 

@@ -280,6 +280,15 @@ fn ephemeral_containers_are_added_never_changed_or_removed() {
             "spec.ephemeralContainers[1].lifecycle: Forbidden: cannot be set for an Ephemeral Container",
         ]
     );
+    // Sent empty, a list or a pointer is still set; `resources` as defaulted (`{}`) is not.
+    assert_eq!(
+        update(json!([dbg, {"name": "e", "image": "busybox", "ports": [], "lifecycle": {},
+                            "resources": {}}])),
+        [
+            "spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an Ephemeral Container",
+            "spec.ephemeralContainers[1].lifecycle: Forbidden: cannot be set for an Ephemeral Container",
+        ]
+    );
     assert_eq!(
         update(json!([])),
         ["spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be removed\n"]
