@@ -24,6 +24,7 @@ pub(crate) mod gofmt;
 pub mod http;
 pub(crate) mod intstr;
 pub(crate) mod kinds;
+pub(crate) mod meta;
 pub(crate) mod names;
 pub mod patch;
 pub(crate) mod podresources;

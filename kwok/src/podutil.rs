@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::api::meta;
+use crate::meta;
 
 /// `GetPodCondition` (and its node twin): the first status condition of `type_`.
 pub fn condition<'a>(obj: &'a Value, type_: &str) -> Option<&'a Value> {

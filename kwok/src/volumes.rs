@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde_json::{json, Value};
 
-use crate::api::meta;
+use crate::meta;
 use crate::quantity::Quantity;
 use crate::selectors::LabelSelector;
 

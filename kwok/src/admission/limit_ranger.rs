@@ -105,7 +105,7 @@ pub(super) fn admit(api: &Api, ns: &str, pod: &mut Value) {
             }
         }
         if !notes.is_empty() {
-            let meta = crate::api::meta::meta_mut(pod);
+            let meta = crate::meta::meta_mut(pod);
             let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
             if !annotations.is_object() {
                 *annotations = json!({});

@@ -29,7 +29,8 @@ mod tests;
 
 use serde_json::Value;
 
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::error::{ApiError, ApiResult};
 use crate::registry::{self, ResourceDef};
 

@@ -4,7 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::defaults::fields::{is_nil, str_of};
 use crate::registry;
 

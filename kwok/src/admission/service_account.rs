@@ -8,7 +8,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::defaults::fields::{each, str_of};
 use crate::error::ApiResult;
 use crate::registry::SERVICEACCOUNTS;

@@ -5,7 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::printers::storage::is_default_class;
 use crate::registry::{self, ResourceDef};
 

@@ -76,7 +76,7 @@ pub type Predicate = Box<dyn Fn(&Value) -> bool + Send + Sync>;
 pub fn parse_label_selector(s: &str) -> ApiResult<Predicate> {
     let sel = crate::selectors::label_selector_param(s)?;
     Ok(Box::new(move |obj: &Value| {
-        sel.matches(super::meta::labels(obj))
+        sel.matches(crate::meta::labels(obj))
     }))
 }
 

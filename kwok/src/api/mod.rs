@@ -5,7 +5,6 @@
 //! is validated, versioned and watched exactly like kubectl's.
 
 pub mod hooks;
-pub mod meta;
 pub mod options;
 mod ownership;
 pub mod strategy;
@@ -16,6 +15,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::admission::Operation;
+use crate::meta;
 use crate::error::{ApiError, ApiResult, FieldError};
 use crate::kinds::Deletion;
 use crate::registry::{self, ResourceDef};

@@ -36,7 +36,7 @@ fn endpoint<'a>(res: &'a ResourceDef, subresource: &'a str) -> Endpoint<'a> {
         kind_name: res.kind,
         subresource,
         reset: fieldmanager::reset_fields(res.strategy.reset_fields(subresource)),
-        now: super::meta::now(),
+        now: crate::meta::now(),
     }
 }
 

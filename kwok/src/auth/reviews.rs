@@ -7,7 +7,8 @@ use serde_json::{json, Map, Value};
 use super::attributes::Attributes;
 use super::token::{Keys, ISSUER};
 use super::{rbac, UserInfo};
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::error::{ApiError, ApiResult, FieldError};
 use crate::registry::{ResourceDef, SERVICEACCOUNTS};
 

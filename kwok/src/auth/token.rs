@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use super::UserInfo;
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::registry::SERVICEACCOUNTS;
 
 /// kwokctl's `--service-account-issuer`, the default audience too.

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Controller, Pass};
-use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::api::{Api, DeleteOptions, WriteOptions};
+use crate::meta;
 use crate::kinds::apiregistration::apiservice::{local, CONTINUOUSLY, MANAGED_LABEL};
 use crate::registry::{APISERVICES, CUSTOMRESOURCEDEFINITIONS};
 use crate::store::Event;

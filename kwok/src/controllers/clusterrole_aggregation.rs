@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::{Controller, Pass};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::registry::CLUSTERROLES;
 use crate::selectors::LabelSelector;
 use crate::store::Event;

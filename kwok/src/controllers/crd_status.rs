@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::{Controller, Pass};
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::kinds::apiextensions::customresourcedefinition::set_condition;
 use crate::registry::CUSTOMRESOURCEDEFINITIONS;
 use crate::store::{Event, Stored};

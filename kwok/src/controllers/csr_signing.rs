@@ -11,7 +11,8 @@ use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyUsagePu
 use serde_json::{json, Value};
 
 use super::{Controller, Pass};
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::certificate_request::{self as request, bytes_at, Request};
 use crate::kinds::certificates::certificatesigningrequest::{
     has_true_condition, is_approved, FAILED, KUBELET_SERVING, KUBE_APISERVER_CLIENT,

@@ -33,7 +33,8 @@ use super::replicaset::{
     adopt, claim, controller_ref, controller_uid, release, spec_replicas, status_int, Claim,
 };
 use super::{Controller, Pass};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::error::{ApiError, ApiResult};
 use crate::registry;
 use crate::selectors::LabelSelector;

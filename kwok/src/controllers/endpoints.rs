@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use super::{Controller, Pass};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::podutil::{condition, find_port, is_pod_ready, should_pod_be_in_endpoints};
 use crate::registry::{ENDPOINTS, PODS, SERVICES};
 use crate::store::{Event, EventKind, Stored};

@@ -11,7 +11,8 @@ use super::endpoints::{
 };
 use super::ownership::controller_ref;
 use super::{Controller, Pass};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::kinds::discovery::endpointslice::{
     CONTROLLER_NAME, MANAGED_BY_LABEL, SERVICE_NAME_LABEL,
 };

@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 
 use super::events::Recorder;
 use super::{Controller, Pass};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::registry::{PERSISTENTVOLUMECLAIMS as CLAIMS, PODS};
 use crate::store::{Event, EventKind};
 

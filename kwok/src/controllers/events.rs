@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::registry::{self, ResourceDef};
 
 /// (involved object uid, reason, message).

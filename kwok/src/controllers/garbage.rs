@@ -10,7 +10,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Value};
 
 use super::{Controller, Pass};
-use crate::api::{meta, Api, DeleteOptions, Propagation, WriteOptions};
+use crate::api::{Api, DeleteOptions, Propagation, WriteOptions};
+use crate::meta;
 use crate::registry::{self, ResourceDef};
 use crate::store::{Event, EventKind, Stored};
 

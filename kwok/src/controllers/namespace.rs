@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Controller, Pass};
-use crate::api::{meta, subresources, Api, DeleteOptions};
+use crate::api::{subresources, Api, DeleteOptions};
+use crate::meta;
 use crate::registry;
 use crate::store::Event;
 

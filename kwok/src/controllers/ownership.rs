@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::error::ApiResult;
 use crate::registry::ResourceDef;
 use crate::store::Stored;

@@ -15,7 +15,8 @@ use serde_json::{json, Value};
 
 use super::events::Recorder;
 use super::{Controller, Pass};
-use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::api::{Api, DeleteOptions, WriteOptions};
+use crate::meta;
 use crate::registry::STORAGECLASSES;
 use crate::registry::{PERSISTENTVOLUMECLAIMS as CLAIMS, PERSISTENTVOLUMES as VOLUMES, PODS};
 use crate::store::Event;

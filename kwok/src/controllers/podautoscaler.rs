@@ -13,7 +13,8 @@ use serde_json::{json, Value};
 use super::events::Recorder;
 use super::{Controller, Pass};
 use crate::api::subresources::{get_scale, set_scale};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::registry::{self, ResourceDef, HORIZONTALPODAUTOSCALERS as HPAS};
 use crate::store::Event;
 

@@ -25,7 +25,8 @@ use serde_json::{json, Map, Value};
 
 use super::events::Recorder;
 use super::{Controller, Pass};
-use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::api::{Api, DeleteOptions, WriteOptions};
+use crate::meta;
 use crate::registry::{self, ResourceDef};
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};

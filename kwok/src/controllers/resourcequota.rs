@@ -12,7 +12,8 @@ use chrono::Utc;
 use serde_json::{json, Value};
 
 use super::{Controller, Pass};
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::quota::{self, Evaluator};
 use crate::registry;
 use crate::store::{Event, EventKind};

@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 
 use super::{Controller, Pass};
 use crate::admission::service_account::ROOT_CA_CONFIG_MAP;
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::registry;
 use crate::store::{Event, EventKind};
 

@@ -3,7 +3,8 @@
 
 use super::{Controller, Pass};
 use crate::admission::service_account::{ensure_default, DEFAULT_SERVICE_ACCOUNT};
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::registry;
 use crate::store::{Event, EventKind};
 

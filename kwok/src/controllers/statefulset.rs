@@ -18,7 +18,8 @@ use super::daemonset::{revision_data, REVISION_HASH_LABEL};
 use super::events::Recorder;
 use super::replicaset::{claim, controller_ref, pod_from_template, Claim};
 use super::{Controller, Pass};
-use crate::api::{meta, Api, DeleteOptions, WriteOptions};
+use crate::api::{Api, DeleteOptions, WriteOptions};
+use crate::meta;
 use crate::podutil::{is_pod_available, is_pod_ready};
 use crate::registry;
 use crate::selectors::LabelSelector;
@@ -178,7 +179,7 @@ fn with_revision(set: &Value, revision: &Value) -> Value {
 fn new_pod(set: &Value, ordinal: i64, revision: &str) -> Value {
     let name = format!("{}-{ordinal}", meta::name(set));
     let mut pod = pod_from_template(set, &registry::STATEFULSETS);
-    let labels = crate::api::meta::meta_mut(&mut pod)
+    let labels = crate::meta::meta_mut(&mut pod)
         .entry("labels")
         .or_insert_with(|| json!({}));
     labels[POD_NAME_LABEL] = json!(name);

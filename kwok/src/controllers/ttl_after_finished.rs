@@ -30,7 +30,7 @@ impl Controller for TtlAfterFinished {
             let Some(ttl) = v["spec"]["ttlSecondsAfterFinished"].as_i64() else {
                 continue;
             };
-            if crate::api::meta::is_deleting(v) {
+            if crate::meta::is_deleting(v) {
                 continue;
             }
             // `jobFinishTime`: when the finished condition came.

@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 
 use super::{Controller, Pass};
 use crate::admission::storage::{PVC_PROTECTION, PV_PROTECTION};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::registry::{ResourceDef, PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, PODS};
 use crate::store::Event;
 use crate::volumes;

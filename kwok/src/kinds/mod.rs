@@ -266,7 +266,7 @@ pub(crate) fn keep(new: &mut Value, old: &Value, key: &str) {
 /// The same for a metadata field (`newObj.Labels = oldObj.Labels`).
 pub(crate) fn keep_meta(new: &mut Value, old: &Value, key: &str) {
     restore(
-        crate::api::meta::meta_mut(new),
+        crate::meta::meta_mut(new),
         key,
         old["metadata"].get(key),
     );

@@ -86,7 +86,7 @@ fn access_modes(modes: &[Value]) -> String {
 }
 
 fn phase(obj: &Value) -> String {
-    if crate::api::meta::is_deleting(obj) {
+    if crate::meta::is_deleting(obj) {
         "Terminating".into()
     } else {
         obj["status"]["phase"].as_str().unwrap_or("").to_string()

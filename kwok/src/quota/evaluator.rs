@@ -295,7 +295,7 @@ fn all(custom: &[&'static ResourceDef]) -> Vec<Evaluator> {
 /// `quota.CalculateUsage`: the usage of `quota`'s hard resources in its namespace, for the
 /// resources some evaluator tracks (the others get no entry).
 pub(crate) fn calculate_usage(store: &Store, quota: &Value, now: DateTime<Utc>) -> ResourceList {
-    let ns = crate::api::meta::namespace(quota);
+    let ns = crate::meta::namespace(quota);
     let hard = names(&parse_list(&quota["spec"]["hard"]));
     let scopes = scope_selectors(quota);
     let custom = crate::kinds::custom::served(store);

@@ -199,7 +199,7 @@ pub(crate) fn check_request(
             negative.join(",")
         ));
     }
-    if let Some(old) = old.filter(|o| !crate::api::meta::resource_version(o).is_empty()) {
+    if let Some(old) = old.filter(|o| !crate::meta::resource_version(o).is_empty()) {
         delta = subtract_non_negative(&delta, &evaluator.usage(old, now));
     }
     delta.retain(|_, v| !v.is_zero());
@@ -230,7 +230,7 @@ pub(crate) fn check_request(
 }
 
 fn name_of(q: &Value) -> &str {
-    crate::api::meta::name(q)
+    crate::meta::name(q)
 }
 
 #[cfg(test)]

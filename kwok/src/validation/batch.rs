@@ -49,7 +49,7 @@ fn generated_selector(obj: &Value) -> Vec<FieldError> {
     if spec.get("manualSelector") == Some(&Value::Bool(true)) {
         return Vec::new();
     }
-    let (uid, name) = (crate::api::meta::uid(obj), crate::api::meta::name(obj));
+    let (uid, name) = (crate::meta::uid(obj), crate::meta::name(obj));
     let mut errs = Vec::new();
     if uid.is_empty() {
         errs.push(required(&Path::of(&["metadata", "uid"]), ""));
@@ -184,7 +184,7 @@ pub fn validate_cron_job(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
         &Path::new("spec"),
     ));
     // The controller appends an 11-character suffix to name its jobs; checked on create only.
-    let name = crate::api::meta::name(obj);
+    let name = crate::meta::name(obj);
     if old.is_none() && name.len() > 52 {
         errs.push(invalid(
             &Path::of(&["metadata", "name"]),

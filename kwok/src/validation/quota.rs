@@ -308,7 +308,7 @@ pub fn resource_quota_update(new: &Value, old: &Value) -> Vec<FieldError> {
 /// `ValidateResourceQuotaStatusUpdate`.
 pub fn resource_quota_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = object_meta_update(new, old, true);
-    if crate::api::meta::resource_version(new).is_empty() {
+    if crate::meta::resource_version(new).is_empty() {
         errs.push(required(&Path::new("resourceVersion"), ""));
     }
     errs.extend(status(new));

@@ -30,7 +30,7 @@ fn known_system_class(name: &str, value: i64, global_default: bool) -> Result<()
 /// `ValidatePriorityClass`.
 pub fn priority_class(obj: &Value) -> Vec<FieldError> {
     let mut errs = object_meta(obj, false, names::name_is_dns_subdomain, true);
-    let name = crate::api::meta::name(obj);
+    let name = crate::meta::name(obj);
     let value = obj["value"].as_i64().unwrap_or(0);
     if name.starts_with(SYSTEM_PREFIX) {
         if let Err(e) = known_system_class(name, value, obj["globalDefault"] == true) {

@@ -197,7 +197,7 @@ pub fn claim_update(new: &Value, old: &Value) -> Vec<FieldError> {
 /// `ValidatePersistentVolumeClaimStatusUpdate`.
 pub fn claim_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = object_meta_update(new, old, true);
-    if crate::api::meta::resource_version(new).is_empty() {
+    if crate::meta::resource_version(new).is_empty() {
         errs.push(required(&Path::new("resourceVersion"), ""));
     }
     if list(&new["spec"], "accessModes").is_empty() {
@@ -399,7 +399,7 @@ pub fn volume_update(new: &Value, old: &Value) -> Vec<FieldError> {
 /// `ValidatePersistentVolumeStatusUpdate`.
 pub fn volume_status_update(new: &Value, old: &Value) -> Vec<FieldError> {
     let mut errs = object_meta_update(new, old, true);
-    if crate::api::meta::resource_version(new).is_empty() {
+    if crate::meta::resource_version(new).is_empty() {
         errs.push(required(&Path::new("resourceVersion"), ""));
     }
     errs

@@ -7,7 +7,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 
 use super::manage::controller_uid;
-use crate::api::meta;
+use crate::meta;
 use crate::store::Stored;
 
 /// A cheap summary of a set of objects: any add or update raises the highest resourceVersion

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::manage::controller_ref;
 use super::{REVISION_HASH_LABEL, TEMPLATE_GENERATION_LABEL};
-use crate::api::meta;
+use crate::meta;
 use crate::controllers::typed::sorted_keys;
 use crate::intstr::scaled_value;
 pub(super) use crate::kinds::apps::daemonset::template_generation;

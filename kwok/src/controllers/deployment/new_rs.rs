@@ -5,7 +5,8 @@ use serde_json::{json, Map, Value};
 
 use super::util::*;
 use super::DeploymentSync;
-use crate::api::{meta, WriteOptions};
+use crate::api::WriteOptions;
+use crate::meta;
 use crate::controllers::replicaset::{
     controller_ref, controller_uid, namespace_terminating, spec_replicas,
 };

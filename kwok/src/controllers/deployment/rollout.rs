@@ -2,7 +2,7 @@
 
 use super::util::*;
 use super::{with_new, DeploymentSync};
-use crate::api::meta;
+use crate::meta;
 use crate::controllers::replicaset::{controller_uid, spec_replicas, status_int};
 use crate::error::{ApiError, ApiResult};
 

@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::util::*;
 use super::{with_new, DeploymentSync};
-use crate::api::{meta, DeleteOptions};
+use crate::api::DeleteOptions;
+use crate::meta;
 use crate::controllers::replicaset::{spec_replicas, status_int};
 use crate::error::ApiResult;
 use crate::registry;

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::util::*;
 use super::DeploymentSync;
-use crate::api::meta;
+use crate::meta;
 use crate::controllers::replicaset::{parse_time, spec_replicas, status_int};
 use crate::error::{go_quote, ApiResult};
 

@@ -5,7 +5,8 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::{json, Value};
 
 use super::util::*;
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::controllers::kubelet::FAULT;
 use crate::controllers::replicaset::access::{is_pod_active, is_pod_ready};
 use crate::controllers::replicaset::tests::{

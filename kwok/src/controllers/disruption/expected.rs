@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::error::go_quote;
 use crate::intstr::scaled_value;
 use crate::registry::{self, ResourceDef};

@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 use super::{SyncError, DISRUPTION_ALLOWED};
-use crate::api::{meta, Api};
+use crate::api::Api;
+use crate::meta;
 use crate::controllers::events::Recorder;
 use crate::podutil::{is_pod_ready, parse_time};
 use crate::registry::{self};

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::api::meta;
+use crate::meta;
 use crate::store::Stored;
 
 /// `batch.JobCompletionIndexAnnotation` (also the pod's label, `PodIndexLabel`).

@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::TRACKING_FINALIZER;
-use crate::api::{meta, DeleteOptions, Propagation};
+use crate::api::{DeleteOptions, Propagation};
+use crate::meta;
 use crate::controllers::kubelet::EXIT_CODE;
 use crate::controllers::replicaset::tests::{
     conditions, create, events_about, eventually, get, modify, pods_labelled, start_cluster,

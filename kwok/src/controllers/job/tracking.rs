@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use crate::api::{meta, Api, PatchKind, WriteOptions};
+use crate::api::{Api, PatchKind, WriteOptions};
+use crate::meta;
 use crate::registry;
 use crate::store::Stored;
 

@@ -19,7 +19,8 @@ use serde_json::{json, Value};
 
 use super::fake_node::KWOK_NODE_ANNOTATION;
 use super::{Controller, Pass};
-use crate::api::{meta, Api, DeleteOptions, WriteOptions, KWOK_CONTROLLER};
+use crate::api::{Api, DeleteOptions, WriteOptions, KWOK_CONTROLLER};
+use crate::meta;
 use crate::podutil::condition;
 use crate::registry;
 use crate::store::{Event, Stored};

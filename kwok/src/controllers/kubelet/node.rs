@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{KUBELET_VERSION, NODE_IP, NODE_READY};
-use crate::api::meta;
+use crate::meta;
 
 fn node_conditions(node: &Value, now: &str) -> Value {
     let created = node["metadata"]["creationTimestamp"].clone();

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{EXIT_CODE, FAULT, FAULT_IMAGES};
-use crate::api::meta;
+use crate::meta;
 
 fn glob_match(pattern: &str, text: &str) -> bool {
     match pattern.split_once('*') {

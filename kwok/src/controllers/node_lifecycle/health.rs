@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{json, Value};
 
-use crate::api::meta;
+use crate::meta;
 use crate::podutil::{condition, parse_time};
 
 /// `--node-monitor-grace-period`'s default (`RecommendedDefaultNodeLifecycleControllerConfiguration`).

@@ -22,7 +22,8 @@ use serde_json::{json, Value};
 
 use super::events::Recorder;
 use super::{just_after, Controller, Pass};
-use crate::api::{meta, Api, WriteOptions};
+use crate::api::{Api, WriteOptions};
+use crate::meta;
 use crate::registry;
 use crate::store::{Event, Stored};
 use health::HealthMap;

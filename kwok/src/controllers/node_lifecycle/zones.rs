@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;
 
-use crate::api::meta;
+use crate::meta;
 
 /// `--node-eviction-rate`.
 pub const EVICTION_QPS: f64 = 0.1;

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::access::spec_replicas;
 use super::REPLICA_FAILURE;
-use crate::api::meta;
+use crate::meta;
 use crate::podutil::{availability, Availability};
 use crate::store::Stored;
 

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::access::{is_pod_active, is_pod_ready, parse_time};
-use crate::api::meta;
+use crate::meta;
 use crate::podutil::condition;
 use crate::store::Stored;
 

@@ -1,7 +1,8 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::api::{meta, WriteOptions};
+use crate::api::WriteOptions;
+use crate::meta;
 use crate::store::Store;
 
 const NS: &str = "default";

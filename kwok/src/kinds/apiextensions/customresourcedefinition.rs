@@ -66,7 +66,7 @@ pub(crate) fn set_condition(
     reason: &str,
     message: &str,
 ) {
-    let now = crate::api::meta::now();
+    let now = crate::meta::now();
     let conditions = &mut crd["status"]["conditions"];
     if !conditions.is_array() {
         *conditions = json!([]);
@@ -155,11 +155,11 @@ impl Strategy for CustomResourceDefinition {
     /// The definition storage's `Delete`: the first request marks the definition, adds the
     /// cleanup finalizer and the Terminating condition; the finalizer controller does the rest.
     fn deletion(&self, obj: &mut Value, _grace_period_seconds: Option<i64>) -> Deletion {
-        if crate::api::meta::is_deleting(obj) {
+        if crate::meta::is_deleting(obj) {
             return Deletion::Unchanged;
         }
-        let m = crate::api::meta::meta_mut(obj);
-        m.insert("deletionTimestamp".into(), json!(crate::api::meta::now()));
+        let m = crate::meta::meta_mut(obj);
+        m.insert("deletionTimestamp".into(), json!(crate::meta::now()));
         m.insert("deletionGracePeriodSeconds".into(), json!(0));
         let finalizers = m.entry("finalizers").or_insert_with(|| json!([]));
         if let Some(list) = finalizers.as_array_mut() {

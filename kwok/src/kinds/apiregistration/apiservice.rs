@@ -94,7 +94,7 @@ pub fn built_in() -> impl Iterator<Item = Value> {
 
 /// `NewLocalAvailableAPIServiceCondition`.
 pub fn local_available() -> Value {
-    json!({"type": "Available", "status": "True", "lastTransitionTime": crate::api::meta::now(),
+    json!({"type": "Available", "status": "True", "lastTransitionTime": crate::meta::now(),
         "reason": "Local", "message": "Local APIServices are always available"})
 }
 

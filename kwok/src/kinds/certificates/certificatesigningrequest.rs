@@ -195,7 +195,7 @@ fn preserve_condition_instances(new: &mut Value, old: &Value, kind: &str) {
 /// `populateConditionTimestamps`: an update time of now where none is given; a transition time
 /// kept from a stored condition of the same type and status, else now.
 fn populate_condition_timestamps(new: &mut Value, old: &Value) {
-    let now = json!(crate::api::meta::now());
+    let now = json!(crate::meta::now());
     let stored = conditions(old).to_vec();
     let Some(list) = conditions_mut(new) else {
         return;

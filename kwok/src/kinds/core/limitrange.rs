@@ -52,7 +52,7 @@ impl Strategy for LimitRange {
 
     /// A LimitRange with neither a name nor a generateName is named by a fresh UUID.
     fn prepare_for_create(&self, obj: &mut Value) {
-        let meta = crate::api::meta::meta_mut(obj);
+        let meta = crate::meta::meta_mut(obj);
         let unnamed = ["name", "generateName"].iter().all(|k| {
             meta.get(*k)
                 .and_then(Value::as_str)
@@ -60,7 +60,7 @@ impl Strategy for LimitRange {
                 .is_empty()
         });
         if unnamed {
-            meta.insert("name".into(), Value::String(crate::api::meta::new_uid()));
+            meta.insert("name".into(), Value::String(crate::meta::new_uid()));
         }
     }
 

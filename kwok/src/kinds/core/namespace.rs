@@ -59,7 +59,7 @@ impl Strategy for Namespace {
     /// namespace's life (and so the creator does not own it).
     fn prepare_for_create(&self, obj: &mut Value) {
         obj["status"] = json!({"phase": "Active"});
-        let spec = crate::api::meta::object_mut(&mut obj["spec"]);
+        let spec = crate::meta::object_mut(&mut obj["spec"]);
         let finalizers = spec.entry("finalizers").or_insert_with(|| json!([]));
         match finalizers.as_array_mut() {
             Some(list) if !list.iter().any(|f| f == "kubernetes") => list.push(json!("kubernetes")),
@@ -92,9 +92,9 @@ impl Strategy for Namespace {
     /// The namespace storage's `Delete` always goes through the namespace controller
     /// (`spec.finalizers`): the namespace turns Terminating.
     fn deletion(&self, obj: &mut Value, _grace_period_seconds: Option<i64>) -> Deletion {
-        if !crate::api::meta::is_deleting(obj) {
-            let m = crate::api::meta::meta_mut(obj);
-            m.insert("deletionTimestamp".into(), json!(crate::api::meta::now()));
+        if !crate::meta::is_deleting(obj) {
+            let m = crate::meta::meta_mut(obj);
+            m.insert("deletionTimestamp".into(), json!(crate::meta::now()));
             m.insert("deletionGracePeriodSeconds".into(), json!(0));
             obj["status"]["phase"] = json!("Terminating");
         }

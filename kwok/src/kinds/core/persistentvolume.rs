@@ -57,7 +57,7 @@ impl Strategy for PersistentVolume {
 
     fn prepare_for_create(&self, obj: &mut Value) {
         obj["status"] =
-            json!({"phase": "Pending", "lastPhaseTransitionTime": crate::api::meta::now()});
+            json!({"phase": "Pending", "lastPhaseTransitionTime": crate::meta::now()});
         if let Some(spec) = obj["spec"].as_object_mut() {
             spec.remove("volumeAttributesClassName");
         }
@@ -86,7 +86,7 @@ impl Strategy for PersistentVolume {
         } else if !same_phase
             && (time.is_null() || *time == old["status"]["lastPhaseTransitionTime"])
         {
-            new["status"]["lastPhaseTransitionTime"] = json!(crate::api::meta::now());
+            new["status"]["lastPhaseTransitionTime"] = json!(crate::meta::now());
         }
     }
 

@@ -203,7 +203,7 @@ impl Strategy for Pod {
             return Deletion::Unchanged;
         }
         let at = Utc::now() + chrono::Duration::seconds(grace);
-        let m = crate::api::meta::meta_mut(obj);
+        let m = crate::meta::meta_mut(obj);
         m.insert(
             "deletionTimestamp".into(),
             json!(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()),

@@ -176,7 +176,7 @@ fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> &'a str {
 }
 
 fn invalid(svc: &Value, errs: Vec<FieldError>) -> ApiError {
-    ApiError::invalid(&SERVICES, crate::api::meta::name(svc), &errs)
+    ApiError::invalid(&SERVICES, crate::meta::name(svc), &errs)
 }
 
 /// `initIPFamilyFields` on a single-stack IPv4 cluster.
@@ -391,7 +391,7 @@ fn allocate_node_ports(
 fn allocate(store: &Store, svc: &mut Value, old: Option<&Value>) -> Result<Allocation, ApiError> {
     let guard = alloc::lock();
     init_ip_family_fields(svc, old)?;
-    let skip = old.map(|o| (crate::api::meta::namespace(o), crate::api::meta::name(o)));
+    let skip = old.map(|o| (crate::meta::namespace(o), crate::meta::name(o)));
     let mut held = Allocated::read(store, skip);
     allocate_cluster_ips(svc, old, &mut held)?;
     allocate_node_ports(svc, old, &mut held)?;

@@ -15,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
-use crate::api::meta;
+use crate::meta;
 use crate::printers::Column;
 use crate::registry::{status, ResourceDef, SubresourceDef, CUSTOMRESOURCEDEFINITIONS};
 use crate::store::Store;
