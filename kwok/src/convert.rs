@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::registry::ResourceDef;
+use crate::resource_names::ResourceNames;
 use crate::store::{Object, Stored};
 
 /// The resource whose table holds `res`'s objects: itself, unless it is a view.

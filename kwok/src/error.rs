@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::registry::ResourceDef;
+use crate::resource_names::ResourceNames;
 
 /// One field error, as `k8s.io/apimachinery/pkg/util/validation/field.Error`.
 #[derive(Debug, Clone, PartialEq)]
@@ -167,13 +167,13 @@ impl std::error::Error for ApiError {}
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
-fn details(name: &str, res: &ResourceDef) -> Value {
+fn details(name: &str, res: &dyn ResourceNames) -> Value {
     let mut d = Map::new();
     d.insert("name".into(), json!(name));
-    if !res.group.is_empty() {
-        d.insert("group".into(), json!(res.group));
+    if !res.group().is_empty() {
+        d.insert("group".into(), json!(res.group()));
     }
-    d.insert("kind".into(), json!(res.plural));
+    d.insert("kind".into(), json!(res.plural()));
     Value::Object(d)
 }
 
@@ -200,7 +200,7 @@ impl ApiError {
             .is_some_and(|causes| causes.iter().any(|c| c["reason"] == reason))
     }
 
-    pub fn not_found(res: &ResourceDef, name: &str) -> Self {
+    pub fn not_found(res: &dyn ResourceNames, name: &str) -> Self {
         Self::new(
             404,
             "NotFound",
@@ -219,7 +219,7 @@ impl ApiError {
         .with_details(json!({}))
     }
 
-    pub fn already_exists(res: &ResourceDef, name: &str) -> Self {
+    pub fn already_exists(res: &dyn ResourceNames, name: &str) -> Self {
         Self::new(
             409,
             "AlreadyExists",
@@ -228,7 +228,7 @@ impl ApiError {
         .with_details(details(name, res))
     }
 
-    pub fn conflict(res: &ResourceDef, name: &str, why: &str) -> Self {
+    pub fn conflict(res: &dyn ResourceNames, name: &str, why: &str) -> Self {
         Self::new(
             409,
             "Conflict",
@@ -242,7 +242,7 @@ impl ApiError {
         .with_details(details(name, res))
     }
 
-    /// `NewConflict` on a resource no [`ResourceDef`] names (`pods/binding`).
+    /// `NewConflict` on a resource no served resource names (`pods/binding`).
     pub fn conflict_on(resource: &str, name: &str, why: &str) -> Self {
         Self::new(
             409,
@@ -256,7 +256,7 @@ impl ApiError {
     }
 
     /// The optimistic-concurrency conflict (`registry.OptimisticLockErrorMsg`).
-    pub fn stale(res: &ResourceDef, name: &str) -> Self {
+    pub fn stale(res: &dyn ResourceNames, name: &str) -> Self {
         Self::conflict(
             res,
             name,
@@ -266,8 +266,8 @@ impl ApiError {
 
     /// 422 Invalid with aggregated field errors. `kind` is the Kind (details.kind), `group_kind` the
     /// message prefix (`DaemonSet.apps`).
-    pub fn invalid(res: &ResourceDef, name: &str, errs: &[FieldError]) -> Self {
-        Self::invalid_kind(&res.group_kind(), res.kind, res.group, name, errs)
+    pub fn invalid(res: &dyn ResourceNames, name: &str, errs: &[FieldError]) -> Self {
+        Self::invalid_kind(&res.group_kind(), res.kind(), res.group(), name, errs)
     }
 
     pub fn invalid_kind(
@@ -305,7 +305,7 @@ impl ApiError {
         Self::new(400, "BadRequest", message)
     }
 
-    pub fn forbidden(res: &ResourceDef, name: &str, why: &str) -> Self {
+    pub fn forbidden(res: &dyn ResourceNames, name: &str, why: &str) -> Self {
         Self::new(
             403,
             "Forbidden",
@@ -319,7 +319,7 @@ impl ApiError {
         .with_details(details(name, res))
     }
 
-    pub fn method_not_supported(res: &ResourceDef, verb: &str) -> Self {
+    pub fn method_not_supported(res: &dyn ResourceNames, verb: &str) -> Self {
         Self::new(
             405,
             "MethodNotAllowed",
@@ -328,7 +328,7 @@ impl ApiError {
                 res.group_resource()
             ),
         )
-        .with_details(json!({"kind": res.plural, "group": res.group}))
+        .with_details(json!({"kind": res.plural(), "group": res.group()}))
     }
 
     pub fn unsupported_media_type(content_type: &str) -> Self {

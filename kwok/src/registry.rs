@@ -4,6 +4,7 @@
 //! and discovery, routing, error messages and printing all read it.
 
 use crate::kinds::{self, Strategy};
+pub use crate::resource_names::ResourceNames;
 
 /// Verbs of a full read-write resource.
 pub const FULL_VERBS: &[&str] = &[
@@ -62,34 +63,25 @@ impl PartialEq for ResourceDef {
 
 impl Eq for ResourceDef {}
 
+impl ResourceNames for ResourceDef {
+    fn group(&self) -> &str {
+        self.group
+    }
+    fn version(&self) -> &str {
+        self.version
+    }
+    fn kind(&self) -> &str {
+        self.kind
+    }
+    fn plural(&self) -> &str {
+        self.plural
+    }
+    fn namespaced(&self) -> bool {
+        self.namespaced
+    }
+}
+
 impl ResourceDef {
-    /// `apps/v1`, or `v1` for the core group.
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.to_string()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
-    }
-
-    /// `daemonsets.apps`, or `pods` for the core group (the NotFound message prefix).
-    pub fn group_resource(&self) -> String {
-        if self.group.is_empty() {
-            self.plural.to_string()
-        } else {
-            format!("{}.{}", self.plural, self.group)
-        }
-    }
-
-    /// `DaemonSet.apps`, or `Pod` for the core group (the Invalid message prefix).
-    pub fn group_kind(&self) -> String {
-        if self.group.is_empty() {
-            self.kind.to_string()
-        } else {
-            format!("{}.{}", self.kind, self.group)
-        }
-    }
-
     pub fn has_verb(&self, verb: &str) -> bool {
         self.verbs.contains(&verb)
     }

@@ -32,6 +32,7 @@ mod selector_text;
 use kwok::decode::{self, FieldValidation};
 use kwok::http::route::{self, Target};
 use kwok::patch::{self, PatchType};
+use kwok::registry::ResourceNames;
 use kwok::registry::{ResourceDef, RESOURCES};
 use kwok::selectors::{self, FieldSelector, LabelSelector};
 use kwok::ApiError;

@@ -7,7 +7,7 @@
 
 use anyhow::anyhow;
 use kwok::api::{Api, DeleteOptions, ListOptions, WriteOptions};
-use kwok::registry::{NODES, PODS};
+use kwok::registry::{ResourceNames, NODES, PODS};
 use serde_json::Value;
 
 use super::object_query::ObjectQuery;

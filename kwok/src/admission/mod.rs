@@ -30,8 +30,8 @@ mod tests;
 use serde_json::Value;
 
 use crate::api::Api;
-use crate::meta;
 use crate::error::{ApiError, ApiResult};
+use crate::meta;
 use crate::registry::{self, ResourceDef};
 
 /// What the write does (`admission.Operation`); an update carries the stored object.

@@ -5,8 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use crate::api::Api;
-use crate::meta;
 use crate::defaults::fields::{is_nil, str_of};
+use crate::meta;
 use crate::registry;
 
 /// `getDefaultPriorityClass`: of the classes marked globalDefault, the one of lowest value.

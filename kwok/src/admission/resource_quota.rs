@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::{forbidden, Operation};
 use crate::api::{Api, WriteOptions};
-use crate::meta;
 use crate::error::ApiResult;
+use crate::meta;
 use crate::quota::{self, Check, Evaluator};
 use crate::registry::{self, ResourceDef};
 

@@ -9,9 +9,9 @@
 use serde_json::{json, Map, Value};
 
 use crate::api::{Api, WriteOptions};
-use crate::meta;
 use crate::defaults::fields::{each, str_of};
 use crate::error::ApiResult;
+use crate::meta;
 use crate::registry::SERVICEACCOUNTS;
 use crate::store::Stored;
 

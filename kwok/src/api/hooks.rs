@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::options::FieldValidation;
 use crate::error::{ApiError, ApiResult, FieldError};
+use crate::options::FieldValidation;
 use crate::registry::ResourceDef;
 
 /// Decode a request body into the stored form; returns the object and the warnings for

@@ -5,7 +5,7 @@
 //! is validated, versioned and watched exactly like kubectl's.
 
 pub mod hooks;
-pub mod options;
+
 mod ownership;
 pub mod strategy;
 pub mod subresources;
@@ -15,14 +15,15 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::admission::Operation;
-use crate::meta;
 use crate::error::{ApiError, ApiResult, FieldError};
 use crate::kinds::Deletion;
+use crate::meta;
+pub use crate::options::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
+pub use crate::options::{CONTROLLER_MANAGER, KUBE_APISERVER, KUBE_SCHEDULER, KWOK_CONTROLLER};
 use crate::registry::{self, ResourceDef};
+use crate::resource_names::ResourceNames;
 use crate::store::{Event, EventKind, Store, StoreError, Stored};
 pub use hooks::PatchKind;
-pub use options::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
-pub use ownership::{CONTROLLER_MANAGER, KUBE_APISERVER, KUBE_SCHEDULER, KWOK_CONTROLLER};
 
 /// The result of a list.
 pub struct ObjectList {

@@ -3,20 +3,11 @@
 
 use serde_json::Value;
 
-use super::options::WriteOptions;
 use crate::error::ApiResult;
 use crate::fieldmanager::{self, Endpoint, Kind};
+use crate::options::{WriteOptions, CONTROLLER_MANAGER};
 use crate::registry::ResourceDef;
-
-/// The field manager the cluster's own controllers write as when a write names none
-/// (kube-controller-manager's client).
-pub const CONTROLLER_MANAGER: &str = "kube-controller-manager";
-/// The API server's own writes at start (its loopback client's user agent).
-pub const KUBE_APISERVER: &str = "kube-apiserver";
-pub const KUBE_SCHEDULER: &str = "kube-scheduler";
-/// kwok's controller, which plays the kubelet of fake nodes (kwokctl runs it as
-/// `kwok-controller`, and client-go names a client after its binary).
-pub const KWOK_CONTROLLER: &str = "kwok-controller";
+use crate::resource_names::ResourceNames;
 
 /// The endpoint of `res` a write goes through (`subresource` `""` for the main resource).
 fn endpoint<'a>(res: &'a ResourceDef, subresource: &'a str) -> Endpoint<'a> {

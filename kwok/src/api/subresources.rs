@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::{meta, Api, DeleteOptions, WriteOptions};
 use crate::error::{go_quote, ApiError, ApiResult};
 use crate::registry::{self, ResourceDef};
+use crate::resource_names::ResourceNames;
 use crate::selectors::LabelSelector;
 
 /// `POST pods/<name>/binding` (`pkg/registry/core/pod/storage/storage.go` BindingREST).

@@ -8,8 +8,8 @@ use super::attributes::Attributes;
 use super::token::{Keys, ISSUER};
 use super::{rbac, UserInfo};
 use crate::api::Api;
-use crate::meta;
 use crate::error::{ApiError, ApiResult, FieldError};
+use crate::meta;
 use crate::registry::{ResourceDef, SERVICEACCOUNTS};
 
 fn strings(v: &Value) -> Vec<String> {

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::{Controller, Pass};
 use crate::api::{Api, DeleteOptions, WriteOptions};
-use crate::meta;
 use crate::kinds::apiregistration::apiservice::{local, CONTINUOUSLY, MANAGED_LABEL};
+use crate::meta;
 use crate::registry::{APISERVICES, CUSTOMRESOURCEDEFINITIONS};
 use crate::store::Event;
 

@@ -6,8 +6,8 @@ use serde_json::json;
 
 use super::{Controller, Pass};
 use crate::api::{Api, DeleteOptions, WriteOptions};
-use crate::meta;
 use crate::kinds::apiextensions::customresourcedefinition::CLEANUP_FINALIZER;
+use crate::meta;
 use crate::registry::CUSTOMRESOURCEDEFINITIONS;
 use crate::store::Event;
 

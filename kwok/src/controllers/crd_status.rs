@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::{Controller, Pass};
 use crate::api::Api;
-use crate::meta;
 use crate::kinds::apiextensions::customresourcedefinition::set_condition;
+use crate::meta;
 use crate::registry::CUSTOMRESOURCEDEFINITIONS;
 use crate::store::{Event, Stored};
 

@@ -12,12 +12,12 @@ use serde_json::{json, Value};
 
 use super::{Controller, Pass};
 use crate::api::Api;
-use crate::meta;
 use crate::certificate_request::{self as request, bytes_at, Request};
 use crate::kinds::certificates::certificatesigningrequest::{
     has_true_condition, is_approved, FAILED, KUBELET_SERVING, KUBE_APISERVER_CLIENT,
     KUBE_APISERVER_CLIENT_KUBELET, LEGACY_UNKNOWN,
 };
+use crate::meta;
 use crate::registry;
 use crate::store::Event;
 use crate::tls::ClusterCa;

@@ -34,8 +34,8 @@ use super::replicaset::{
 };
 use super::{Controller, Pass};
 use crate::api::{Api, WriteOptions};
-use crate::meta;
 use crate::error::{ApiError, ApiResult};
+use crate::meta;
 use crate::registry;
 use crate::selectors::LabelSelector;
 use crate::store::{Event, EventKind, Stored};

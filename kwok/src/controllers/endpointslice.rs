@@ -12,10 +12,10 @@ use super::endpoints::{
 use super::ownership::controller_ref;
 use super::{Controller, Pass};
 use crate::api::{Api, WriteOptions};
-use crate::meta;
 use crate::kinds::discovery::endpointslice::{
     CONTROLLER_NAME, MANAGED_BY_LABEL, SERVICE_NAME_LABEL,
 };
+use crate::meta;
 use crate::podutil::{find_port, is_pod_ready, should_pod_be_in_endpoints};
 use crate::registry::{ENDPOINTSLICES, NODES, PODS, SERVICES};
 use crate::store::{Event, Stored};

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use crate::api::{Api, WriteOptions};
 use crate::meta;
 use crate::registry::{self, ResourceDef};
+use crate::resource_names::ResourceNames;
 
 /// (involved object uid, reason, message).
 type EventKey = (String, String, String);

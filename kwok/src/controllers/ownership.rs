@@ -4,9 +4,10 @@
 use serde_json::{json, Value};
 
 use crate::api::{Api, WriteOptions};
-use crate::meta;
 use crate::error::ApiResult;
+use crate::meta;
 use crate::registry::ResourceDef;
+use crate::resource_names::ResourceNames;
 use crate::store::Stored;
 
 /// `metav1.NewControllerRef`: the reference a controller puts on what it creates or adopts.

@@ -37,7 +37,7 @@ impl PodLogOptions {
     /// `Convert_url_Values_To_v1_PodLogOptions`: the first value of each parameter, fields in
     /// the struct's order, so the first bad one is the one named.
     pub fn from_query<'a>(get: impl Fn(&str) -> Option<&'a str>) -> ApiResult<PodLogOptions> {
-        let flag = |k: &str| crate::api::options::query_flag(get(k));
+        let flag = |k: &str| crate::options::query_flag(get(k));
         let int = |k: &str| get(k).map(parse_int64).transpose();
         Ok(PodLogOptions {
             container: get("container").unwrap_or_default().to_string(),

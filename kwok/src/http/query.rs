@@ -2,10 +2,10 @@
 
 use std::collections::HashMap;
 
-use crate::api::options::query_flag;
 use crate::api::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
 use crate::error::{ApiError, ApiResult, FieldError};
 use crate::fieldmanager;
+use crate::options::query_flag;
 use crate::patch::PatchType;
 
 pub struct Query(HashMap<String, String>);
@@ -25,9 +25,9 @@ impl Query {
         self.0.get(k).map(String::as_str)
     }
 
-    /// A boolean parameter ([`crate::api::options::query_flag`]).
+    /// A boolean parameter ([`crate::options::query_flag`]).
     pub fn flag(&self, k: &str) -> bool {
-        crate::api::options::query_flag(self.get(k))
+        crate::options::query_flag(self.get(k))
     }
 
     pub fn list_options(&self) -> ApiResult<ListOptions> {

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use crate::api::ObjectList;
 use crate::error::ApiError;
 use crate::registry::ResourceDef;
+use crate::resource_names::ResourceNames;
 use crate::store::Stored;
 
 /// How the client wants objects back.

@@ -161,7 +161,7 @@ pub(crate) trait Strategy: Sync + Debug {
 
     /// The warning a delete (or delete-collection) request carries, given its options, whether
     /// or not the object is there (`batch/v1` Job storage's `deleteOptionWarnings`).
-    fn delete_warning(&self, _opts: &crate::api::DeleteOptions) -> Option<&'static str> {
+    fn delete_warning(&self, _opts: &crate::options::DeleteOptions) -> Option<&'static str> {
         None
     }
 
@@ -265,11 +265,7 @@ pub(crate) fn keep(new: &mut Value, old: &Value, key: &str) {
 
 /// The same for a metadata field (`newObj.Labels = oldObj.Labels`).
 pub(crate) fn keep_meta(new: &mut Value, old: &Value, key: &str) {
-    restore(
-        crate::meta::meta_mut(new),
-        key,
-        old["metadata"].get(key),
-    );
+    restore(crate::meta::meta_mut(new), key, old["metadata"].get(key));
 }
 
 /// `Generation = 1`, which the strategies of kinds that track spec changes set on create.

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::error::ApiError;
 use crate::go_json;
 use crate::registry::ResourceDef;
+use crate::resource_names::ResourceNames;
 
 /// The configuration `body` applies to an object of `res`.
 pub(crate) fn configuration(res: &'static ResourceDef, body: &[u8]) -> Result<Value, ApiError> {

@@ -4,6 +4,7 @@
 //! or malformed, or unknown and repeated fields join in.
 
 use kwok::registry::ResourceDef;
+use kwok::registry::ResourceNames;
 use proptest::prelude::*;
 
 use super::json_text::{any_json, jstr, number_literal, JStr, J};

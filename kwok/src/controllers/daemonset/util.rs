@@ -7,10 +7,10 @@ use serde_json::{json, Map, Value};
 
 use super::manage::controller_ref;
 use super::{REVISION_HASH_LABEL, TEMPLATE_GENERATION_LABEL};
-use crate::meta;
 use crate::controllers::typed::sorted_keys;
 use crate::intstr::scaled_value;
 pub(super) use crate::kinds::apps::daemonset::template_generation;
+use crate::meta;
 use crate::scheduler::add_daemon_tolerations;
 
 pub(super) fn phase(pod: &Value) -> &str {

@@ -6,12 +6,12 @@ use serde_json::{json, Map, Value};
 use super::util::*;
 use super::DeploymentSync;
 use crate::api::WriteOptions;
-use crate::meta;
 use crate::controllers::replicaset::{
     controller_ref, controller_uid, namespace_terminating, spec_replicas,
 };
 use crate::controllers::typed::template_hash;
 use crate::error::{go_quote, ApiError, ApiResult};
+use crate::meta;
 use crate::registry;
 
 impl DeploymentSync<'_> {

@@ -2,9 +2,9 @@
 
 use super::util::*;
 use super::{with_new, DeploymentSync};
-use crate::meta;
 use crate::controllers::replicaset::{controller_uid, spec_replicas, status_int};
 use crate::error::{ApiError, ApiResult};
+use crate::meta;
 
 impl DeploymentSync<'_> {
     /// `rolloutRolling`.

@@ -6,9 +6,9 @@ use serde_json::json;
 use super::util::*;
 use super::{with_new, DeploymentSync};
 use crate::api::DeleteOptions;
-use crate::meta;
 use crate::controllers::replicaset::{spec_replicas, status_int};
 use crate::error::ApiResult;
+use crate::meta;
 use crate::registry;
 
 impl DeploymentSync<'_> {

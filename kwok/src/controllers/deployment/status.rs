@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::util::*;
 use super::DeploymentSync;
-use crate::meta;
 use crate::controllers::replicaset::{parse_time, spec_replicas, status_int};
 use crate::error::{go_quote, ApiResult};
+use crate::meta;
 
 impl DeploymentSync<'_> {
     /// `calculateStatus`: counts from the ReplicaSets, and the Available condition.

@@ -6,13 +6,13 @@ use serde_json::{json, Value};
 
 use super::util::*;
 use crate::api::Api;
-use crate::meta;
 use crate::controllers::kubelet::FAULT;
 use crate::controllers::replicaset::access::{is_pod_active, is_pod_ready};
 use crate::controllers::replicaset::tests::{
     active_pods, conditions, create, events_about, eventually, get, modify, pods_labelled,
     start_cluster,
 };
+use crate::meta;
 use crate::registry;
 use crate::store::{Event, EventKind};
 

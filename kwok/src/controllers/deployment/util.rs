@@ -7,9 +7,9 @@ use std::cmp::Ordering;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-use crate::meta;
 use crate::controllers::replicaset::{parse_time, sorted, spec_replicas};
 use crate::intstr::scaled_value;
+use crate::meta;
 use crate::validation::pod::semantic_eq;
 
 /// `apps.DefaultDeploymentUniqueLabelKey`.

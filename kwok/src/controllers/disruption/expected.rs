@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::api::Api;
-use crate::meta;
 use crate::error::go_quote;
 use crate::intstr::scaled_value;
+use crate::meta;
 use crate::registry::{self, ResourceDef};
+use crate::resource_names::ResourceNames;
 use crate::store::Stored;
 
 /// `schema.ParseGroupVersion` → (group, version).

@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 
 use super::{SyncError, DISRUPTION_ALLOWED};
 use crate::api::Api;
-use crate::meta;
 use crate::controllers::events::Recorder;
+use crate::meta;
 use crate::podutil::{is_pod_ready, parse_time};
 use crate::registry::{self};
 use crate::store::Stored;

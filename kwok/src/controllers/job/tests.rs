@@ -5,11 +5,11 @@ use serde_json::{json, Value};
 
 use super::TRACKING_FINALIZER;
 use crate::api::{DeleteOptions, Propagation};
-use crate::meta;
 use crate::controllers::kubelet::EXIT_CODE;
 use crate::controllers::replicaset::tests::{
     conditions, create, events_about, eventually, get, modify, pods_labelled, start_cluster,
 };
+use crate::meta;
 use crate::registry;
 
 fn job(name: &str, spec: Value) -> Value {

@@ -7,8 +7,8 @@ use k8s_openapi::api::core::v1::{NodeSelector, TopologySelectorTerm};
 use serde_json::{json, Value};
 
 use crate::api::{Api, WriteOptions};
-use crate::meta;
 use crate::controllers::Pass;
+use crate::meta;
 use crate::registry::{
     PERSISTENTVOLUMECLAIMS as CLAIMS, PERSISTENTVOLUMES as VOLUMES, STORAGECLASSES,
 };

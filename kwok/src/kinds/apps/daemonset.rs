@@ -8,11 +8,11 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::apps::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::meta;
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
 use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::meta;
 use crate::printers::{workloads as printer, Column};
 use crate::registry::{status, ResourceDef, FULL_VERBS};
 use crate::validation::apps::{self as validation, Workload};

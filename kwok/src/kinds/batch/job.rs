@@ -4,12 +4,12 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::batch::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::meta;
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::child;
 use crate::error::FieldError;
 use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::meta;
 use crate::printers::{batch as printer, Column};
 use crate::registry::{status, ResourceDef, FULL_VERBS};
 use crate::validation::batch as validation;
@@ -78,7 +78,7 @@ impl Strategy for Job {
     }
 
     /// `deleteOptionWarnings`: batch/v1 orphans a Job's pods unless told otherwise.
-    fn delete_warning(&self, opts: &crate::api::DeleteOptions) -> Option<&'static str> {
+    fn delete_warning(&self, opts: &crate::options::DeleteOptions) -> Option<&'static str> {
         (!opts.policy_given).then_some(
             "child pods are preserved by default when jobs are deleted; set \
              propagationPolicy=Background to remove them or set propagationPolicy=Orphan to \
@@ -159,7 +159,7 @@ mod tests {
 
     #[test]
     fn a_delete_that_leaves_dependents_to_the_default_is_warned() {
-        let opts = |policy_given| crate::api::DeleteOptions {
+        let opts = |policy_given| crate::options::DeleteOptions {
             policy_given,
             ..Default::default()
         };

@@ -56,8 +56,7 @@ impl Strategy for PersistentVolume {
     }
 
     fn prepare_for_create(&self, obj: &mut Value) {
-        obj["status"] =
-            json!({"phase": "Pending", "lastPhaseTransitionTime": crate::meta::now()});
+        obj["status"] = json!({"phase": "Pending", "lastPhaseTransitionTime": crate::meta::now()});
         if let Some(spec) = obj["spec"].as_object_mut() {
             spec.remove("volumeAttributesClassName");
         }

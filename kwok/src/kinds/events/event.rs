@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::kinds::core::event::Event;
 use crate::registry::{ResourceDef, EVENTS, FULL_VERBS};
+use crate::resource_names::ResourceNames;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
     group: "events.k8s.io",

@@ -3,6 +3,16 @@
 /// `?fieldValidation=`: what to do with unknown or duplicate fields in a body.
 pub use crate::decode::FieldValidation;
 
+/// The field manager the cluster's own controllers write as when a write names none
+/// (kube-controller-manager's client).
+pub const CONTROLLER_MANAGER: &str = "kube-controller-manager";
+/// The API server's own writes at start (its loopback client's user agent).
+pub const KUBE_APISERVER: &str = "kube-apiserver";
+pub const KUBE_SCHEDULER: &str = "kube-scheduler";
+/// kwok's controller, which plays the kubelet of fake nodes (kwokctl runs it as
+/// `kwok-controller`, and client-go names a client after its binary).
+pub const KWOK_CONTROLLER: &str = "kwok-controller";
+
 /// Options of list and watch.
 #[derive(Default)]
 pub struct ListOptions {
@@ -34,7 +44,7 @@ pub struct WriteOptions {
 impl WriteOptions {
     /// The in-cluster controllers' writes: kube-controller-manager's field manager.
     pub fn controller_manager() -> Self {
-        Self::by(super::ownership::CONTROLLER_MANAGER)
+        Self::by(CONTROLLER_MANAGER)
     }
 
     /// A write of the cluster's own by the component `manager` names (`kube-scheduler`,
