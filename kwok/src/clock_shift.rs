@@ -9,7 +9,6 @@
 use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
 use serde_json::Value;
 
-use crate::registry;
 use crate::store::Snapshot;
 
 /// `snapshot` with its clock moved forward by `by`.
@@ -21,7 +20,7 @@ pub fn shift_clock(snapshot: &Snapshot, by: TimeDelta) -> Snapshot {
     }))
 }
 
-fn shift_object(obj: &mut Value, res: &registry::ResourceDef, by: TimeDelta) {
+fn shift_object(obj: &mut Value, res: &crate::resource::ResourceDef, by: TimeDelta) {
     if let Some(meta) = obj.get_mut("metadata") {
         for key in ["creationTimestamp", "deletionTimestamp"] {
             if let Some(v) = meta.get_mut(key) {
@@ -111,7 +110,7 @@ mod tests {
     use crate::registry::{EVENTS, NODES, PODS};
     use serde_json::json;
 
-    fn shifted(res: &'static registry::ResourceDef, obj: Value, secs: i64) -> Value {
+    fn shifted(res: &'static crate::resource::ResourceDef, obj: Value, secs: i64) -> Value {
         let snap = Snapshot::from_objects([(res, obj)]);
         let out = shift_clock(&snap, TimeDelta::seconds(secs));
         let value = out.objects().next().expect("one object").1.clone();

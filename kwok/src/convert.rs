@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 use crate::store::{Object, Stored};
 

@@ -1,8 +1,8 @@
-//! Small accessors for `metadata` on JSON objects, and the generators the server uses for names,
-//! uids and timestamps.
+//! Small accessors for `metadata` on JSON objects, the generators the server uses for names,
+//! uids and timestamps, and the field assignments every `strategy.go` makes.
 
 use rand::Rng;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 /// The alphabet of `names.SimpleNameGenerator` (no vowels, no look-alikes).
 const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -152,4 +152,61 @@ mod tests {
         assert_eq!(u.len(), 36);
         assert_eq!(u.as_bytes()[14], b'4');
     }
+}
+
+/// Set `into[key]` to `from`, or remove it when `from` is `None`: a Go assignment of a field that
+/// may be unset.
+pub(crate) fn restore(into: &mut Map<String, Value>, key: &str, from: Option<&Value>) {
+    match from {
+        Some(v) => {
+            into.insert(key.to_string(), v.clone());
+        }
+        None => {
+            into.remove(key);
+        }
+    }
+}
+
+/// `newObj.Spec = oldObj.Spec` for a top-level field.
+pub(crate) fn keep(new: &mut Value, old: &Value, key: &str) {
+    if let Some(map) = new.as_object_mut() {
+        restore(map, key, old.get(key));
+    }
+}
+
+/// The same for a metadata field (`newObj.Labels = oldObj.Labels`).
+pub(crate) fn keep_meta(new: &mut Value, old: &Value, key: &str) {
+    restore(meta_mut(new), key, old["metadata"].get(key));
+}
+
+/// `Generation = 1`, which the strategies of kinds that track spec changes set on create.
+pub(crate) fn first_generation(obj: &mut Value) {
+    obj["metadata"]["generation"] = json!(1);
+}
+
+/// `Generation = old.Generation + 1` when `changed`; `rest.BeforeUpdate` has already copied the old
+/// generation.
+pub(crate) fn next_generation_if(new: &mut Value, old: &Value, changed: bool) {
+    if changed {
+        let generation = old["metadata"]["generation"].as_i64().unwrap_or(0);
+        new["metadata"]["generation"] = json!(generation + 1);
+    }
+}
+
+/// `apiequality.Semantic.DeepEqual` of one top-level field.
+pub(crate) fn field_changed(new: &Value, old: &Value, key: &str) -> bool {
+    new.get(key) != old.get(key)
+}
+
+/// `Semantic.DeepEqual` of a metadata map (labels, annotations): a missing map and an empty one
+/// are equal.
+pub(crate) fn meta_map_changed(new: &Value, old: &Value, key: &str) -> bool {
+    let map = |v: &Value| {
+        v["metadata"]
+            .get(key)
+            .and_then(Value::as_object)
+            .filter(|m| !m.is_empty())
+            .cloned()
+    };
+    map(new) != map(old)
 }

@@ -3,124 +3,9 @@
 //! Each kind declares its resource in its module under [`crate::kinds`]; this table lists them,
 //! and discovery, routing, error messages and printing all read it.
 
-use crate::kinds::{self, Strategy};
-pub use crate::resource_names::ResourceNames;
-
-/// Verbs of a full read-write resource.
-pub const FULL_VERBS: &[&str] = &[
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
-const STATUS_VERBS: &[&str] = &["get", "patch", "update"];
-
-/// A subresource served under `<resource>/<name>/<sub>`.
-#[derive(Debug)]
-pub struct SubresourceDef {
-    pub name: &'static str,
-    pub kind: &'static str,
-    /// Group and version of the subresource kind when it differs from the parent (eviction, scale).
-    pub group: &'static str,
-    pub version: &'static str,
-    pub verbs: &'static [&'static str],
-    /// The kind of the body a write sends, when it is not the parent's (eviction, scale, binding).
-    pub(crate) body: Option<&'static dyn Strategy>,
-}
-
-/// Static description of one served resource.
-#[derive(Debug)]
-pub struct ResourceDef {
-    pub group: &'static str,
-    pub version: &'static str,
-    pub kind: &'static str,
-    pub plural: &'static str,
-    pub singular: &'static str,
-    pub namespaced: bool,
-    pub short_names: &'static [&'static str],
-    pub categories: &'static [&'static str],
-    pub verbs: &'static [&'static str],
-    pub subresources: &'static [SubresourceDef],
-    /// Everything the server does that depends on the kind.
-    pub(crate) strategy: &'static dyn Strategy,
-}
-
-/// Two definitions are the same resource when they serve the same group, version and plural:
-/// a static is the only one of its kind, while a custom resource's definition is rebuilt each
-/// time its CustomResourceDefinition changes.
-impl PartialEq for ResourceDef {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self, other)
-            || (self.group == other.group
-                && self.version == other.version
-                && self.plural == other.plural)
-    }
-}
-
-impl Eq for ResourceDef {}
-
-impl ResourceNames for ResourceDef {
-    fn group(&self) -> &str {
-        self.group
-    }
-    fn version(&self) -> &str {
-        self.version
-    }
-    fn kind(&self) -> &str {
-        self.kind
-    }
-    fn plural(&self) -> &str {
-        self.plural
-    }
-    fn namespaced(&self) -> bool {
-        self.namespaced
-    }
-}
-
-impl ResourceDef {
-    pub fn has_verb(&self, verb: &str) -> bool {
-        self.verbs.contains(&verb)
-    }
-
-    pub fn subresource(&self, name: &str) -> Option<&'static SubresourceDef> {
-        self.subresources.iter().find(|s| s.name == name)
-    }
-
-    /// URL prefix of the group version (`/api/v1`, `/apis/apps/v1`).
-    pub fn gv_path(&self) -> String {
-        if self.group.is_empty() {
-            format!("/api/{}", self.version)
-        } else {
-            format!("/apis/{}/{}", self.group, self.version)
-        }
-    }
-
-    /// Is this the Kind (and apiVersion) a request body for this resource may carry?
-    pub fn is(&self, group: &str, kind: &str) -> bool {
-        self.group == group && self.kind == kind
-    }
-}
-
-/// The `status` subresource, whose body is the parent kind.
-pub const fn status(kind: &'static str) -> SubresourceDef {
-    parent_body("status", kind)
-}
-
-/// A subresource read and written as the parent kind (`status`, a request's `approval`).
-pub const fn parent_body(name: &'static str, kind: &'static str) -> SubresourceDef {
-    SubresourceDef {
-        name,
-        kind,
-        group: "",
-        version: "",
-        verbs: STATUS_VERBS,
-        body: None,
-    }
-}
+use crate::kinds;
+use crate::resource::ResourceDef;
+use crate::resource::Strategy;
 
 pub use kinds::apiextensions::customresourcedefinition::RESOURCE as CUSTOMRESOURCEDEFINITIONS;
 pub use kinds::apiregistration::apiservice::RESOURCE as APISERVICES;
@@ -309,6 +194,7 @@ pub fn resolve(arg: &str) -> Option<&'static ResourceDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resource_names::ResourceNames;
 
     #[test]
     fn names_follow_apimachinery() {
@@ -326,7 +212,7 @@ mod tests {
             assert!(
                 resolve(arg).is_some_and(|r| std::ptr::eq(r, want)),
                 "{arg} → {:?}",
-                resolve(arg).map(ResourceDef::group_resource)
+                resolve(arg).map(|r| r.group_resource())
             )
         };
         is("pods", &PODS);

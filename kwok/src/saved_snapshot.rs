@@ -4,7 +4,8 @@
 
 use serde_json::{json, Value};
 
-use crate::registry::{self, ResourceDef, CUSTOMRESOURCEDEFINITIONS};
+use crate::registry::{self, CUSTOMRESOURCEDEFINITIONS};
+use crate::resource::ResourceDef;
 use crate::store::Snapshot;
 
 const API_VERSION: &str = "proctor.dev/v1";

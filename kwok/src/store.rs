@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::convert;
-use crate::registry::ResourceDef;
+use crate::resource::{ResourceDef, StoredObjects};
 
 /// How many writes a watch may lag behind and still resume. Each entry keeps an object version
 /// and its predecessor alive (about 16 KiB a write under the load test), so the window is bounded
@@ -532,6 +532,14 @@ impl Store {
             self.commit(&mut inner, kind, res, obj, prev, rv);
         }
         rewound
+    }
+}
+
+impl StoredObjects for Store {
+    fn for_each(&self, res: &'static ResourceDef, f: &mut dyn FnMut(&Value)) {
+        for object in self.list(res, None).0 {
+            f(&object.value);
+        }
     }
 }
 

@@ -7,7 +7,8 @@
 
 use anyhow::anyhow;
 use kwok::api::{Api, DeleteOptions, ListOptions, WriteOptions};
-use kwok::registry::{ResourceNames, NODES, PODS};
+use kwok::registry::{NODES, PODS};
+use kwok::resource_names::ResourceNames;
 use serde_json::Value;
 
 use super::object_query::ObjectQuery;

@@ -32,7 +32,8 @@ use serde_json::Value;
 use crate::api::Api;
 use crate::error::{ApiError, ApiResult};
 use crate::meta;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 
 /// What the write does (`admission.Operation`); an update carries the stored object.
 #[derive(Clone, Copy)]

@@ -10,7 +10,8 @@ use crate::api::{Api, WriteOptions};
 use crate::error::ApiResult;
 use crate::meta;
 use crate::quota::{self, Check, Evaluator};
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 
 /// `checkQuotas`' retries when a quota changed under the charge.
 const ATTEMPTS: usize = 3;

@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use crate::api::Api;
 use crate::meta;
 use crate::printers::storage::is_default_class;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 
 pub(crate) const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
 pub(crate) const PV_PROTECTION: &str = "kubernetes.io/pv-protection";

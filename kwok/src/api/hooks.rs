@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::error::{ApiError, ApiResult, FieldError};
 use crate::options::FieldValidation;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 /// Decode a request body into the stored form; returns the object and the warnings for
 /// `Warning:` headers.

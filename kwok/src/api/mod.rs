@@ -16,11 +16,12 @@ use serde_json::{json, Value};
 
 use crate::admission::Operation;
 use crate::error::{ApiError, ApiResult, FieldError};
-use crate::kinds::Deletion;
 use crate::meta;
 pub use crate::options::{DeleteOptions, FieldValidation, ListOptions, Propagation, WriteOptions};
 pub use crate::options::{CONTROLLER_MANAGER, KUBE_APISERVER, KUBE_SCHEDULER, KWOK_CONTROLLER};
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::Deletion;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 use crate::store::{Event, EventKind, Store, StoreError, Stored};
 pub use hooks::PatchKind;
@@ -358,7 +359,7 @@ impl Api {
             }
         }
         // Held until the object is stored: what it allocated is then on record.
-        let _allocation = res.strategy.begin_create(&self.store, &mut obj)?;
+        let _allocation = res.strategy.begin_create(self.store.as_ref(), &mut obj)?;
         res.strategy.prepare_for_create(&mut obj);
         res.strategy.record_requester(&mut obj, opts.user.as_ref());
         for attempt in 0..8 {
@@ -533,7 +534,7 @@ impl Api {
             crate::admission::admit(self, res, old.namespace(), op, &mut obj)?;
             _allocation = res
                 .strategy
-                .begin_update(&self.store, &mut obj, &old.value)?;
+                .begin_update(self.store.as_ref(), &mut obj, &old.value)?;
             strategy::prepare_update(res, &mut obj, &old.value);
             hooks::validate_update(res, &obj, &old.value)
         };

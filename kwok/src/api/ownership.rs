@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::error::ApiResult;
 use crate::fieldmanager::{self, Endpoint, Kind};
 use crate::options::{WriteOptions, CONTROLLER_MANAGER};
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 
 /// The endpoint of `res` a write goes through (`subresource` `""` for the main resource).

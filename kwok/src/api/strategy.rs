@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use crate::kinds::keep_meta;
+use crate::meta::keep_meta;
 
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 /// An update of the main resource: the server-owned metadata stays, then the kind's
 /// `PrepareForUpdate`.

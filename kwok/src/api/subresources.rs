@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 
 use super::{meta, Api, DeleteOptions, WriteOptions};
 use crate::error::{go_quote, ApiError, ApiResult};
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 use crate::selectors::LabelSelector;
 

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 const R: &[&str] = &["get", "list", "watch"];
 const W: &[&str] = &["create", "delete", "deletecollection", "patch", "update"];
 /// Every verb of a read-write resource, sorted as `NewRule` sorts them.
-const RW: &[&str] = crate::registry::FULL_VERBS;
+const RW: &[&str] = crate::resource::FULL_VERBS;
 
 fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> Value {
     json!({"verbs": verbs, "apiGroups": groups, "resources": resources})

@@ -10,7 +10,8 @@ use super::{rbac, UserInfo};
 use crate::api::Api;
 use crate::error::{ApiError, ApiResult, FieldError};
 use crate::meta;
-use crate::registry::{ResourceDef, SERVICEACCOUNTS};
+use crate::registry::SERVICEACCOUNTS;
+use crate::resource::ResourceDef;
 
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()

@@ -8,7 +8,7 @@ use super::attributes::Attributes;
 use super::{rbac, UserInfo};
 use crate::api::Api;
 use crate::error::{go_quote, ApiError};
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 /// `approve` (an `approval` write) or `sign` (a `status` write).
 #[derive(Clone, Copy)]

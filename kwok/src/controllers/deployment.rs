@@ -323,7 +323,7 @@ impl DeploymentSync<'_> {
             || self.dv.get("status") != self.d.value.get("status")
         {
             let mut v = self.d.value.clone();
-            crate::kinds::keep_meta(&mut v, &self.dv, "annotations");
+            crate::meta::keep_meta(&mut v, &self.dv, "annotations");
             v["status"] = self.dv["status"].clone();
             self.d = self.api.update_status(&registry::DEPLOYMENTS, v)?;
         }

@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 
 use crate::api::{Api, WriteOptions};
 use crate::meta;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 
 /// (involved object uid, reason, message).

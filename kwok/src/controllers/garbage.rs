@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 use super::{Controller, Pass};
 use crate::api::{Api, DeleteOptions, Propagation, WriteOptions};
 use crate::meta;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 use crate::store::{Event, EventKind, Stored};
 
 #[derive(Default)]

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::api::{Api, WriteOptions};
 use crate::error::ApiResult;
 use crate::meta;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 use crate::store::Stored;
 

@@ -105,7 +105,7 @@ impl Sync<'_> {
     fn update(
         &mut self,
         what: &str,
-        res: &'static crate::registry::ResourceDef,
+        res: &'static crate::resource::ResourceDef,
         obj: Value,
     ) -> Option<Value> {
         let (ns, name) = (

@@ -15,7 +15,8 @@ use super::{Controller, Pass};
 use crate::api::subresources::{get_scale, set_scale};
 use crate::api::{Api, WriteOptions};
 use crate::meta;
-use crate::registry::{self, ResourceDef, HORIZONTALPODAUTOSCALERS as HPAS};
+use crate::registry::{self, HORIZONTALPODAUTOSCALERS as HPAS};
+use crate::resource::ResourceDef;
 use crate::store::Event;
 
 const COMPONENT: &str = "horizontal-pod-autoscaler";

@@ -27,7 +27,8 @@ use super::events::Recorder;
 use super::{Controller, Pass};
 use crate::api::{Api, DeleteOptions, WriteOptions};
 use crate::meta;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
 

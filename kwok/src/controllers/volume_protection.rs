@@ -9,7 +9,8 @@ use super::{Controller, Pass};
 use crate::admission::storage::{PVC_PROTECTION, PV_PROTECTION};
 use crate::api::{Api, WriteOptions};
 use crate::meta;
-use crate::registry::{ResourceDef, PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, PODS};
+use crate::registry::{PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, PODS};
+use crate::resource::ResourceDef;
 use crate::store::Event;
 use crate::volumes;
 

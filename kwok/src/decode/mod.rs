@@ -21,8 +21,8 @@ mod tests;
 use serde_json::{Map, Value};
 
 use crate::error::{go_quote, ApiError, FieldError};
-use crate::kinds::Strategy;
-use crate::registry::{ResourceDef, SubresourceDef};
+use crate::resource::Strategy;
+use crate::resource::{ResourceDef, SubresourceDef};
 use gvk::Gvk;
 use json::Val;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions;

@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 
 /// The Kubernetes version the embedded cluster reports.
 pub const GIT_VERSION: &str = "v1.32.0-kwok";

@@ -352,7 +352,7 @@ fn warned_delete(answer: ApiResult<Response>, warning: Option<&str>) -> Response
     }
 }
 
-fn require_verb(res: &crate::registry::ResourceDef, verb: &str) -> ApiResult<()> {
+fn require_verb(res: &crate::resource::ResourceDef, verb: &str) -> ApiResult<()> {
     if res.has_verb(verb) {
         Ok(())
     } else {
@@ -360,7 +360,7 @@ fn require_verb(res: &crate::registry::ResourceDef, verb: &str) -> ApiResult<()>
     }
 }
 
-fn patch_kind(parts: &Parts, res: &crate::registry::ResourceDef) -> ApiResult<PatchKind> {
+fn patch_kind(parts: &Parts, res: &crate::resource::ResourceDef) -> ApiResult<PatchKind> {
     crate::patch::patch_type_for(res, content_type(parts))
 }
 
@@ -391,7 +391,7 @@ fn write_options(
 fn admit_signer_write(
     api: &crate::api::Api,
     parts: &Parts,
-    res: &'static crate::registry::ResourceDef,
+    res: &'static crate::resource::ResourceDef,
     ns: &str,
     name: &str,
     sub: &str,

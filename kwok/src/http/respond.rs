@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::api::ObjectList;
 use crate::error::ApiError;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 use crate::store::Stored;
 

@@ -1,6 +1,7 @@
 //! Parsing request paths into the resource they address (`k8s.io/apiserver` RequestInfoFactory).
 
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 
 /// What a request path names.
 #[derive(Debug, PartialEq)]

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::respond::IncludeObject;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 pub fn table(
     res: &ResourceDef,

@@ -19,7 +19,7 @@ use super::respond::{Format, IncludeObject};
 use crate::api::hooks;
 use crate::api::{Api, ListOptions};
 use crate::error::{ApiError, ApiResult};
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 use crate::store::{Event, EventKind};
 
 type Pred = Box<dyn Fn(&Value) -> bool + Send + Sync>;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 use crate::go_json;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 
 /// The configuration `body` applies to an object of `res`.

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::go_json;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 /// The patch formats, by request `Content-Type` (`types.PatchType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

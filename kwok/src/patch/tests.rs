@@ -7,7 +7,7 @@ use crate::registry::{
     CONFIGMAPS, CONTROLLERREVISIONS, DAEMONSETS, DEPLOYMENTS, NODES, PODS, SERVICEACCOUNTS,
 };
 
-fn smp(res: &'static crate::registry::ResourceDef, original: &Value, patch: Value) -> Value {
+fn smp(res: &'static crate::resource::ResourceDef, original: &Value, patch: Value) -> Value {
     apply(
         res,
         original,

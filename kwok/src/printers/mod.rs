@@ -31,7 +31,7 @@ pub(crate) mod workloads;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 pub use column::Column;
 pub use duration::human_duration;

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 use crate::error::{go_quote, ApiError};
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 /// `?includeObject=`: what each row's `object` holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -22,7 +22,7 @@ fn ts(ago: Duration) -> String {
     (now() - ago).format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-fn names(res: &crate::registry::ResourceDef) -> Vec<(&'static str, &'static str, i32)> {
+fn names(res: &crate::resource::ResourceDef) -> Vec<(&'static str, &'static str, i32)> {
     columns(res)
         .iter()
         .map(|c| (c.name, c.type_, c.priority))

@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::pods;
 use super::{add, mask, names, parse_list, scope_selectors, ResourceList, ScopeSelector};
 use crate::quantity::Quantity;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 use crate::store::Store;
 
 /// `ignoredResources` of pkg/quota/v1/install/registry.go: virtual resources and events.

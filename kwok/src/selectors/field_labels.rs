@@ -17,7 +17,7 @@
 use serde_json::Value;
 
 use crate::error::go_quote;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 const POD_LABELS: &[&str] = &[
     "metadata.name",

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::field_labels::{convert_field_label, field_value};
 use crate::error::ApiError;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldOp {

@@ -14,7 +14,7 @@
 use super::fields::FieldSelector;
 use super::labels::LabelSelector;
 use crate::error::ApiError;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 /// The 400 the API server answers for a bad selector.
 pub fn selector_error(message: impl Into<String>) -> ApiError {

@@ -395,7 +395,7 @@ fn event_field_values_both_groups() {
     assert_eq!(v("involvedObject.kind"), None);
 }
 
-fn rejected(res: &crate::registry::ResourceDef, s: &str) -> String {
+fn rejected(res: &crate::resource::ResourceDef, s: &str) -> String {
     match field_selector_param(res, s) {
         Ok(_) => panic!("{s:?} should be rejected for {}", res.plural),
         Err(e) => {

@@ -551,7 +551,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::kinds::Strategy;
+    use crate::resource::Strategy;
 
     /// A job as the API server holds it before validation: defaulted, uid set, selector generated.
     fn job(spec: Value) -> Value {

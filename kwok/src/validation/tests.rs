@@ -10,7 +10,7 @@ use crate::registry::{
     REPLICASETS,
 };
 
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 
 fn defaulted(res: &'static ResourceDef, mut obj: Value) -> Value {
     crate::kinds::default(res, &mut obj);

@@ -3,8 +3,8 @@
 //! as often as the [`Noise`] level says, a field is of the wrong type, a value is out of range
 //! or malformed, or unknown and repeated fields join in.
 
-use kwok::registry::ResourceDef;
-use kwok::registry::ResourceNames;
+use kwok::resource::ResourceDef;
+use kwok::resource_names::ResourceNames;
 use proptest::prelude::*;
 
 use super::json_text::{any_json, jstr, number_literal, JStr, J};

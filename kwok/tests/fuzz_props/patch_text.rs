@@ -1,7 +1,7 @@
 //! PATCH bodies: RFC 6902 operation lists over the paths a Kubernetes object has, merge patches
 //! shaped like the object, and strategic merge patches with their `$` directives.
 
-use kwok::registry::ResourceDef;
+use kwok::resource::ResourceDef;
 use proptest::prelude::*;
 
 use super::json_text::{any_json, any_json_with, JStr, DIRECTIVE_KEYS, DIRECTIVE_VALUES, J};

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use kwok::registry::ResourceDef;
+use kwok::resource::ResourceDef;
 use kwok::store::{EventKind, Store};
 use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;

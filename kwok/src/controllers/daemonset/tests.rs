@@ -50,7 +50,7 @@ async fn start(nodes: usize) -> Cluster {
     cluster
 }
 
-fn patch(api: &Api, res: &'static crate::registry::ResourceDef, ns: &str, name: &str, body: Value) {
+fn patch(api: &Api, res: &'static crate::resource::ResourceDef, ns: &str, name: &str, body: Value) {
     let bytes = serde_json::to_vec(&body).expect("encodes");
     api.patch(
         res,

@@ -10,7 +10,8 @@ use crate::api::Api;
 use crate::error::go_quote;
 use crate::intstr::scaled_value;
 use crate::meta;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 use crate::store::Stored;
 

@@ -12,7 +12,7 @@ use crate::api::Api;
 use crate::controllers::events::Recorder;
 use crate::meta;
 use crate::podutil::{is_pod_ready, parse_time};
-use crate::registry::{self};
+use crate::registry;
 use crate::store::Stored;
 
 /// `DeletionTimeout`: how long a `disruptedPods` entry holds without the pod being deleted.

@@ -4,7 +4,7 @@ use super::*;
 use crate::api::subresources::evict;
 use crate::api::{PatchKind, WriteOptions};
 use crate::cluster::{Cluster, ClusterConfig};
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
 use crate::store::Store;
 
 const NS: &str = "default";

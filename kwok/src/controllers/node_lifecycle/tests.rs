@@ -14,7 +14,7 @@ fn bare_api() -> Api {
     api
 }
 
-fn get(api: &Api, res: &'static registry::ResourceDef, ns: &str, name: &str) -> Value {
+fn get(api: &Api, res: &'static crate::resource::ResourceDef, ns: &str, name: &str) -> Value {
     api.store()
         .get(res, ns, name)
         .unwrap_or_else(|| panic!("{name} is gone"))

@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use super::PersistentVolumeController;
 use crate::api::{Api, DeleteOptions, WriteOptions};
 use crate::controllers::Controller;
-use crate::registry::{self, ResourceDef};
+use crate::registry;
+use crate::resource::ResourceDef;
 
 fn api() -> Api {
     let api = Api::new(Arc::new(crate::store::Store::new()));

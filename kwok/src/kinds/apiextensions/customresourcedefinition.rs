@@ -9,8 +9,9 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::{child, default_nil, default_zero, str_of};
 use crate::error::FieldError;
-use crate::kinds::{first_generation, next_generation_if, Deletion, Strategy};
-use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::meta::{first_generation, next_generation_if};
+use crate::resource::{status, ResourceDef, FULL_VERBS};
+use crate::resource::{Deletion, Strategy};
 use crate::validation::apiextensions as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -12,9 +12,10 @@ use serde_json::{json, Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{keep, keep_meta, Strategy};
+use crate::meta::{keep, keep_meta};
 use crate::printers::{apiregistration as printer, Column};
-use crate::registry::{status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, SubresourceDef, FULL_VERBS};
 use crate::validation::apiregistration as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

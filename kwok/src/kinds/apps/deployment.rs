@@ -7,12 +7,12 @@ use serde_json::{json, Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{
+use crate::meta::{
     field_changed, first_generation, keep, keep_meta, meta_map_changed, next_generation_if,
-    Strategy,
 };
 use crate::printers::{workloads as printer, Column};
-use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, FULL_VERBS};
 use crate::validation::apps::{self as validation, Workload};
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -7,9 +7,10 @@ use serde_json::{json, Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
+use crate::meta::{field_changed, first_generation, keep, next_generation_if};
 use crate::printers::{workloads as printer, Column};
-use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, FULL_VERBS};
 use crate::validation::statefulset as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -7,10 +7,10 @@ use serde_json::Value;
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::Strategy;
 use crate::protobuf::schema::Message;
 use crate::protobuf::schema::{authentication_v1, authorization_v1};
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
+use crate::resource::Strategy;
 
 type Decode = fn(&Val, bool, (&str, &str)) -> Result<Outcome, String>;
 

@@ -12,9 +12,10 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::{default_nil, existing};
 use crate::error::FieldError;
-use crate::kinds::{keep, Strategy};
+use crate::meta::keep;
 use crate::printers::{autoscaling as printer, Column};
-use crate::registry::{status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, SubresourceDef, FULL_VERBS};
 use crate::validation::autoscaling as validation;
 
 const SUBRESOURCES: &[SubresourceDef] = &[status("HorizontalPodAutoscaler")];

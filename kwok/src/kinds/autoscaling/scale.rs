@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::Strategy;
-use crate::registry::SubresourceDef;
+use crate::resource::Strategy;
+use crate::resource::SubresourceDef;
 use crate::validation::{core as validation, meta};
 
 /// The `scale` subresource.

@@ -8,10 +8,11 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::child;
 use crate::error::FieldError;
-use crate::kinds::{field_changed, first_generation, keep, next_generation_if, Strategy};
 use crate::meta;
+use crate::meta::{field_changed, first_generation, keep, next_generation_if};
 use crate::printers::{batch as printer, Column};
-use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, FULL_VERBS};
 use crate::validation::batch as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -9,9 +9,10 @@ use serde_json::{json, Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{keep, Strategy};
+use crate::meta::keep;
 use crate::printers::{certificates as printer, Column};
-use crate::registry::{parent_body, status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{parent_body, status, ResourceDef, SubresourceDef, FULL_VERBS};
 use crate::user::UserInfo;
 use crate::validation::certificates as validation;
 

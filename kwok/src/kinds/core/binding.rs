@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::Strategy;
-use crate::registry::ResourceDef;
+use crate::resource::ResourceDef;
+use crate::resource::Strategy;
 use crate::validation::{core as validation, meta};
 
 pub static RESOURCE: ResourceDef = ResourceDef {

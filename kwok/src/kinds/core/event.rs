@@ -11,9 +11,9 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
 use crate::kinds::events::event::{event_core_to_v1, event_v1_to_core};
-use crate::kinds::Strategy;
 use crate::printers::{events as printer, Column};
-use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::validation::core as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

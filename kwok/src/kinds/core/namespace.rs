@@ -7,9 +7,10 @@ use serde_json::{json, Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{keep, restore, Deletion, Strategy};
+use crate::meta::{keep, restore};
 use crate::printers::{core as printer, Column};
-use crate::registry::{status, ResourceDef, SubresourceDef};
+use crate::resource::{status, ResourceDef, SubresourceDef};
+use crate::resource::{Deletion, Strategy};
 use crate::validation::core as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -7,9 +7,10 @@ use serde_json::{Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{keep, Strategy};
+use crate::meta::keep;
 use crate::printers::{nodes as printer, Column};
-use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, FULL_VERBS};
 use crate::validation::core as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

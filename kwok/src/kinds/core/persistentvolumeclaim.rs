@@ -9,9 +9,10 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::{child, default_nil};
 use crate::error::FieldError;
-use crate::kinds::{keep, Strategy};
+use crate::meta::keep;
 use crate::printers::{storage as printer, Column};
-use crate::registry::{status, ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, FULL_VERBS};
 use crate::validation::storage as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

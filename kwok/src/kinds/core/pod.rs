@@ -8,9 +8,10 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::{fields, pod as defaults};
 use crate::error::FieldError;
-use crate::kinds::{keep, keep_meta, Deletion, Strategy};
+use crate::meta::{keep, keep_meta};
 use crate::printers::{pods as printer, Column};
-use crate::registry::{status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::resource::{status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::resource::{Deletion, Strategy};
 use crate::validation::pod as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -8,9 +8,10 @@ use serde_json::{json, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{keep, Strategy};
+use crate::meta::keep;
 use crate::printers::{core as printer, Column};
-use crate::registry::{status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, SubresourceDef, FULL_VERBS};
 use crate::validation::quota as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -6,16 +6,16 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-pub(crate) use super::service_alloc::Allocation;
 use super::service_alloc::{self as alloc, Allocated};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::{ApiError, FieldError};
 use crate::gofmt::go_syntax;
-use crate::kinds::Strategy;
 use crate::printers::{network as printer, Column};
-use crate::registry::{status, ResourceDef, FULL_VERBS, SERVICES};
-use crate::store::Store;
+use crate::registry::SERVICES;
+use crate::resource::Strategy;
+use crate::resource::{status, ResourceDef, FULL_VERBS};
+use crate::resource::{Allocation, StoredObjects};
 use crate::validation::network as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
@@ -388,11 +388,15 @@ fn allocate_node_ports(
     Ok(())
 }
 
-fn allocate(store: &Store, svc: &mut Value, old: Option<&Value>) -> Result<Allocation, ApiError> {
+fn allocate(
+    objects: &dyn StoredObjects,
+    svc: &mut Value,
+    old: Option<&Value>,
+) -> Result<Allocation, ApiError> {
     let guard = alloc::lock();
     init_ip_family_fields(svc, old)?;
     let skip = old.map(|o| (crate::meta::namespace(o), crate::meta::name(o)));
-    let mut held = Allocated::read(store, skip);
+    let mut held = Allocated::read(objects, skip);
     allocate_cluster_ips(svc, old, &mut held)?;
     allocate_node_ports(svc, old, &mut held)?;
     Ok(guard)
@@ -488,21 +492,25 @@ impl Strategy for Service {
     }
 
     /// `beginCreate`: `normalizeClusterIPs`, then `allocateCreate`.
-    fn begin_create(&self, store: &Store, obj: &mut Value) -> Result<Option<Allocation>, ApiError> {
+    fn begin_create(
+        &self,
+        objects: &dyn StoredObjects,
+        obj: &mut Value,
+    ) -> Result<Option<Allocation>, ApiError> {
         normalize_cluster_ips(obj, None);
-        allocate(store, obj, None).map(Some)
+        allocate(objects, obj, None).map(Some)
     }
 
     /// `beginUpdate`: `patchAllocatedValues`, `normalizeClusterIPs`, then `allocateUpdate`.
     fn begin_update(
         &self,
-        store: &Store,
+        objects: &dyn StoredObjects,
         new: &mut Value,
         old: &Value,
     ) -> Result<Option<Allocation>, ApiError> {
         patch_allocated_values(new, old);
         normalize_cluster_ips(new, Some(old));
-        allocate(store, new, Some(old)).map(Some)
+        allocate(objects, new, Some(old)).map(Some)
     }
 
     /// `service.Status = api.ServiceStatus{}`.

@@ -10,13 +10,13 @@
 
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use rand::Rng;
 use serde_json::Value;
 
 use crate::registry::SERVICES;
-use crate::store::Store;
+use crate::resource::{Allocation, StoredObjects};
 
 /// `DefaultServiceIPCIDR`, the range `--service-cluster-ip-range` defaults to.
 pub const SERVICE_CIDR: (Ipv4Addr, u8) = (Ipv4Addr::new(10, 0, 0, 0), 24);
@@ -24,9 +24,6 @@ pub const SERVICE_CIDR: (Ipv4Addr, u8) = (Ipv4Addr::new(10, 0, 0, 0), 24);
 pub const NODE_PORTS: (u32, u32) = (30000, 2768);
 
 pub(crate) static ALLOCATIONS: Mutex<()> = Mutex::new(());
-
-/// The allocation lock, held until the object that allocated is stored.
-pub(crate) type Allocation = MutexGuard<'static, ()>;
 
 pub(crate) fn lock() -> Allocation {
     ALLOCATIONS
@@ -123,14 +120,14 @@ pub(crate) struct Allocated {
 }
 
 impl Allocated {
-    pub(crate) fn read(store: &Store, skip: Option<(&str, &str)>) -> Allocated {
+    pub(crate) fn read(objects: &dyn StoredObjects, skip: Option<(&str, &str)>) -> Allocated {
         let mut ips = BTreeSet::new();
         let mut ports = BTreeSet::new();
-        for svc in store.list(&SERVICES, None).0 {
-            if skip == Some((svc.namespace(), svc.name())) {
-                continue;
+        objects.for_each(&SERVICES, &mut |svc| {
+            if skip == Some((crate::meta::namespace(svc), crate::meta::name(svc))) {
+                return;
             }
-            let spec = &svc.value["spec"];
+            let spec = &svc["spec"];
             for ip in spec["clusterIPs"].as_array().into_iter().flatten() {
                 if let Some(ip) = ip.as_str().and_then(|s| s.parse::<Ipv4Addr>().ok()) {
                     ips.insert(u32::from(ip));
@@ -144,7 +141,7 @@ impl Allocated {
             if let Some(np) = spec["healthCheckNodePort"].as_u64().filter(|n| *n > 0) {
                 ports.insert(np as u32);
             }
-        }
+        });
         Allocated { ips, ports }
     }
 

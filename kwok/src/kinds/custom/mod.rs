@@ -17,7 +17,8 @@ use serde_json::Value;
 
 use crate::meta;
 use crate::printers::Column;
-use crate::registry::{status, ResourceDef, SubresourceDef, CUSTOMRESOURCEDEFINITIONS};
+use crate::registry::CUSTOMRESOURCEDEFINITIONS;
+use crate::resource::{status, ResourceDef, SubresourceDef};
 use crate::store::Store;
 use strategy::CustomResource;
 

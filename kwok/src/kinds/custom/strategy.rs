@@ -10,9 +10,10 @@ use super::schema;
 use crate::decode::json::Val;
 use crate::decode::walker::Outcome;
 use crate::error::{go_quote, FieldError};
-use crate::kinds::{first_generation, next_generation_if, Strategy};
+use crate::meta::{first_generation, next_generation_if};
 use crate::names;
 use crate::printers::Column;
+use crate::resource::Strategy;
 use crate::validation::meta::{object_meta, object_meta_update};
 
 #[derive(Debug)]

@@ -8,9 +8,10 @@ use serde_json::{Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::{first_generation, next_generation_if, Strategy};
+use crate::meta::{first_generation, next_generation_if};
 use crate::printers::{network as printer, Column};
-use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::validation::network as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

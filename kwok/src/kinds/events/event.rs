@@ -5,7 +5,8 @@
 use serde_json::{Map, Value};
 
 use crate::kinds::core::event::Event;
-use crate::registry::{ResourceDef, EVENTS, FULL_VERBS};
+use crate::registry::EVENTS;
+use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::resource_names::ResourceNames;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -9,9 +9,10 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::{child, default_nil, existing};
 use crate::error::FieldError;
-use crate::kinds::{field_changed, first_generation, next_generation_if, Strategy};
+use crate::meta::{field_changed, first_generation, next_generation_if};
 use crate::printers::{networking as printer, Column};
-use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::validation::networking as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

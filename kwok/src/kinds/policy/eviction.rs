@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::Strategy;
+use crate::resource::Strategy;
 use crate::validation::meta;
 
 #[derive(Debug)]

@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::Strategy;
 use crate::printers::Column;
-use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::validation::rbac as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -9,9 +9,10 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::default_nil;
 use crate::error::FieldError;
-use crate::kinds::{first_generation, Strategy};
+use crate::meta::first_generation;
 use crate::printers::{scheduling as printer, Column};
-use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::validation::scheduling as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {

@@ -9,9 +9,9 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::default_nil;
 use crate::error::FieldError;
-use crate::kinds::Strategy;
 use crate::printers::{storage as printer, Column};
-use crate::registry::{ResourceDef, FULL_VERBS};
+use crate::resource::Strategy;
+use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::validation::storage as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
