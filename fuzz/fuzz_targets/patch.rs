@@ -5,7 +5,7 @@
 
 mod common;
 
-use kwok::patch::{self, PatchType};
+use kwok::patch::PatchType;
 use kwok::registry::RESOURCES;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         .ok()
         .filter(Value::is_object)
         .unwrap_or_else(|| Value::Object(Default::default()));
-    match patch::apply(res, &original, patch_type, body) {
+    match kwok::api::hooks::patch(res, &original, patch_type, body) {
         Err(e) => common::assert_status(&e),
         Ok(patched) => {
             if matches!(patch_type, PatchType::Merge | PatchType::Strategic) {
@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
         (PatchType::Strategic, b"{}"),
         (PatchType::Json, b"[]"),
     ] {
-        match patch::apply(res, &original, patch_type, empty) {
+        match kwok::api::hooks::patch(res, &original, patch_type, empty) {
             Ok(patched) => assert_eq!(patched, original, "empty {patch_type:?} patch changed it"),
             Err(e) => panic!("empty {patch_type:?} patch failed: {e}"),
         }

@@ -8,8 +8,8 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let path = String::from_utf8_lossy(data);
-    let target = route::parse(&path);
-    assert_eq!(route::parse(&format!("{path}/")), target);
+    let target = route::parse(&path, route::BUILT_IN);
+    assert_eq!(route::parse(&format!("{path}/"), route::BUILT_IN), target);
     if let Target::Resource(r) = &target {
         assert!(r.namespace.is_none() || r.res.namespaced);
         if let Some(sub) = &r.subresource {

@@ -8,7 +8,6 @@ use serde_json::Value;
 
 use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
-use crate::store::{Object, Stored};
 
 /// The resource whose table holds `res`'s objects: itself, unless it is a view.
 pub fn storage(res: &'static ResourceDef) -> &'static ResourceDef {
@@ -30,21 +29,21 @@ pub fn into_storage(res: &'static ResourceDef, value: Value) -> Value {
     }
 }
 
-/// A stored object as `res` shows it. A custom resource's versions share one table; read
-/// through another version than the one it was written in, an object is converted the way a
-/// definition without a conversion webhook converts (`nopConverter`): its apiVersion becomes the
-/// version asked for, nothing else changes.
-pub fn from_storage(res: &'static ResourceDef, stored: &Stored) -> Stored {
+/// A stored object as `res` shows it, or `None` when it shows it as stored. A custom resource's
+/// versions share one table; read through another version than the one it was written in, an
+/// object is converted the way a definition without a conversion webhook converts
+/// (`nopConverter`): its apiVersion becomes the version asked for, nothing else changes.
+pub fn view_of(res: &'static ResourceDef, stored: &Value) -> Option<Value> {
     if is_view(res) {
-        return Object::new(res.strategy.to_view_shape(&stored.value));
+        return Some(res.strategy.to_view_shape(stored));
     }
     if res.strategy.custom() {
         let wanted = res.api_version();
-        if stored.value["apiVersion"].as_str() != Some(wanted.as_str()) {
-            let mut value = stored.value.clone();
+        if stored["apiVersion"].as_str() != Some(wanted.as_str()) {
+            let mut value = stored.clone();
             value["apiVersion"] = Value::String(wanted);
-            return Object::new(value);
+            return Some(value);
         }
     }
-    stored.clone()
+    None
 }

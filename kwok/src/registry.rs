@@ -6,6 +6,7 @@
 use crate::kinds;
 use crate::resource::ResourceDef;
 use crate::resource::Strategy;
+use crate::store::Store;
 
 pub use kinds::apiextensions::customresourcedefinition::RESOURCE as CUSTOMRESOURCEDEFINITIONS;
 pub use kinds::apiregistration::apiservice::RESOURCE as APISERVICES;
@@ -189,6 +190,14 @@ pub fn resolve(arg: &str) -> Option<&'static ResourceDef> {
                 Some(q) => q == r.group || q == format!("{}.{}", r.version, r.group),
             }
     })
+}
+
+/// Every resource `store` serves, built-in then custom: what loops over all objects walk.
+pub fn all(store: &Store) -> impl Iterator<Item = &'static ResourceDef> {
+    RESOURCES
+        .iter()
+        .copied()
+        .chain(kinds::custom::served(store))
 }
 
 #[cfg(test)]

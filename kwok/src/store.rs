@@ -103,11 +103,17 @@ impl Event {
         Some(Event {
             kind: self.kind,
             res,
-            object: convert::from_storage(res, &self.object),
-            prev: self.prev.as_ref().map(|p| convert::from_storage(res, p)),
+            object: from_storage(res, &self.object),
+            prev: self.prev.as_ref().map(|p| from_storage(res, p)),
             rv: self.rv,
         })
     }
+}
+
+/// A stored object as `res` shows it ([`convert::view_of`]): the stored object itself unless
+/// `res` converts it.
+fn from_storage(res: &'static ResourceDef, stored: &Stored) -> Stored {
+    convert::view_of(res, &stored.value).map_or_else(|| stored.clone(), Object::new)
 }
 
 type Table = BTreeMap<(String, String), Stored>;
@@ -268,7 +274,7 @@ impl Store {
             .by_resource
             .get(&table_key(convert::storage(res)))
             .and_then(|(_, t)| t.get(&(ns.to_string(), name.to_string())))
-            .map(|o| convert::from_storage(res, o))
+            .map(|o| from_storage(res, o))
     }
 
     /// All objects of a resource (in one namespace, or all), ordered by namespace then name as
@@ -282,11 +288,11 @@ impl Store {
         {
             None => Vec::new(),
             Some((_, t)) => match ns {
-                None => t.values().map(|o| convert::from_storage(res, o)).collect(),
+                None => t.values().map(|o| from_storage(res, o)).collect(),
                 Some(ns) => t
                     .range((ns.to_string(), String::new())..)
                     .take_while(|((n, _), _)| n == ns)
-                    .map(|(_, o)| convert::from_storage(res, o))
+                    .map(|(_, o)| from_storage(res, o))
                     .collect(),
             },
         };
@@ -347,7 +353,7 @@ impl Store {
         table.insert(key, obj.clone());
         inner.rv = rv;
         self.commit(&mut inner, EventKind::Added, res, obj.clone(), None, rv);
-        Ok(convert::from_storage(view, &obj))
+        Ok(from_storage(view, &obj))
     }
 
     /// Replace an existing object. With `expect_rv`, the stored object must still be at that
@@ -379,7 +385,7 @@ impl Store {
         let prev = table.insert(key, obj.clone());
         inner.rv = rv;
         self.commit(&mut inner, EventKind::Modified, res, obj.clone(), prev, rv);
-        Ok(convert::from_storage(view, &obj))
+        Ok(from_storage(view, &obj))
     }
 
     /// Remove an object; with `expect_rv`, only if unchanged since.
@@ -424,7 +430,7 @@ impl Store {
             Some(old),
             rv,
         );
-        Ok(convert::from_storage(view, &obj))
+        Ok(from_storage(view, &obj))
     }
 
     /// Subscribe to changes after `since`. Returns the missed events still in the history window

@@ -31,7 +31,7 @@ mod selector_text;
 
 use kwok::decode::{self, FieldValidation};
 use kwok::http::route::{self, Target};
-use kwok::patch::{self, PatchType};
+use kwok::patch::PatchType;
 use kwok::registry::RESOURCES;
 use kwok::resource::ResourceDef;
 use kwok::resource_names::ResourceNames;
@@ -652,7 +652,7 @@ fn original(res: Res) -> impl Strategy<Value = Value> {
 }
 
 fn patch_holds(res: Res, original: &Value, patch_type: PatchType, body: &[u8]) -> Outcome {
-    match patch::apply(res, original, patch_type, body) {
+    match kwok::api::hooks::patch(res, original, patch_type, body) {
         Err(e) => well_formed(&e),
         Ok(patched) => {
             if matches!(patch_type, PatchType::Merge | PatchType::Strategic) {
@@ -783,10 +783,10 @@ fn run_merge_patch_is_idempotent(factor: u32) {
                 return Ok(());
             }
             let body = body.render();
-            let Ok(once) = patch::apply(res, &original, PatchType::Merge, &body) else {
+            let Ok(once) = kwok::api::hooks::patch(res, &original, PatchType::Merge, &body) else {
                 return Ok(());
             };
-            match patch::apply(res, &once, PatchType::Merge, &body) {
+            match kwok::api::hooks::patch(res, &once, PatchType::Merge, &body) {
                 Ok(twice) => prop_assert_eq!(twice, once, "second application changed the object"),
                 Err(e) => {
                     return Err(TestCaseError::fail(format!(
@@ -902,7 +902,7 @@ fn empty_patches_hold(res: Res, original: &Value) -> Outcome {
     }
     for (patch_type, body) in cases {
         let body_text = String::from_utf8_lossy(body);
-        match patch::apply(res, original, patch_type, body) {
+        match kwok::api::hooks::patch(res, original, patch_type, body) {
             Ok(patched) => prop_assert_eq!(
                 &patched,
                 original,
@@ -1116,7 +1116,7 @@ fn decode_accepts_times_late_in_year_9999() {
 fn json_patch_test_reads_floats_exactly() {
     let original = json!({"kind": "Pod", "spec": {"x": 3.835280530919749e261}});
     let body = br#"[{"op":"test","path":"/spec/x","value":3.835280530919749e261}]"#;
-    let patched = patch::apply(&kwok::registry::PODS, &original, PatchType::Json, body)
+    let patched = kwok::api::hooks::patch(&kwok::registry::PODS, &original, PatchType::Json, body)
         .expect("testing a member for its own value succeeds");
     assert_eq!(patched, original);
 }

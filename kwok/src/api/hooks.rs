@@ -67,7 +67,7 @@ pub fn patch(
     kind: PatchKind,
     body: &[u8],
 ) -> ApiResult<Value> {
-    crate::patch::apply(res, original, kind, body)
+    crate::patch::apply(res.strategy.merge_schema(), original, kind, body)
 }
 
 /// A compiled selector over stored objects.

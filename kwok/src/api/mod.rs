@@ -151,7 +151,7 @@ impl Api {
         let objects = objects.chain(roles);
         // kube-aggregator's `autoregister` at start: the built-in group versions' APIServices.
         let objects = objects.chain(
-            crate::kinds::apiregistration::apiservice::built_in()
+            crate::kinds::apiregistration::apiservice::built_in(registry::GROUPS)
                 .map(|service| (&registry::APISERVICES, "", service)),
         );
         for (res, ns, obj) in objects {
@@ -819,7 +819,7 @@ impl Api {
     fn has_dependents(&self, owner: &Stored) -> bool {
         let uid = meta::uid(&owner.value);
         let scope = Some(owner.namespace()).filter(|ns| !ns.is_empty());
-        crate::kinds::custom::all(&self.store)
+        crate::registry::all(&self.store)
             .filter(|r| r.namespaced && !crate::convert::is_view(r))
             .any(|r| {
                 self.store.list(r, scope).0.iter().any(|o| {

@@ -64,7 +64,7 @@ impl Controller for GarbageCollector {
         let store = api.store();
         let mut by_uid: HashMap<String, OwnerFacts> = HashMap::new();
         let mut dependents: Vec<(&'static ResourceDef, Stored)> = Vec::new();
-        for res in crate::kinds::custom::all(store).filter(|r| !crate::convert::is_view(r)) {
+        for res in crate::registry::all(store).filter(|r| !crate::convert::is_view(r)) {
             for o in store.list(res, None).0 {
                 if !refs(&o.value).is_empty() {
                     dependents.push((res, o.clone()));

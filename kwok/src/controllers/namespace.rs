@@ -31,7 +31,7 @@ impl Controller for NamespaceController {
             }
             let name = ns.name().to_string();
             let mut remaining = 0;
-            for res in crate::kinds::custom::all(api.store())
+            for res in crate::registry::all(api.store())
                 .filter(|r| r.namespaced && !crate::convert::is_view(r))
             {
                 if !res.has_verb("list") {

@@ -361,7 +361,7 @@ fn require_verb(res: &crate::resource::ResourceDef, verb: &str) -> ApiResult<()>
 }
 
 fn patch_kind(parts: &Parts, res: &crate::resource::ResourceDef) -> ApiResult<PatchKind> {
-    crate::patch::patch_type_for(res, content_type(parts))
+    crate::patch::patch_type_for(!res.strategy.custom(), content_type(parts))
 }
 
 /// A write's options from its query, and who sends it (for the kinds that record it).

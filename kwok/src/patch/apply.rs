@@ -7,12 +7,11 @@ use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 use crate::go_json;
-use crate::resource::ResourceDef;
 use crate::resource_names::ResourceNames;
 
 /// The configuration `body` applies to an object of `res`.
-pub(crate) fn configuration(res: &'static ResourceDef, body: &[u8]) -> Result<Value, ApiError> {
-    configuration_of(&res.api_version(), res.kind, body)
+pub(crate) fn configuration(res: &dyn ResourceNames, body: &[u8]) -> Result<Value, ApiError> {
+    configuration_of(&res.api_version(), res.kind(), body)
 }
 
 /// The configuration `body` applies to an object of `api_version` and `kind` (a subresource's:

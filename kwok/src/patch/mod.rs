@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::go_json;
-use crate::resource::ResourceDef;
+use strategic::Schema;
 
 /// The patch formats, by request `Content-Type` (`types.PatchType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,13 +76,13 @@ impl PatchType {
 
 /// The 415 a PATCH with an unknown `Content-Type` gets (`negotiation.NewUnsupportedMediaTypeError`
 /// with the route's patch types). The Status carries no details.
-/// A custom resource's routes take every type but the strategic merge patch
-/// (`customresource_handler.go` `supportedTypes`).
-pub fn unsupported_patch_type(res: &ResourceDef) -> ApiError {
+/// A route whose kind has no Go type (a custom resource's) takes every type but the strategic
+/// merge patch (`customresource_handler.go` `supportedTypes`): `strategic` says whether it does.
+pub fn unsupported_patch_type(strategic: bool) -> ApiError {
     let accepted: Vec<&str> = ACCEPTED_PATCH_TYPES
         .iter()
         .copied()
-        .filter(|t| !res.strategy.custom() || *t != PatchType::Strategic.media_type())
+        .filter(|t| strategic || *t != PatchType::Strategic.media_type())
         .collect();
     ApiError::new(
         415,
@@ -94,18 +94,20 @@ pub fn unsupported_patch_type(res: &ResourceDef) -> ApiError {
     )
 }
 
-/// The patch type of a PATCH of `res` with Content-Type `ct`, when its route takes it.
-pub fn patch_type_for(res: &ResourceDef, ct: &str) -> Result<PatchType, ApiError> {
+/// The patch type of a PATCH with Content-Type `ct`, when its route takes it (`strategic`: see
+/// [`unsupported_patch_type`]).
+pub fn patch_type_for(strategic: bool, ct: &str) -> Result<PatchType, ApiError> {
     match PatchType::from_content_type(ct) {
-        Some(PatchType::Strategic) if res.strategy.custom() => Err(unsupported_patch_type(res)),
+        Some(PatchType::Strategic) if !strategic => Err(unsupported_patch_type(strategic)),
         Some(t) => Ok(t),
-        None => Err(unsupported_patch_type(res)),
+        None => Err(unsupported_patch_type(strategic)),
     }
 }
 
-/// Apply `patch` (raw request body) to `original` (the stored object) of resource `res`.
-pub fn apply(
-    res: &'static ResourceDef,
+/// Apply `patch` (raw request body) to `original` (the stored object), whose kind's strategic
+/// merge patch schema is `schema`.
+pub(crate) fn apply(
+    schema: &'static Schema,
     original: &Value,
     patch_type: PatchType,
     patch: &[u8],
@@ -118,7 +120,7 @@ pub fn apply(
             }
             merge_patch::MergePatchError::BadPatch => ApiError::bad_request("Invalid JSON Patch"),
         }),
-        PatchType::Strategic => strategic_merge(res, original, patch),
+        PatchType::Strategic => strategic_merge(schema, original, patch),
         // An applied configuration is merged by the field manager, which knows who owns what.
         PatchType::Apply => Err(ApiError::internal(
             "server-side apply goes through the field manager",
@@ -156,7 +158,7 @@ fn unprocessable() -> ApiError {
 /// `strategicPatchObject` + `applyPatchToObject`: decode the body into a map, then
 /// `StrategicMergeMapPatch` with the kind's patch metadata.
 fn strategic_merge(
-    res: &'static ResourceDef,
+    schema: &'static Schema,
     original: &Value,
     body: &[u8],
 ) -> Result<Value, ApiError> {
@@ -172,7 +174,7 @@ fn strategic_merge(
             )))
         }
     };
-    strategic::apply(original, patch, res.strategy.merge_schema()).map_err(|e| match e {
+    strategic::apply(original, patch, schema).map_err(|e| match e {
         strategic::SmpError::BadRequest(msg) => ApiError::bad_request(msg),
         strategic::SmpError::Unprocessable(_) => unprocessable(),
         // Not a Status error: `ErrorToAPIStatus` answers 500 with an empty reason and the bare text.

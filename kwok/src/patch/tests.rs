@@ -9,7 +9,7 @@ use crate::registry::{
 
 fn smp(res: &'static crate::resource::ResourceDef, original: &Value, patch: Value) -> Value {
     apply(
-        res,
+        res.strategy.merge_schema(),
         original,
         PatchType::Strategic,
         patch.to_string().as_bytes(),
@@ -41,7 +41,7 @@ fn content_types() {
         PatchType::from_content_type("application/merge-patch+json ;x=y"),
         None
     );
-    let e = unsupported_patch_type(&crate::registry::PODS);
+    let e = unsupported_patch_type(true);
     assert_eq!((e.code, e.reason.as_str()), (415, "UnsupportedMediaType"));
     assert_eq!(
         e.message,
@@ -58,7 +58,7 @@ fn kubectl_label_and_annotate() {
         "data": {"k": "v"}});
     for pt in [PatchType::Merge, PatchType::Strategic] {
         let out = apply(
-            &CONFIGMAPS,
+            CONFIGMAPS.strategy.merge_schema(),
             &cm,
             pt,
             br#"{"metadata":{"labels":{"a":null,"c":"3"},"annotations":{"note":"x"}}}"#,
@@ -293,7 +293,15 @@ fn metadata_lists_merge() {
 fn strategic_errors_are_the_servers() {
     let pod =
         json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}});
-    let run = |body: &[u8]| apply(&PODS, &pod, PatchType::Strategic, body).unwrap_err();
+    let run = |body: &[u8]| {
+        apply(
+            PODS.strategy.merge_schema(),
+            &pod,
+            PatchType::Strategic,
+            body,
+        )
+        .unwrap_err()
+    };
 
     let e = run(b"{\"spec\": ");
     assert_eq!((e.code, e.reason.as_str()), (400, "BadRequest"));
@@ -333,7 +341,13 @@ fn strategic_errors_are_the_servers() {
 
     // `null` is an empty patch.
     assert_eq!(
-        apply(&PODS, &pod, PatchType::Strategic, b"null").unwrap(),
+        apply(
+            PODS.strategy.merge_schema(),
+            &pod,
+            PatchType::Strategic,
+            b"null"
+        )
+        .unwrap(),
         pod
     );
 }
@@ -342,7 +356,7 @@ fn strategic_errors_are_the_servers() {
 fn raw_extension_fields_cannot_be_merged() {
     let rev = json!({"metadata": {"name": "r"}, "data": {"spec": {"template": {}}}, "revision": 1});
     let e = apply(
-        &CONTROLLERREVISIONS,
+        CONTROLLERREVISIONS.strategy.merge_schema(),
         &rev,
         PatchType::Strategic,
         br#"{"data":{"spec":{"x":1}}}"#,
@@ -362,7 +376,7 @@ fn raw_extension_fields_cannot_be_merged() {
 fn json_and_merge_patch_errors_are_the_servers() {
     let cm = json!({"metadata": {"name": "c"}, "data": {"k": "v"}});
     let e = apply(
-        &CONFIGMAPS,
+        CONFIGMAPS.strategy.merge_schema(),
         &cm,
         PatchType::Json,
         br#"[{"op":"test","path":"/data/k","value":"w"}]"#,
@@ -375,24 +389,42 @@ fn json_and_merge_patch_errors_are_the_servers() {
     );
     assert_eq!(e.details, Some(json!({})));
 
-    let e = apply(&CONFIGMAPS, &cm, PatchType::Json, b"{}").unwrap_err();
+    let e = apply(
+        CONFIGMAPS.strategy.merge_schema(),
+        &cm,
+        PatchType::Json,
+        b"{}",
+    )
+    .unwrap_err();
     assert_eq!((e.code, e.reason.as_str()), (400, "BadRequest"));
     assert_eq!(
         e.message,
         "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp"
     );
 
-    let e = apply(&CONFIGMAPS, &cm, PatchType::Merge, b"null").unwrap_err();
+    let e = apply(
+        CONFIGMAPS.strategy.merge_schema(),
+        &cm,
+        PatchType::Merge,
+        b"null",
+    )
+    .unwrap_err();
     assert_eq!((e.code, e.message.as_str()), (400, "Invalid JSON Patch"));
 
-    let e = apply(&CONFIGMAPS, &cm, PatchType::Merge, b"{").unwrap_err();
+    let e = apply(
+        CONFIGMAPS.strategy.merge_schema(),
+        &cm,
+        PatchType::Merge,
+        b"{",
+    )
+    .unwrap_err();
     assert_eq!(
         e.message,
         "error decoding patch: unexpected end of JSON input"
     );
 
     let out = apply(
-        &CONFIGMAPS,
+        CONFIGMAPS.strategy.merge_schema(),
         &cm,
         PatchType::Json,
         br#"[{"op":"add","path":"/data/n","value":"1"}]"#,

@@ -12,7 +12,6 @@ use crate::decode::walker::{walk, Outcome};
 use crate::error::{ApiError, FieldError};
 use crate::gofmt::go_syntax;
 use crate::printers::{network as printer, Column};
-use crate::registry::SERVICES;
 use crate::resource::Strategy;
 use crate::resource::{status, ResourceDef, FULL_VERBS};
 use crate::resource::{Allocation, StoredObjects};
@@ -176,7 +175,7 @@ fn str_of<'a>(m: &'a Map<String, Value>, key: &str) -> &'a str {
 }
 
 fn invalid(svc: &Value, errs: Vec<FieldError>) -> ApiError {
-    ApiError::invalid(&SERVICES, crate::meta::name(svc), &errs)
+    ApiError::invalid(&RESOURCE, crate::meta::name(svc), &errs)
 }
 
 /// `initIPFamilyFields` on a single-stack IPv4 cluster.
@@ -557,8 +556,8 @@ mod tests {
 
     use serde_json::json;
 
+    use super::RESOURCE as SERVICES;
     use crate::api::{Api, WriteOptions};
-    use crate::registry::SERVICES;
 
     fn service(name: &str, spec: serde_json::Value) -> serde_json::Value {
         json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name}, "spec": spec})

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use rand::Rng;
 use serde_json::Value;
 
-use crate::registry::SERVICES;
+use super::service::RESOURCE as SERVICES;
 use crate::resource::{Allocation, StoredObjects};
 
 /// `DefaultServiceIPCIDR`, the range `--service-cluster-ip-range` defaults to.

@@ -15,9 +15,9 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
+use crate::kinds::apiextensions::customresourcedefinition::RESOURCE as CUSTOMRESOURCEDEFINITIONS;
 use crate::meta;
 use crate::printers::Column;
-use crate::registry::CUSTOMRESOURCEDEFINITIONS;
 use crate::resource::{status, ResourceDef, SubresourceDef};
 use crate::store::Store;
 use strategy::CustomResource;
@@ -205,14 +205,6 @@ pub fn find(
         .find(|v| v["name"] == version && v["served"] == true)?;
     let mut table = interned().lock().ok()?;
     Some(intern(&mut table, crd, served))
-}
-
-/// Every resource `store` serves, built-in then custom: what loops over all objects walk.
-pub fn all(store: &Store) -> impl Iterator<Item = &'static ResourceDef> {
-    crate::registry::RESOURCES
-        .iter()
-        .copied()
-        .chain(served(store))
 }
 
 /// The storage version's resource of `crd`, served or not (a definition being deleted still

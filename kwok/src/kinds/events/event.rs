@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::kinds::core::event::Event;
-use crate::registry::EVENTS;
+use crate::kinds::core::event::RESOURCE as EVENTS;
 use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::resource_names::ResourceNames;
 
