@@ -63,9 +63,9 @@ pub(super) fn validate(
 }
 
 /// `UpdateQuotaStatus` for each quota whose usage rose.
-fn charge(api: &Api, charges: Vec<(Value, quota::ResourceList)>) -> ApiResult<()> {
+fn charge(api: &Api, charges: Vec<(Value, crate::quantity::ResourceList)>) -> ApiResult<()> {
     for (mut q, used) in charges {
-        q["status"]["used"] = quota::list_value(&used);
+        q["status"]["used"] = crate::quantity::list_value(&used);
         let (ns, name) = (meta::namespace(&q).to_string(), meta::name(&q).to_string());
         api.update(
             &registry::RESOURCEQUOTAS,

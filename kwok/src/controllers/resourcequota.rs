@@ -45,7 +45,7 @@ fn replenishes(ev: &Event) -> Option<&str> {
     if std::ptr::eq(ev.res, &registry::RESOURCEQUOTAS) {
         // `addQuota` on an add; on an update only when the hard limits changed.
         let hard_changed = ev.prev.as_ref().is_none_or(|p| {
-            let hard = |v: &Value| quota::parse_list(&v["spec"]["hard"]);
+            let hard = |v: &Value| crate::quantity::parse_list(&v["spec"]["hard"]);
             !quota::equals(&hard(&p.value), &hard(&ev.object.value))
         });
         return (ev.kind != EventKind::Deleted && hard_changed).then_some(ns);
@@ -73,12 +73,12 @@ fn replenishes(ev: &Event) -> Option<&str> {
 /// `syncResourceQuota`: `status.hard` from the spec, `status.used` from a recalculation (kept
 /// for what no evaluator measures, dropped for what is no longer limited).
 fn sync(api: &Api, q: &Value) -> crate::ApiResult<()> {
-    let spec_hard = quota::parse_list(&q["spec"]["hard"]);
+    let spec_hard = crate::quantity::parse_list(&q["spec"]["hard"]);
     let status = &q["status"];
     let dirty = status.get("hard").is_none()
         || status.get("used").is_none()
-        || !quota::equals(&spec_hard, &quota::parse_list(&status["hard"]));
-    let old_used = quota::parse_list(&status["used"]);
+        || !quota::equals(&spec_hard, &crate::quantity::parse_list(&status["hard"]));
+    let old_used = crate::quantity::parse_list(&status["used"]);
     let mut used = old_used.clone();
     used.extend(quota::calculate_usage(api.store(), q, Utc::now()));
     let used = quota::mask(&used, &quota::names(&spec_hard));
@@ -88,7 +88,7 @@ fn sync(api: &Api, q: &Value) -> crate::ApiResult<()> {
     let mut updated = q.clone();
     updated["status"] = json!({
         "hard": q["spec"].get("hard").cloned().unwrap_or_else(|| json!({})),
-        "used": quota::list_value(&used),
+        "used": crate::quantity::list_value(&used),
     });
     for key in ["hard", "used"] {
         if updated["status"][key]

@@ -68,7 +68,7 @@ impl Partial {
     }
 }
 
-pub use crate::printers::IncludeObject;
+pub use super::table::IncludeObject;
 
 /// Pick the response format from `Accept` (first acceptable entry wins, as the apiserver's
 /// negotiation does). Protobuf is never chosen: clients that offer it also offer JSON.
@@ -231,7 +231,7 @@ pub fn object(code: StatusCode, res: &ResourceDef, obj: &Stored, format: Format)
                 .to_string();
             value(
                 code,
-                &super::table::table(res, &[&obj.value], inc, &rv, None, None),
+                &super::table::table(res, &[&obj.value], chrono::Utc::now(), inc, &rv, None, None),
             )
         }
     }
@@ -262,6 +262,7 @@ pub fn list(res: &ResourceDef, list: &ObjectList, format: Format) -> Response {
                 &super::table::table(
                     res,
                     &objs,
+                    chrono::Utc::now(),
                     inc,
                     &rv,
                     list.continue_token.as_deref(),

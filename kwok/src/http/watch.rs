@@ -77,6 +77,7 @@ impl State {
                 let mut t = super::table::table(
                     self.res,
                     &[&ev.object.value],
+                    chrono::Utc::now(),
                     inc,
                     &ev.rv.to_string(),
                     None,

@@ -86,8 +86,8 @@ pub(crate) const RESOURCE_QUOTA_COLUMNS: &[Column] = &[
 /// `printResourceQuota`: `name: used/hard` for each resource of `status.hard`, sorted, the
 /// `limits.*` ones in their own column.
 pub(crate) fn resource_quota_cells(quota: &Value, now: DateTime<Utc>) -> Vec<Value> {
-    let hard = crate::quota::parse_list(&quota["status"]["hard"]);
-    let used = crate::quota::parse_list(&quota["status"]["used"]);
+    let hard = crate::quantity::parse_list(&quota["status"]["hard"]);
+    let used = crate::quantity::parse_list(&quota["status"]["used"]);
     let (mut request, mut limit) = (Vec::new(), Vec::new());
     for (name, hard) in &hard {
         let used = used.get(name).map_or_else(|| "0".into(), |q| q.canonical());

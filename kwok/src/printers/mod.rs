@@ -24,34 +24,11 @@ pub(crate) mod pods;
 pub(crate) mod rbac;
 pub(crate) mod scheduling;
 pub(crate) mod storage;
-mod table;
 mod values;
 pub(crate) mod workloads;
 
-use chrono::{DateTime, Utc};
-use serde_json::Value;
-
-use crate::resource::ResourceDef;
-
 pub use column::Column;
 pub use duration::human_duration;
-pub use table::{table, IncludeObject};
-
-/// The column definitions of `res`, wide ones included: its kind's printer's
-/// ([`crate::kinds`]), or upstream's default table convertor's.
-pub fn columns(res: &ResourceDef) -> Vec<Column> {
-    res.strategy.columns().to_vec()
-}
-
-/// The cells of one object, one per column of [`columns`], as of `now`.
-pub fn cells(res: &ResourceDef, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
-    res.strategy.cells(obj, now)
-}
-
-/// The row `conditions` (only finished pods have any: `Completed` with reason Succeeded/Failed).
-pub fn row_conditions(res: &ResourceDef, obj: &Value) -> Option<Value> {
-    res.strategy.row_conditions(obj)
-}
 
 #[cfg(test)]
 mod tests;

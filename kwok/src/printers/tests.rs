@@ -10,6 +10,21 @@ use crate::registry::{
     BINDINGS, CONFIGMAPS, CONTROLLERREVISIONS, DAEMONSETS, DEPLOYMENTS, EVENTS, EVENTS_V1, LEASES,
     NAMESPACES, NODES, PODDISRUPTIONBUDGETS, PODS, REPLICASETS, SECRETS, SERVICEACCOUNTS,
 };
+use crate::resource::ResourceDef;
+
+/// The column definitions of `res`, wide ones included.
+fn columns(res: &ResourceDef) -> Vec<Column> {
+    res.strategy.columns().to_vec()
+}
+
+/// The cells of one object, one per column of [`columns`], as of `now`.
+fn cells(res: &ResourceDef, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    res.strategy.cells(obj, now)
+}
+
+fn row_conditions(res: &ResourceDef, obj: &Value) -> Option<Value> {
+    res.strategy.row_conditions(obj)
+}
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2025, 3, 10, 12, 0, 0)
@@ -728,80 +743,5 @@ fn default_table_for_kinds_without_printer() {
     assert_eq!(
         cells(&BINDINGS, &b, now()),
         vec![json!("b"), json!("2025-03-10T11:00:00Z")]
-    );
-}
-
-#[test]
-fn table_json_shape() {
-    let pod = kwok_running_pod();
-    let t = table(
-        &PODS,
-        &[&pod],
-        now(),
-        IncludeObject::Metadata,
-        "1234",
-        Some("tok"),
-    );
-    assert_eq!(t["kind"], json!("Table"));
-    assert_eq!(t["apiVersion"], json!("meta.k8s.io/v1"));
-    assert_eq!(
-        t["metadata"],
-        json!({"resourceVersion": "1234", "continue": "tok"})
-    );
-    assert_eq!(t["columnDefinitions"].as_array().map(Vec::len), Some(9));
-    assert_eq!(
-        t["columnDefinitions"][5],
-        json!({"name": "IP", "type": "string", "format": "", "description": docs::POD_IP, "priority": 1})
-    );
-    let row = &t["rows"][0];
-    assert_eq!(row["cells"][2], json!("Running"));
-    assert_eq!(
-        row["object"],
-        json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": pod["metadata"].clone()})
-    );
-    assert!(row.get("conditions").is_none());
-    let keys: Vec<&String> = t
-        .as_object()
-        .map(|o| o.keys().collect())
-        .unwrap_or_default();
-    assert_eq!(
-        keys,
-        [
-            "kind",
-            "apiVersion",
-            "metadata",
-            "columnDefinitions",
-            "rows"
-        ]
-    );
-
-    let none = table(&PODS, &[&pod], now(), IncludeObject::None, "", None);
-    assert_eq!(none["rows"][0]["object"], Value::Null);
-    assert_eq!(none["metadata"], json!({}));
-    let full = table(&PODS, &[&pod], now(), IncludeObject::Object, "1", None);
-    assert_eq!(full["rows"][0]["object"], pod);
-    let empty = table(&NODES, &[], now(), IncludeObject::Metadata, "9", None);
-    assert_eq!(empty["rows"], json!([]));
-    assert_eq!(
-        empty["columnDefinitions"].as_array().map(Vec::len),
-        Some(10)
-    );
-}
-
-#[test]
-fn include_object_query() {
-    assert_eq!(IncludeObject::from_query(None), Ok(IncludeObject::Metadata));
-    assert_eq!(
-        IncludeObject::from_query(Some("Object")),
-        Ok(IncludeObject::Object)
-    );
-    assert_eq!(
-        IncludeObject::from_query(Some("None")),
-        Ok(IncludeObject::None)
-    );
-    let err = IncludeObject::from_query(Some("All")).err();
-    assert_eq!(
-        err.map(|e| (e.code, e.message)),
-        Some((400, "unrecognized includeObject value: \"All\"".to_string()))
     );
 }

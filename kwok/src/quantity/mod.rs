@@ -6,8 +6,10 @@
 //! scheduler's sums read them as nano-unit [`Amount`]s.
 
 mod amount;
+mod list;
 
 pub(crate) use amount::{parse_text, Amount};
+pub(crate) use list::{list_value, parse_list, ResourceList};
 
 use std::cmp::Ordering;
 

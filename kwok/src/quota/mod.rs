@@ -9,33 +9,9 @@ mod pods;
 pub(crate) use evaluator::{calculate_usage, Evaluator};
 pub(crate) use pods::charged as pod_charged;
 
-use std::collections::BTreeMap;
+use serde_json::Value;
 
-use serde_json::{Map, Value};
-
-use crate::quantity::Quantity;
-
-/// `corev1.ResourceList`, sorted by name.
-pub(crate) type ResourceList = BTreeMap<String, Quantity>;
-
-/// The resource list at `v` (a JSON object of quantity strings); unparsable entries are left out,
-/// as the API server refuses them on write.
-pub(crate) fn parse_list(v: &Value) -> ResourceList {
-    v.as_object()
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, q)| Some((k.clone(), Quantity::parse(q.as_str()?).ok()?)))
-        .collect()
-}
-
-/// The JSON object of a resource list, each quantity in its serialized form.
-pub(crate) fn list_value(list: &ResourceList) -> Value {
-    Value::Object(
-        list.iter()
-            .map(|(k, q)| (k.clone(), Value::String(q.canonical())))
-            .collect::<Map<_, _>>(),
-    )
-}
+use crate::quantity::{parse_list, Quantity, ResourceList};
 
 /// `quota.Add`.
 pub(crate) fn add(a: &ResourceList, b: &ResourceList) -> ResourceList {

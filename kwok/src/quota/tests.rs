@@ -2,6 +2,7 @@ use chrono::Utc;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::quantity::list_value;
 
 fn quota(hard: Value, used: Value) -> Value {
     json!({"metadata": {"name": "mem-cpu-demo", "namespace": "q", "resourceVersion": "7"},
