@@ -47,7 +47,7 @@ fn put_bytes(out: &mut Vec<u8>, field: u64, bytes: &[u8]) {
 }
 
 fn check(body: &[u8]) {
-    match kwok::protobuf::decode(body) {
+    match kwok::protobuf::decode(body, kwok::registry::SCHEME) {
         Err(e) => common::assert_status(&e),
         Ok(obj) => {
             let kind = obj["kind"].as_str().unwrap_or("");
@@ -73,7 +73,7 @@ fuzz_target!(|data: &[u8]| {
     put_bytes(&mut body, 1, &type_meta);
     put_bytes(&mut body, 2, raw);
     check(&body);
-    if let Err(e) = kwok::protobuf::decode_for(&body, api_version, kind) {
+    if let Err(e) = kwok::protobuf::decode_for(&body, api_version, kind, kwok::registry::SCHEME) {
         common::assert_status(&e);
     }
 });

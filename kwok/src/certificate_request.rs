@@ -5,6 +5,17 @@ use x509_parser::certification_request::X509CertificationRequest;
 use x509_parser::extensions::{GeneralName, ParsedExtension};
 use x509_parser::prelude::FromDer;
 
+/// The signers of `k8s.io/api/certificates/v1`.
+pub const KUBE_APISERVER_CLIENT: &str = "kubernetes.io/kube-apiserver-client";
+pub const KUBE_APISERVER_CLIENT_KUBELET: &str = "kubernetes.io/kube-apiserver-client-kubelet";
+pub const KUBELET_SERVING: &str = "kubernetes.io/kubelet-serving";
+pub const LEGACY_UNKNOWN: &str = "kubernetes.io/legacy-unknown";
+
+/// Condition types (`RequestConditionType`).
+pub const APPROVED: &str = "Approved";
+pub const DENIED: &str = "Denied";
+pub const FAILED: &str = "Failed";
+
 /// What the signers and admission read of a request.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Request {

@@ -4,6 +4,8 @@
 //! and discovery, routing, error messages and printing all read it.
 
 use crate::kinds;
+use crate::protobuf::schema::Message;
+use crate::protobuf::Scheme;
 use crate::resource::ResourceDef;
 use crate::resource::Strategy;
 use crate::store::Store;
@@ -156,6 +158,13 @@ pub(crate) fn strategy_of(group: &str, version: &str, kind: &str) -> Option<&'st
             .find(|s| s.group == group && s.version == version && s.kind == kind)
             .and_then(|s| s.body)
     })
+}
+
+/// The embedded cluster's protobuf scheme: a served kind's message, or a subresource body's.
+pub static SCHEME: Scheme = Scheme(protobuf_message);
+
+fn protobuf_message(group: &str, version: &str, kind: &str) -> Option<&'static Message> {
+    strategy_of(group, version, kind).and_then(|s| s.protobuf())
 }
 
 /// Resources of one group version.

@@ -333,7 +333,7 @@ const NOT_PROTOBUF: &str =
     "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]";
 
 fn protobuf_holds(body: &[u8]) -> Outcome {
-    let obj = match kwok::protobuf::decode(body) {
+    let obj = match kwok::protobuf::decode(body, kwok::registry::SCHEME) {
         Err(e) => {
             well_formed(&e)?;
             if body.is_empty() {
@@ -376,7 +376,7 @@ fn protobuf_holds(body: &[u8]) -> Outcome {
             )));
         }
     }
-    let typed = kwok::protobuf::decode_for(body, api_version, kind);
+    let typed = kwok::protobuf::decode_for(body, api_version, kind, kwok::registry::SCHEME);
     prop_assert!(
         typed.is_ok(),
         "decode_for rejects what decode took: {typed:?}"
@@ -1080,7 +1080,8 @@ fn protobuf_rejects_unparsable_quantity() {
     ];
     let mut body = proto_text::MAGIC.to_vec();
     body.extend(proto_text::encode(&envelope));
-    let err = kwok::protobuf::decode(&body).expect_err("an empty quantity must not decode");
+    let err = kwok::protobuf::decode(&body, kwok::registry::SCHEME)
+        .expect_err("an empty quantity must not decode");
     assert_eq!(err.code, 400);
     assert_eq!(
         err.message,

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use crate::certificate_request::KUBE_APISERVER_CLIENT;
 use crate::certificate_request::{self as request, bytes_at};
-use crate::kinds::certificates::certificatesigningrequest::KUBE_APISERVER_CLIENT;
 
 pub fn validate(obj: &Value) -> Result<(), String> {
     if obj["spec"]["signerName"] != KUBE_APISERVER_CLIENT {

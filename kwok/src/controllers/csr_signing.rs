@@ -13,10 +13,10 @@ use serde_json::{json, Value};
 use super::{Controller, Pass};
 use crate::api::Api;
 use crate::certificate_request::{self as request, bytes_at, Request};
-use crate::kinds::certificates::certificatesigningrequest::{
-    has_true_condition, is_approved, FAILED, KUBELET_SERVING, KUBE_APISERVER_CLIENT,
-    KUBE_APISERVER_CLIENT_KUBELET, LEGACY_UNKNOWN,
+use crate::certificate_request::{
+    FAILED, KUBELET_SERVING, KUBE_APISERVER_CLIENT, KUBE_APISERVER_CLIENT_KUBELET, LEGACY_UNKNOWN,
 };
+use crate::kinds::certificates::certificatesigningrequest::{has_true_condition, is_approved};
 use crate::meta;
 use crate::registry;
 use crate::store::Event;

@@ -169,7 +169,7 @@ fn json_body(parts: &Parts, body: &[u8]) -> ApiResult<Vec<u8>> {
         "application/json" | "" | "*/*" => Ok(body.to_vec()),
         "application/yaml" => crate::decode::yaml_to_json(body),
         crate::protobuf::CONTENT_TYPE => {
-            let v = crate::protobuf::decode(body)?;
+            let v = crate::protobuf::decode(body, crate::registry::SCHEME)?;
             serde_json::to_vec(&v).map_err(|e| ApiError::internal(e.to_string()))
         }
         _ => Err(ApiError::unsupported_media_type(ct)),

@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 use crate::error::{go_quote, ApiError};
 use error::DecodeError;
 use object::{Decoder, MAX_DEPTH};
+use schema::Message;
 
 /// The media type of Kubernetes protobuf bodies.
 pub const CONTENT_TYPE: &str = "application/vnd.kubernetes.protobuf";
@@ -41,8 +42,8 @@ pub const CONTENT_TYPE: &str = "application/vnd.kubernetes.protobuf";
 /// reports; a body that decodes but fails inside the object is worded as the handlers word it,
 /// `<Kind> in version "<version>" cannot be handled as a <Kind>: <error>`, taking the envelope's
 /// kind as the endpoint's. Use [`decode_for`] when the endpoint's kind is known.
-pub fn decode(body: &[u8]) -> Result<Value, ApiError> {
-    decode_inner(body, None, MAX_DEPTH)
+pub fn decode(body: &[u8], scheme: Scheme) -> Result<Value, ApiError> {
+    decode_inner(body, None, scheme, MAX_DEPTH)
 }
 
 /// [`decode`] for an endpoint that takes objects of `api_version`/`kind`.
@@ -51,13 +52,25 @@ pub fn decode(body: &[u8]) -> Result<Value, ApiError> {
 /// (`copyKindDefaults` in protobuf.go), and failures are worded as `transformDecodeError`
 /// (apiserver `endpoints/handlers/rest.go`) words them for that endpoint. The decoded object keeps
 /// the kind the client sent; comparing it with the endpoint's is left to the caller, as for JSON.
-pub fn decode_for(body: &[u8], api_version: &str, kind: &str) -> Result<Value, ApiError> {
-    decode_inner(body, Some((api_version, kind)), MAX_DEPTH)
+pub fn decode_for(
+    body: &[u8],
+    api_version: &str,
+    kind: &str,
+    scheme: Scheme,
+) -> Result<Value, ApiError> {
+    decode_inner(body, Some((api_version, kind)), scheme, MAX_DEPTH)
 }
+
+/// The kinds a server decodes (the `runtime.Scheme` its protobuf serializer asks): the message
+/// of an object of a group, version and Kind, when the server has the kind. The registry holds
+/// the embedded cluster's ([`crate::registry::SCHEME`]).
+#[derive(Clone, Copy)]
+pub struct Scheme(pub(crate) fn(&str, &str, &str) -> Option<&'static Message>);
 
 fn decode_inner(
     body: &[u8],
     expected: Option<(&str, &str)>,
+    scheme: Scheme,
     max_depth: usize,
 ) -> Result<Value, ApiError> {
     let target = expected.map(|(_, kind)| kind);
@@ -104,7 +117,7 @@ fn decode_inner(
             type_meta()
         ))));
     }
-    let Some(message) = schema::root(&api_version, &kind) else {
+    let Some(message) = schema::root(&api_version, &kind, scheme) else {
         // runtime.NewNotRegisteredErrForKind, with kube-apiserver's scheme name.
         return Err(cannot_handle(DecodeError::new(format!(
             "no kind {} is registered for version {} in scheme \"pkg/api/legacyscheme/scheme.go:30\"",

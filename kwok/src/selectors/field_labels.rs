@@ -17,7 +17,7 @@
 use serde_json::Value;
 
 use crate::error::go_quote;
-use crate::resource::ResourceDef;
+use crate::resource_names::ResourceNames;
 
 const POD_LABELS: &[&str] = &[
     "metadata.name",
@@ -83,8 +83,8 @@ fn accept_from(list: &[&str], label: &str) -> Result<String, String> {
 
 /// `Scheme.ConvertFieldLabel` for the kind of `res`: the label under which the storage's field set
 /// holds it, or the exact error the API server wraps into its 400.
-pub(crate) fn convert_field_label(res: &ResourceDef, label: &str) -> Result<String, String> {
-    match (res.group, res.kind) {
+pub(crate) fn convert_field_label(res: &dyn ResourceNames, label: &str) -> Result<String, String> {
+    match (res.group(), res.kind()) {
         ("", "Pod") => {
             if label == "spec.host" {
                 // Backwards compatibility with old v1 clients.
@@ -179,16 +179,16 @@ fn event_field(obj: &Value, label: &str) -> Option<String> {
 }
 
 /// The field set (`GetAttrs`) of the object's kind, looked up by its storage-side label.
-fn selectable_value(res: &ResourceDef, obj: &Value, label: &str) -> Option<String> {
+fn selectable_value(res: &dyn ResourceNames, obj: &Value, label: &str) -> Option<String> {
     let meta = |field: &str| str_at(obj, &["metadata", field]).to_string();
     match label {
         "metadata.name" => return Some(meta("name")),
         // `ObjectMetaFieldsSet(meta, false)` leaves the namespace out for cluster-scoped kinds.
-        "metadata.namespace" if res.namespaced => return Some(meta("namespace")),
+        "metadata.namespace" if res.namespaced() => return Some(meta("namespace")),
         _ => {}
     }
     let s = |path: &[&str]| Some(str_at(obj, path).to_string());
-    match (res.group, res.kind, label) {
+    match (res.group(), res.kind(), label) {
         ("", "Pod", "spec.nodeName") => s(&["spec", "nodeName"]),
         ("", "Pod", "spec.restartPolicy") => s(&["spec", "restartPolicy"]),
         ("", "Pod", "spec.schedulerName") => s(&["spec", "schedulerName"]),
@@ -223,7 +223,7 @@ fn selectable_value(res: &ResourceDef, obj: &Value, label: &str) -> Option<Strin
 
 /// The value of field label `field` (as a client spells it in `?fieldSelector=`) for `obj`: `None`
 /// when the kind does not accept the label or never sets it, like a missing `fields.Set` key.
-pub fn field_value(res: &ResourceDef, obj: &Value, field: &str) -> Option<String> {
+pub fn field_value(res: &dyn ResourceNames, obj: &Value, field: &str) -> Option<String> {
     let label = convert_field_label(res, field).ok()?;
     selectable_value(res, obj, &label)
 }

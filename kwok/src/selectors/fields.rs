@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::field_labels::{convert_field_label, field_value};
 use crate::error::ApiError;
-use crate::resource::ResourceDef;
+use crate::resource_names::ResourceNames;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldOp {
@@ -151,7 +151,7 @@ impl FieldSelector {
     /// label the kind does not support is a 400 with the conversion's own message.
     // `ApiError` is the crate-wide error type; its size is the error module's concern.
     #[allow(clippy::result_large_err)]
-    pub fn validate(&self, res: &ResourceDef) -> Result<(), ApiError> {
+    pub fn validate(&self, res: &dyn ResourceNames) -> Result<(), ApiError> {
         for term in &self.terms {
             convert_field_label(res, &term.field).map_err(ApiError::bad_request)?;
         }
@@ -160,7 +160,7 @@ impl FieldSelector {
 
     /// Does `obj` satisfy every term? A label the kind does not select on reads as "" (as
     /// `fields.Set.Get` does), so call [`validate`](Self::validate) first to reject it instead.
-    pub fn matches(&self, res: &ResourceDef, obj: &Value) -> bool {
+    pub fn matches(&self, res: &dyn ResourceNames, obj: &Value) -> bool {
         self.terms.iter().all(|t| {
             let actual = field_value(res, obj, &t.field).unwrap_or_default();
             match t.op {

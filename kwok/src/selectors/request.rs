@@ -14,7 +14,7 @@
 use super::fields::FieldSelector;
 use super::labels::LabelSelector;
 use crate::error::ApiError;
-use crate::resource::ResourceDef;
+use crate::resource_names::ResourceNames;
 
 /// The 400 the API server answers for a bad selector.
 pub fn selector_error(message: impl Into<String>) -> ApiError {
@@ -27,7 +27,7 @@ pub fn label_selector_param(s: &str) -> Result<LabelSelector, ApiError> {
 }
 
 /// `?fieldSelector=` for resource `res`: parsed, then every label checked against the kind.
-pub fn field_selector_param(res: &ResourceDef, s: &str) -> Result<FieldSelector, ApiError> {
+pub fn field_selector_param(res: &dyn ResourceNames, s: &str) -> Result<FieldSelector, ApiError> {
     let sel = FieldSelector::parse(s).map_err(selector_error)?;
     sel.validate(res)?;
     Ok(sel)
@@ -36,7 +36,7 @@ pub fn field_selector_param(res: &ResourceDef, s: &str) -> Result<FieldSelector,
 /// Both selectors of a list/watch/deletecollection, in the order the API server checks them: a bad
 /// label selector is reported even when the field selector is bad too.
 pub fn list_selectors(
-    res: &ResourceDef,
+    res: &dyn ResourceNames,
     label_selector: Option<&str>,
     field_selector: Option<&str>,
 ) -> Result<(LabelSelector, FieldSelector), ApiError> {

@@ -11,8 +11,12 @@ use super::pod::{semantic_eq, template};
 use super::replicas::int;
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
-use crate::kinds::batch::job::{CONTROLLER_UID_LABEL, JOB_NAME_LABEL};
 use crate::names;
+
+/// `batch.ControllerUidLabel`: the label every pod of a job carries, and its selector.
+pub const CONTROLLER_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
+/// `batch.JobNameLabel`.
+pub const JOB_NAME_LABEL: &str = "batch.kubernetes.io/job-name";
 
 fn spec_of(obj: &Value) -> &Value {
     obj.get("spec").unwrap_or(&Value::Null)

@@ -5,11 +5,10 @@ use serde_json::Value;
 
 use super::meta::{object_meta, object_meta_update};
 use super::path::{duplicate, forbidden, invalid, not_supported, required, too_long, Path};
-use crate::certificate_request::{self as request, bytes_at};
-use crate::error::{go_quote, FieldError};
-use crate::kinds::certificates::certificatesigningrequest::{
-    APPROVED, DENIED, FAILED, LEGACY_UNKNOWN,
+use crate::certificate_request::{
+    self as request, bytes_at, APPROVED, DENIED, FAILED, LEGACY_UNKNOWN,
 };
+use crate::error::{go_quote, FieldError};
 use crate::names;
 
 /// `allValidUsages`, sorted as `sets.String.List()` lists them.

@@ -5,8 +5,24 @@ use serde_json::Value;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, not_supported, Path, IMMUTABLE};
 use crate::error::{go_quote, FieldError};
-use crate::kinds::scheduling::priorityclass::{SYSTEM_CLASSES, SYSTEM_PREFIX};
 use crate::names;
+
+/// `scheduling.SystemPriorityClassPrefix`.
+pub const SYSTEM_PREFIX: &str = "system-";
+
+/// `SystemPriorityClasses`: name, value, description.
+pub const SYSTEM_CLASSES: &[(&str, i64, &str)] = &[
+    (
+        "system-node-critical",
+        2_000_001_000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        "system-cluster-critical",
+        2_000_000_000,
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    ),
+];
 
 /// `scheduling.HighestUserDefinablePriority`.
 const HIGHEST_USER_DEFINABLE: i64 = 1_000_000_000;

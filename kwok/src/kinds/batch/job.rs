@@ -15,6 +15,8 @@ use crate::resource::Strategy;
 use crate::resource::{status, ResourceDef, FULL_VERBS};
 use crate::validation::batch as validation;
 
+use crate::validation::batch::{CONTROLLER_UID_LABEL, JOB_NAME_LABEL};
+
 pub static RESOURCE: ResourceDef = ResourceDef {
     group: "batch",
     version: "v1",
@@ -29,10 +31,6 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     strategy: &Job,
 };
 
-/// `batch.ControllerUidLabel`: the label every pod of a job carries, and its selector.
-pub const CONTROLLER_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
-/// `batch.JobNameLabel`.
-pub const JOB_NAME_LABEL: &str = "batch.kubernetes.io/job-name";
 /// `batch.LegacyControllerUidLabel`.
 const LEGACY_CONTROLLER_UID_LABEL: &str = "controller-uid";
 /// `batch.LegacyJobNameLabel`.

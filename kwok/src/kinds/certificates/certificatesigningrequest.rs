@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::certificates::v1 as k8s;
 use serde_json::{json, Map, Value};
 
+use crate::certificate_request::{APPROVED, DENIED};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
@@ -34,17 +35,6 @@ static SUBRESOURCES: [SubresourceDef; 2] = [
     parent_body("approval", "CertificateSigningRequest"),
     status("CertificateSigningRequest"),
 ];
-
-/// The signers of `k8s.io/api/certificates/v1`.
-pub const KUBE_APISERVER_CLIENT: &str = "kubernetes.io/kube-apiserver-client";
-pub const KUBE_APISERVER_CLIENT_KUBELET: &str = "kubernetes.io/kube-apiserver-client-kubelet";
-pub const KUBELET_SERVING: &str = "kubernetes.io/kubelet-serving";
-pub const LEGACY_UNKNOWN: &str = "kubernetes.io/legacy-unknown";
-
-/// Condition types (`RequestConditionType`).
-pub const APPROVED: &str = "Approved";
-pub const DENIED: &str = "Denied";
-pub const FAILED: &str = "Failed";
 
 #[derive(Debug)]
 pub struct CertificateSigningRequest;

@@ -15,6 +15,8 @@ use crate::resource::Strategy;
 use crate::resource::{ResourceDef, FULL_VERBS};
 use crate::validation::scheduling as validation;
 
+use crate::validation::scheduling::SYSTEM_CLASSES;
+
 pub static RESOURCE: ResourceDef = ResourceDef {
     group: "scheduling.k8s.io",
     version: "v1",
@@ -28,23 +30,6 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     subresources: &[],
     strategy: &PriorityClass,
 };
-
-/// `scheduling.SystemPriorityClassPrefix`.
-pub const SYSTEM_PREFIX: &str = "system-";
-
-/// `SystemPriorityClasses`: name, value, description.
-pub const SYSTEM_CLASSES: &[(&str, i64, &str)] = &[
-    (
-        "system-node-critical",
-        2_000_001_000,
-        "Used for system critical pods that must not be moved from their current node.",
-    ),
-    (
-        "system-cluster-critical",
-        2_000_000_000,
-        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
-    ),
-];
 
 /// The objects the API server's bootstrap hook creates.
 pub fn system_objects() -> impl Iterator<Item = Value> {

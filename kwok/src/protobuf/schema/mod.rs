@@ -153,23 +153,14 @@ const fn message(name: &'static str, fields: &'static [Field]) -> Message {
 ///
 /// `DeleteOptions` is found under any apiVersion: `metav1.AddToGroupVersion` registers it in
 /// every group version, so typed clients send it with their own (`v1`, `apps/v1`, `policy/v1` …).
-pub(crate) fn root(api_version: &str, kind: &str) -> Option<&'static Message> {
+pub(crate) fn root(
+    api_version: &str,
+    kind: &str,
+    scheme: super::Scheme,
+) -> Option<&'static Message> {
     if kind == "DeleteOptions" {
         return Some(&meta_v1::DELETE_OPTIONS);
     }
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    crate::registry::strategy_of(group, version, kind).and_then(|s| s.protobuf())
-}
-
-#[cfg(test)]
-pub(crate) fn all_roots() -> impl Iterator<Item = &'static Message> {
-    let resources = crate::registry::RESOURCES.iter().map(|r| r.strategy);
-    let bodies = crate::registry::RESOURCES
-        .iter()
-        .flat_map(|r| r.subresources.iter())
-        .filter_map(|s| s.body);
-    resources
-        .chain(bodies)
-        .filter_map(|s| s.protobuf())
-        .chain(std::iter::once(&meta_v1::DELETE_OPTIONS))
+    (scheme.0)(group, version, kind)
 }

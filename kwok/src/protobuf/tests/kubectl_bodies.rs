@@ -25,7 +25,7 @@ fn kubectl_1_32_ns() {
         "spec": {},
         "status": {}
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create deployment web --image=nginx --replicas=2` (kubectl 1.32).
@@ -78,7 +78,7 @@ fn kubectl_1_32_deploy() {
         },
         "status": {}
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create deployment zero --image=nginx --replicas=0 --port=8080 -- sleep 3600` (kubectl 1.32).
@@ -140,7 +140,7 @@ fn kubectl_1_32_deploy0() {
         },
         "status": {}
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create deployment multi --image=busybox --image=nginx:1.27` (kubectl 1.32).
@@ -199,7 +199,7 @@ fn kubectl_1_32_deploy2() {
         },
         "status": {}
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create deployment web133 --image=nginx --replicas=3` (kubectl 1.33).
@@ -252,7 +252,7 @@ fn kubectl_1_33_deploy133() {
         },
         "status": {}
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create pdb p --selector=app=x --min-available=1` (kubectl 1.32).
@@ -287,7 +287,7 @@ fn kubectl_1_32_pdb() {
             "expectedPods": 0
         }
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create pdb p2 --selector='app=x,tier in (web,api),!legacy' --max-unavailable=50%` (kubectl 1.32).
@@ -337,7 +337,7 @@ fn kubectl_1_32_pdb2() {
             "expectedPods": 0
         }
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create configmap c --from-literal=a=b --from-literal=empty=` (kubectl 1.32).
@@ -361,7 +361,7 @@ fn kubectl_1_32_cm() {
             "empty": ""
         }
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create configmap c2 --from-file=blob=<00 01 ff "bin"> --from-file=hello.txt` (kubectl 1.32).
@@ -387,7 +387,7 @@ fn kubectl_1_32_cm2() {
             "blob": "AAH/Ymlu"
         }
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create secret generic s --from-literal=a=b --from-literal=pw='s3cr#t!'` (kubectl 1.32).
@@ -411,7 +411,7 @@ fn kubectl_1_32_secret() {
             "pw": "czNjciN0IQ=="
         }
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create secret docker-registry reg --docker-server=r.io --docker-username=u --docker-password=p` (kubectl 1.32).
@@ -437,7 +437,7 @@ fn kubectl_1_32_secret2() {
         },
         "type": "kubernetes.io/dockerconfigjson"
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create serviceaccount sa1` (kubectl 1.32).
@@ -457,7 +457,7 @@ fn kubectl_1_32_sa() {
             "creationTimestamp": null
         }
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create job hello2 --image=busybox:1.36 -- echo hello` (kubectl 1.32).
@@ -491,7 +491,7 @@ fn kubectl_1_32_job() {
         },
         "status": {}
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }
 
 /// `kubectl create cronjob nightly --image=busybox:1.36 --schedule="0 3 * * *" -- date` (kubectl 1.32).
@@ -532,5 +532,5 @@ fn kubectl_1_32_cronjob() {
         },
         "status": {}
     });
-    assert_eq!(decode(&body).unwrap(), expected);
+    assert_eq!(decode(&body, crate::registry::SCHEME).unwrap(), expected);
 }

@@ -95,7 +95,10 @@ fn node_with_status() {
             "images": [{"names": ["nvidia/cuda:12", "sha256:abc"]}]
         }
     });
-    assert_eq!(decode(&body("v1", "Node", node)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("v1", "Node", node), crate::registry::SCHEME).unwrap(),
+        expected
+    );
 }
 
 /// `kubectl drain` evicting a pod: policy/v1 Eviction with DeleteOptions.
@@ -121,7 +124,11 @@ fn eviction_with_delete_options() {
         }
     });
     assert_eq!(
-        decode(&body("policy/v1", "Eviction", eviction)).unwrap(),
+        decode(
+            &body("policy/v1", "Eviction", eviction),
+            crate::registry::SCHEME
+        )
+        .unwrap(),
         expected
     );
 }
@@ -138,7 +145,11 @@ fn delete_options_under_any_group_version() {
             "propagationPolicy": "Background"
         });
         assert_eq!(
-            decode(&body(api_version, "DeleteOptions", options)).unwrap(),
+            decode(
+                &body(api_version, "DeleteOptions", options),
+                crate::registry::SCHEME
+            )
+            .unwrap(),
             expected
         );
     }
@@ -160,7 +171,11 @@ fn scale_zero_replicas() {
         "status": {"replicas": 0, "selector": "app=web"}
     });
     assert_eq!(
-        decode(&body("autoscaling/v1", "Scale", scale)).unwrap(),
+        decode(
+            &body("autoscaling/v1", "Scale", scale),
+            crate::registry::SCHEME
+        )
+        .unwrap(),
         expected
     );
 }
@@ -185,7 +200,10 @@ fn binding() {
         "metadata": {"name": "p1", "namespace": "default", "uid": "u-1", "creationTimestamp": null},
         "target": {"kind": "Node", "name": "gpu-node-1", "apiVersion": "v1"}
     });
-    assert_eq!(decode(&body("v1", "Binding", binding)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("v1", "Binding", binding), crate::registry::SCHEME).unwrap(),
+        expected
+    );
 }
 
 /// core/v1 Event: zero Time fields are null, `reportingComponent`/`reportingInstance` have no
@@ -227,7 +245,10 @@ fn core_event() {
         "reportingComponent": "default-scheduler",
         "reportingInstance": ""
     });
-    assert_eq!(decode(&body("v1", "Event", event)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("v1", "Event", event), crate::registry::SCHEME).unwrap(),
+        expected
+    );
 }
 
 #[test]
@@ -261,7 +282,11 @@ fn events_v1_event() {
         "deprecatedLastTimestamp": null
     });
     assert_eq!(
-        decode(&body("events.k8s.io/v1", "Event", event)).unwrap(),
+        decode(
+            &body("events.k8s.io/v1", "Event", event),
+            crate::registry::SCHEME
+        )
+        .unwrap(),
         expected
     );
 }
@@ -291,7 +316,11 @@ fn lease() {
         "spec": {"holderIdentity": "gpu-node-1", "leaseDurationSeconds": 40, "renewTime": "2023-11-14T22:13:20.000500Z"}
     });
     assert_eq!(
-        decode(&body("coordination.k8s.io/v1", "Lease", lease)).unwrap(),
+        decode(
+            &body("coordination.k8s.io/v1", "Lease", lease),
+            crate::registry::SCHEME
+        )
+        .unwrap(),
         expected
     );
 }
@@ -339,7 +368,10 @@ fn daemon_set_with_update_strategy() {
         },
         "status": {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}
     });
-    assert_eq!(decode(&body("apps/v1", "DaemonSet", ds)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("apps/v1", "DaemonSet", ds), crate::registry::SCHEME).unwrap(),
+        expected
+    );
 }
 
 #[test]
@@ -362,7 +394,7 @@ fn replica_set_with_status() {
         "status": {"replicas": 3, "readyReplicas": 3, "availableReplicas": 3, "observedGeneration": 2}
     });
     assert_eq!(
-        decode(&body("apps/v1", "ReplicaSet", rs)).unwrap(),
+        decode(&body("apps/v1", "ReplicaSet", rs), crate::registry::SCHEME).unwrap(),
         expected
     );
 }
@@ -400,7 +432,11 @@ fn deployment_with_strategy() {
         "status": {}
     });
     assert_eq!(
-        decode(&body("apps/v1", "Deployment", deployment)).unwrap(),
+        decode(
+            &body("apps/v1", "Deployment", deployment),
+            crate::registry::SCHEME
+        )
+        .unwrap(),
         expected
     );
 }
@@ -423,7 +459,10 @@ fn secret_with_string_data_and_immutable() {
         "stringData": {"plain": "text"},
         "type": "Opaque"
     });
-    assert_eq!(decode(&body("v1", "Secret", secret)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("v1", "Secret", secret), crate::registry::SCHEME).unwrap(),
+        expected
+    );
 }
 
 /// ControllerRevision.data is a RawExtension holding JSON.
@@ -444,7 +483,11 @@ fn controller_revision_raw_extension() {
         "revision": 2
     });
     assert_eq!(
-        decode(&body("apps/v1", "ControllerRevision", revision)).unwrap(),
+        decode(
+            &body("apps/v1", "ControllerRevision", revision),
+            crate::registry::SCHEME
+        )
+        .unwrap(),
         expected
     );
 }
@@ -483,7 +526,11 @@ fn pdb_status_disrupted_pods() {
         }
     });
     assert_eq!(
-        decode(&body("policy/v1", "PodDisruptionBudget", pdb)).unwrap(),
+        decode(
+            &body("policy/v1", "PodDisruptionBudget", pdb),
+            crate::registry::SCHEME
+        )
+        .unwrap(),
         expected
     );
 }
@@ -552,7 +599,10 @@ fn object_meta_complete() {
         },
         "data": {"a": "b"}
     });
-    assert_eq!(decode(&body("v1", "ConfigMap", cm)).unwrap(), expected);
+    assert_eq!(
+        decode(&body("v1", "ConfigMap", cm), crate::registry::SCHEME).unwrap(),
+        expected
+    );
 }
 
 /// A PodTemplate as a typed client sends it: its template at field 2.
@@ -573,7 +623,7 @@ fn pod_template() {
         }
     });
     assert_eq!(
-        decode(&body("v1", "PodTemplate", object)).unwrap(),
+        decode(&body("v1", "PodTemplate", object), crate::registry::SCHEME).unwrap(),
         expected
     );
 }
@@ -625,11 +675,10 @@ fn custom_resource_definition_with_a_schema() {
     let crd = Pb::new()
         .msg(1, meta("widgets.example.com", ""))
         .msg(2, spec);
-    let decoded = decode(&body(
-        "apiextensions.k8s.io/v1",
-        "CustomResourceDefinition",
-        crd,
-    ))
+    let decoded = decode(
+        &body("apiextensions.k8s.io/v1", "CustomResourceDefinition", crd),
+        crate::registry::SCHEME,
+    )
     .unwrap();
     assert_eq!(
         decoded["spec"]["versions"][0]["schema"]["openAPIV3Schema"],
@@ -662,11 +711,10 @@ fn subject_access_review_extra_values_are_arrays() {
         .entry_msg(5, "scopes", Pb::new().str(1, "read").str(1, "write"))
         .entry_msg(5, "none", Pb::new());
     let review = Pb::new().msg(1, meta("", "")).msg(2, spec);
-    let decoded = decode(&body(
-        "authorization.k8s.io/v1",
-        "SubjectAccessReview",
-        review,
-    ))
+    let decoded = decode(
+        &body("authorization.k8s.io/v1", "SubjectAccessReview", review),
+        crate::registry::SCHEME,
+    )
     .unwrap();
     assert_eq!(
         decoded["spec"]["extra"],

@@ -297,7 +297,7 @@ pub(super) fn full_pod() -> Pb {
 
 #[test]
 fn pod_with_full_spec_and_status() {
-    let decoded = decode(&body("v1", "Pod", full_pod())).unwrap();
+    let decoded = decode(&body("v1", "Pod", full_pod()), crate::registry::SCHEME).unwrap();
     let expected = json!({
         "kind": "Pod",
         "apiVersion": "v1",
@@ -436,7 +436,7 @@ fn pod_with_full_spec_and_status() {
 /// (protobuf field numbers follow another order, e.g. initContainers = 20 comes second).
 #[test]
 fn fields_come_out_in_go_declaration_order() {
-    let decoded = decode(&body("v1", "Pod", full_pod())).unwrap();
+    let decoded = decode(&body("v1", "Pod", full_pod()), crate::registry::SCHEME).unwrap();
     let keys: Vec<&str> = decoded["spec"]
         .as_object()
         .unwrap()

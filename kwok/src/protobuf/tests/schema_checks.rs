@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::protobuf::schema::{all_roots, Kind, Message, Shape};
+use crate::protobuf::schema::{meta_v1, Kind, Message, Shape};
 
 fn visit(message: &'static Message, seen: &mut HashSet<usize>, out: &mut Vec<&'static Message>) {
     if !seen.insert(message as *const Message as usize) {
@@ -32,6 +32,20 @@ fn json_keys(message: &Message, out: &mut Vec<&'static str>) {
             _ => out.push(field.json),
         }
     }
+}
+
+/// Every message a body decodes as: each served kind's, each subresource body's, and
+/// DeleteOptions.
+fn all_roots() -> impl Iterator<Item = &'static Message> {
+    let resources = crate::registry::RESOURCES.iter().map(|r| r.strategy);
+    let bodies = crate::registry::RESOURCES
+        .iter()
+        .flat_map(|r| r.subresources.iter())
+        .filter_map(|s| s.body);
+    resources
+        .chain(bodies)
+        .filter_map(|s| s.protobuf())
+        .chain(std::iter::once(&meta_v1::DELETE_OPTIONS))
 }
 
 #[test]
