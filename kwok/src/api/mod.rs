@@ -140,11 +140,11 @@ impl Api {
                 crate::kinds::core::service::kubernetes_service(secure_port),
             )]);
         // The RBAC bootstrap hook (`rbac/bootstrap-roles`).
-        let roles = crate::auth::policy::cluster_roles()
+        let roles = crate::kinds::rbac::bootstrap_policy::cluster_roles()
             .into_iter()
             .map(|r| (&registry::CLUSTERROLES, "", r))
             .chain(
-                crate::auth::policy::cluster_role_bindings()
+                crate::kinds::rbac::bootstrap_policy::cluster_role_bindings()
                     .into_iter()
                     .map(|b| (&registry::CLUSTERROLEBINDINGS, "", b)),
             );

@@ -4,7 +4,6 @@
 
 pub mod attributes;
 pub mod impersonation;
-pub mod policy;
 pub mod rbac;
 pub mod reviews;
 pub mod signers;

@@ -7,6 +7,7 @@ pub mod in_flight;
 pub mod openapi;
 pub mod query;
 mod remotecommand;
+pub mod request_info;
 pub mod respond;
 pub mod route;
 pub mod table;
@@ -22,7 +23,6 @@ use axum::response::Response;
 use axum::Router;
 
 use crate::api::Api;
-use crate::auth::attributes::Attributes;
 use crate::auth::UserInfo;
 use crate::error::ApiError;
 
@@ -89,7 +89,7 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
             .and_then(|v| v.to_str().ok()),
     );
     let attributes =
-        Attributes::of_request(parts.method.as_str(), parts.uri.path(), &target, watch);
+        request_info::attributes(parts.method.as_str(), parts.uri.path(), &target, watch);
     let decision = crate::auth::rbac::authorize(&server.api, &user, &attributes);
     if !decision.allowed {
         return respond::error(&attributes.forbidden(&user.name, &decision.reason));
