@@ -4,12 +4,12 @@
 
 use serde_json::{json, Value};
 
-use crate::api::Api;
+use super::Client;
 use crate::kinds::networking::ingressclass::DEFAULT_CLASS_ANNOTATION;
 use crate::registry;
 
 /// `getDefaultClass`.
-fn default_class(api: &Api) -> Option<String> {
+fn default_class(api: &dyn Client) -> Option<String> {
     let (classes, _) = api.store().list(&registry::INGRESSCLASSES, None);
     super::newest_default(classes.iter().map(|c| &c.value), |c| {
         c["metadata"]["annotations"][DEFAULT_CLASS_ANNOTATION] == "true"
@@ -17,7 +17,7 @@ fn default_class(api: &Api) -> Option<String> {
 }
 
 /// `Admit` on an Ingress's create.
-pub(super) fn admit(api: &Api, ingress: &mut Value) {
+pub(super) fn admit(api: &dyn Client, ingress: &mut Value) {
     let spec = &ingress["spec"];
     let classed = spec.get("ingressClassName").is_some_and(|c| !c.is_null())
         || ingress["metadata"]["annotations"]

@@ -6,14 +6,14 @@
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::{json, Map, Value};
 
-use crate::api::Api;
+use super::Client;
 use crate::podresources::{self, container_quantities, List};
 use crate::quantity::Quantity;
 use crate::registry;
 
 const ANNOTATION: &str = "kubernetes.io/limit-ranger";
 
-fn limit_ranges(api: &Api, ns: &str) -> Vec<Value> {
+fn limit_ranges(api: &dyn Client, ns: &str) -> Vec<Value> {
     let (items, _) = api.store().list(&registry::LIMITRANGES, Some(ns));
     items.into_iter().map(|i| i.value.clone()).collect()
 }
@@ -88,7 +88,7 @@ fn merge_container(
 }
 
 /// `Admit` on a pod's create: `PodMutateLimitFunc` for each LimitRange.
-pub(super) fn admit(api: &Api, ns: &str, pod: &mut Value) {
+pub(super) fn admit(api: &dyn Client, ns: &str, pod: &mut Value) {
     for limit_range in limit_ranges(api, ns) {
         let (requests, limits) = defaults(&limit_range);
         let mut notes = Vec::new();
@@ -262,7 +262,7 @@ fn validate_one(limit_range: &Value, typed: &Pod) -> Vec<String> {
 }
 
 /// `Validate` on a pod's create: the reason of the first LimitRange the pod breaks.
-pub(super) fn validate(api: &Api, ns: &str, pod: &Value) -> Result<(), String> {
+pub(super) fn validate(api: &dyn Client, ns: &str, pod: &Value) -> Result<(), String> {
     let ranges = limit_ranges(api, ns);
     if ranges.is_empty() {
         return Ok(());

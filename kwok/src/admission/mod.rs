@@ -29,11 +29,36 @@ mod tests;
 
 use serde_json::Value;
 
-use crate::api::Api;
 use crate::error::{ApiError, ApiResult};
 use crate::meta;
+use crate::options::WriteOptions;
 use crate::registry;
 use crate::resource::ResourceDef;
+use crate::store::{Store, Stored};
+
+/// What the plugins ask of the cluster, as upstream's are given a client and informers: the
+/// stored objects to read, and the few writes they make through the API like any client (a
+/// quota's charged usage, a namespace's `default` ServiceAccount). The API server passes itself.
+pub trait Client {
+    fn store(&self) -> &Store;
+    fn get(&self, res: &'static ResourceDef, ns: &str, name: &str) -> ApiResult<Stored>;
+    fn create(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        obj: Value,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored>;
+    fn update(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        obj: Value,
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored>;
+}
 
 /// What the write does (`admission.Operation`); an update carries the stored object.
 #[derive(Clone, Copy)]
@@ -44,7 +69,7 @@ pub enum Operation<'a> {
 
 /// Run the mutating plugins on `obj`, a write of kind `res` in namespace `ns`.
 pub fn admit(
-    api: &Api,
+    api: &dyn Client,
     res: &'static ResourceDef,
     ns: &str,
     op: Operation,
@@ -88,7 +113,7 @@ pub fn admit(
 /// Run the validating plugins on `obj`, a valid write of kind `res` in namespace `ns` about to be
 /// stored; a dry run is judged but changes nothing.
 pub fn validate(
-    api: &Api,
+    api: &dyn Client,
     res: &'static ResourceDef,
     ns: &str,
     op: Operation,

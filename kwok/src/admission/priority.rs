@@ -4,13 +4,13 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::api::Api;
+use super::Client;
 use crate::defaults::fields::{is_nil, str_of};
 use crate::meta;
 use crate::registry;
 
 /// `getDefaultPriorityClass`: of the classes marked globalDefault, the one of lowest value.
-fn default_class(api: &Api) -> Option<Value> {
+fn default_class(api: &dyn Client) -> Option<Value> {
     let (classes, _) = api.store().list(&registry::PRIORITYCLASSES, None);
     classes
         .into_iter()
@@ -20,7 +20,7 @@ fn default_class(api: &Api) -> Option<Value> {
 }
 
 /// A PriorityClass write: refused when another class is the global default already.
-pub(super) fn admit_class(api: &Api, class: &Value, creating: bool) -> Result<(), String> {
+pub(super) fn admit_class(api: &dyn Client, class: &Value, creating: bool) -> Result<(), String> {
     if class["globalDefault"] != true {
         return Ok(());
     }
@@ -34,7 +34,7 @@ pub(super) fn admit_class(api: &Api, class: &Value, creating: bool) -> Result<()
 }
 
 /// On create; an error is the reason of the Forbidden answer.
-pub(super) fn admit_create(api: &Api, pod: &mut Value) -> Result<(), String> {
+pub(super) fn admit_create(api: &dyn Client, pod: &mut Value) -> Result<(), String> {
     let Some(spec) = spec_mut(pod) else {
         return Ok(());
     };

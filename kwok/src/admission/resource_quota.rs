@@ -5,10 +5,11 @@
 
 use serde_json::Value;
 
+use super::Client;
 use super::{forbidden, Operation};
-use crate::api::{Api, WriteOptions};
 use crate::error::ApiResult;
 use crate::meta;
+use crate::options::WriteOptions;
 use crate::quota::{self, Check, Evaluator};
 use crate::registry;
 use crate::resource::ResourceDef;
@@ -17,7 +18,7 @@ use crate::resource::ResourceDef;
 const ATTEMPTS: usize = 3;
 
 pub(super) fn validate(
-    api: &Api,
+    api: &dyn Client,
     res: &'static ResourceDef,
     ns: &str,
     op: Operation,
@@ -63,7 +64,7 @@ pub(super) fn validate(
 }
 
 /// `UpdateQuotaStatus` for each quota whose usage rose.
-fn charge(api: &Api, charges: Vec<(Value, crate::quantity::ResourceList)>) -> ApiResult<()> {
+fn charge(api: &dyn Client, charges: Vec<(Value, crate::quantity::ResourceList)>) -> ApiResult<()> {
     for (mut q, used) in charges {
         q["status"]["used"] = crate::quantity::list_value(&used);
         let (ns, name) = (meta::namespace(&q).to_string(), meta::name(&q).to_string());

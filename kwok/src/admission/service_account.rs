@@ -8,10 +8,11 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::api::{Api, WriteOptions};
+use super::Client;
 use crate::defaults::fields::{each, str_of};
 use crate::error::ApiResult;
 use crate::meta;
+use crate::options::WriteOptions;
 use crate::registry::SERVICEACCOUNTS;
 use crate::store::Stored;
 
@@ -32,7 +33,7 @@ const DEFAULT_MODE: i64 = 420;
 const MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
 
 /// Admit a pod being created in `ns`; an error is the reason of the Forbidden answer.
-pub(super) fn admit(api: &Api, ns: &str, pod: &mut Value) -> Result<(), String> {
+pub(super) fn admit(api: &dyn Client, ns: &str, pod: &mut Value) -> Result<(), String> {
     if pod["metadata"]["annotations"]
         .get(MIRROR_ANNOTATION)
         .is_some()
@@ -75,7 +76,7 @@ pub(super) fn admit(api: &Api, ns: &str, pod: &mut Value) -> Result<(), String> 
 /// `getServiceAccount`. Upstream looks the `default` account up again for a second or so when
 /// it is missing, giving the ServiceAccount controller time to create it in a new namespace; the
 /// embedded plugin does the controller's work itself instead of waiting for it.
-fn service_account(api: &Api, ns: &str, name: &str) -> Option<Stored> {
+fn service_account(api: &dyn Client, ns: &str, name: &str) -> Option<Stored> {
     if let Some(found) = api.store().get(&SERVICEACCOUNTS, ns, name) {
         return Some(found);
     }
@@ -87,7 +88,7 @@ fn service_account(api: &Api, ns: &str, name: &str) -> Option<Stored> {
 
 /// The ServiceAccount controller's `syncNamespace` for one namespace: create the `default`
 /// account unless it exists. Fails when the namespace is missing or terminating.
-pub fn ensure_default(api: &Api, ns: &str) -> ApiResult<Stored> {
+pub fn ensure_default(api: &dyn Client, ns: &str) -> ApiResult<Stored> {
     let account = json!({
         "apiVersion": "v1",
         "kind": "ServiceAccount",

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::api::Api;
+use super::Client;
 use crate::meta;
 use crate::printers::storage::is_default_class;
 use crate::registry;
@@ -15,13 +15,13 @@ pub(crate) const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
 pub(crate) const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
 
 /// `GetDefaultClass`.
-pub(crate) fn default_class(api: &Api) -> Option<String> {
+pub(crate) fn default_class(api: &dyn Client) -> Option<String> {
     let (classes, _) = api.store().list(&registry::STORAGECLASSES, None);
     super::newest_default(classes.iter().map(|c| &c.value), is_default_class)
 }
 
 /// DefaultStorageClass on a claim's create.
-pub(super) fn default_class_for(api: &Api, claim: &mut Value) {
+pub(super) fn default_class_for(api: &dyn Client, claim: &mut Value) {
     let has_class = claim["spec"]
         .get("storageClassName")
         .is_some_and(|c| !c.is_null())

@@ -26,6 +26,35 @@ use crate::resource_names::ResourceNames;
 use crate::store::{Event, EventKind, Store, StoreError, Stored};
 pub use hooks::PatchKind;
 
+impl crate::admission::Client for Api {
+    fn store(&self) -> &Store {
+        &self.store
+    }
+    fn get(&self, res: &'static ResourceDef, ns: &str, name: &str) -> ApiResult<Stored> {
+        Api::get(self, res, ns, name)
+    }
+    fn create(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        obj: Value,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored> {
+        Api::create(self, res, ns, obj, opts)
+    }
+    fn update(
+        &self,
+        res: &'static ResourceDef,
+        ns: &str,
+        name: &str,
+        obj: Value,
+        subresource: Option<&str>,
+        opts: &WriteOptions,
+    ) -> ApiResult<Stored> {
+        Api::update(self, res, ns, name, obj, subresource, opts)
+    }
+}
+
 /// The result of a list.
 pub struct ObjectList {
     pub items: Vec<Stored>,
