@@ -133,27 +133,6 @@ pub fn controller_ref(obj: &Value) -> Option<&Value> {
         })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn generated_names_use_the_kubernetes_alphabet() {
-        let n = generate_name("gpu-agent-");
-        assert_eq!(n.len(), "gpu-agent-".len() + 5);
-        assert!(n["gpu-agent-".len()..]
-            .bytes()
-            .all(|c| NAME_ALPHABET.contains(&c)));
-    }
-
-    #[test]
-    fn uids_look_like_uuids() {
-        let u = new_uid();
-        assert_eq!(u.len(), 36);
-        assert_eq!(u.as_bytes()[14], b'4');
-    }
-}
-
 /// Set `into[key]` to `from`, or remove it when `from` is `None`: a Go assignment of a field that
 /// may be unset.
 pub(crate) fn restore(into: &mut Map<String, Value>, key: &str, from: Option<&Value>) {
@@ -209,4 +188,25 @@ pub(crate) fn meta_map_changed(new: &Value, old: &Value, key: &str) -> bool {
             .cloned()
     };
     map(new) != map(old)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_names_use_the_kubernetes_alphabet() {
+        let n = generate_name("gpu-agent-");
+        assert_eq!(n.len(), "gpu-agent-".len() + 5);
+        assert!(n["gpu-agent-".len()..]
+            .bytes()
+            .all(|c| NAME_ALPHABET.contains(&c)));
+    }
+
+    #[test]
+    fn uids_look_like_uuids() {
+        let u = new_uid();
+        assert_eq!(u.len(), 36);
+        assert_eq!(u.as_bytes()[14], b'4');
+    }
 }

@@ -1,5 +1,5 @@
 //! One module per kind, as upstream keeps one `pkg/registry/<group>/<kind>/strategy.go` per kind:
-//! each declares its resource (discovery's description of it) and a [`Strategy`] that holds
+//! each declares its resource (discovery's description of it) and a [`Strategy`](crate::resource::Strategy) that holds
 //! everything the server does differently for that kind — the Go type a body decodes into, scheme
 //! defaulting, what create, update and status writes reset, validation, the printer, the strategic
 //! merge patch schema and the protobuf message. The layers below (validation, defaults, printers,
