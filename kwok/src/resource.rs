@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::Outcome;
+use crate::decode::{BodyOf, BodyType, GoType};
 use crate::error::{ApiError, FieldError};
 use crate::printers::Column;
 use crate::protobuf::schema::Message;
@@ -134,6 +135,42 @@ pub const fn parent_body(name: &'static str, kind: &'static str) -> SubresourceD
     }
 }
 
+impl BodyOf for ResourceDef {
+    fn body_type(&self) -> BodyType {
+        BodyType::new(self.group, self.version, self.kind, self.strategy)
+    }
+}
+
+impl SubresourceDef {
+    /// The type of the body a write of this subresource of `parent` sends (`pods/eviction` takes
+    /// a policy/v1 Eviction; `status` the parent kind).
+    pub fn body_type(&self, parent: &ResourceDef) -> BodyType {
+        let (group, version) = if self.group.is_empty() && self.version.is_empty() {
+            (parent.group, parent.version)
+        } else {
+            (self.group, self.version)
+        };
+        BodyType::new(
+            group,
+            version,
+            self.kind,
+            self.body.unwrap_or(parent.strategy),
+        )
+    }
+}
+
+/// A kind's strategy is the Go type its bodies decode into.
+impl<T: Strategy> GoType for T {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
+        self.decode(val, check_strict, root)
+    }
+}
+
 /// What a kind's storage holds from `BeginCreate` until the object is stored (the service
 /// allocator's lock, which upstream's finish function releases).
 pub(crate) type Allocation = MutexGuard<'static, ()>;
@@ -160,7 +197,7 @@ pub(crate) enum Deletion {
 /// Everything the server does that depends on the kind. Defaults are the generic registry's
 /// (`genericregistry.Store` with the default strategy methods); a kind overrides what its
 /// `strategy.go` and storage change.
-pub(crate) trait Strategy: Sync + Debug {
+pub(crate) trait Strategy: GoType + Debug {
     /// Decode a body into the kind's Go type (the k8s-openapi type stands in for it).
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String>;
 

@@ -359,7 +359,7 @@ fn protobuf_holds(body: &[u8]) -> Outcome {
         .find(|r| r.group == group && r.version == version && r.kind == kind)
     {
         let json = serde_json::to_vec(&obj).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let json_result = decode::decode_body(res, &json, FieldValidation::Strict);
+        let json_result = decode::decode_body(*res, &json, FieldValidation::Strict);
         if let Err(e) = &json_result {
             // Known failures, kept below: the protobuf decoder passes quantity text through
             // unparsed (`known_protobuf_accepts_unparsable_quantity`), and the JSON decoder

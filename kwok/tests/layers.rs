@@ -4,7 +4,6 @@
 //! module above its own. Test code (`tests.rs`, `tests/`, a trailing `#[cfg(test)] mod tests`)
 //! may reach anywhere.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The top-level modules of `kwok/src`, bottom to top, by layer (ARCHITECTURE.md describes
@@ -64,14 +63,6 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("behaviour", &["controllers"]),
     ("assembly", &["cluster"]),
 ];
-
-/// Imports that still run back up, each with what ties it. The list only shrinks: an entry the
-/// code no longer has fails the test too.
-const KNOWN_BACK_EDGES: &[(&str, &str, &str)] = &[(
-    "decode",
-    "resource",
-    "a body is decoded through its kind's strategy (BodyType holds it)",
-)];
 
 fn rank(module: &str) -> Option<usize> {
     LAYERS
@@ -176,7 +167,6 @@ fn kwok_modules_import_only_the_layers_beneath() {
     assert!(files.len() > 100, "kwok/src not found at {}", src.display());
 
     let mut problems = Vec::new();
-    let mut seen_back_edges = BTreeSet::new();
     for file in &files {
         let relative = file.strip_prefix(&src).unwrap_or(file);
         let module = relative
@@ -209,13 +199,6 @@ fn kwok_modules_import_only_the_layers_beneath() {
                 if theirs <= own {
                     continue;
                 }
-                if KNOWN_BACK_EDGES
-                    .iter()
-                    .any(|(from, to, _)| *from == module && *to == target)
-                {
-                    seen_back_edges.insert((module.clone(), target));
-                    continue;
-                }
                 problems.push(format!(
                     "kwok/src/{}:{line_no}: `{module}` ({}) imports `{target}` ({}), which stands above it",
                     relative.display(),
@@ -223,13 +206,6 @@ fn kwok_modules_import_only_the_layers_beneath() {
                     layer_of(&target)
                 ));
             }
-        }
-    }
-    for (from, to, why) in KNOWN_BACK_EDGES {
-        if !seen_back_edges.contains(&(from.to_string(), to.to_string())) {
-            problems.push(format!(
-                "`{from}` no longer imports `{to}` ({why}): strike it from KNOWN_BACK_EDGES"
-            ));
         }
     }
     assert!(

@@ -21,11 +21,10 @@ mod tests;
 use serde_json::{Map, Value};
 
 use crate::error::{go_quote, ApiError, FieldError};
-use crate::resource::Strategy;
-use crate::resource::{ResourceDef, SubresourceDef};
 use gvk::Gvk;
 use json::Val;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions;
+use walker::Outcome;
 
 /// `?fieldValidation=`: what to do with unknown and duplicate fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,38 +64,44 @@ impl FieldValidation {
     }
 }
 
+/// A kind's Go type, as a request body decodes into it (each kind's strategy is one).
+pub trait GoType: Sync {
+    /// Decode `val` into the type: the object it round-trips to, and the strict problems.
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String>;
+}
+
+/// What names the type a request body must decode to (a served resource, by its kind).
+pub trait BodyOf {
+    fn body_type(&self) -> BodyType;
+}
+
 /// The type a request body must decode to.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct BodyType {
     pub group: &'static str,
     pub version: &'static str,
     pub kind: &'static str,
-    /// The kind's rules, whose Go type the body decodes into.
-    strategy: &'static dyn Strategy,
+    /// The Go type the body decodes into.
+    go_type: &'static dyn GoType,
 }
 
 impl BodyType {
-    pub fn of(res: &ResourceDef) -> Self {
-        BodyType {
-            group: res.group,
-            version: res.version,
-            kind: res.kind,
-            strategy: res.strategy,
-        }
-    }
-
-    /// The body type of a subresource (`pods/eviction` takes a policy/v1 Eviction).
-    pub fn of_subresource(parent: &ResourceDef, sub: &SubresourceDef) -> Self {
-        let (group, version) = if sub.group.is_empty() && sub.version.is_empty() {
-            (parent.group, parent.version)
-        } else {
-            (sub.group, sub.version)
-        };
+    pub fn new(
+        group: &'static str,
+        version: &'static str,
+        kind: &'static str,
+        go_type: &'static dyn GoType,
+    ) -> Self {
         BodyType {
             group,
             version,
-            kind: sub.kind,
-            strategy: sub.body.unwrap_or(parent.strategy),
+            kind,
+            go_type,
         }
     }
 
@@ -124,21 +129,11 @@ impl BodyType {
 /// the real server does by round-tripping through Go structs) and the warnings for `Warning:`
 /// headers.
 pub fn decode_body(
-    res: &'static ResourceDef,
+    res: &(impl BodyOf + ?Sized),
     body: &[u8],
     validation: FieldValidation,
 ) -> Result<(Value, Vec<String>), ApiError> {
-    decode_as(BodyType::of(res), body, validation)
-}
-
-/// Decode the body of a subresource request (`status`, `scale`, `binding`, `eviction`).
-pub fn decode_subresource_body(
-    parent: &ResourceDef,
-    sub: &SubresourceDef,
-    body: &[u8],
-    validation: FieldValidation,
-) -> Result<(Value, Vec<String>), ApiError> {
-    decode_as(BodyType::of_subresource(parent, sub), body, validation)
+    decode_as(res.body_type(), body, validation)
 }
 
 /// Decode a JSON body as `target`.
@@ -159,11 +154,11 @@ pub fn decode_as(
 
 /// Decode an `application/yaml` body as `res`.
 pub fn decode_yaml_body(
-    res: &'static ResourceDef,
+    res: &(impl BodyOf + ?Sized),
     body: &[u8],
     validation: FieldValidation,
 ) -> Result<(Value, Vec<String>), ApiError> {
-    let target = BodyType::of(res);
+    let target = res.body_type();
     let v = yaml::to_json_value(body).map_err(|e| unrecognized(target, &e, body))?;
     let bytes = serde_json::to_vec(&v).map_err(|e| ApiError::internal(e.to_string()))?;
     let val = json::parse(&bytes).map_err(|e| {
@@ -186,12 +181,12 @@ pub fn yaml_to_json(body: &[u8]) -> Result<Vec<u8>, ApiError> {
 /// field `patch` with `patch_value` as the value: the patched object's JSON for JSON and merge
 /// patches, [`crate::gofmt::go_v`] of the patch for strategic merge patches.
 pub fn decode_patched(
-    res: &'static ResourceDef,
+    res: &(impl BodyOf + ?Sized),
     patched: &[u8],
     patch_value: &str,
     validation: FieldValidation,
 ) -> Result<(Value, Vec<String>), ApiError> {
-    let target = BodyType::of(res);
+    let target = res.body_type();
     let patch_error = |msg: String| {
         ApiError::invalid_kind(
             "",
@@ -206,7 +201,7 @@ pub fn decode_patched(
         Val::Null => Val::Obj(Vec::new()),
         v => v,
     };
-    match target.strategy.decode(
+    match target.go_type.decode_into(
         &val,
         validation != FieldValidation::Ignore,
         (&target.api_version(), target.kind),
@@ -314,8 +309,8 @@ fn decode_val(
     let api_version = target.api_version();
     let check_strict = validation != FieldValidation::Ignore;
     match target
-        .strategy
-        .decode(&val, check_strict, (&api_version, target.kind))
+        .go_type
+        .decode_into(&val, check_strict, (&api_version, target.kind))
     {
         Err(msg) => Err(cannot_handle(&actual, target, &msg)),
         Ok(outcome) => {

@@ -268,8 +268,12 @@ fn eviction_subresource_takes_v1_and_v1beta1() {
         let body = format!(
             r#"{{"apiVersion":"{v}","kind":"Eviction","metadata":{{"name":"p"}},"deleteOptions":{{"gracePeriodSeconds":0}}}}"#
         );
-        let (obj, _) =
-            decode_subresource_body(&PODS, sub, body.as_bytes(), FieldValidation::Strict).unwrap();
+        let (obj, _) = decode_as(
+            sub.body_type(&PODS),
+            body.as_bytes(),
+            FieldValidation::Strict,
+        )
+        .unwrap();
         assert_eq!(obj["deleteOptions"]["gracePeriodSeconds"], json!(0));
     }
 }
