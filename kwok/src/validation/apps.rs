@@ -115,21 +115,9 @@ fn replicated_spec(kind: Workload, spec: &Value, p: &Path) -> Vec<FieldError> {
             &p.child("minReadySeconds"),
         ));
     }
-    let sel = spec.get("selector").filter(|s| s.is_object());
-    match sel {
-        None => errs.push(required(&p.child("selector"), "")),
-        Some(s) => {
-            errs.extend(label_selector(Some(s), &p.child("selector")));
-            if selector_is_empty(s) {
-                // ReplicaSets say "deployment" too, as upstream.
-                errs.push(invalid(
-                    &p.child("selector"),
-                    render(s),
-                    "empty selector is invalid for deployment",
-                ));
-            }
-        }
-    }
+    // ReplicaSets say "deployment" too, as upstream.
+    let (sel, selector_errs) = required_selector(spec, p, "deployment");
+    errs.extend(selector_errs);
     if !selector_parses(sel) {
         let shown = sel.map_or("null".to_string(), render);
         errs.push(invalid(
@@ -192,7 +180,51 @@ fn template_for_replicas(
         ));
     }
     errs.extend(template(t, p));
-    errs.extend(restart_always(t, p));
+    errs.extend(controller_pods(t, p, owner));
+    errs
+}
+
+/// A workload's `spec.selector`: required, a valid label selector, and not empty (`empty
+/// selector is invalid for <word>`).
+pub(super) fn required_selector<'a>(
+    spec: &'a Value,
+    p: &Path,
+    word: &str,
+) -> (Option<&'a Value>, Vec<FieldError>) {
+    let sel = spec.get("selector").filter(|s| s.is_object());
+    let mut errs = Vec::new();
+    match sel {
+        None => errs.push(required(&p.child("selector"), "")),
+        Some(s) => {
+            errs.extend(label_selector(Some(s), &p.child("selector")));
+            if selector_is_empty(s) {
+                errs.push(invalid(
+                    &p.child("selector"),
+                    render(s),
+                    format!("empty selector is invalid for {word}"),
+                ));
+            }
+        }
+    }
+    (sel, errs)
+}
+
+/// What every `ValidatePodTemplateSpecFor<owner>` asks of a controller's pods: they restart
+/// (`Unsupported value: "OnFailure": supported values: "Always"`), and have no deadline.
+pub(super) fn controller_pods(t: &Value, p: &Path, owner: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let rp = t
+        .get("spec")
+        .and_then(|s| s.get("restartPolicy"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if rp != "Always" {
+        errs.push(super::path::not_supported(
+            &p.child("spec").child("restartPolicy"),
+            go_quote(rp),
+            &["Always"],
+        ));
+    }
     if t.get("spec")
         .and_then(|s| s.get("activeDeadlineSeconds"))
         .is_some_and(|v| !v.is_null())
@@ -203,24 +235,6 @@ fn template_for_replicas(
         ));
     }
     errs
-}
-
-/// Controllers' pods must restart: `Unsupported value: "OnFailure": supported values: "Always"`.
-pub(super) fn restart_always(t: &Value, p: &Path) -> Vec<FieldError> {
-    let rp = t
-        .get("spec")
-        .and_then(|s| s.get("restartPolicy"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if rp == "Always" {
-        Vec::new()
-    } else {
-        vec![super::path::not_supported(
-            &p.child("spec").child("restartPolicy"),
-            go_quote(rp),
-            &["Always"],
-        )]
-    }
 }
 
 /// `ValidateDeploymentStrategy`.
@@ -300,16 +314,7 @@ fn daemon_set_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
     }
     let tp = p.child("template");
     errs.extend(template(t, &tp));
-    errs.extend(restart_always(t, &tp));
-    if t.get("spec")
-        .and_then(|s| s.get("activeDeadlineSeconds"))
-        .is_some_and(|v| !v.is_null())
-    {
-        errs.push(forbidden(
-            &tp.child("spec").child("activeDeadlineSeconds"),
-            "activeDeadlineSeconds in DaemonSet is not Supported",
-        ));
-    }
+    errs.extend(controller_pods(t, &tp, "DaemonSet"));
     errs.extend(nonnegative(
         int(spec, "minReadySeconds"),
         &p.child("minReadySeconds"),

@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use super::apps::restart_always;
+use super::apps::controller_pods;
 use super::labels::selector_matches;
 use super::meta::{object_meta, object_meta_update};
-use super::path::{forbidden, invalid, nonnegative, required, Path};
+use super::path::{invalid, nonnegative, required, Path};
 use super::pod::template;
 use super::replicas::{int, nonnegative_counts, replica_bounds};
 use crate::error::FieldError;
@@ -42,16 +42,7 @@ fn spec(spec: &Value) -> Vec<FieldError> {
         }
     }
     errs.extend(template(t, &tp));
-    errs.extend(restart_always(t, &tp));
-    if t["spec"]
-        .get("activeDeadlineSeconds")
-        .is_some_and(|v| !v.is_null())
-    {
-        errs.push(forbidden(
-            &tp.child("spec").child("activeDeadlineSeconds"),
-            "activeDeadlineSeconds in ReplicationController is not Supported",
-        ));
-    }
+    errs.extend(controller_pods(t, &tp, "ReplicationController"));
     errs
 }
 

@@ -5,10 +5,9 @@
 
 use serde_json::Value;
 
-use super::apps::restart_always;
+use super::apps::{controller_pods, required_selector};
 use super::labels::{
-    annotations, label_selector, labels, render, selector_is_empty, selector_matches,
-    selector_parses,
+    annotations, labels, render, selector_is_empty, selector_matches, selector_parses,
 };
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, nonnegative, not_supported, required, Path};
@@ -112,20 +111,8 @@ fn spec(spec: &Value) -> Vec<FieldError> {
             &p.child("ordinals.start"),
         ));
     }
-    let sel = spec.get("selector").filter(|s| s.is_object());
-    match sel {
-        None => errs.push(required(&p.child("selector"), "")),
-        Some(s) => {
-            errs.extend(label_selector(Some(s), &p.child("selector")));
-            if selector_is_empty(s) {
-                errs.push(invalid(
-                    &p.child("selector"),
-                    render(s),
-                    "empty selector is invalid for statefulset",
-                ));
-            }
-        }
-    }
+    let (sel, selector_errs) = required_selector(spec, &p, "statefulset");
+    errs.extend(selector_errs);
     if !selector_parses(sel) {
         errs.push(invalid(
             &p.child("selector"),
@@ -150,16 +137,7 @@ fn spec(spec: &Value) -> Vec<FieldError> {
         t["metadata"].get("annotations"),
         &tp.child("annotations"),
     ));
-    errs.extend(restart_always(t, &tp));
-    if t["spec"]
-        .get("activeDeadlineSeconds")
-        .is_some_and(|v| !v.is_null())
-    {
-        errs.push(forbidden(
-            &tp.child("spec").child("activeDeadlineSeconds"),
-            "activeDeadlineSeconds in StatefulSet is not Supported",
-        ));
-    }
+    errs.extend(controller_pods(t, &tp, "StatefulSet"));
     errs
 }
 

@@ -7,7 +7,7 @@ use super::*;
 use crate::error::ApiError;
 use crate::registry::{
     CONFIGMAPS, DAEMONSETS, DEPLOYMENTS, LEASES, NAMESPACES, NODES, PODDISRUPTIONBUDGETS, PODS,
-    REPLICASETS,
+    REPLICASETS, REPLICATIONCONTROLLERS, STATEFULSETS,
 };
 
 use crate::resource::ResourceDef;
@@ -365,4 +365,49 @@ fn delete_options_rules() {
         &json!({"propagationPolicy": "Background", "dryRun": ["All"]})
     )
     .is_empty());
+}
+
+/// `ValidatePodTemplateSpecFor{StatefulSet,DaemonSet,ReplicaSet}` (apps validation.go) and
+/// `ValidatePodTemplateSpecForRC` (core): a controller's pods restart always and have no deadline.
+#[test]
+fn controllers_pods_restart_always_and_have_no_deadline() {
+    let template = json!({
+        "metadata": {"labels": {"app": "a"}},
+        "spec": {"restartPolicy": "OnFailure", "activeDeadlineSeconds": 5,
+                 "containers": [{"name": "c", "image": "busybox"}]}
+    });
+    let by_labels = json!({"matchLabels": {"app": "a"}});
+    for (res, api_version, selector) in [
+        (&STATEFULSETS, "apps/v1", by_labels.clone()),
+        (&DAEMONSETS, "apps/v1", by_labels.clone()),
+        (&REPLICASETS, "apps/v1", by_labels),
+        (&REPLICATIONCONTROLLERS, "v1", json!({"app": "a"})),
+    ] {
+        let kind = res.kind;
+        let obj = defaulted(
+            res,
+            json!({"apiVersion": api_version, "kind": kind,
+                "metadata": {"name": "x", "namespace": "d"},
+                "spec": {"selector": selector, "serviceName": "s", "template": template}}),
+        );
+        let got = messages(validate_create(res, &obj));
+        for want in [
+            "spec.template.spec.restartPolicy: Unsupported value: \"OnFailure\": supported values: \"Always\"".to_string(),
+            format!("spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in {kind} is not Supported"),
+        ] {
+            assert!(got.contains(&want), "{kind}: {want} not in {got:#?}");
+        }
+    }
+    let empty = defaulted(
+        &STATEFULSETS,
+        json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "x", "namespace": "d"},
+            "spec": {"selector": {}, "serviceName": "s", "template": {
+                "metadata": {"labels": {"app": "a"}},
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}),
+    );
+    assert_eq!(
+        messages(validate_create(&STATEFULSETS, &empty)),
+        vec!["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset"]
+    );
 }
