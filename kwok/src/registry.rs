@@ -48,6 +48,7 @@ pub use kinds::events::event::RESOURCE as EVENTS_V1;
 pub use kinds::networking::ingress::RESOURCE as INGRESSES;
 pub use kinds::networking::ingressclass::RESOURCE as INGRESSCLASSES;
 pub use kinds::networking::networkpolicy::RESOURCE as NETWORKPOLICIES;
+pub use kinds::node::runtimeclass::RESOURCE as RUNTIMECLASSES;
 pub use kinds::policy::poddisruptionbudget::RESOURCE as PODDISRUPTIONBUDGETS;
 pub use kinds::rbac::clusterrole::RESOURCE as CLUSTERROLES;
 pub use kinds::rbac::clusterrolebinding::RESOURCE as CLUSTERROLEBINDINGS;
@@ -103,6 +104,7 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &CUSTOMRESOURCEDEFINITIONS,
     &PRIORITYCLASSES,
     &LEASES,
+    &RUNTIMECLASSES,
     &ENDPOINTSLICES,
     &EVENTS_V1,
 ];
@@ -125,6 +127,7 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("apiextensions.k8s.io", "v1"),
     ("scheduling.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),
+    ("node.k8s.io", "v1"),
     ("discovery.k8s.io", "v1"),
 ];
 

@@ -2,10 +2,12 @@
 //! writes. They run after defaulting and before the kind's strategy and validation, in the order
 //! of `AllOrderedPlugins` (pkg/kubeapiserver/options/plugins.go): LimitRanger,
 //! TaintNodesByCondition, ServiceAccount, Priority, DefaultTolerationSeconds,
-//! DefaultStorageClass, StorageObjectInUseProtection, DefaultIngressClass. NamespaceLifecycle, which comes first, is `Api::admit_namespace`.
+//! DefaultStorageClass, StorageObjectInUseProtection, RuntimeClass, DefaultIngressClass.
+//! NamespaceLifecycle, which comes first, is `Api::admit_namespace`.
 //!
-//! The validating plugins ([`validate`]: LimitRanger, ResourceQuota) run once the object has
-//! passed its kind's validation, just before it is stored, as the generic registry calls them.
+//! The validating plugins ([`validate`]: LimitRanger, RuntimeClass, ResourceQuota) run once the
+//! object has passed its kind's validation, just before it is stored, as the generic registry
+//! calls them.
 //!
 //! Like upstream's plugins, which hold a loopback client, they read (and the ServiceAccount plugin
 //! writes) through the [`Api`]. Only writes to an object itself pass here, never to a subresource,
@@ -20,6 +22,7 @@ mod limit_ranger;
 mod node_taint;
 mod priority;
 mod resource_quota;
+mod runtime_class;
 pub mod service_account;
 pub(crate) mod storage;
 mod toleration_seconds;
@@ -100,6 +103,9 @@ pub fn admit(
     if protected && creating {
         storage::protect(res, obj);
     }
+    if std::ptr::eq(res, &registry::PODS) && creating {
+        runtime_class::admit(api, obj).map_err(|why| forbidden(res, obj, &why))?;
+    }
     if std::ptr::eq(res, &registry::INGRESSES) && creating {
         default_ingress_class::admit(api, obj);
     }
@@ -122,6 +128,7 @@ pub fn validate(
 ) -> ApiResult<()> {
     if std::ptr::eq(res, &registry::PODS) && matches!(op, Operation::Create) {
         limit_ranger::validate(api, ns, obj).map_err(|why| forbidden(res, obj, &why))?;
+        runtime_class::validate(api, obj).map_err(|why| forbidden(res, obj, &why))?;
     }
     let creating = matches!(op, Operation::Create);
     if std::ptr::eq(res, &registry::CERTIFICATESIGNINGREQUESTS) && creating {

@@ -176,6 +176,6 @@ mod tests {
             .unwrap()
             .iter()
             .any(|r| r["shortNames"] == json!(["pdb"])));
-        assert!(resource_list(&[], "node.k8s.io", "v1").is_none());
+        assert!(resource_list(&[], "flowcontrol.apiserver.k8s.io", "v1").is_none());
     }
 }

@@ -23,6 +23,7 @@ pub mod custom;
 pub mod discovery;
 pub mod events;
 pub mod networking;
+pub mod node;
 pub mod policy;
 pub mod rbac;
 pub mod scheduling;

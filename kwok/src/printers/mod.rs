@@ -18,6 +18,7 @@ pub(crate) mod events;
 pub(crate) mod lease;
 pub(crate) mod network;
 pub(crate) mod networking;
+pub(crate) mod node;
 pub(crate) mod nodes;
 pub(crate) mod pdb;
 pub(crate) mod pods;

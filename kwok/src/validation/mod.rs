@@ -14,6 +14,7 @@ mod labels;
 pub(crate) mod meta;
 pub(crate) mod network;
 pub(crate) mod networking;
+pub(crate) mod node;
 pub(crate) mod path;
 pub(crate) mod pod;
 pub(crate) mod policy;

@@ -27,6 +27,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -55,6 +56,7 @@ var roots = []any{
 	discoveryv1.EndpointSlice{},
 	eventsv1.Event{},
 	networkingv1.Ingress{}, networkingv1.IngressClass{}, networkingv1.NetworkPolicy{},
+	nodev1.RuntimeClass{},
 	policyv1.Eviction{}, policyv1.PodDisruptionBudget{},
 	rbacv1.ClusterRole{}, rbacv1.ClusterRoleBinding{}, rbacv1.Role{}, rbacv1.RoleBinding{},
 	schedulingv1.PriorityClass{},

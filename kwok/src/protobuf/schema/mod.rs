@@ -25,6 +25,7 @@ pub(crate) mod discovery_v1;
 pub(crate) mod events_v1;
 pub(crate) mod meta_v1;
 pub(crate) mod networking_v1;
+pub(crate) mod node_v1;
 pub(crate) mod policy_v1;
 pub(crate) mod rbac_v1;
 pub(crate) mod scheduling_v1;

@@ -1,0 +1,3 @@
+//! The node.k8s.io group (`pkg/registry/node/runtimeclass`).
+
+pub mod runtimeclass;
