@@ -11,9 +11,9 @@ pub(crate) mod core;
 pub(crate) mod events;
 pub(crate) mod fields;
 mod image;
-pub(crate) mod network;
 pub(crate) mod pod;
 pub(crate) mod rbac;
+pub(crate) mod services;
 pub(crate) mod workloads;
 
 #[cfg(test)]

@@ -12,7 +12,6 @@ pub(crate) mod core;
 mod intstr;
 mod labels;
 pub(crate) mod meta;
-pub(crate) mod network;
 pub(crate) mod networking;
 pub(crate) mod node;
 pub(crate) mod path;
@@ -24,6 +23,7 @@ mod replicas;
 pub(crate) mod replication;
 mod resources;
 pub(crate) mod scheduling;
+pub(crate) mod services;
 pub(crate) mod statefulset;
 pub(crate) mod storage;
 

@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::printers::{network as printer, Column};
+use crate::printers::{services as printer, Column};
 use crate::resource::Strategy;
 use crate::resource::{ResourceDef, FULL_VERBS};
-use crate::validation::network as validation;
+use crate::validation::services as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
     group: "",
@@ -40,7 +40,7 @@ impl Strategy for Endpoints {
     }
 
     fn default(&self, obj: &mut Map<String, Value>) {
-        crate::defaults::network::endpoints(obj);
+        crate::defaults::services::endpoints(obj);
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {

@@ -11,11 +11,11 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::{ApiError, FieldError};
 use crate::gofmt::go_syntax;
-use crate::printers::{network as printer, Column};
+use crate::printers::{services as printer, Column};
 use crate::resource::Strategy;
 use crate::resource::{status, ResourceDef, FULL_VERBS};
 use crate::resource::{Allocation, StoredObjects};
-use crate::validation::network as validation;
+use crate::validation::services as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
     group: "",
@@ -465,10 +465,10 @@ fn drop_type_dependent_fields(new: &mut Value, old: &Value) {
     }
     let old_accessible = old["spec"]
         .as_object()
-        .is_some_and(crate::defaults::network::externally_accessible);
+        .is_some_and(crate::defaults::services::externally_accessible);
     let new_accessible = new["spec"]
         .as_object()
-        .is_some_and(crate::defaults::network::externally_accessible);
+        .is_some_and(crate::defaults::services::externally_accessible);
     if old_accessible && !new_accessible && unchanged(new, "externalTrafficPolicy") {
         spec_mut(new).remove("externalTrafficPolicy");
     }
@@ -487,7 +487,7 @@ impl Strategy for Service {
     }
 
     fn default(&self, obj: &mut Map<String, Value>) {
-        crate::defaults::network::service(obj);
+        crate::defaults::services::service(obj);
     }
 
     /// `beginCreate`: `normalizeClusterIPs`, then `allocateCreate`.

@@ -9,10 +9,10 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
 use crate::meta::{first_generation, next_generation_if};
-use crate::printers::{network as printer, Column};
+use crate::printers::{services as printer, Column};
 use crate::resource::Strategy;
 use crate::resource::{ResourceDef, FULL_VERBS};
-use crate::validation::network as validation;
+use crate::validation::services as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
     group: "discovery.k8s.io",
@@ -57,7 +57,7 @@ impl Strategy for EndpointSlice {
     }
 
     fn default(&self, obj: &mut Map<String, Value>) {
-        crate::defaults::network::endpoint_slice(obj);
+        crate::defaults::services::endpoint_slice(obj);
     }
 
     /// `Generation = 1`.

@@ -416,7 +416,7 @@ fn traffic_policies(spec: &Value, sp: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let accessible = spec
         .as_object()
-        .is_some_and(crate::defaults::network::externally_accessible);
+        .is_some_and(crate::defaults::services::externally_accessible);
     let etp = s(spec, "externalTrafficPolicy");
     let etp_path = sp.child("externalTrafficPolicy");
     if !accessible {
