@@ -77,6 +77,16 @@ pub struct ObjectSet {
     pub objects: BTreeMap<ObjectKey, Value>,
 }
 
+/// The arguments that name `key` to kubectl: `resource name [-n namespace]`.
+pub(super) fn kubectl_name(key: &ObjectKey) -> Vec<String> {
+    let (resource, namespace, name) = key;
+    let mut args = vec![resource.clone(), name.clone()];
+    if !namespace.is_empty() {
+        args.extend(["-n".to_string(), namespace.clone()]);
+    }
+    args
+}
+
 pub(super) fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
     object
         .pointer(pointer)

@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use super::objects::ObjectKey;
-use super::writes::kubectl_name;
+use super::objects::{kubectl_name, ObjectKey};
 use crate::cluster::kubectl::Kubectl;
 
 /// How long the pods' placement may stay the same, not yet as in the snapshot, before a restore

@@ -4,18 +4,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::objects::{text, ObjectKey};
+use super::objects::{kubectl_name, text, ObjectKey};
 use super::waiting::{removal_budget, Waiting};
 use crate::cluster::kubectl::Kubectl;
-
-pub(super) fn kubectl_name(key: &ObjectKey) -> Vec<String> {
-    let (resource, namespace, name) = key;
-    let mut args = vec![resource.clone(), name.clone()];
-    if !namespace.is_empty() {
-        args.extend(["-n".to_string(), namespace.clone()]);
-    }
-    args
-}
 
 pub(super) async fn delete(kubectl: &Kubectl, key: &ObjectKey) {
     delete_with(kubectl, key, &[]).await;
