@@ -158,6 +158,42 @@ fn crate_paths(code: &str) -> Vec<(usize, String)> {
     found
 }
 
+/// The top-level modules `code` names through `super::` paths that climb to the crate root
+/// from a module `depth` levels below it (`super::super::http::x` in `auth/token.rs`).
+fn root_relative_paths(code: &str, depth: usize) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    if depth == 0 {
+        return found;
+    }
+    let climb = "super::".repeat(depth);
+    for (at, m) in code.match_indices(&climb) {
+        let before = &code[..at];
+        if before.ends_with("super::")
+            || before.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let line = before.matches('\n').count() + 1;
+        let name: String = code[at + m.len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            found.push((line, name));
+        }
+    }
+    found
+}
+
+/// How many modules `relative` (a file under `src/`) stands below the crate root.
+fn depth_of(relative: &Path) -> usize {
+    let parts = relative.components().count();
+    match relative.file_name().and_then(|n| n.to_str()) {
+        Some("mod.rs") => parts - 1,
+        _ => parts,
+    }
+}
+
 #[test]
 fn kwok_modules_import_only_the_layers_beneath() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -191,7 +227,10 @@ fn kwok_modules_import_only_the_layers_beneath() {
             continue;
         };
         let text = std::fs::read_to_string(file).unwrap_or_default();
-        for (line_no, target) in crate_paths(&code_of(&text)) {
+        let code = code_of(&text);
+        let mut paths = crate_paths(&code);
+        paths.extend(root_relative_paths(&code, depth_of(relative)));
+        for (line_no, target) in paths {
             {
                 let Some(theirs) = rank(&target) else {
                     continue;
@@ -238,4 +277,12 @@ fn a_path_into_a_higher_module_is_seen() {
         crate_paths("\n\nx(crate::http::y)"),
         [(3, "http".to_string())]
     );
+    assert_eq!(
+        root_relative_paths("if super::super::http::eq(a) {}", 2),
+        [(1, "http".to_string())]
+    );
+    assert!(root_relative_paths("use super::token::Keys;", 2).is_empty());
+    assert_eq!(depth_of(Path::new("auth/token.rs")), 2);
+    assert_eq!(depth_of(Path::new("auth/mod.rs")), 1);
+    assert_eq!(depth_of(Path::new("store.rs")), 1);
 }

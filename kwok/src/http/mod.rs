@@ -213,14 +213,10 @@ fn authenticate(server: &Server, req: &Request<Body>) -> Option<UserInfo> {
         .and_then(|v| v.to_str().ok())?
         .strip_prefix("Bearer ")?
         .trim();
-    if constant_time_eq(token.as_bytes(), server.token.as_bytes()) {
+    if crate::auth::token::constant_time_eq(token.as_bytes(), server.token.as_bytes()) {
         return Some(UserInfo::admin());
     }
     server
         .keys
         .authenticate(&server.api, token, chrono::Utc::now().timestamp())
-}
-
-pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
