@@ -8,6 +8,7 @@ pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod intake;
+pub mod interrupt;
 pub mod report;
 pub mod runner;
 pub mod sandbox;

@@ -4,6 +4,7 @@
 #[cfg(feature = "embedded")]
 mod exec_sandbox;
 pub mod external;
+pub mod guard;
 #[cfg(feature = "embedded")]
 pub mod in_process;
 pub mod kept;

@@ -312,7 +312,7 @@ async fn grade_on_clusters(
         Ok(true) => {
             let first = &targets[0];
             let shared = first.is_shared();
-            let reference = super::guard::guarded(first, shared, async {
+            let reference = crate::cluster::guard::guarded(first, shared, async {
                 if shared {
                     crate::runner::prepare_cluster(lab, first).await?;
                 }

@@ -3,8 +3,8 @@
 use anyhow::bail;
 
 use super::common::{emit, refuse_another_labs_cluster, Globals, Verdict};
-use super::guard::guarded;
 use crate::cli::CheckArgs;
+use crate::cluster::guard::guarded;
 use crate::cluster::Target;
 use crate::runner::reference::copy_starter;
 use crate::runner::shadow::shadow_reference;
@@ -62,7 +62,7 @@ pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict>
     };
     let shadow = tokio::select! {
         shadow = shadow_reference(&lab, globals.cluster, progress.as_mut()) => shadow?,
-        _ = super::common::interrupted() => return Ok(Verdict::Interrupted),
+        _ = crate::interrupt::interrupted() => return Ok(Verdict::Interrupted),
     };
     let options = CheckOptions {
         steps: args.step.into_iter().collect(),

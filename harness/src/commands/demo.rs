@@ -75,7 +75,7 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
         };
         let result = tokio::select! {
             result = work => Some(result),
-            _ = super::common::interrupted() => None,
+            _ = crate::interrupt::interrupted() => None,
         };
         target.shutdown().await;
         match result {

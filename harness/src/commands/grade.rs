@@ -3,8 +3,8 @@
 use anyhow::bail;
 
 use super::common::{emit, private_cluster, Globals, Verdict};
-use super::guard::guarded;
 use crate::cli::GradeArgs;
+use crate::cluster::guard::guarded;
 use crate::cluster::Target;
 use crate::runner::shadow::grading_reference;
 use crate::runner::{grade, prepare_cluster};

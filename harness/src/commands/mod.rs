@@ -7,7 +7,6 @@ pub mod demo;
 pub mod grade;
 pub mod gradebook;
 pub mod gradescope;
-pub mod guard;
 pub mod labs;
 pub mod lint;
 pub mod selftest;
@@ -19,7 +18,7 @@ pub use common::{Globals, Verdict};
 use crate::cli::{Cli, Command, SchemaKind};
 
 pub async fn dispatch(cli: &Cli) -> anyhow::Result<Verdict> {
-    let _ = common::listen_for_interrupts();
+    let _ = crate::interrupt::listen_for_interrupts();
     let globals = Globals {
         color: cli.color,
         scenarios: cli.scenarios.clone(),

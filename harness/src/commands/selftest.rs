@@ -36,7 +36,7 @@ pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdi
         };
         let result = tokio::select! {
             result = selftest(lab, &target, options, progress.as_mut()) => Some(result),
-            _ = super::common::interrupted() => None,
+            _ = crate::interrupt::interrupted() => None,
         };
         target.shutdown().await;
         let Some(result) = result else {

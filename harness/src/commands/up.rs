@@ -6,9 +6,10 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 
-use super::common::{interrupted, Globals, Verdict};
+use super::common::{Globals, Verdict};
 use crate::cli::UpArgs;
 use crate::cluster::{kept, ClusterKind, ClusterSetup, NodeTemplate, Target};
+use crate::interrupt::interrupted;
 use crate::runner::reference::copy_starter;
 use crate::runner::{prepare_cluster, starting_setup};
 

@@ -25,7 +25,7 @@ pub async fn guarded<T>(
     // The work future is dropped when the select ends, before any cleanup.
     let finished = tokio::select! {
         result = work => Some(result),
-        _ = super::common::interrupted() => None,
+        _ = crate::interrupt::interrupted() => None,
     };
     let result = match finished {
         Some(result) => result.map(Some),
