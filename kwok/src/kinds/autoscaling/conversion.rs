@@ -5,7 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::horizontalpodautoscaler::DEFAULT_CPU_UTILIZATION;
+/// `autoscaling.DefaultCPUUtilization`: the target of an HPA that names no metric.
+pub(crate) const DEFAULT_CPU_UTILIZATION: i64 = 80;
 
 const METRICS: &str = "autoscaling.alpha.kubernetes.io/metrics";
 const CURRENT_METRICS: &str = "autoscaling.alpha.kubernetes.io/current-metrics";

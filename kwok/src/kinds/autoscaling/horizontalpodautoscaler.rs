@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::autoscaling::{v1 as k8s_v1, v2 as k8s_v2};
 use serde_json::{json, Map, Value};
 
-use super::conversion::{v1_to_v2, v2_to_v1};
+use super::conversion::{v1_to_v2, v2_to_v1, DEFAULT_CPU_UTILIZATION};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::defaults::fields::{default_nil, existing};
@@ -43,9 +43,6 @@ const fn resource(
 pub static RESOURCE: ResourceDef = resource("v2", &HorizontalPodAutoscaler { v1: false });
 
 pub static RESOURCE_V1: ResourceDef = resource("v1", &HorizontalPodAutoscaler { v1: true });
-
-/// `autoscaling.DefaultCPUUtilization`.
-pub(crate) const DEFAULT_CPU_UTILIZATION: i64 = 80;
 
 /// The strategy of either version; `v1` objects are checked in the stored (internal) shape, as
 /// upstream validates the internal type whatever version was sent.

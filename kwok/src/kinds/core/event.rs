@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::error::FieldError;
-use crate::kinds::events::event::{event_core_to_v1, event_v1_to_core};
+use crate::kinds::events::conversion::{event_core_to_v1, event_v1_to_core};
 use crate::printers::{events as printer, Column};
 use crate::resource::Strategy;
 use crate::resource::{ResourceDef, FULL_VERBS};
