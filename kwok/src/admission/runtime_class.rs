@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::Client;
+use crate::meta::restore;
 use crate::quantity::parse_list;
 use crate::registry::RUNTIMECLASSES;
 
@@ -50,7 +51,7 @@ pub(super) fn admit(api: &dyn Client, pod: &mut Value) -> Result<(), String> {
         if pod_has && !same_resources(fixed, spec.get("overhead")) {
             return Err(OVERHEAD_MISMATCH.into());
         }
-        set(spec, "overhead", fixed.cloned());
+        restore(spec, "overhead", fixed);
     }
     if let Some(scheduling) = class.get("scheduling").filter(|s| s.is_object()) {
         schedule(spec, scheduling)?;
@@ -82,7 +83,7 @@ fn schedule(spec: &mut Map<String, Value>, scheduling: &Value) -> Result<(), Str
             Some(merged)
         }
     };
-    set(spec, "nodeSelector", selector.map(Value::Object));
+    restore(spec, "nodeSelector", selector.map(Value::Object).as_ref());
     let none = Vec::new();
     let pods = spec
         .get("tolerations")
@@ -90,24 +91,9 @@ fn schedule(spec: &mut Map<String, Value>, scheduling: &Value) -> Result<(), Str
         .unwrap_or(&none);
     let class = scheduling["tolerations"].as_array().unwrap_or(&none);
     let merged = merge_tolerations(pods, class);
-    set(
-        spec,
-        "tolerations",
-        (!merged.is_empty()).then_some(Value::Array(merged)),
-    );
+    let merged = (!merged.is_empty()).then_some(Value::Array(merged));
+    restore(spec, "tolerations", merged.as_ref());
     Ok(())
-}
-
-/// A Go assignment of a field that may become nil.
-fn set(spec: &mut Map<String, Value>, key: &str, value: Option<Value>) {
-    match value {
-        Some(value) => {
-            spec.insert(key.to_string(), value);
-        }
-        None => {
-            spec.remove(key);
-        }
-    }
 }
 
 /// `Validate`: `validateOverhead`.
