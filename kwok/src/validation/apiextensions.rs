@@ -8,20 +8,10 @@ use serde_json::Value;
 
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, not_supported, required, Path, IMMUTABLE};
+use super::read::{list, s};
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-}
 
 /// What the internal versions carry after conversion: whether the schema, subresources and
 /// columns were hoisted out of them to the spec.

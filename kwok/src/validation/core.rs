@@ -11,13 +11,10 @@ use super::path::{
     duplicate, forbidden, invalid, not_supported, required, too_long, Path, IMMUTABLE,
 };
 use super::pod::taint_effect;
+use super::read::s;
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
 
 /// `core.MaxSecretSize`.
 const MAX_SECRET_SIZE: usize = 1024 * 1024;

@@ -19,6 +19,7 @@ pub(crate) mod pod;
 pub(crate) mod policy;
 pub(crate) mod quota;
 pub(crate) mod rbac;
+mod read;
 mod replicas;
 pub(crate) mod replication;
 mod resources;

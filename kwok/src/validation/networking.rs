@@ -9,6 +9,7 @@ use super::labels::label_selector;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, inclusive_range, invalid, not_supported, required, Path};
 use super::pod::port_name;
+use super::read::s;
 use crate::error::{go_quote, FieldError};
 use crate::names;
 
@@ -19,10 +20,6 @@ fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key)
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
-}
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
 /// `IsValidPortNum` at `p`, the value shown as an int32.

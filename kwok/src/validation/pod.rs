@@ -11,14 +11,11 @@ use super::meta::{object_meta, object_meta_update};
 use super::path::{
     duplicate, forbidden, inclusive_range, invalid, not_found, not_supported, required, Path,
 };
+use super::read::s;
 use super::resources;
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
 
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key)

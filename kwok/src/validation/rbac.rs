@@ -5,22 +5,12 @@ use serde_json::Value;
 use super::labels::label_selector;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{invalid, not_supported, required, Path};
+use super::read::{list, s};
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
 
 const GROUP: &str = crate::defaults::rbac::GROUP;
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-}
 
 /// `ValidateRBACName` = `path.IsValidPathSegmentName`.
 fn rbac_name(name: &str, _prefix: bool) -> Vec<String> {

@@ -14,20 +14,10 @@ use super::path::{
     IMMUTABLE,
 };
 use super::pod::port_name;
+use super::read::{list, s};
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-}
 
 fn strings<'a>(v: &'a Value, key: &str) -> Vec<&'a str> {
     list(v, key).iter().filter_map(Value::as_str).collect()
