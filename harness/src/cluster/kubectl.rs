@@ -1,5 +1,7 @@
 //! Running the real `kubectl` against a target. The harness talks to every cluster the way a
 //! learner does, so what it sees is what `kubectl` shows (resource names, short names, kinds).
+//! Its own bulk reads of a cluster (snapshots, the polls of a restore) go through an API client
+//! instead where one can be made (see `api_reader`), and through kubectl where not.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -9,6 +11,7 @@ use anyhow::{anyhow, Context};
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
+use super::api_reader::ApiReader;
 use super::ObjectQuery;
 use crate::sandbox::short_lived_go;
 
@@ -25,6 +28,9 @@ pub struct Kubectl {
     program: PathBuf,
     /// `kubectl api-resources -o name`, asked once: built-in resources do not come and go.
     resource_names: std::sync::Arc<tokio::sync::OnceCell<Vec<String>>>,
+    /// The API client for the grader's own reads, made once; `None` when the kubeconfig gives
+    /// none (kubectl reads instead).
+    reader: std::sync::Arc<tokio::sync::OnceCell<Option<ApiReader>>>,
 }
 
 #[derive(Debug, Clone)]
@@ -54,6 +60,59 @@ impl Kubectl {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("kubectl")),
             resource_names: Default::default(),
+            reader: Default::default(),
+        }
+    }
+
+    /// The API client, connected on first use.
+    async fn reader(&self) -> Option<&ApiReader> {
+        self.reader
+            .get_or_init(|| async {
+                ApiReader::connect(&self.kubeconfig)
+                    .await
+                    .map_err(|error| {
+                        tracing::info!("reading the cluster through kubectl only: {error:#}")
+                    })
+                    .ok()
+            })
+            .await
+            .as_ref()
+    }
+
+    /// The objects of `resource` (named as `kubectl api-resources -o name` names it) in every
+    /// namespace, as `kubectl get <resource> --all-namespaces -o json` gives them; `None` when the
+    /// cluster does not serve it.
+    pub async fn list_all(&self, resource: &str) -> anyhow::Result<Option<Vec<Value>>> {
+        if let Some(reader) = self.reader().await {
+            return reader.list(resource).await;
+        }
+        match self.json(&["get", resource, "--all-namespaces"]).await {
+            Ok(list) => Ok(Some(list_items(list))),
+            Err(error) if not_served(&error) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The object `name` of `resource` (in `namespace` when it is namespaced), `None` when there
+    /// is none.
+    pub async fn get_object(
+        &self,
+        resource: &str,
+        namespace: &str,
+        name: &str,
+    ) -> anyhow::Result<Option<Value>> {
+        if let Some(reader) = self.reader().await {
+            return reader.get(resource, namespace, name).await;
+        }
+        let mut args = vec!["get", resource, name, "--ignore-not-found"];
+        if !namespace.is_empty() {
+            args.extend(["-n", namespace]);
+        }
+        match self.json(&args).await {
+            Ok(Value::Null) => Ok(None),
+            Ok(object) => Ok(Some(object)),
+            Err(error) if not_served(&error) => Ok(None),
+            Err(error) => Err(error),
         }
     }
 
@@ -254,6 +313,22 @@ impl Kubectl {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+}
+
+/// kubectl's error for a resource the cluster does not serve.
+fn not_served(error: &anyhow::Error) -> bool {
+    format!("{error:#}").contains("doesn't have a resource type")
+}
+
+/// The items of a list kubectl printed (none for anything else).
+fn list_items(list: Value) -> Vec<Value> {
+    match list {
+        Value::Object(mut fields) => match fields.remove("items") {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
     }
 }
 

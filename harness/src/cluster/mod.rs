@@ -1,6 +1,7 @@
 //! Cluster targets: the embedded kwok cluster, a kwokctl control plane or an external cluster;
 //! snapshots, node injection.
 
+mod api_reader;
 #[cfg(feature = "embedded")]
 mod exec_sandbox;
 pub mod external;

@@ -684,22 +684,21 @@ async fn settle_external(kubectl: &Kubectl) {
 }
 
 /// Every pod's and node's uid and resourceVersion: changes whenever a controller or kubelet
-/// acts on one of them. Empty when kubectl fails.
+/// acts on one of them. Empty when they cannot be read.
 async fn state_fingerprint(kubectl: &Kubectl) -> String {
-    kubectl
-        .run(
-            &[
-                "get",
-                "pods,nodes",
-                "--all-namespaces",
-                "-o",
-                "jsonpath={range .items[*]}{.metadata.uid}{.metadata.resourceVersion}{\" \"}{end}",
-            ],
-            None,
-        )
-        .await
-        .map(|output| output.stdout)
-        .unwrap_or_default()
+    let mut sample = String::new();
+    for resource in ["pods", "nodes"] {
+        let Ok(Some(objects)) = kubectl.list_all(resource).await else {
+            return String::new();
+        };
+        for object in &objects {
+            for field in ["uid", "resourceVersion"] {
+                sample.push_str(object["metadata"][field].as_str().unwrap_or_default());
+            }
+            sample.push(' ');
+        }
+    }
+    sample
 }
 
 #[cfg(all(test, feature = "embedded"))]

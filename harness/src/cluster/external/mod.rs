@@ -23,7 +23,7 @@ use anyhow::Context;
 use super::kubectl::Kubectl;
 use compare::{keeping_binding, sanitized};
 use objects::{
-    custom_resource_of, custom_resources, insert, items, list, served, text, CRDS, KINDS, VOLUMES,
+    custom_resource_of, custom_resources, insert, list, served, text, CRDS, KINDS, VOLUMES,
 };
 use placement::{relaxed, surplus, wait_placed, Fit};
 use plan::{plan, Plan, PutBack};
@@ -39,14 +39,12 @@ pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
         };
         insert(&mut set, kind.resource, item);
     }
-    let custom = custom_resources(&set);
-    if !custom.is_empty() {
-        let names = custom.join(",");
+    for resource in custom_resources(&set) {
         let listed = kubectl
-            .json(&["get", names.as_str(), "--all-namespaces"])
+            .list_all(&resource)
             .await
-            .context("listing the custom resources")?;
-        for item in items(listed) {
+            .with_context(|| format!("listing the custom resources {resource}"))?;
+        for item in listed.unwrap_or_default() {
             if let Some(resource) = custom_resource_of(&set, &item) {
                 insert(&mut set, &resource, item);
             }
@@ -125,8 +123,8 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
     // Closed again, it loses the pods it took beyond the snapshot's; their controllers make them
     // again, and the node keeps those off as it did (they wait Pending, as in the snapshot).
     let relaxed: BTreeSet<&str> = plan.relax.iter().map(|key| key.2.as_str()).collect();
-    let now = kubectl.json(&["get", "pods", "--all-namespaces"]).await?;
-    let extra = surplus(target, &items(now), &relaxed);
+    let now = kubectl.list_all("pods").await?.unwrap_or_default();
+    let extra = surplus(target, &now, &relaxed);
     for key in &extra {
         delete(kubectl, key).await;
     }

@@ -149,47 +149,18 @@ pub(super) async fn served(kubectl: &Kubectl) -> Vec<&'static Kind> {
         .collect()
 }
 
-/// Lists the objects of `kinds`: with one `kubectl get` when it can, kind by kind when a kind
-/// turns out not to be served.
+/// Lists the objects of `kinds`, kind by kind; a kind the cluster turns out not to serve has
+/// nothing to restore.
 pub(super) async fn list(kubectl: &Kubectl, kinds: &[&Kind]) -> anyhow::Result<Vec<Value>> {
-    let all = kinds
-        .iter()
-        .map(|kind| kind.resource)
-        .collect::<Vec<_>>()
-        .join(",");
-    let not_served =
-        |error: &anyhow::Error| error.to_string().contains("doesn't have a resource type");
-    match kubectl
-        .json(&["get", all.as_str(), "--all-namespaces"])
-        .await
-    {
-        Ok(list) => return Ok(items(list)),
-        Err(error) if kinds.len() > 1 && not_served(&error) => {}
-        Err(error) => return Err(error).context("listing the cluster's objects"),
-    }
     let mut found = Vec::new();
     for kind in kinds {
-        match kubectl
-            .json(&["get", kind.resource, "--all-namespaces"])
+        let items = kubectl
+            .list_all(kind.resource)
             .await
-        {
-            Ok(list) => found.extend(items(list)),
-            // A cluster without the kind has nothing of it to restore.
-            Err(error) if not_served(&error) => {}
-            Err(error) => return Err(error).with_context(|| format!("listing {}", kind.resource)),
-        }
+            .with_context(|| format!("listing {}", kind.resource))?;
+        found.extend(items.unwrap_or_default());
     }
     Ok(found)
-}
-
-pub(super) fn items(list: Value) -> Vec<Value> {
-    match list {
-        Value::Object(mut fields) => match fields.remove("items") {
-            Some(Value::Array(items)) => items,
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    }
 }
 
 pub(super) const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::objects::{items, terminating, text, ObjectKey, ObjectSet, SYSTEM_NAMESPACES};
+use super::objects::{terminating, text, ObjectKey, ObjectSet, SYSTEM_NAMESPACES};
 use super::waiting::{Waiting, PLACEMENT_CEILING, PLACEMENT_STILL};
 use crate::cluster::kubectl::Kubectl;
 
@@ -183,8 +183,8 @@ pub(super) async fn wait_placed(kubectl: &Kubectl, target: &ObjectSet, fit: Fit)
     let mut waiting = Waiting::new(PLACEMENT_STILL);
     let mut last: Option<Placement> = None;
     loop {
-        let now = match kubectl.json(&["get", "pods", "--all-namespaces"]).await {
-            Ok(list) => placement(items(list).iter(), &pinned),
+        let now = match kubectl.list_all("pods").await {
+            Ok(pods) => placement(pods.unwrap_or_default().iter(), &pinned),
             Err(error) => {
                 tracing::warn!("restore: listing pods: {error:#}");
                 return;

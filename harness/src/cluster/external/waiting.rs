@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::objects::{kubectl_name, ObjectKey};
+use super::objects::ObjectKey;
 use crate::cluster::kubectl::Kubectl;
 
 /// How long the pods' placement may stay the same, not yet as in the snapshot, before a restore
@@ -62,16 +62,9 @@ pub(super) async fn wait_gone(kubectl: &Kubectl, keys: &[ObjectKey]) {
     for key in keys {
         let mut waiting = Waiting::new(removal_budget(key));
         loop {
-            let mut args: Vec<String> = vec!["get".to_string()];
-            args.extend(kubectl_name(key));
-            args.extend([
-                "--ignore-not-found".to_string(),
-                "-o".to_string(),
-                "name".to_string(),
-            ]);
-            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-            match kubectl.run(&refs, None).await {
-                Ok(output) if output.success && output.stdout.trim().is_empty() => break,
+            let (resource, namespace, name) = key;
+            match kubectl.get_object(resource, namespace, name).await {
+                Ok(None) => break,
                 _ if waiting.over() => {
                     tracing::warn!(
                         "restore: {} {} still present after {} s",

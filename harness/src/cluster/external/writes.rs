@@ -88,22 +88,17 @@ async fn send(kubectl: &Kubectl, verb: &str, path: &str, body: &Value) -> anyhow
 pub(super) async fn replace(kubectl: &Kubectl, key: &ObjectKey, body: &Value) {
     let path = api_path(key, body, true);
     let mut body = body.clone();
-    let mut get = vec!["get".to_string()];
-    get.extend(kubectl_name(key));
-    get.extend([
-        "-o".to_string(),
-        "jsonpath={.metadata.resourceVersion}".to_string(),
-    ]);
-    let get: Vec<&str> = get.iter().map(String::as_str).collect();
+    let (resource, namespace, name) = key;
     // A controller may write the object between the read and the update: read it again.
     let mut attempts = 0;
     let written = loop {
         attempts += 1;
-        let written = match kubectl.ok(&get, None).await {
-            Ok(version) => {
-                body["metadata"]["resourceVersion"] = Value::String(version);
+        let written = match kubectl.get_object(resource, namespace, name).await {
+            Ok(Some(now)) => {
+                body["metadata"]["resourceVersion"] = now["metadata"]["resourceVersion"].clone();
                 send(kubectl, "replace", &path, &body).await
             }
+            Ok(None) => Err(anyhow::anyhow!("{resource} {name} is gone")),
             Err(error) => Err(error),
         };
         match written {
