@@ -28,7 +28,7 @@ use objects::{
 use placement::{relaxed, surplus, wait_placed, Fit};
 use plan::{plan, Plan, PutBack};
 use waiting::wait_gone;
-use writes::{create_with_retry, delete, delete_with, replace};
+use writes::{create_with_retry, delete, delete_with, hasten_namespace_removal, replace};
 
 pub async fn snapshot(kubectl: &Kubectl) -> anyhow::Result<ObjectSet> {
     let kinds = served(kubectl).await;
@@ -67,6 +67,10 @@ pub async fn restore(kubectl: &Kubectl, target: &ObjectSet) -> anyhow::Result<bo
         if *with_pods {
             delete_pods_on(kubectl, &key.2).await;
         }
+    }
+    // Those deleted now and those a learner deleted that are still on their way out.
+    for key in plan.wait.iter().filter(|key| key.0 == "namespaces") {
+        hasten_namespace_removal(kubectl, &key.2).await;
     }
     wait_gone(kubectl, &plan.wait).await;
     let put_back = |key: &ObjectKey| plan.put_back.iter().any(|(k, _)| k == key);
