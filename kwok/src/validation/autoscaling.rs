@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, not_supported, required, Path};
+use super::read::s;
 use crate::error::{go_quote, FieldError};
 use crate::names;
 use crate::quantity::Quantity;
@@ -13,10 +14,6 @@ use crate::quantity::Quantity;
 /// `MaxPeriodSeconds` and `MaxStabilizationWindowSeconds`.
 const MAX_PERIOD_SECONDS: i64 = 1800;
 const MAX_STABILIZATION_WINDOW_SECONDS: i64 = 3600;
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v[key].as_str().unwrap_or("")
-}
 
 fn name_checks(name: &str, _prefix: bool) -> Vec<String> {
     names::path_segment_name(name)

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::labels::{annotations, labels};
 use super::path::{forbidden, invalid, nonnegative, required, too_long, Path, IMMUTABLE};
+use super::read::s;
 use crate::error::{go_quote, FieldError};
 use crate::names;
 
@@ -18,10 +19,6 @@ fn meta(obj: &Value) -> &Value {
     obj.get("metadata").unwrap_or(&Value::Null)
 }
 
-fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 /// `ValidateObjectMeta` (core variant when `kube_finalizers`).
 pub fn object_meta(
     obj: &Value,
@@ -32,7 +29,7 @@ pub fn object_meta(
     let m = meta(obj);
     let p = Path::new("metadata");
     let mut errs = Vec::new();
-    let generate_name = str_at(m, "generateName");
+    let generate_name = s(m, "generateName");
     if !generate_name.is_empty() {
         for msg in name_fn(generate_name, true) {
             errs.push(invalid(
@@ -42,7 +39,7 @@ pub fn object_meta(
             ));
         }
     }
-    let name = str_at(m, "name");
+    let name = s(m, "name");
     if name.is_empty() {
         errs.push(required(
             &p.child("name"),
@@ -53,7 +50,7 @@ pub fn object_meta(
             errs.push(invalid(&p.child("name"), go_quote(name), msg));
         }
     }
-    let ns = str_at(m, "namespace");
+    let ns = s(m, "namespace");
     if namespaced {
         if ns.is_empty() {
             errs.push(required(&p.child("namespace"), ""));
@@ -96,7 +93,7 @@ fn owner_references(m: &Value, p: &Path) -> Vec<FieldError> {
         .unwrap_or_default();
     let mut first_controller = String::new();
     for r in &refs {
-        let api_version = str_at(r, "apiVersion");
+        let api_version = s(r, "apiVersion");
         let version = api_version.rsplit('/').next().unwrap_or("");
         if version.is_empty() {
             errs.push(invalid(
@@ -106,13 +103,13 @@ fn owner_references(m: &Value, p: &Path) -> Vec<FieldError> {
             ));
         }
         for (key, label) in [("kind", "kind"), ("name", "name"), ("uid", "uid")] {
-            let v = str_at(r, key);
+            let v = s(r, key);
             if v.is_empty() {
                 errs.push(invalid(&p.child(label), go_quote(v), "must not be empty"));
             }
         }
         if r.get("controller").and_then(Value::as_bool) == Some(true) {
-            let current = format!("{}/{}", str_at(r, "kind"), str_at(r, "name"));
+            let current = format!("{}/{}", s(r, "kind"), s(r, "name"));
             if first_controller.is_empty() {
                 first_controller = current;
             } else {
@@ -139,7 +136,7 @@ fn managed_fields(m: &Value, p: &Path) -> Vec<FieldError> {
         .unwrap_or_default();
     for (i, e) in entries.iter().enumerate() {
         let ep = p.index(i);
-        let op = str_at(e, "operation");
+        let op = s(e, "operation");
         if op != "Apply" && op != "Update" {
             errs.push(invalid(
                 &ep.child("operation"),
@@ -147,7 +144,7 @@ fn managed_fields(m: &Value, p: &Path) -> Vec<FieldError> {
                 "must be `Apply` or `Update`",
             ));
         }
-        let ft = str_at(e, "fieldsType");
+        let ft = s(e, "fieldsType");
         if !ft.is_empty() && ft != "FieldsV1" {
             errs.push(invalid(
                 &ep.child("fieldsType"),
@@ -156,10 +153,10 @@ fn managed_fields(m: &Value, p: &Path) -> Vec<FieldError> {
             ));
         }
         errs.extend(crate::fieldmanager::manager_errors(
-            str_at(e, "manager"),
+            s(e, "manager"),
             ep.child("manager").as_str(),
         ));
-        let sub = str_at(e, "subresource");
+        let sub = s(e, "subresource");
         if sub.len() > MAX_SUBRESOURCE_NAME_LENGTH {
             errs.push(too_long(
                 &ep.child("subresource"),
@@ -250,7 +247,7 @@ pub fn object_meta_update(new: &Value, old: &Value, kube_finalizers: bool) -> Ve
         ));
     }
     for key in ["name", "namespace", "uid"] {
-        let (n, o) = (str_at(nm, key), str_at(om, key));
+        let (n, o) = (s(nm, key), s(om, key));
         if n != o {
             errs.push(invalid(&p.child(key), go_quote(n), IMMUTABLE));
         }

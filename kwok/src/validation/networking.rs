@@ -9,18 +9,12 @@ use super::labels::label_selector;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, inclusive_range, invalid, not_supported, required, Path};
 use super::pod::port_name;
-use super::read::s;
+use super::read::{list, s};
 use crate::error::{go_quote, FieldError};
 use crate::names;
 
 const CIDR_EXAMPLE: &str = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
 const IP_EXAMPLE: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
 
 /// `IsValidPortNum` at `p`, the value shown as an int32.
 fn port_number(n: i64, p: &Path) -> Option<FieldError> {

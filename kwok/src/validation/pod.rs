@@ -11,17 +11,11 @@ use super::meta::{object_meta, object_meta_update};
 use super::path::{
     duplicate, forbidden, inclusive_range, invalid, not_found, not_supported, required, Path,
 };
-use super::read::s;
+use super::read::{list, s};
 use super::resources;
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
 
 /// `ValidatePodCreate`.
 pub fn validate_create(pod: &Value) -> Vec<FieldError> {

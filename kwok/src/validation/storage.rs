@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::labels::label_selector;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, not_supported, required, too_long, Path};
-use super::read::s;
+use super::read::{list, s};
 use crate::error::{go_quote, FieldError};
 use crate::names;
 use crate::quantity::Quantity;
@@ -18,12 +18,6 @@ const ACCESS_MODES: &[&str] = &[
     "ReadWriteOnce",
     "ReadWriteOncePod",
 ];
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
 
 /// `ValidateClassName`.
 fn class_name(v: &str, p: &Path) -> Vec<FieldError> {
