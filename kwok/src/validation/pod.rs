@@ -11,6 +11,7 @@ use super::meta::{object_meta, object_meta_update};
 use super::path::{
     duplicate, forbidden, inclusive_range, invalid, not_found, not_supported, required, Path,
 };
+use super::pod_annotations;
 use super::read::{list, s};
 use super::resources;
 use crate::error::{go_quote, FieldError};
@@ -22,6 +23,12 @@ pub fn validate_create(pod: &Value) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
     let sp = Path::new("spec");
     let mut errs = object_meta(pod, true, names::name_is_dns_subdomain, true);
+    let meta = &pod["metadata"];
+    errs.extend(pod_annotations::specific(
+        meta,
+        spec,
+        &Path::of(&["metadata", "annotations"]),
+    ));
     errs.extend(pod_spec(spec, &sp));
     errs.extend(containers_only_for_pod(spec, &sp));
     if !list(spec, "ephemeralContainers").is_empty() {
@@ -36,6 +43,7 @@ pub fn validate_create(pod: &Value) -> Vec<FieldError> {
             "cannot be set until all schedulingGates have been cleared",
         ));
     }
+    errs.extend(pod_annotations::match_fields(meta, spec, &sp));
     errs
 }
 
@@ -61,7 +69,9 @@ pub fn template(t: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = labels(m.get("labels"), &p.child("labels"));
     errs.extend(annotations(m.get("annotations"), &p.child("annotations")));
     let spec = t.get("spec").unwrap_or(&Value::Null);
+    errs.extend(pod_annotations::specific(m, spec, &p.child("annotations")));
     errs.extend(pod_spec(spec, &p.child("spec")));
+    errs.extend(pod_annotations::match_fields(m, spec, &p.child("spec")));
     if !list(spec, "ephemeralContainers").is_empty() {
         errs.push(forbidden(
             &p.child("spec").child("ephemeralContainers"),
@@ -768,6 +778,12 @@ fn metadata_and_spec(pod: &Value) -> Vec<FieldError> {
     let spec = pod.get("spec").unwrap_or(&Value::Null);
     let sp = Path::new("spec");
     let mut errs = object_meta(pod, true, names::name_is_dns_subdomain, true);
+    let meta = &pod["metadata"];
+    errs.extend(pod_annotations::specific(
+        meta,
+        spec,
+        &Path::of(&["metadata", "annotations"]),
+    ));
     errs.extend(pod_spec(spec, &sp));
     errs.extend(containers_only_for_pod(spec, &sp));
     errs
