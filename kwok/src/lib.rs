@@ -45,6 +45,7 @@ pub(crate) mod tls;
 pub mod user;
 pub(crate) mod validation;
 pub(crate) mod volumes;
+pub(crate) mod warnings;
 
 pub use cluster::{Cluster, ClusterConfig};
 pub use error::{ApiError, ApiResult, FieldError};

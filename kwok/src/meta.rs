@@ -84,6 +84,11 @@ pub fn uid(obj: &Value) -> &str {
     str_field(obj, "uid")
 }
 
+/// `metadata.generation` (0 when unset).
+pub fn generation(obj: &Value) -> i64 {
+    obj["metadata"]["generation"].as_i64().unwrap_or(0)
+}
+
 pub fn resource_version(obj: &Value) -> &str {
     str_field(obj, "resourceVersion")
 }

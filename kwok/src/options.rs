@@ -39,6 +39,8 @@ pub struct WriteOptions {
     pub user: Option<crate::user::UserInfo>,
     /// Ownership was already worked out (a server-side apply's): the write keeps it as it is.
     pub(crate) ownership_recorded: bool,
+    /// Where the write's warnings go (the request's `Warning:` headers); a clone shares it.
+    pub warnings: Warnings,
 }
 
 impl WriteOptions {
@@ -66,6 +68,7 @@ impl Default for WriteOptions {
             force: None,
             user: None,
             ownership_recorded: false,
+            warnings: Warnings::default(),
         }
     }
 }
@@ -96,4 +99,52 @@ pub struct DeleteOptions {
     /// `propagationPolicy` or `orphanDependents` was given (either value): the caller chose
     /// what happens to dependents instead of leaving it to the kind's default.
     pub policy_given: bool,
+}
+
+/// A request's warnings as apiserver's warning recorder keeps them (`warning.AddWarning`): in
+/// the order given, each text once, empty texts dropped. Clones share one list, so the handler
+/// that made it reads what the verbs below it recorded, whether or not the request succeeded.
+#[derive(Debug, Clone, Default)]
+pub struct Warnings(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Warnings {
+    pub fn add(&self, text: impl Into<String>) {
+        let text = text.into();
+        let mut list = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !text.is_empty() && !list.contains(&text) {
+            list.push(text);
+        }
+    }
+
+    pub fn extend(&self, texts: impl IntoIterator<Item = String>) {
+        for text in texts {
+            self.add(text);
+        }
+    }
+
+    /// What was recorded so far.
+    pub fn recorded(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Warnings;
+
+    #[test]
+    fn warnings_keep_their_order_once_each_and_clones_share_them() {
+        let recorder = Warnings::default();
+        let handed_down = recorder.clone();
+        handed_down.add("b");
+        recorder.extend(["a".to_string(), "b".to_string(), String::new()]);
+        handed_down.add("c");
+        assert_eq!(recorder.recorded(), ["b", "a", "c"]);
+    }
 }

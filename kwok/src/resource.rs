@@ -243,6 +243,16 @@ pub(crate) trait Strategy: GoType + Debug {
     /// `ValidateUpdate` of the main resource.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError>;
 
+    /// `WarningsOnCreate`: what a create that passed validation is warned of.
+    fn warnings_on_create(&self, _obj: &Value) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// `WarningsOnUpdate` of the main resource (a status write warns of nothing).
+    fn warnings_on_update(&self, _new: &Value, _old: &Value) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The status strategy's `PrepareForUpdate`: what a status write may not change. Only kinds
     /// with a status subresource are asked.
     fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {

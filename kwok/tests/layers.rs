@@ -38,6 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "protobuf",
             "printers",
             "validation",
+            "warnings",
             "volumes",
             "podutil",
             "scheduler",

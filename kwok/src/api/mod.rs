@@ -400,6 +400,7 @@ impl Api {
             if !errs.is_empty() {
                 return Err(ApiError::invalid(res, meta::name(&obj), &errs));
             }
+            opts.warnings.extend(res.strategy.warnings_on_create(&obj));
             crate::admission::validate(self, res, ns, Operation::Create, &obj, opts.dry_run)?;
             if opts.dry_run {
                 if self.store.get(res, ns, meta::name(&obj)).is_some() {
@@ -571,6 +572,8 @@ impl Api {
             return Err(ApiError::invalid(res, &name, &errs));
         }
         if subresource.is_none() {
+            let warnings = res.strategy.warnings_on_update(&obj, &old.value);
+            opts.warnings.extend(warnings);
             let op = Operation::Update { old: &old.value };
             crate::admission::validate(self, res, old.namespace(), op, &obj, opts.dry_run)?;
         }
@@ -628,8 +631,9 @@ impl Api {
             if res.namespaced {
                 meta::meta_mut(&mut patched).insert("namespace".into(), json!(ns));
             }
-            let (decoded, _) =
+            let (decoded, warnings) =
                 hooks::decode_patched(res, &patched, kind, body, opts.field_validation)?;
+            opts.warnings.extend(warnings);
             Ok(decoded)
         })
     }

@@ -26,6 +26,14 @@ pub fn pod_spec(spec: &mut Map<String, Value>, is_pod: bool) {
         volume(v);
     }
     if is_pod {
+        // Convert_v1_Pod_To_core_Pod (not a template's): a negative grace period is read as 1.
+        if spec
+            .get("terminationGracePeriodSeconds")
+            .and_then(Value::as_i64)
+            .is_some_and(|s| s < 0)
+        {
+            spec.insert("terminationGracePeriodSeconds".into(), json!(1));
+        }
         // SetDefaults_Pod
         for key in ["containers", "initContainers"] {
             for c in each(spec, key) {

@@ -14,6 +14,7 @@ use crate::api::{subresources, WriteOptions};
 use crate::auth::signers::SignerVerb;
 use crate::auth::UserInfo;
 use crate::error::{ApiError, ApiResult};
+use crate::options::Warnings;
 
 pub fn handle(server: &Server, parts: &Parts, target: Target, body: &[u8]) -> Response {
     let store = server.api.store();
@@ -46,26 +47,16 @@ pub fn handle(server: &Server, parts: &Parts, target: Target, body: &[u8]) -> Re
             openapi::v3_document(store, &name, &parts.headers, query.get("hash"))
         }
         Target::Resource(path) => {
-            let deprecation = path.res.strategy.deprecation_warning().map(str::to_owned);
-            let r = match resource(server, parts, &query, path, body) {
+            let warnings = Warnings::default();
+            // Recorded before the request is handled, so ahead of the handler's own.
+            if let Some(w) = path.res.strategy.deprecation_warning() {
+                warnings.add(w);
+            }
+            let r = match resource(server, parts, &query, path, body, &warnings) {
                 Ok(r) => r,
                 Err(e) => respond::error(&e),
             };
-            match deprecation {
-                // Added before the request is handled, so ahead of the handler's own.
-                Some(w) => {
-                    let later: Vec<HeaderValue> =
-                        r.headers().get_all("Warning").iter().cloned().collect();
-                    let mut r = r;
-                    r.headers_mut().remove("Warning");
-                    let mut r = with_warnings(r, &[w]);
-                    for v in later {
-                        r.headers_mut().append("Warning", v);
-                    }
-                    r
-                }
-                None => r,
-            }
+            respond::with_warnings(r, &warnings.recorded())
         }
         Target::Unknown
         | Target::OpenApiV3Index
@@ -189,22 +180,13 @@ fn delete_body(parts: &Parts, body: &[u8]) -> ApiResult<Vec<u8>> {
     })
 }
 
-fn with_warnings(mut r: Response, warnings: &[String]) -> Response {
-    for w in warnings {
-        let text = format!("299 - {}", serde_json::Value::String(w.clone()));
-        if let Ok(v) = HeaderValue::from_str(&text) {
-            r.headers_mut().append("Warning", v);
-        }
-    }
-    r
-}
-
 fn resource(
     server: &Server,
     parts: &Parts,
     query: &Query,
     path: ResourcePath,
     body: &[u8],
+    warnings: &Warnings,
 ) -> ApiResult<Response> {
     let api = &server.api;
     let res = path.res;
@@ -217,7 +199,9 @@ fn resource(
 
     if let Some(sub) = path.subresource.as_deref() {
         let name = name.unwrap_or_default();
-        return subresource(server, parts, query, &path, sub, name, body, format);
+        return subresource(
+            server, parts, query, &path, sub, name, body, format, warnings,
+        );
     }
     if res.verbs == ["create"] && method == Method::POST && name.is_none() {
         // A review: answered from who asks, never stored.
@@ -278,77 +262,63 @@ fn resource(
         }
         ("POST", None) => {
             require_verb(res, "create")?;
-            let opts = write_options(query, parts, "CreateOptions", None)?;
+            let opts = write_options(query, parts, "CreateOptions", None, warnings)?;
             let json = json_body(parts, body)?;
-            let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
+            let (obj, decoded) = hooks::decode(res, &json, opts.field_validation)?;
+            warnings.extend(decoded);
             let created = api.create(res, ns, obj, &opts)?;
-            Ok(with_warnings(
-                respond::object(StatusCode::CREATED, res, &created, format),
-                &warnings,
-            ))
+            Ok(respond::object(StatusCode::CREATED, res, &created, format))
         }
         ("PUT", Some(n)) => {
             require_verb(res, "update")?;
-            let opts = write_options(query, parts, "UpdateOptions", None)?;
+            let opts = write_options(query, parts, "UpdateOptions", None, warnings)?;
             let json = json_body(parts, body)?;
-            let (obj, warnings) = hooks::decode(res, &json, opts.field_validation)?;
+            let (obj, decoded) = hooks::decode(res, &json, opts.field_validation)?;
+            warnings.extend(decoded);
             let updated = api.update(res, ns, n, obj, None, &opts)?;
-            Ok(with_warnings(
-                respond::object(StatusCode::OK, res, &updated, format),
-                &warnings,
-            ))
+            Ok(respond::object(StatusCode::OK, res, &updated, format))
         }
         ("PATCH", Some(n)) => {
             require_verb(res, "patch")?;
             let kind = patch_kind(parts, res)?;
-            let opts = write_options(query, parts, "PatchOptions", Some(kind))?;
+            let opts = write_options(query, parts, "PatchOptions", Some(kind), warnings)?;
             let patched = api.patch(res, ns, n, kind, body, None, &opts)?;
             Ok(respond::object(StatusCode::OK, res, &patched, format))
         }
         ("DELETE", Some(n)) => {
             require_verb(res, "delete")?;
             let opts = query.delete_options(&delete_body(parts, body)?)?;
-            let answer = (|| {
-                let (deleted, gone) = api.delete_reporting(res, ns, n, &opts)?;
-                // The apiserver answers 200 whether the object is gone or only marked for
-                // deletion (202 needs orphanDependents=false, which kubectl never sends:
-                // handlers/delete.go).
-                if !gone || res.strategy.returns_deleted_object() {
-                    return Ok(respond::object(StatusCode::OK, res, &deleted, format));
-                }
-                let uid = deleted.value["metadata"]["uid"].as_str().unwrap_or("");
-                Ok(respond::deleted(res, n, uid))
-            })();
-            Ok(warned_delete(answer, res.strategy.delete_warning(&opts)))
+            // Recorded before the object is looked up, so a failed delete carries it too.
+            if let Some(w) = res.strategy.delete_warning(&opts) {
+                warnings.add(w);
+            }
+            let (deleted, gone) = api.delete_reporting(res, ns, n, &opts)?;
+            // The apiserver answers 200 whether the object is gone or only marked for
+            // deletion (202 needs orphanDependents=false, which kubectl never sends:
+            // handlers/delete.go).
+            if !gone || res.strategy.returns_deleted_object() {
+                return Ok(respond::object(StatusCode::OK, res, &deleted, format));
+            }
+            let uid = deleted.value["metadata"]["uid"].as_str().unwrap_or("");
+            Ok(respond::deleted(res, n, uid))
         }
         ("DELETE", None) => {
             require_verb(res, "deletecollection")?;
             let list = query.list_options()?;
             let opts = query.delete_options(&delete_body(parts, body)?)?;
-            let answer = api
-                .delete_collection(res, path.namespace.as_deref(), &list, &opts)
-                .map(|items| {
-                    let l = crate::api::ObjectList {
-                        items,
-                        resource_version: api.store().revision(),
-                        continue_token: None,
-                        remaining: None,
-                    };
-                    respond::list(res, &l, Format::Json)
-                });
-            Ok(warned_delete(answer, res.strategy.delete_warning(&opts)))
+            if let Some(w) = res.strategy.delete_warning(&opts) {
+                warnings.add(w);
+            }
+            let items = api.delete_collection(res, path.namespace.as_deref(), &list, &opts)?;
+            let l = crate::api::ObjectList {
+                items,
+                resource_version: api.store().revision(),
+                continue_token: None,
+                remaining: None,
+            };
+            Ok(respond::list(res, &l, Format::Json))
         }
         (m, _) => Err(ApiError::method_not_supported(res, &m.to_lowercase())),
-    }
-}
-
-/// A delete's answer, success or failure, with the warning recorded before the object was looked
-/// up.
-fn warned_delete(answer: ApiResult<Response>, warning: Option<&str>) -> Response {
-    let response = answer.unwrap_or_else(|e| respond::error(&e));
-    match warning {
-        Some(w) => with_warnings(response, &[w.to_string()]),
-        None => response,
     }
 }
 
@@ -371,8 +341,10 @@ fn write_options(
     parts: &Parts,
     options_kind: &str,
     patch: Option<PatchKind>,
+    warnings: &Warnings,
 ) -> ApiResult<WriteOptions> {
     let mut opts = query.write_options(options_kind, patch)?;
+    opts.warnings = warnings.clone();
     opts.user = parts.extensions.get::<UserInfo>().cloned();
     let agent = parts
         .headers
@@ -433,6 +405,7 @@ fn subresource(
     name: &str,
     body: &[u8],
     format: Format,
+    warnings: &Warnings,
 ) -> ApiResult<Response> {
     let api = &server.api;
     let res = path.res;
@@ -450,7 +423,7 @@ fn subresource(
         }
         _ => None,
     };
-    let opts = write_options(query, parts, options_kind, patch)?;
+    let opts = write_options(query, parts, options_kind, patch, warnings)?;
     match (sub, method) {
         ("status" | "approval" | "ephemeralcontainers", "GET") => Ok(respond::object(
             StatusCode::OK,
@@ -460,7 +433,8 @@ fn subresource(
         )),
         ("status" | "approval" | "ephemeralcontainers", "PUT") => {
             let json = json_body(parts, body)?;
-            let (obj, _) = hooks::decode(res, &json, opts.field_validation)?;
+            let (obj, decoded) = hooks::decode(res, &json, opts.field_validation)?;
+            warnings.extend(decoded);
             admit_signer_write(api, parts, res, ns, name, sub, Some(&obj))?;
             let o = api.update(res, ns, name, obj, Some(sub), &opts)?;
             Ok(respond::object(StatusCode::OK, res, &o, format))

@@ -339,6 +339,45 @@ pub fn success(code: u16, details: Option<Value>) -> Response {
     value(StatusCode::from_u16(code).unwrap_or(StatusCode::OK), &s)
 }
 
+/// The `Warning:` headers of a response, as apiserver's warning recorder writes them: `299 -`
+/// and the text quoted (only `"` and `\\` escaped); a text with control characters is left out.
+/// Past 4,096 characters in all, every text is cut to 256 and those that no longer fit dropped.
+pub fn with_warnings(mut r: Response, warnings: &[String]) -> Response {
+    const TOTAL: usize = 4 * 1024;
+    const ITEM: usize = 256;
+    let texts: Vec<&String> = warnings
+        .iter()
+        .filter(|w| !w.chars().any(char::is_control))
+        .collect();
+    let mut written = 0;
+    // The text whose arrival passed the limit: it and those before it are all written, cut.
+    let passed_at = texts.iter().position(|t| {
+        written += t.chars().count();
+        written > TOTAL
+    });
+    written = 0;
+    for (i, text) in texts.iter().enumerate() {
+        let text: String = match passed_at {
+            None => text.to_string(),
+            Some(at) if i > at && written >= TOTAL => break,
+            Some(_) => text.chars().take(ITEM).collect(),
+        };
+        written += text.chars().count();
+        let mut header = String::from("299 - \"");
+        for c in text.chars() {
+            if c == '"' || c == '\\' {
+                header.push('\\');
+            }
+            header.push(c);
+        }
+        header.push('"');
+        if let Ok(v) = HeaderValue::from_bytes(header.as_bytes()) {
+            r.headers_mut().append("Warning", v);
+        }
+    }
+    r
+}
+
 #[cfg(test)]
 mod partial_tests {
     use super::*;
@@ -391,5 +430,61 @@ mod partial_tests {
             one.of(&DAEMONSETS, &ds),
             json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {"name": "d"}})
         );
+    }
+}
+
+#[cfg(test)]
+mod warning_tests {
+    use super::*;
+
+    fn headers(texts: &[String]) -> Vec<String> {
+        let r = with_warnings(Response::new(Body::empty()), texts);
+        r.headers()
+            .get_all("Warning")
+            .iter()
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_warning_is_quoted_as_makequotedstring_does() {
+        let texts = ["say \"hi\" \\ now".to_string(), "déjà vu".to_string()];
+        assert_eq!(
+            headers(&texts),
+            ["299 - \"say \\\"hi\\\" \\\\ now\"", "299 - \"déjà vu\""]
+        );
+    }
+
+    #[test]
+    fn a_warning_with_control_characters_is_left_out() {
+        let texts = [
+            "two\nlines".to_string(),
+            "tab\there".to_string(),
+            "ok".to_string(),
+        ];
+        assert_eq!(headers(&texts), ["299 - \"ok\""]);
+    }
+
+    /// Twenty 300-character warnings pass 4,096 characters at the fourteenth: the recorder
+    /// then writes the fourteen again cut to 256 (3,584), and two more fit before it stops.
+    #[test]
+    fn past_the_limit_every_warning_is_cut_and_the_rest_dropped() {
+        let texts: Vec<String> = (0..20)
+            .map(|i| format!("{i:02}{}", "x".repeat(298)))
+            .collect();
+        let written = headers(&texts);
+        assert_eq!(written.len(), 16);
+        for (i, header) in written.iter().enumerate() {
+            let expected = format!("299 - \"{i:02}{}\"", "x".repeat(254));
+            assert_eq!(header, &expected);
+        }
+    }
+
+    #[test]
+    fn under_the_limit_warnings_are_written_whole() {
+        let texts: Vec<String> = (0..13).map(|_| "y".repeat(300)).collect();
+        let written = headers(&texts);
+        assert_eq!(written.len(), 13);
+        assert!(written.iter().all(|h| h.len() == 300 + 8));
     }
 }

@@ -78,6 +78,18 @@ impl Strategy for DaemonSet {
         set_template_generation(obj, 1);
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::pod::spec_template(obj)
+    }
+
+    /// A new template generation, not a new object generation, brings the template's warnings.
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        if template_generation(new) == template_generation(old) {
+            return Vec::new();
+        }
+        crate::warnings::pod::spec_template(new)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::validate_create(Workload::DaemonSet, obj)
     }

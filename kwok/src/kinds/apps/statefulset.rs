@@ -52,6 +52,18 @@ impl Strategy for StatefulSet {
         first_generation(obj);
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        let mut warnings = crate::warnings::pod::spec_template(obj);
+        warnings.extend(crate::warnings::storage::claim_templates(obj, None));
+        warnings
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        let mut warnings = crate::warnings::pod::spec_template_on_update(new, old);
+        warnings.extend(crate::warnings::storage::claim_templates(new, Some("Spec")));
+        warnings
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::stateful_set(obj)
     }

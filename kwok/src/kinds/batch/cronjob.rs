@@ -53,6 +53,14 @@ impl Strategy for CronJob {
     }
 
     /// `ValidateCronJobCreate`.
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::job::cron_on_create(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        crate::warnings::job::cron_on_update(new, old)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::validate_cron_job(obj, None)
     }

@@ -107,6 +107,14 @@ impl Strategy for Job {
         first_generation(obj);
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::job::on_create(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        crate::warnings::job::on_update(new, old)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::validate_job(obj)
     }

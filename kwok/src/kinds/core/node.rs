@@ -45,6 +45,14 @@ impl Strategy for Node {
         crate::defaults::core::node(obj);
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::node::node_fields(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, _old: &Value) -> Vec<String> {
+        crate::warnings::node::node_fields(new)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::node(obj)
     }

@@ -63,6 +63,14 @@ impl Strategy for PersistentVolume {
         }
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::storage::volume(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, _old: &Value) -> Vec<String> {
+        crate::warnings::storage::volume(new)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::volume(obj)
     }

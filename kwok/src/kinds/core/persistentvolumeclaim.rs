@@ -72,6 +72,14 @@ impl Strategy for PersistentVolumeClaim {
         }
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::storage::claim(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, _old: &Value) -> Vec<String> {
+        crate::warnings::storage::claim(new)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::claim(obj)
     }

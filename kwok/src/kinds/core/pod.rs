@@ -119,6 +119,10 @@ impl Strategy for Pod {
         obj["status"] = json!({"phase": "Pending", "qosClass": qos_class(obj)});
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::pod::pod_on_create(obj)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::validate_create(obj)
     }

@@ -50,6 +50,20 @@ impl Strategy for PodTemplate {
         first_generation(obj);
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::pod::template(
+            &obj["template"],
+            &crate::validation::path::Path::new("template"),
+        )
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        if crate::meta::generation(new) == crate::meta::generation(old) {
+            return Vec::new();
+        }
+        self.warnings_on_create(new)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::pod_template(obj)
     }

@@ -91,6 +91,14 @@ impl Strategy for ReplicationController {
         first_generation(obj);
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::pod::workload_on_create(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        crate::warnings::pod::spec_template_on_update(new, old)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::replication_controller(obj)
     }

@@ -525,6 +525,14 @@ impl Strategy for Service {
         drop_type_dependent_fields(new, old);
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::service::service(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, _old: &Value) -> Vec<String> {
+        crate::warnings::service::service(new)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::service(obj)
     }

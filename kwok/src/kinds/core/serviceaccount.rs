@@ -45,6 +45,14 @@ impl Strategy for ServiceAccount {
         Some(&crate::protobuf::schema::core_v1::SERVICE_ACCOUNT)
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        enforce_mountable_secrets_warning(obj, None)
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        enforce_mountable_secrets_warning(new, Some(old))
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::service_account(obj)
     }
@@ -68,4 +76,22 @@ impl Strategy for ServiceAccount {
     fn cells(&self, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
         printer::serviceaccount_cells(obj, now)
     }
+}
+
+const ENFORCE_MOUNTABLE_SECRETS: &str = "kubernetes.io/enforce-mountable-secrets";
+
+/// `warnIfHasEnforceMountableSecretsAnnotation`: the annotation is deprecated; an update that
+/// keeps it is not warned again.
+fn enforce_mountable_secrets_warning(sa: &Value, old: Option<&Value>) -> Vec<String> {
+    let annotated = |obj: &Value| {
+        obj["metadata"]["annotations"]
+            .get(ENFORCE_MOUNTABLE_SECRETS)
+            .is_some()
+    };
+    if old.is_some_and(annotated) || !annotated(sa) {
+        return Vec::new();
+    }
+    vec![format!(
+        "metadata.annotations[{ENFORCE_MOUNTABLE_SECRETS}]: deprecated in v1.32+; prefer separate namespaces to isolate access to mounted secrets"
+    )]
 }

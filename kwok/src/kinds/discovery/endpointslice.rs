@@ -79,6 +79,14 @@ impl Strategy for EndpointSlice {
         next_generation_if(new, old, changed);
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        if obj["addressType"] == "FQDN" {
+            // Upstream names the field under a `spec` the kind does not have.
+            return vec!["spec.addressType: FQDN endpoints are deprecated".into()];
+        }
+        Vec::new()
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::endpoint_slice(obj)
     }

@@ -33,6 +33,9 @@ const STATUS: SubresourceDef = status("Ingress");
 #[derive(Debug)]
 pub struct Ingress;
 
+/// The annotation that named an Ingress's class before `spec.ingressClassName`.
+const CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+
 impl Strategy for Ingress {
     fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
         walk::<k8s::Ingress>(val, check_strict, root)
@@ -46,6 +49,19 @@ impl Strategy for Ingress {
     fn prepare_for_create(&self, obj: &mut Value) {
         obj["status"] = json!({"loadBalancer": {}});
         first_generation(obj);
+    }
+
+    /// A class named only by the annotation the `ingressClassName` field replaced.
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        let annotated = obj["metadata"]["annotations"]
+            .get(CLASS_ANNOTATION)
+            .is_some();
+        if annotated && obj["spec"]["ingressClassName"].is_null() {
+            return vec![format!(
+                "annotation \"{CLASS_ANNOTATION}\" is deprecated, please use 'spec.ingressClassName' instead"
+            )];
+        }
+        Vec::new()
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {

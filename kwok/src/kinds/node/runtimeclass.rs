@@ -41,6 +41,14 @@ impl Strategy for RuntimeClass {
         Some(&crate::protobuf::schema::node_v1::RUNTIME_CLASS)
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::node::runtime_class(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, _old: &Value) -> Vec<String> {
+        crate::warnings::node::runtime_class(new)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::runtime_class(obj)
     }

@@ -48,6 +48,14 @@ impl Strategy for StorageClass {
         obj.entry("provisioner").or_insert_with(|| json!(""));
     }
 
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::warnings::storage::class(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, _old: &Value) -> Vec<String> {
+        crate::warnings::storage::class(new)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::storage_class(obj)
     }
