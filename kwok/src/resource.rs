@@ -243,6 +243,12 @@ pub(crate) trait Strategy: GoType + Debug {
     /// `ValidateUpdate` of the main resource.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError>;
 
+    /// The group and version the kind is stored as (the storage's `StorageVersioner`) when not
+    /// the version served here; discovery's `storageVersionHash` names it.
+    fn storage_version(&self) -> Option<(&str, &str)> {
+        None
+    }
+
     /// `WarningsOnCreate`: what a create that passed validation is warned of.
     fn warnings_on_create(&self, _obj: &Value) -> Vec<String> {
         Vec::new()

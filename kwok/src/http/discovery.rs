@@ -1,5 +1,5 @@
-//! Discovery documents (legacy, unaggregated): kubectl falls back to these when the response is
-//! plain `application/json`, which every kubectl from 1.27 to 1.33 handles.
+//! Discovery documents, unaggregated: what clients read group by group, and what
+//! [`super::discovery_aggregated`] gathers into one answer.
 
 use serde_json::{json, Value};
 
@@ -41,7 +41,9 @@ fn group(name: &str, versions: &[&str]) -> Value {
 /// Every served group with its versions, preferred first: the built-in groups, then the groups
 /// of custom resources by name (the aggregator orders them by their APIService priority, the
 /// same for every definition).
-fn groups(custom: &[&'static ResourceDef]) -> Vec<(&'static str, Vec<&'static str>)> {
+pub(super) fn served_groups(
+    custom: &[&'static ResourceDef],
+) -> Vec<(&'static str, Vec<&'static str>)> {
     // A group listed more than once serves several versions, the first preferred.
     let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     for (g, v) in registry::GROUPS {
@@ -67,12 +69,15 @@ fn groups(custom: &[&'static ResourceDef]) -> Vec<(&'static str, Vec<&'static st
 }
 
 pub fn group_list(custom: &[&'static ResourceDef]) -> Value {
-    let groups: Vec<Value> = groups(custom).iter().map(|(g, v)| group(g, v)).collect();
+    let groups: Vec<Value> = served_groups(custom)
+        .iter()
+        .map(|(g, v)| group(g, v))
+        .collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 pub fn api_group(custom: &[&'static ResourceDef], name: &str) -> Option<Value> {
-    groups(custom)
+    served_groups(custom)
         .into_iter()
         .find(|(g, _)| *g == name)
         .map(|(g, v)| {
@@ -101,13 +106,33 @@ fn entry(res: &ResourceDef) -> Value {
     if !res.categories.is_empty() {
         e["categories"] = json!(res.categories);
     }
+    if let Some(hash) = storage_version_hash(res) {
+        e["storageVersionHash"] = json!(hash);
+    }
     e
+}
+
+/// `discovery.StorageVersionHash` of the group, version and kind the resource is stored as:
+/// the first 8 bytes of their SHA-256, in base64. Kinds without storage (reviews, bindings:
+/// create-only) have none.
+fn storage_version_hash(res: &ResourceDef) -> Option<String> {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    if !res.has_verb("get") {
+        return None;
+    }
+    let (group, version) = res
+        .strategy
+        .storage_version()
+        .unwrap_or((res.group, res.version));
+    let digest = Sha256::digest(format!("{group}/{version}/{}", res.kind));
+    Some(base64::engine::general_purpose::STANDARD.encode(&digest[..8]))
 }
 
 /// `/api/v1`, `/apis/<g>/<v>`; `None` for a group version that is not served.
 pub fn resource_list(custom: &[&'static ResourceDef], group: &str, version: &str) -> Option<Value> {
     let served = (group.is_empty() && version == "v1")
-        || groups(custom)
+        || served_groups(custom)
             .iter()
             .any(|(g, v)| *g == group && v.contains(&version));
     if !served {

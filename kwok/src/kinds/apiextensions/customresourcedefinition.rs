@@ -141,6 +141,11 @@ impl Strategy for CustomResourceDefinition {
         record_storage_version(new);
     }
 
+    /// apiextensions-apiserver still stores definitions as v1beta1.
+    fn storage_version(&self) -> Option<(&str, &str)> {
+        Some(("apiextensions.k8s.io", "v1beta1"))
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::crd(obj)
     }

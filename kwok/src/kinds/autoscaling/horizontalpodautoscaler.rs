@@ -140,6 +140,11 @@ impl Strategy for HorizontalPodAutoscaler {
         };
     }
 
+    /// Both versions are stored as autoscaling/v2.
+    fn storage_version(&self) -> Option<(&str, &str)> {
+        Some(("autoscaling", "v2"))
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::horizontal_pod_autoscaler(&self.internal(obj))
     }

@@ -61,6 +61,11 @@ impl Strategy for Event {
         }
     }
 
+    /// events.k8s.io Events share the core group's storage (`AddCohabitatingResources`).
+    fn storage_version(&self) -> Option<(&str, &str)> {
+        Some(("", "v1"))
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::event(obj, self.events_api)
     }

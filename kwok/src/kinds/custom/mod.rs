@@ -93,6 +93,13 @@ fn build(crd: &Value, version: &Value) -> ResourceDef {
             columns: Box::leak(columns.0.into_boxed_slice()) as &'static [Column],
             paths: columns.1,
             deprecation: deprecation_warning(spec, version),
+            storage_version: spec["versions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|v| v["storage"] == true)
+                .and_then(|v| v["name"].as_str())
+                .map(|v| (leak(spec["group"].as_str().unwrap_or("")), leak(v))),
         })),
     }
 }

@@ -26,6 +26,8 @@ pub(crate) struct CustomResource {
     pub paths: Vec<CellPath>,
     /// The version's deprecation warning, when it is deprecated.
     pub deprecation: Option<String>,
+    /// The definition's group and storage version.
+    pub storage_version: Option<(&'static str, &'static str)>,
 }
 
 /// Everything but `metadata` (`copyNonMetadata`): what moves the generation.
@@ -154,6 +156,10 @@ impl Strategy for CustomResource {
 
     fn deprecation_warning(&self) -> Option<&str> {
         self.deprecation.as_deref()
+    }
+
+    fn storage_version(&self) -> Option<(&str, &str)> {
+        self.storage_version
     }
 
     fn allow_unconditional_update(&self) -> bool {
