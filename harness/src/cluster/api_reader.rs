@@ -108,7 +108,7 @@ impl ApiReader {
     }
 
     /// Every resource the cluster serves, in its group's preferred version: two requests where
-    /// the server has aggregated discovery (Kubernetes 1.26+; the embedded cluster has not), one
+    /// the server has aggregated discovery (Kubernetes 1.26+, the embedded cluster too), one
     /// per group otherwise.
     async fn discover(&self) -> anyhow::Result<BTreeMap<String, Served>> {
         // A server without aggregated discovery answers the plain documents, which read as no

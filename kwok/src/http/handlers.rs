@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::query::Query;
 use super::respond::{self, Format};
 use super::route::{ResourcePath, Target};
-use super::{discovery, openapi, Server};
+use super::{discovery, discovery_aggregated, openapi, Server};
 use crate::api::hooks::{self, PatchKind};
 use crate::api::{subresources, WriteOptions};
 use crate::auth::signers::SignerVerb;
@@ -24,12 +24,23 @@ pub fn handle(server: &Server, parts: &Parts, target: Target, body: &[u8]) -> Re
     match target {
         Target::Version if get => respond::raw_json(StatusCode::OK, &discovery::version()),
         Target::Health if get => ok_text("ok"),
-        Target::ApiVersions if get => respond::value(
-            StatusCode::OK,
-            &discovery::api_versions(&server.addr.to_string()),
-        ),
-        Target::ApiGroupList if get => {
-            respond::value(StatusCode::OK, &discovery::group_list(&custom()))
+        Target::ApiVersions | Target::ApiGroupList if get => {
+            let core = matches!(target, Target::ApiVersions);
+            match discovery_aggregated::requested_version(&parts.headers) {
+                Some(version) => {
+                    let items = if core {
+                        discovery_aggregated::core(&custom())
+                    } else {
+                        discovery_aggregated::groups(&custom())
+                    };
+                    discovery_aggregated::respond(items, version, &parts.headers)
+                }
+                None if core => respond::value(
+                    StatusCode::OK,
+                    &discovery::api_versions(&server.addr.to_string()),
+                ),
+                None => respond::value(StatusCode::OK, &discovery::group_list(&custom())),
+            }
         }
         Target::ApiGroup(g) if get => match discovery::api_group(&custom(), &g) {
             Some(doc) => respond::value(StatusCode::OK, &doc),

@@ -2,6 +2,7 @@
 //! handlers over [`Api`].
 
 pub mod discovery;
+mod discovery_aggregated;
 mod handlers;
 pub mod in_flight;
 pub mod openapi;

@@ -179,7 +179,7 @@ pub async fn prettified(r: Response) -> Response {
     let is_json = r
         .headers()
         .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes() == b"application/json");
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     if !is_json {
         return r;
     }

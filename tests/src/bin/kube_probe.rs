@@ -1,7 +1,9 @@
 //! Drive one served kind through kube-rs's typed `Api` (k8s-openapi types), for the differential
 //! suite's kube-rs session: the steps of `differential/clients/python_client.py` in Rust.
 //!
-//! Usage: `kube-probe KIND` (a plural resource name, e.g. `configmaps`), with `KUBECONFIG` set.
+//! Usage: `kube-probe KIND` (a plural resource name, e.g. `configmaps`), with `KUBECONFIG` set;
+//! `kube-probe discovery` and `kube-probe aggregated-discovery` print what kube-rs's `Discovery`
+//! learns group by group and from the aggregated documents.
 //!
 //! Create, get, list by label, strategic merge, merge and server-side apply patches, a bounded
 //! watch, replace, the status and scale subresources where the kind has them, the errors for a
@@ -195,6 +197,8 @@ async fn main() -> anyhow::Result<()> {
             )
             .await
         }
+        "discovery" => discover(client, false).await,
+        "aggregated-discovery" => discover(client, true).await,
         other => anyhow::bail!("kube-probe does not know the kind {other:?}"),
     }
 }
@@ -482,5 +486,46 @@ where
     );
     let (code, _) = send(format!("{url}/{name}"), b"k8s\0\x0a\xff".to_vec()).await?;
     println!("## delete with a body that is no protobuf message: {code}");
+    Ok(())
+}
+
+/// What kube-rs's `Discovery` learns of the core group, apps, batch and autoscaling, group by
+/// group (`run`) or from `/api` and `/apis` at once (`run_aggregated`): each group's versions and
+/// preferred version, and each resource of each version with its kind, scope, verbs and
+/// subresources.
+async fn discover(client: Client, aggregated: bool) -> anyhow::Result<()> {
+    let discovery = kube::Discovery::new(client).filter(&["", "apps", "batch", "autoscaling"]);
+    let discovery = if aggregated {
+        discovery.run_aggregated().await?
+    } else {
+        discovery.run().await?
+    };
+    for group in discovery.groups_alphabetical() {
+        let versions: Vec<&str> = group.versions().collect();
+        println!(
+            "group {:?}: versions {versions:?}, preferred {:?}",
+            group.name(),
+            group.preferred_version()
+        );
+        for version in versions {
+            let mut resources = group.versioned_resources(version);
+            resources.sort_by(|a, b| a.0.plural.cmp(&b.0.plural));
+            for (res, caps) in resources {
+                let subs: Vec<String> = caps
+                    .subresources
+                    .iter()
+                    .map(|(s, c)| format!("{}({}:{})", s.plural, s.kind, c.operations.join("/")))
+                    .collect();
+                println!(
+                    "  {version} {} {} {:?} [{}] {}",
+                    res.plural,
+                    res.kind,
+                    caps.scope,
+                    caps.operations.join(","),
+                    subs.join(" ")
+                );
+            }
+        }
+    }
     Ok(())
 }
