@@ -118,6 +118,22 @@ impl ResourceDef {
     }
 }
 
+/// Where a custom resource keeps what its `scale` subresource reads and writes (a definition's
+/// `subresources.scale`): JSON paths such as `.spec.replicas`.
+#[derive(Debug, Clone)]
+pub struct ScalePaths {
+    pub spec_replicas: &'static str,
+    pub status_replicas: &'static str,
+    pub label_selector: Option<&'static str>,
+}
+
+impl ScalePaths {
+    /// A path's field names (`.spec.replicas` is `spec`, `replicas`).
+    pub fn fields(path: &str) -> Vec<&str> {
+        path.trim_start_matches('.').split('.').collect()
+    }
+}
+
 /// The `status` subresource, whose body is the parent kind.
 pub const fn status(kind: &'static str) -> SubresourceDef {
     parent_body("status", kind)
@@ -242,6 +258,12 @@ pub(crate) trait Strategy: GoType + Debug {
 
     /// `ValidateUpdate` of the main resource.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError>;
+
+    /// Where a custom resource's `scale` subresource reads and writes; `None` for the built-in
+    /// workloads, whose replicas are `spec.replicas`.
+    fn scale_paths(&self) -> Option<&ScalePaths> {
+        None
+    }
 
     /// The group and version the kind is stored as (the storage's `StorageVersioner`) when not
     /// the version served here; discovery's `storageVersionHash` names it.

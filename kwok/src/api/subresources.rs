@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::{meta, Api, DeleteOptions, WriteOptions};
 use crate::error::{go_quote, ApiError, ApiResult};
 use crate::registry;
-use crate::resource::ResourceDef;
+use crate::resource::{ResourceDef, ScalePaths};
 use crate::resource_names::ResourceNames;
 use crate::selectors::LabelSelector;
 
@@ -271,6 +271,16 @@ fn add_disruption_target(api: &Api, ns: &str, name: &str, delete: &DeleteOptions
 /// `GET <workload>/scale` as an autoscaling/v1 Scale.
 pub fn get_scale(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> ApiResult<Value> {
     let obj = api.get(res, ns, name)?;
+    if let Some(paths) = res.strategy.scale_paths() {
+        let (scale, found) = custom_scale(&obj.value, paths)?;
+        if !found {
+            return Err(ApiError::internal(format!(
+                "the spec replicas field {} does not exist",
+                go_quote(paths.spec_replicas)
+            )));
+        }
+        return Ok(scale);
+    }
     let v = &obj.value;
     let selector = crate::kinds::core::replicationcontroller::label_selector(res, v);
     let selector = LabelSelector::from_api(&selector)
@@ -295,6 +305,108 @@ pub fn get_scale(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> 
         }
         scale
     })
+}
+
+/// The replicas of the Scale an update starts from when a custom resource has none
+/// (`invalidSpecReplicas`): a patch that leaves them so is refused.
+const UNSET_REPLICAS: i64 = i32::MIN as i64;
+
+/// The Scale an update or patch of `<resource>/scale` starts from: as read, except that a custom
+/// resource without spec replicas starts from [`UNSET_REPLICAS`] (`scaleUpdatedObjectInfo`).
+pub fn scale_for_update(
+    api: &Api,
+    res: &'static ResourceDef,
+    ns: &str,
+    name: &str,
+) -> ApiResult<Value> {
+    let Some(paths) = res.strategy.scale_paths() else {
+        return get_scale(api, res, ns, name);
+    };
+    let obj = api.get(res, ns, name)?;
+    let (mut scale, found) = custom_scale(&obj.value, paths)?;
+    if !found {
+        scale["spec"] = json!({ "replicas": UNSET_REPLICAS });
+    }
+    Ok(scale)
+}
+
+/// apiextensions-apiserver's `scaleFromCustomResource`: the Scale a custom resource's paths
+/// describe, and whether its spec replicas are there (missing ones read as 0).
+fn custom_scale(cr: &Value, paths: &ScalePaths) -> ApiResult<(Value, bool)> {
+    let spec = nested_int(cr, paths.spec_replicas)?;
+    let status = nested_int(cr, paths.status_replicas)?.unwrap_or(0);
+    let mut scale = json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": cr["metadata"]["name"], "namespace": cr["metadata"]["namespace"],
+            "uid": cr["metadata"]["uid"],
+            "resourceVersion": cr["metadata"]["resourceVersion"],
+            "creationTimestamp": cr["metadata"]["creationTimestamp"]
+        },
+        "spec": omit_zero("replicas", spec.unwrap_or(0)),
+        "status": {"replicas": status},
+    });
+    if cr["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or_default()
+        .is_empty()
+    {
+        if let Some(m) = scale["metadata"].as_object_mut() {
+            m.remove("namespace");
+        }
+    }
+    if let Some(path) = paths.label_selector {
+        let mut at = cr;
+        for field in ScalePaths::fields(path) {
+            at = &at[field];
+        }
+        match at {
+            Value::String(s) if !s.is_empty() => scale["status"]["selector"] = json!(s),
+            Value::Null | Value::String(_) => {}
+            other => {
+                return Err(ApiError::internal(format!(
+                    "{path} accessor error: {} is of the type {}, expected string",
+                    crate::gofmt::go_v(other),
+                    crate::gofmt::go_type(other)
+                )))
+            }
+        }
+    }
+    Ok((scale, spec.is_some()))
+}
+
+/// `unstructured.NestedInt64` at a JSON path: absent is `None`; another type is its accessor
+/// error.
+fn nested_int(obj: &Value, path: &str) -> ApiResult<Option<i64>> {
+    let mut at = obj;
+    for field in ScalePaths::fields(path) {
+        match at.get(field) {
+            Some(next) => at = next,
+            None => return Ok(None),
+        }
+    }
+    match at {
+        Value::Null => Ok(None),
+        v if v.as_i64().is_some() => Ok(v.as_i64()),
+        other => Err(ApiError::internal(format!(
+            "{path} accessor error: {} is of the type {}, expected int64",
+            crate::gofmt::go_v(other),
+            crate::gofmt::go_type(other)
+        ))),
+    }
+}
+
+/// Set the integer at a JSON path, making the objects on the way (`SetNestedField`).
+fn set_nested(obj: &mut Value, path: &str, n: i64) {
+    let mut at = obj;
+    for field in ScalePaths::fields(path) {
+        if !at.is_object() {
+            *at = json!({});
+        }
+        at = &mut at[field];
+    }
+    *at = json!(n);
 }
 
 fn omit_zero(key: &str, n: i64) -> Value {
@@ -338,8 +450,9 @@ pub fn apply_scale(
     let mut parent =
         json!({"apiVersion": res.api_version(), "kind": res.kind, "metadata": {"name": name}});
     if let Some(replicas) = config["spec"].get("replicas") {
-        check_replicas(name, replicas.as_i64().unwrap_or(0))?;
-        parent["spec"] = json!({ "replicas": replicas });
+        let n = replicas.as_i64().unwrap_or(0);
+        check_replicas(name, n)?;
+        set_nested(&mut parent, replicas_path(res), n);
     }
     let recorded = WriteOptions {
         ownership_recorded: true,
@@ -361,6 +474,12 @@ pub fn set_scale(
 ) -> ApiResult<Value> {
     // An omitted `replicas` is the Go zero value.
     let replicas = scale["spec"]["replicas"].as_i64().unwrap_or(0);
+    if let (Some(paths), UNSET_REPLICAS) = (res.strategy.scale_paths(), replicas) {
+        return Err(ApiError::bad_request(format!(
+            "the spec replicas field {} cannot be empty",
+            go_quote(paths.spec_replicas)
+        )));
+    }
     check_replicas(name, replicas)?;
     // `scaleUpdatedObjectInfo`: the Scale's resourceVersion, if any, is the precondition.
     let rv = meta::resource_version(scale).to_string();
@@ -368,23 +487,32 @@ pub fn set_scale(
         ownership_recorded: true,
         ..opts.clone()
     };
+    let path = replicas_path(res);
+    let fields = ScalePaths::fields(path);
     api.guaranteed_update(res, ns, name, None, &recorded, |old| {
         let mut updated = old.value.clone();
-        updated["spec"]["replicas"] = json!(replicas);
+        set_nested(&mut updated, path, replicas);
         if !rv.is_empty() {
             updated["metadata"]["resourceVersion"] = json!(rv);
         }
         // The scale subresource's own field manager: its writer owns the replicas it set, and
         // takes them from their owners; with no owner, the scale handler records nothing.
-        Ok(
-            if crate::fieldmanager::anyone_owns(&old.value, &["spec", "replicas"]) {
-                super::ownership::track(res, Some("scale"), Some(&old.value), updated, opts)
-            } else {
-                updated
-            },
-        )
+        Ok(if crate::fieldmanager::anyone_owns(&old.value, &fields) {
+            super::ownership::track(res, Some("scale"), Some(&old.value), updated, opts)
+        } else {
+            updated
+        })
     })?;
     get_scale(api, res, ns, name)
+}
+
+/// Where the replicas a Scale sets go: a custom resource's `specReplicasPath`, or
+/// `spec.replicas`.
+fn replicas_path(res: &ResourceDef) -> &'static str {
+    match res.strategy.scale_paths() {
+        Some(paths) => paths.spec_replicas,
+        None => ".spec.replicas",
+    }
 }
 
 /// `PUT namespaces/<name>/finalize`: only `spec.finalizers` changes.
@@ -454,5 +582,41 @@ mod tests {
             error.message,
             r#"Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates"#
         );
+    }
+
+    #[test]
+    fn a_custom_scale_reads_and_writes_the_paths_its_definition_names() {
+        let paths = ScalePaths {
+            spec_replicas: ".spec.size.gpus",
+            status_replicas: ".status.ready",
+            label_selector: Some(".status.selector"),
+        };
+        let cr = json!({"metadata": {"name": "a100", "uid": "u", "resourceVersion": "7"},
+                        "spec": {"size": {"gpus": 8}}, "status": {"ready": 5, "selector": "a=b"}});
+        let (scale, found) = custom_scale(&cr, &paths).expect("scale");
+        assert!(found);
+        assert_eq!(scale["spec"], json!({"replicas": 8}));
+        assert_eq!(scale["status"], json!({"replicas": 5, "selector": "a=b"}));
+        assert!(
+            scale["metadata"].get("namespace").is_none(),
+            "cluster-scoped"
+        );
+
+        let bare = json!({"metadata": {"name": "x", "namespace": "ns"}, "spec": {}});
+        let (scale, found) = custom_scale(&bare, &paths).expect("scale");
+        assert!(!found);
+        assert_eq!(scale["spec"], json!({}));
+        assert_eq!(scale["status"], json!({"replicas": 0}));
+
+        let mut grown = bare.clone();
+        set_nested(&mut grown, paths.spec_replicas, 3);
+        assert_eq!(grown["spec"], json!({"size": {"gpus": 3}}));
+
+        let wrong = json!({"metadata": {"name": "x"}, "spec": {"size": {"gpus": "8"}}});
+        let error = custom_scale(&wrong, &paths).expect_err("a string is no int64");
+        assert_eq!(error.code, 500);
+        assert!(error
+            .message
+            .contains("is of the type string, expected int64"));
     }
 }

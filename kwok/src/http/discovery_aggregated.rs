@@ -141,9 +141,12 @@ fn version_entry(version: &str, list: &Value) -> Value {
     json!({"version": version, "resources": resources, "freshness": "Current"})
 }
 
-/// apiextensions-apiserver builds its own aggregated documents, naming the group and version in
-/// every response kind its resources did not borrow from another group (a scale's).
+/// apiextensions-apiserver builds its own aggregated documents: resources sorted by name, every
+/// response kind naming the group and version unless borrowed from another group (a scale's).
 fn name_custom_kinds(entry: &mut Value, group: &str, version: &str) {
+    if let Some(resources) = entry["resources"].as_array_mut() {
+        resources.sort_by(|a, b| a["resource"].as_str().cmp(&b["resource"].as_str()));
+    }
     let fill = |kind: &mut Value| {
         if kind["group"] == "" && kind["version"] == "" {
             kind["group"] = json!(group);

@@ -493,7 +493,7 @@ fn subresource(
             &subresources::apply_scale(api, res, ns, name, body, &opts)?,
         )),
         ("scale", "PUT") | ("scale", "PATCH") => {
-            let current = subresources::get_scale(api, res, ns, name)?;
+            let current = subresources::scale_for_update(api, res, ns, name)?;
             let desired = if method == "PUT" {
                 serde_json::from_slice::<Value>(&json_body(parts, body)?)
                     .map_err(|e| ApiError::bad_request(e.to_string()))?

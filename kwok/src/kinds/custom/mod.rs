@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::kinds::apiextensions::customresourcedefinition::RESOURCE as CUSTOMRESOURCEDEFINITIONS;
 use crate::meta;
 use crate::printers::Column;
-use crate::resource::{status, ResourceDef, SubresourceDef};
+use crate::resource::{status, ResourceDef, ScalePaths, SubresourceDef};
 use crate::store::Store;
 use strategy::CustomResource;
 
@@ -69,11 +69,22 @@ fn build(crd: &Value, version: &Value) -> ResourceDef {
     let spec = &crd["spec"];
     let names = &spec["names"];
     let kind = leak(names["kind"].as_str().unwrap_or(""));
-    let subresources: &'static [SubresourceDef] = if version["subresources"]["status"].is_object() {
-        Box::leak(Box::new([status(kind)]))
-    } else {
-        &[]
-    };
+    // Listed as apiextensions-apiserver lists them: status, then scale.
+    let mut listed = Vec::new();
+    if version["subresources"]["status"].is_object() {
+        listed.push(status(kind));
+    }
+    let scale_spec = &version["subresources"]["scale"];
+    let scale = scale_spec.is_object().then(|| ScalePaths {
+        spec_replicas: leak(scale_spec["specReplicasPath"].as_str().unwrap_or("")),
+        status_replicas: leak(scale_spec["statusReplicasPath"].as_str().unwrap_or("")),
+        label_selector: scale_spec["labelSelectorPath"].as_str().map(leak),
+    });
+    if scale.is_some() {
+        listed.push(crate::kinds::autoscaling::scale::subresource());
+    }
+    let status_subresource = version["subresources"]["status"].is_object();
+    let subresources: &'static [SubresourceDef] = Box::leak(listed.into_boxed_slice());
     let columns = columns::of_version(version);
     ResourceDef {
         group: leak(spec["group"].as_str().unwrap_or("")),
@@ -89,7 +100,7 @@ fn build(crd: &Value, version: &Value) -> ResourceDef {
         strategy: Box::leak(Box::new(CustomResource {
             namespaced: spec["scope"] == "Namespaced",
             schema: version["schema"]["openAPIV3Schema"].clone(),
-            status_subresource: !subresources.is_empty(),
+            status_subresource,
             columns: Box::leak(columns.0.into_boxed_slice()) as &'static [Column],
             paths: columns.1,
             deprecation: deprecation_warning(spec, version),
@@ -100,6 +111,7 @@ fn build(crd: &Value, version: &Value) -> ResourceDef {
                 .find(|v| v["storage"] == true)
                 .and_then(|v| v["name"].as_str())
                 .map(|v| (leak(spec["group"].as_str().unwrap_or("")), leak(v))),
+            scale,
         })),
     }
 }

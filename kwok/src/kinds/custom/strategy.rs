@@ -28,6 +28,8 @@ pub(crate) struct CustomResource {
     pub deprecation: Option<String>,
     /// The definition's group and storage version.
     pub storage_version: Option<(&'static str, &'static str)>,
+    /// The version's `subresources.scale`, when it has one.
+    pub scale: Option<crate::resource::ScalePaths>,
 }
 
 /// Everything but `metadata` (`copyNonMetadata`): what moves the generation.
@@ -160,6 +162,10 @@ impl Strategy for CustomResource {
 
     fn storage_version(&self) -> Option<(&str, &str)> {
         self.storage_version
+    }
+
+    fn scale_paths(&self) -> Option<&crate::resource::ScalePaths> {
+        self.scale.as_ref()
     }
 
     fn allow_unconditional_update(&self) -> bool {
