@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::path::{forbidden, invalid, Path};
+use super::read::containers_with_path;
 use crate::error::{go_quote, FieldError};
 
 const MIRROR: &str = "kubernetes.io/config.mirror";
@@ -53,7 +54,11 @@ pub fn specific(meta: &Value, spec: &Value, p: &Path) -> Vec<FieldError> {
         let Some(container) = k.strip_prefix(APPARMOR_CONTAINER) else {
             continue;
         };
-        if !containers(spec).any(|(c, _)| c["name"] == container) {
+        let named = |(c, _): &(&Value, Path)| c["name"] == container;
+        if !containers_with_path(spec, &Path::new("spec"))
+            .iter()
+            .any(named)
+        {
             errs.push(invalid(
                 &p.key(k),
                 go_quote(container),
@@ -113,7 +118,7 @@ pub fn match_fields(meta: &Value, spec: &Value, sp: &Path) -> Vec<FieldError> {
         let at = sp.child("securityContext").child("seccompProfile");
         errs.extend(profiles_match("seccomp", a, pod_seccomp, &at));
     }
-    for (c, cp) in containers_at(spec, sp) {
+    for (c, cp) in containers_with_path(spec, sp) {
         let field = &c["securityContext"]["seccompProfile"];
         let key = format!(
             "{SECCOMP_CONTAINER}{}",
@@ -128,7 +133,7 @@ pub fn match_fields(meta: &Value, spec: &Value, sp: &Path) -> Vec<FieldError> {
         return errs;
     }
     let pod_apparmor = &spec["securityContext"]["appArmorProfile"];
-    for (c, cp) in containers_at(spec, sp) {
+    for (c, cp) in containers_with_path(spec, sp) {
         let own = &c["securityContext"]["appArmorProfile"];
         let field = if own.is_null() { pod_apparmor } else { own };
         let key = format!(
@@ -170,20 +175,4 @@ fn profiles_match(what: &str, annotation: &str, field: &Value, at: &Path) -> Vec
         },
         _ => Vec::new(),
     }
-}
-
-/// The spec's containers of every kind (`VisitContainersWithPath`) with their paths.
-fn containers_at<'a>(spec: &'a Value, sp: &Path) -> Vec<(&'a Value, Path)> {
-    ["initContainers", "containers", "ephemeralContainers"]
-        .iter()
-        .flat_map(|key| {
-            let path = sp.child(key);
-            let list = spec[*key].as_array().into_iter().flatten();
-            list.enumerate().map(move |(i, c)| (c, path.index(i)))
-        })
-        .collect()
-}
-
-fn containers(spec: &Value) -> impl Iterator<Item = (&Value, Path)> {
-    containers_at(spec, &Path::new("spec")).into_iter()
 }

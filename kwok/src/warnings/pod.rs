@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::{fractional_bytes, node, set, storage, under};
 use crate::error::go_quote;
 use crate::validation::path::Path;
+use crate::validation::read::containers_with_path as containers;
 
 /// The pod strategy's `WarningsOnCreate` (pods are warned of on create only: an update is
 /// mostly a controller's).
@@ -234,8 +235,8 @@ fn spec_and_meta(root: Option<&Path>, spec: &Value, meta: &Value) -> Vec<String>
                 annotation_path.key(&seccomp_key).as_str()
             ));
         }
-        // A pod's AppArmor annotations are synced with its fields when it is created
-        // (`applyAppArmorVersionSkew`), which warns instead; templates are warned of here.
+        // Upstream warns of a pod's AppArmor annotations where it syncs them with the fields on
+        // create (`applyAppArmorVersionSkew`, not done here); templates are warned of here.
         let apparmor_key = format!("{APPARMOR_CONTAINER_PREFIX}{name}");
         let has_apparmor_field = pod_apparmor || set(context, "appArmorProfile");
         if root.is_some() && !has_apparmor_field && annotated(&apparmor_key) {
@@ -304,17 +305,6 @@ fn spec_and_meta(root: Option<&Path>, spec: &Value, meta: &Value) -> Vec<String>
 
 fn items(list: &Value) -> impl Iterator<Item = (usize, &Value)> {
     list.as_array().into_iter().flatten().enumerate()
-}
-
-/// `pods.VisitContainersWithPath`: init containers, containers, then ephemeral containers.
-fn containers<'a>(spec: &'a Value, spec_path: &Path) -> Vec<(&'a Value, Path)> {
-    ["initContainers", "containers", "ephemeralContainers"]
-        .iter()
-        .flat_map(|key| {
-            let path = spec_path.child(key);
-            items(&spec[*key]).map(move |(i, c)| (c, path.index(i)))
-        })
-        .collect()
 }
 
 /// A warning for each item whose `field` repeats an earlier item's.
