@@ -14,6 +14,7 @@ use super::path::{
 use super::pod_annotations;
 use super::read::{list, s};
 use super::resources;
+use super::security_context;
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
 use crate::names;
@@ -123,6 +124,7 @@ pub fn pod_spec(spec: &Value, p: &Path) -> Vec<FieldError> {
     ));
     errs.extend(dns_policy(spec.get("dnsPolicy"), &p.child("dnsPolicy")));
     errs.extend(labels(spec.get("nodeSelector"), &p.child("nodeSelector")));
+    errs.extend(security_context::pod(spec, &p.child("securityContext")));
     errs.extend(affinity(spec, &p.child("affinity")));
     let sa = s(spec, "serviceAccountName");
     if !sa.is_empty() {
@@ -402,6 +404,8 @@ fn container_common(c: &Value, volumes: &HashSet<String>, p: &Path) -> Vec<Field
     if let Some(r) = c.get("resources") {
         errs.extend(resources::requirements(r, &p.child("resources")));
     }
+    let sc = &c["securityContext"];
+    errs.extend(security_context::container(sc, &p.child("securityContext")));
     errs
 }
 
