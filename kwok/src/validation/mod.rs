@@ -16,7 +16,7 @@ pub(crate) mod networking;
 pub(crate) mod node;
 pub(crate) mod path;
 pub(crate) mod pod;
-mod pod_annotations;
+pub(crate) mod pod_annotations;
 pub(crate) mod policy;
 pub(crate) mod quota;
 pub(crate) mod rbac;

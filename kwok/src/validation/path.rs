@@ -1,6 +1,6 @@
 //! `field.Path` and the `field.Error` constructors (apimachinery util/validation/field).
 
-use crate::error::{FieldError, FieldErrorKind};
+use crate::error::{go_quote, FieldError, FieldErrorKind};
 
 /// A field path: `spec.containers[0].name`, `data[key]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,6 +102,23 @@ pub fn nonnegative(value: Option<i64>, p: &Path) -> Vec<FieldError> {
 /// `InclusiveRangeError`.
 pub fn inclusive_range(lo: i64, hi: i64) -> String {
     format!("must be between {lo} and {hi}, inclusive")
+}
+
+/// `validatePathNoBacksteps`: no `..` element in a path.
+pub fn no_backsteps(path: &str, p: &Path) -> Option<FieldError> {
+    path.split('/')
+        .any(|part| part == "..")
+        .then(|| invalid(p, go_quote(path), "must not contain '..'"))
+}
+
+/// `validateLocalDescendingPath`: a relative path without `..`.
+pub fn local_descending_path(path: &str, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if path.starts_with('/') {
+        errs.push(invalid(p, go_quote(path), "must be a relative path"));
+    }
+    errs.extend(no_backsteps(path, p));
+    errs
 }
 
 /// `apimachineryvalidation.FieldImmutableErrorMsg`.

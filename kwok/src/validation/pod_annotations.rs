@@ -4,15 +4,15 @@
 
 use serde_json::Value;
 
-use super::path::{forbidden, invalid, Path};
+use super::path::{forbidden, invalid, local_descending_path, Path};
 use super::read::containers_with_path;
 use crate::error::{go_quote, FieldError};
 
 const MIRROR: &str = "kubernetes.io/config.mirror";
 const DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
-const SECCOMP_POD: &str = "seccomp.security.alpha.kubernetes.io/pod";
-const SECCOMP_CONTAINER: &str = "container.seccomp.security.alpha.kubernetes.io/";
-const APPARMOR_CONTAINER: &str = "container.apparmor.security.beta.kubernetes.io/";
+pub(crate) const SECCOMP_POD: &str = "seccomp.security.alpha.kubernetes.io/pod";
+pub(crate) const SECCOMP_CONTAINER: &str = "container.seccomp.security.alpha.kubernetes.io/";
+pub(crate) const APPARMOR_CONTAINER: &str = "container.apparmor.security.beta.kubernetes.io/";
 const LOCALHOST: &str = "localhost/";
 
 /// `ValidatePodSpecificAnnotations` of `meta`'s annotations, at `p`. (The alpha tolerations
@@ -96,15 +96,7 @@ fn seccomp_profile(v: &str, p: &Path) -> Vec<FieldError> {
     let Some(local) = v.strip_prefix(LOCALHOST) else {
         return vec![invalid(p, go_quote(v), "must be a valid seccomp profile")];
     };
-    // `validateLocalDescendingPath`.
-    let mut errs = Vec::new();
-    if local.starts_with('/') {
-        errs.push(invalid(p, go_quote(local), "must be a relative path"));
-    }
-    if local.split('/').any(|part| part == "..") {
-        errs.push(invalid(p, go_quote(local), "must not contain '..'"));
-    }
-    errs
+    local_descending_path(local, p)
 }
 
 /// `validateSeccompAnnotationsAndFields` and `validateAppArmorAnnotationsAndFieldsMatchOnCreate`:

@@ -5,16 +5,17 @@
 
 use serde_json::Value;
 
-use super::path::{inclusive_range, invalid, not_supported, required, too_long, Path};
+use super::path::{
+    inclusive_range, invalid, local_descending_path, not_supported, required, too_long, Path,
+};
 use crate::error::{go_quote, FieldError};
 
 const MAX_ID: i64 = i32::MAX as i64;
 
-/// `IsValidUserID` / `IsValidGroupID` of the number at `key`.
-fn id(sc: &Value, key: &str, p: &Path) -> Option<FieldError> {
-    let n = sc[key].as_i64()?;
-    (!(0..=MAX_ID).contains(&n))
-        .then(|| invalid(&p.child(key), n.to_string(), inclusive_range(0, MAX_ID)))
+/// `IsValidUserID` / `IsValidGroupID` of a number at `p`.
+fn id(n: &Value, p: &Path) -> Option<FieldError> {
+    let n = n.as_i64()?;
+    (!(0..=MAX_ID).contains(&n)).then(|| invalid(p, n.to_string(), inclusive_range(0, MAX_ID)))
 }
 
 /// `validatePodSpecSecurityContext` at `p` (`spec.securityContext`).
@@ -25,14 +26,11 @@ pub fn pod(spec: &Value, p: &Path) -> Vec<FieldError> {
     }
     let mut errs: Vec<FieldError> = ["fsGroup", "runAsUser", "runAsGroup"]
         .iter()
-        .filter_map(|key| id(sc, key, p))
+        .filter_map(|key| id(&sc[*key], &p.child(key)))
         .collect();
     let groups = sc["supplementalGroups"].as_array().into_iter().flatten();
     for (i, gid) in groups.enumerate() {
-        if let Some(n) = gid.as_i64().filter(|n| !(0..=MAX_ID).contains(n)) {
-            let at = p.child("supplementalGroups").index(i);
-            errs.push(invalid(&at, n.to_string(), inclusive_range(0, MAX_ID)));
-        }
+        errs.extend(id(gid, &p.child("supplementalGroups").index(i)));
     }
     if sc["shareProcessNamespace"] == true && spec["hostPID"] == true {
         errs.push(invalid(
@@ -68,7 +66,7 @@ pub fn container(sc: &Value, p: &Path) -> Vec<FieldError> {
     }
     let mut errs: Vec<FieldError> = ["runAsUser", "runAsGroup"]
         .iter()
-        .filter_map(|key| id(sc, key, p))
+        .filter_map(|key| id(&sc[*key], &p.child(key)))
         .collect();
     errs.extend(seccomp_profile(
         &sc["seccompProfile"],
@@ -104,20 +102,10 @@ fn seccomp_profile(sp: &Value, p: &Path) -> Vec<FieldError> {
     if !sp.is_object() {
         return Vec::new();
     }
-    let mut errs = Vec::new();
     let kind = sp["type"].as_str().unwrap_or_default();
-    match kind {
-        "Localhost" | "RuntimeDefault" | "Unconfined" => {}
-        "" => errs.push(required(
-            &p.child("type"),
-            "type is required when seccompProfile is set",
-        )),
-        other => errs.push(not_supported(
-            &p.child("type"),
-            go_quote(other),
-            &["Localhost", "RuntimeDefault", "Unconfined"],
-        )),
-    }
+    let mut errs: Vec<FieldError> = profile_type(kind, "seccompProfile", p)
+        .into_iter()
+        .collect();
     let local = &sp["localhostProfile"];
     if kind == "Localhost" {
         match local.as_str() {
@@ -125,15 +113,7 @@ fn seccomp_profile(sp: &Value, p: &Path) -> Vec<FieldError> {
                 &p.child("localhostProfile"),
                 "must be set when seccomp type is Localhost",
             )),
-            Some(path) => {
-                let at = p.child("localhostProfile");
-                if path.starts_with('/') {
-                    errs.push(invalid(&at, go_quote(path), "must be a relative path"));
-                }
-                if path.split('/').any(|part| part == "..") {
-                    errs.push(invalid(&at, go_quote(path), "must not contain '..'"));
-                }
-            }
+            Some(path) => errs.extend(local_descending_path(path, &p.child("localhostProfile"))),
         }
     } else if !local.is_null() {
         // Upstream quotes the profile as Go's %#v, its pointer as an address.
@@ -153,7 +133,8 @@ fn apparmor_profile(profile: &Value, p: &Path) -> Vec<FieldError> {
     }
     let mut errs = Vec::new();
     let local = &profile["localhostProfile"];
-    match profile["type"].as_str().unwrap_or_default() {
+    let kind = profile["type"].as_str().unwrap_or_default();
+    match kind {
         "Localhost" => match local.as_str() {
             None => errs.push(required(
                 &p.child("localhostProfile"),
@@ -184,17 +165,26 @@ fn apparmor_profile(profile: &Value, p: &Path) -> Vec<FieldError> {
                 ));
             }
         }
-        "" => errs.push(required(
+        _ => errs.extend(profile_type(kind, "appArmorProfile", p)),
+    }
+    errs
+}
+
+/// A seccomp or AppArmor profile's `type` (`validateSeccompProfileType`, and the same cases in
+/// `ValidateAppArmorProfileField`): required, and one of the three kinds.
+fn profile_type(kind: &str, field: &str, p: &Path) -> Option<FieldError> {
+    match kind {
+        "Localhost" | "RuntimeDefault" | "Unconfined" => None,
+        "" => Some(required(
             &p.child("type"),
-            "type is required when appArmorProfile is set",
+            format!("type is required when {field} is set"),
         )),
-        other => errs.push(not_supported(
+        other => Some(not_supported(
             &p.child("type"),
             go_quote(other),
             &["Localhost", "RuntimeDefault", "Unconfined"],
         )),
     }
-    errs
 }
 
 #[cfg(test)]

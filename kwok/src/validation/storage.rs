@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::labels::label_selector;
 use super::meta::{object_meta, object_meta_update};
-use super::path::{forbidden, invalid, not_supported, required, too_long, Path};
+use super::path::{forbidden, invalid, no_backsteps, not_supported, required, too_long, Path};
 use super::read::{list, s};
 use crate::error::{go_quote, FieldError};
 use crate::names;
@@ -227,15 +227,6 @@ const SOURCES: &[&str] = &[
 fn source(name: &str, src: &Value, spec: &Value, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let sp = p.child(name);
-    let no_dotdot = |path: &str, errs: &mut Vec<FieldError>| {
-        if path.split('/').any(|e| e == "..") {
-            errs.push(invalid(
-                &sp.child("path"),
-                go_quote(path),
-                "must not contain '..'",
-            ));
-        }
-    };
     match name {
         "hostPath" => {
             let path = s(src, "path");
@@ -243,7 +234,7 @@ fn source(name: &str, src: &Value, spec: &Value, p: &Path) -> Vec<FieldError> {
                 errs.push(required(&sp.child("path"), ""));
                 return errs;
             }
-            no_dotdot(path, &mut errs);
+            errs.extend(no_backsteps(path, &sp.child("path")));
         }
         "local" => {
             let path = s(src, "path");
@@ -251,7 +242,7 @@ fn source(name: &str, src: &Value, spec: &Value, p: &Path) -> Vec<FieldError> {
                 errs.push(required(&sp.child("path"), ""));
                 return errs;
             }
-            no_dotdot(path, &mut errs);
+            errs.extend(no_backsteps(path, &sp.child("path")));
             if spec.get("nodeAffinity").is_none_or(Value::is_null) {
                 errs.push(required(
                     &p.child("nodeAffinity"),

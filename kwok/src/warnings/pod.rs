@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::{fractional_bytes, node, set, storage, under};
 use crate::error::go_quote;
 use crate::validation::path::Path;
+use crate::validation::pod_annotations::{APPARMOR_CONTAINER, SECCOMP_CONTAINER, SECCOMP_POD};
 use crate::validation::read::containers_with_path as containers;
 
 /// The pod strategy's `WarningsOnCreate` (pods are warned of on create only: an update is
@@ -94,9 +95,6 @@ const DEPRECATED_VOLUMES: &[(&str, &str)] = &[
     ("glusterfs", "deprecated in v1.25, non-functional in v1.26+"),
 ];
 
-const SECCOMP_POD_ANNOTATION: &str = "seccomp.security.alpha.kubernetes.io/pod";
-const SECCOMP_CONTAINER_PREFIX: &str = "container.seccomp.security.alpha.kubernetes.io/";
-const APPARMOR_CONTAINER_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
 const NULL_SELECTOR: &str = "a null labelSelector results in matching no pod";
 
 /// `warningsForPodSpecAndMeta`: `root` is `None` for a pod, the template's path otherwise.
@@ -216,8 +214,8 @@ fn spec_and_meta(root: Option<&Path>, spec: &Value, meta: &Value) -> Vec<String>
     }
 
     let pod_seccomp = &spec["securityContext"]["seccompProfile"];
-    if pod_seccomp.is_null() && annotated(SECCOMP_POD_ANNOTATION) {
-        let path = annotation_path.key(SECCOMP_POD_ANNOTATION);
+    if pod_seccomp.is_null() && annotated(SECCOMP_POD) {
+        let path = annotation_path.key(SECCOMP_POD);
         warnings.push(format!(
             r#"{}: non-functional in v1.27+; use the "seccompProfile" field instead"#,
             path.as_str()
@@ -228,7 +226,7 @@ fn spec_and_meta(root: Option<&Path>, spec: &Value, meta: &Value) -> Vec<String>
     for (c, path) in containers(spec, &spec_path) {
         let name = c["name"].as_str().unwrap_or_default();
         let context = &c["securityContext"];
-        let seccomp_key = format!("{SECCOMP_CONTAINER_PREFIX}{name}");
+        let seccomp_key = format!("{SECCOMP_CONTAINER}{name}");
         if !set(context, "seccompProfile") && annotated(&seccomp_key) {
             warnings.push(format!(
                 r#"{}: non-functional in v1.27+; use the "seccompProfile" field instead"#,
@@ -237,7 +235,7 @@ fn spec_and_meta(root: Option<&Path>, spec: &Value, meta: &Value) -> Vec<String>
         }
         // Upstream warns of a pod's AppArmor annotations where it syncs them with the fields on
         // create (`applyAppArmorVersionSkew`, not done here); templates are warned of here.
-        let apparmor_key = format!("{APPARMOR_CONTAINER_PREFIX}{name}");
+        let apparmor_key = format!("{APPARMOR_CONTAINER}{name}");
         let has_apparmor_field = pod_apparmor || set(context, "appArmorProfile");
         if root.is_some() && !has_apparmor_field && annotated(&apparmor_key) {
             warnings.push(format!(
