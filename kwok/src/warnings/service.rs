@@ -13,7 +13,7 @@ const TOPOLOGY_MODE: &str = "service.kubernetes.io/topology-mode";
 /// A Service's warnings on create and update alike.
 pub fn service(svc: &Value) -> Vec<String> {
     let mut warnings = Vec::new();
-    if svc["metadata"]["annotations"].get(TOPOLOGY_HINTS).is_some() {
+    if crate::meta::annotation(svc, TOPOLOGY_HINTS).is_some() {
         warnings.push(format!(
             "annotation {TOPOLOGY_HINTS} is deprecated, please use {TOPOLOGY_MODE} instead"
         ));

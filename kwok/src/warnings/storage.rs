@@ -11,7 +11,6 @@ const BETA_STORAGE_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
 /// `GetWarningsForPersistentVolume`.
 pub fn volume(pv: &Value) -> Vec<String> {
     let mut warnings = Vec::new();
-    let annotations = &pv["metadata"]["annotations"];
     for (key, message) in [
         (
             BETA_STORAGE_CLASS,
@@ -22,7 +21,7 @@ pub fn volume(pv: &Value) -> Vec<String> {
             r#"deprecated since v1.31; use "mountOptions" attribute instead"#,
         ),
     ] {
-        if annotations.get(key).is_some() {
+        if crate::meta::annotation(pv, key).is_some() {
             warnings.push(format!("metadata.annotations[{key}]: {message}"));
         }
     }
@@ -56,10 +55,7 @@ pub fn volume(pv: &Value) -> Vec<String> {
 /// `GetWarningsForPersistentVolumeClaim`.
 pub fn claim(pvc: &Value) -> Vec<String> {
     let mut warnings = Vec::new();
-    if pvc["metadata"]["annotations"]
-        .get(BETA_STORAGE_CLASS)
-        .is_some()
-    {
+    if crate::meta::annotation(pvc, BETA_STORAGE_CLASS).is_some() {
         warnings.push(format!(
             r#"metadata.annotations[{BETA_STORAGE_CLASS}]: deprecated since v1.8; use "storageClassName" attribute instead"#
         ));

@@ -83,11 +83,7 @@ const ENFORCE_MOUNTABLE_SECRETS: &str = "kubernetes.io/enforce-mountable-secrets
 /// `warnIfHasEnforceMountableSecretsAnnotation`: the annotation is deprecated; an update that
 /// keeps it is not warned again.
 fn enforce_mountable_secrets_warning(sa: &Value, old: Option<&Value>) -> Vec<String> {
-    let annotated = |obj: &Value| {
-        obj["metadata"]["annotations"]
-            .get(ENFORCE_MOUNTABLE_SECRETS)
-            .is_some()
-    };
+    let annotated = |obj: &Value| crate::meta::annotation(obj, ENFORCE_MOUNTABLE_SECRETS).is_some();
     if old.is_some_and(annotated) || !annotated(sa) {
         return Vec::new();
     }

@@ -53,9 +53,7 @@ impl Strategy for Ingress {
 
     /// A class named only by the annotation the `ingressClassName` field replaced.
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        let annotated = obj["metadata"]["annotations"]
-            .get(CLASS_ANNOTATION)
-            .is_some();
+        let annotated = crate::meta::annotation(obj, CLASS_ANNOTATION).is_some();
         if annotated && obj["spec"]["ingressClassName"].is_null() {
             return vec![format!(
                 "annotation \"{CLASS_ANNOTATION}\" is deprecated, please use 'spec.ingressClassName' instead"
