@@ -35,7 +35,7 @@ pub struct CustomResourceDefinition;
 pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
 /// The name of the version marked `storage`.
-fn storage_version(obj: &Value) -> Option<&str> {
+pub(crate) fn storage_version(obj: &Value) -> Option<&str> {
     obj["spec"]["versions"]
         .as_array()?
         .iter()

@@ -71,7 +71,8 @@ fn build(crd: &Value, version: &Value) -> ResourceDef {
     let kind = leak(names["kind"].as_str().unwrap_or(""));
     // Listed as apiextensions-apiserver lists them: status, then scale.
     let mut listed = Vec::new();
-    if version["subresources"]["status"].is_object() {
+    let status_subresource = version["subresources"]["status"].is_object();
+    if status_subresource {
         listed.push(status(kind));
     }
     let scale_spec = &version["subresources"]["scale"];
@@ -83,7 +84,6 @@ fn build(crd: &Value, version: &Value) -> ResourceDef {
     if scale.is_some() {
         listed.push(crate::kinds::autoscaling::scale::subresource());
     }
-    let status_subresource = version["subresources"]["status"].is_object();
     let subresources: &'static [SubresourceDef] = Box::leak(listed.into_boxed_slice());
     let columns = columns::of_version(version);
     ResourceDef {
@@ -104,13 +104,9 @@ fn build(crd: &Value, version: &Value) -> ResourceDef {
             columns: Box::leak(columns.0.into_boxed_slice()) as &'static [Column],
             paths: columns.1,
             deprecation: deprecation_warning(spec, version),
-            storage_version: spec["versions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|v| v["storage"] == true)
-                .and_then(|v| v["name"].as_str())
-                .map(|v| (leak(spec["group"].as_str().unwrap_or("")), leak(v))),
+            storage_version:
+                crate::kinds::apiextensions::customresourcedefinition::storage_version(crd)
+                    .map(|v| (leak(spec["group"].as_str().unwrap_or("")), leak(v))),
             scale,
         })),
     }
