@@ -18,8 +18,10 @@ use super::nodes::KWOK_NODE_ANNOTATION;
 use super::upstream::Upstream;
 
 /// A cold start on a loaded 2-core machine: etcd, the API server's post-start hooks, the
-/// controller manager and the scheduler.
-const CREATE_TIMEOUT: Duration = Duration::from_secs(180);
+/// controller manager and the scheduler. Each wait of a start (kwokctl's own, then the API
+/// server answering, then the controllers' first objects) has this long: a start takes seconds
+/// idle, and a slow one is a machine busy with other clusters, never a verdict.
+pub(super) const CREATE_TIMEOUT: Duration = Duration::from_secs(180);
 const DELETE_TIMEOUT: Duration = Duration::from_secs(60);
 
 const WORKDIR_PREFIX: &str = "proctor-kwokctl-";
@@ -269,6 +271,22 @@ impl KwokctlCluster {
     /// The cluster's `KWOK_WORKDIR`: kwokctl's files for it (configuration, logs, pki).
     pub fn workdir(&self) -> &Path {
         self.workdir.path()
+    }
+
+    /// The last `lines` lines a component (`kube-controller-manager`, …) logged, to say why a
+    /// start failed before the cluster and its logs are deleted.
+    pub fn component_log_tail(&self, component: &str, lines: usize) -> String {
+        let log = self
+            .workdir
+            .path()
+            .join("clusters")
+            .join(&self.name)
+            .join("logs")
+            .join(format!("{component}.log"));
+        match std::fs::read(&log) {
+            Ok(bytes) => tail(&bytes, lines),
+            Err(error) => format!("({}: {error})", log.display()),
+        }
     }
 
     /// Stops every component and removes the cluster's files.

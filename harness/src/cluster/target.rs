@@ -279,8 +279,9 @@ impl Target {
             quiet: Default::default(),
         };
         // From here on `target` deletes the cluster when it is dropped.
-        target.kubectl.wait_ready(Duration::from_secs(60)).await?;
-        target.wait_for_default_namespace().await?;
+        let start = super::kwokctl::CREATE_TIMEOUT;
+        target.kubectl.wait_ready(start).await?;
+        target.wait_for_default_namespace(start).await?;
         target.ensure_nodes(&setup.nodes).await?;
         target.settle().await;
         Ok(Target {
@@ -291,8 +292,8 @@ impl Target {
 
     /// A fresh API server accepts requests before its controllers have created `default` and its
     /// ServiceAccount, which every namespaced write of a scenario may need.
-    async fn wait_for_default_namespace(&self) -> anyhow::Result<()> {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    async fn wait_for_default_namespace(&self, within: Duration) -> anyhow::Result<()> {
+        let deadline = tokio::time::Instant::now() + within;
         loop {
             let output = self
                 .kubectl
@@ -313,8 +314,16 @@ impl Target {
                 return Ok(());
             }
             if tokio::time::Instant::now() >= deadline {
+                let controllers = match &self.backend {
+                    Backend::Kwokctl(cluster) => {
+                        cluster.component_log_tail("kube-controller-manager", 20)
+                    }
+                    _ => String::new(),
+                };
                 anyhow::bail!(
-                    "the cluster's default ServiceAccount did not appear within 60s: {}",
+                    "the cluster's default ServiceAccount did not appear within {}s: {}\n\
+                     kube-controller-manager's last lines:\n{controllers}",
+                    within.as_secs(),
                     output.error_text()
                 );
             }
