@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the protobuf message tables the embedded cluster decodes request bodies with
-# (kwok/src/protobuf/schema/<group>_<version>.rs) from the Go API types of the Kubernetes release
+# (kwok/machinery/src/protobuf/schema/<group>_<version>.rs) from the Go API types of the Kubernetes release
 # pinned in kubernetes/go.mod: field numbers from each field's `protobuf` tag, JSON names and
 # presence from its `json` tag and Go type (kubernetes/protobuf-tables/main.go). Every message
 # reachable from the kinds the embedded cluster serves is written.
@@ -10,7 +10,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-out="$root/kwok/src/protobuf/schema"
+out="$root/kwok/machinery/src/protobuf/schema"
 check=0
 case "${1:-}" in
   --check) check=1 ;;

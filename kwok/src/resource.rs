@@ -11,8 +11,6 @@ use std::sync::MutexGuard;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::Outcome;
 use crate::decode::{BodyOf, BodyType, GoType};
 use crate::error::{ApiError, FieldError};
 use crate::printers::Column;
@@ -175,18 +173,6 @@ impl SubresourceDef {
     }
 }
 
-/// A kind's strategy is the Go type its bodies decode into.
-impl<T: Strategy> GoType for T {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        self.decode(val, check_strict, root)
-    }
-}
-
 /// What a kind's storage holds from `BeginCreate` until the object is stored (the service
 /// allocator's lock, which upstream's finish function releases).
 pub(crate) type Allocation = MutexGuard<'static, ()>;
@@ -213,10 +199,10 @@ pub(crate) enum Deletion {
 /// Everything the server does that depends on the kind. Defaults are the generic registry's
 /// (`genericregistry.Store` with the default strategy methods); a kind overrides what its
 /// `strategy.go` and storage change.
+///
+/// A kind's strategy is also the Go type its bodies decode into ([`GoType`]: the k8s-openapi
+/// type stands in for it).
 pub(crate) trait Strategy: GoType + Debug {
-    /// Decode a body into the kind's Go type (the k8s-openapi type stands in for it).
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String>;
-
     /// The protobuf message of the kind's wire form, when the kind has one here.
     fn protobuf(&self) -> Option<&'static Message> {
         None

@@ -262,7 +262,7 @@ func render(mod string, ms []*message) string {
 	kinds, helpers, modules := map[string]bool{}, map[string]bool{"message": true, "Message": true}, map[string]bool{}
 	var body strings.Builder
 	for _, m := range ms {
-		fmt.Fprintf(&body, "\npub(crate) static %s: Message = message(\n    %q,\n    &[\n", m.static, m.goName)
+		fmt.Fprintf(&body, "\npub static %s: Message = message(\n    %q,\n    &[\n", m.static, m.goName)
 		for _, f := range m.fields {
 			helpers[f.shape] = true
 			if f.shape == "inline" {

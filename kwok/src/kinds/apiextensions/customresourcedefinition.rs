@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil, default_zero, str_of};
 use crate::error::FieldError;
 use crate::meta::{first_generation, next_generation_if};
@@ -92,6 +93,17 @@ pub(crate) fn set_condition(
     }
 }
 
+impl GoType for CustomResourceDefinition {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
+        walk::<k8s::CustomResourceDefinition>(val, check_strict, root)
+    }
+}
+
 impl Strategy for CustomResourceDefinition {
     /// `strategy.GetResetFields`, `statusStrategy.GetResetFields`.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
@@ -100,10 +112,6 @@ impl Strategy for CustomResourceDefinition {
             "status" => &["metadata", "spec"],
             _ => &[],
         }
-    }
-
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
-        walk::<k8s::CustomResourceDefinition>(val, check_strict, root)
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

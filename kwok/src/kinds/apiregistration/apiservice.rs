@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{keep, keep_meta};
 use crate::printers::{apiregistration as printer, Column};
@@ -102,6 +103,17 @@ pub fn local_available() -> Value {
 #[derive(Debug)]
 pub struct ApiService;
 
+impl GoType for ApiService {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
+        walk::<k8s::APIService>(val, check_strict, root)
+    }
+}
+
 impl Strategy for ApiService {
     /// `apiServerStrategy.GetResetFields`, `apiServerStatusStrategy.GetResetFields`.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
@@ -110,10 +122,6 @@ impl Strategy for ApiService {
             "status" => &["spec", "metadata"],
             _ => &[],
         }
-    }
-
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
-        walk::<k8s::APIService>(val, check_strict, root)
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::{workloads as printer, Column};
 use crate::resource::Strategy;
@@ -29,11 +30,18 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct ControllerRevision;
 
-impl Strategy for ControllerRevision {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for ControllerRevision {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::ControllerRevision>(val, check_strict, root)
     }
+}
 
+impl Strategy for ControllerRevision {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::apps_v1::CONTROLLER_REVISION)
     }

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
@@ -57,11 +58,18 @@ fn set_template_generation(obj: &mut Value, generation: i64) {
     }
 }
 
-impl Strategy for DaemonSet {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for DaemonSet {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::DaemonSet>(val, check_strict, root)
     }
+}
 
+impl Strategy for DaemonSet {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::apps_v1::DAEMON_SET)
     }

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{
     field_changed, first_generation, keep, keep_meta, meta_map_changed, next_generation_if,
@@ -35,6 +36,17 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Deployment;
 
+impl GoType for Deployment {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
+        walk::<k8s::Deployment>(val, check_strict, root)
+    }
+}
+
 impl Strategy for Deployment {
     /// `deploymentStrategy.GetResetFields`, `deploymentStatusStrategy.GetResetFields`.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
@@ -43,10 +55,6 @@ impl Strategy for Deployment {
             "status" => &["spec", "metadata.labels"],
             _ => &[],
         }
-    }
-
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
-        walk::<k8s::Deployment>(val, check_strict, root)
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::protobuf::schema::Message;
 use crate::protobuf::schema::{authentication_v1, authorization_v1};
@@ -26,11 +27,18 @@ impl std::fmt::Debug for Review {
     }
 }
 
-impl Strategy for Review {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for Review {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         (self.decode)(val, check_strict, root)
     }
+}
 
+impl Strategy for Review {
     fn protobuf(&self) -> Option<&'static Message> {
         Some(self.protobuf)
     }

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use super::conversion::{v1_to_v2, v2_to_v1, DEFAULT_CPU_UTILIZATION};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::{default_nil, existing};
 use crate::error::FieldError;
 use crate::meta::keep;
@@ -101,15 +102,22 @@ fn default_v2(obj: &mut Map<String, Value>) {
     }
 }
 
-impl Strategy for HorizontalPodAutoscaler {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for HorizontalPodAutoscaler {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         if self.v1 {
             walk::<k8s_v1::HorizontalPodAutoscaler>(val, check_strict, root)
         } else {
             walk::<k8s_v2::HorizontalPodAutoscaler>(val, check_strict, root)
         }
     }
+}
 
+impl Strategy for HorizontalPodAutoscaler {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(if self.v1 {
             &crate::protobuf::schema::autoscaling_v1::HORIZONTAL_POD_AUTOSCALER

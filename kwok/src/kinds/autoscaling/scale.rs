@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::resource::Strategy;
 use crate::resource::SubresourceDef;
@@ -26,11 +27,18 @@ pub const fn subresource() -> SubresourceDef {
 #[derive(Debug)]
 pub struct Scale;
 
-impl Strategy for Scale {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for Scale {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::Scale>(val, check_strict, root)
     }
+}
 
+impl Strategy for Scale {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::autoscaling_v1::SCALE)
     }

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::child;
 use crate::error::FieldError;
 use crate::meta;
@@ -71,11 +72,18 @@ fn template_labels(obj: &Value) -> Option<&Value> {
         .filter(|l| l.is_object())
 }
 
-impl Strategy for Job {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for Job {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::Job>(val, check_strict, root)
     }
+}
 
+impl Strategy for Job {
     /// `deleteOptionWarnings`: batch/v1 orphans a Job's pods unless told otherwise.
     fn delete_warning(&self, opts: &crate::options::DeleteOptions) -> Option<&'static str> {
         (!opts.policy_given).then_some(

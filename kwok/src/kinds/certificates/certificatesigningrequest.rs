@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::certificate_request::{APPROVED, DENIED};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::keep;
 use crate::printers::{certificates as printer, Column};
@@ -39,6 +40,17 @@ static SUBRESOURCES: [SubresourceDef; 2] = [
 #[derive(Debug)]
 pub struct CertificateSigningRequest;
 
+impl GoType for CertificateSigningRequest {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
+        walk::<k8s::CertificateSigningRequest>(val, check_strict, root)
+    }
+}
+
 impl Strategy for CertificateSigningRequest {
     /// `csrStrategy.GetResetFields` (the spec too: only the requester writes it, on create),
     /// `csrStatusStrategy` and `csrApprovalStrategy`.
@@ -49,10 +61,6 @@ impl Strategy for CertificateSigningRequest {
             "approval" => &["spec", "status.certificate"],
             _ => &[],
         }
-    }
-
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
-        walk::<k8s::CertificateSigningRequest>(val, check_strict, root)
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

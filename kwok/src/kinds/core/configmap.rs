@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::{core as printer, Column};
 use crate::resource::Strategy;
@@ -29,11 +30,18 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct ConfigMap;
 
-impl Strategy for ConfigMap {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for ConfigMap {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::ConfigMap>(val, check_strict, root)
     }
+}
 
+impl Strategy for ConfigMap {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::core_v1::CONFIG_MAP)
     }

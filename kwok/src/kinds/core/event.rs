@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::kinds::events::conversion::{event_core_to_v1, event_v1_to_core};
 use crate::printers::{events as printer, Column};
@@ -36,15 +37,22 @@ pub struct Event {
     pub events_api: bool,
 }
 
-impl Strategy for Event {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for Event {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         if self.events_api {
             walk::<events_v1::Event>(val, check_strict, root)
         } else {
             walk::<core_v1::Event>(val, check_strict, root)
         }
     }
+}
 
+impl Strategy for Event {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(if self.events_api {
             &crate::protobuf::schema::events_v1::EVENT

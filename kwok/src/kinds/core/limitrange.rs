@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::resource::Strategy;
 use crate::resource::{ResourceDef, FULL_VERBS};
@@ -28,11 +29,18 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct LimitRange;
 
-impl Strategy for LimitRange {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for LimitRange {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::LimitRange>(val, check_strict, root)
     }
+}
 
+impl Strategy for LimitRange {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::core_v1::LIMIT_RANGE)
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil};
 use crate::error::FieldError;
 use crate::meta::keep;
@@ -50,11 +51,18 @@ pub(crate) fn default_claim(obj: &mut Map<String, Value>) {
 #[derive(Debug)]
 pub struct PersistentVolumeClaim;
 
-impl Strategy for PersistentVolumeClaim {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for PersistentVolumeClaim {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::PersistentVolumeClaim>(val, check_strict, root)
     }
+}
 
+impl Strategy for PersistentVolumeClaim {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::core_v1::PERSISTENT_VOLUME_CLAIM)
     }

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::{fields, pod as defaults};
 use crate::error::FieldError;
 use crate::meta::{keep, keep_meta};
@@ -81,6 +82,17 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Pod;
 
+impl GoType for Pod {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
+        walk::<k8s::Pod>(val, check_strict, root)
+    }
+}
+
 impl Strategy for Pod {
     /// `podStrategy.GetResetFields`, `podStatusStrategy.GetResetFields`.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
@@ -95,10 +107,6 @@ impl Strategy for Pod {
             "ephemeralcontainers" => &["status"],
             _ => &[],
         }
-    }
-
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
-        walk::<k8s::Pod>(val, check_strict, root)
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, next_generation_if};
 use crate::printers::{workloads as printer, Column};
@@ -32,11 +33,18 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct PodTemplate;
 
-impl Strategy for PodTemplate {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for PodTemplate {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::PodTemplate>(val, check_strict, root)
     }
+}
 
+impl Strategy for PodTemplate {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::core_v1::POD_TEMPLATE)
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil};
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
@@ -46,11 +47,18 @@ pub fn label_selector(res: &ResourceDef, obj: &Value) -> Value {
 #[derive(Debug)]
 pub struct ReplicationController;
 
-impl Strategy for ReplicationController {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for ReplicationController {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::ReplicationController>(val, check_strict, root)
     }
+}
 
+impl Strategy for ReplicationController {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::core_v1::REPLICATION_CONTROLLER)
     }

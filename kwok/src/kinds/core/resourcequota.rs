@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::keep;
 use crate::printers::{core as printer, Column};
@@ -33,11 +34,18 @@ const STATUS: SubresourceDef = status("ResourceQuota");
 #[derive(Debug)]
 pub struct ResourceQuota;
 
-impl Strategy for ResourceQuota {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for ResourceQuota {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::ResourceQuota>(val, check_strict, root)
     }
+}
 
+impl Strategy for ResourceQuota {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::core_v1::RESOURCE_QUOTA)
     }

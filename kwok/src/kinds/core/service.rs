@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::service_alloc::{self as alloc, Allocated};
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::{ApiError, FieldError};
 use crate::gofmt::go_syntax;
 use crate::printers::{services as printer, Column};
@@ -477,11 +478,18 @@ fn drop_type_dependent_fields(new: &mut Value, old: &Value) {
     }
 }
 
-impl Strategy for Service {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for Service {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::Service>(val, check_strict, root)
     }
+}
 
+impl Strategy for Service {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::core_v1::SERVICE)
     }

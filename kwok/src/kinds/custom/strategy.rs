@@ -9,6 +9,7 @@ use super::columns::{self, CellPath};
 use super::schema;
 use crate::decode::json::Val;
 use crate::decode::walker::Outcome;
+use crate::decode::GoType;
 use crate::error::{go_quote, FieldError};
 use crate::meta::{first_generation, next_generation_if};
 use crate::names;
@@ -44,10 +45,10 @@ fn non_metadata(obj: &Value) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
-impl Strategy for CustomResource {
+impl GoType for CustomResource {
     /// An unstructured decode: duplicate keys, then the fields the schema prunes, are the
     /// strict problems.
-    fn decode(
+    fn decode_into(
         &self,
         val: &Val,
         check_strict: bool,
@@ -68,7 +69,9 @@ impl Strategy for CustomResource {
         }
         Ok(Outcome { object, strict })
     }
+}
 
+impl Strategy for CustomResource {
     /// `customResourceStrategy.GetResetFields`: the status, when it is a subresource;
     /// `statusStrategy.GetResetFields`: the spec.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {

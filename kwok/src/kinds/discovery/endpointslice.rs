@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{first_generation, next_generation_if};
 use crate::printers::{services as printer, Column};
@@ -47,11 +48,18 @@ fn body(obj: &Value) -> Value {
     v
 }
 
-impl Strategy for EndpointSlice {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for EndpointSlice {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::EndpointSlice>(val, check_strict, root)
     }
+}
 
+impl Strategy for EndpointSlice {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::discovery_v1::ENDPOINT_SLICE)
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
 use crate::printers::{networking as printer, Column};
@@ -36,11 +37,18 @@ pub struct Ingress;
 /// The annotation that named an Ingress's class before `spec.ingressClassName`.
 const CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 
-impl Strategy for Ingress {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for Ingress {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::Ingress>(val, check_strict, root)
     }
+}
 
+impl Strategy for Ingress {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::networking_v1::INGRESS)
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil, existing};
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, next_generation_if};
@@ -35,11 +36,18 @@ pub const DEFAULT_CLASS_ANNOTATION: &str = "ingressclass.kubernetes.io/is-defaul
 #[derive(Debug)]
 pub struct IngressClass;
 
-impl Strategy for IngressClass {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for IngressClass {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::IngressClass>(val, check_strict, root)
     }
+}
 
+impl Strategy for IngressClass {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::networking_v1::INGRESS_CLASS)
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil};
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, next_generation_if};
@@ -32,11 +33,18 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct NetworkPolicy;
 
-impl Strategy for NetworkPolicy {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for NetworkPolicy {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::NetworkPolicy>(val, check_strict, root)
     }
+}
 
+impl Strategy for NetworkPolicy {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::networking_v1::NETWORK_POLICY)
     }

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::{node as printer, Column};
 use crate::resource::Strategy;
@@ -31,12 +32,19 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct RuntimeClass;
 
-/// No generation, no status: `PrepareForCreate` and `PrepareForUpdate` change nothing.
-impl Strategy for RuntimeClass {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for RuntimeClass {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::RuntimeClass>(val, check_strict, root)
     }
+}
 
+/// No generation, no status: `PrepareForCreate` and `PrepareForUpdate` change nothing.
+impl Strategy for RuntimeClass {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::node_v1::RUNTIME_CLASS)
     }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::resource::Strategy;
 use crate::validation::meta;
@@ -13,11 +14,18 @@ use crate::validation::meta;
 #[derive(Debug)]
 pub struct Eviction;
 
-impl Strategy for Eviction {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for Eviction {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::Eviction>(val, check_strict, root)
     }
+}
 
+impl Strategy for Eviction {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::policy_v1::EVICTION)
     }

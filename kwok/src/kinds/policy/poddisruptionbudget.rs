@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
 use crate::printers::{pdb as printer, Column};
@@ -30,11 +31,18 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct PodDisruptionBudget;
 
-impl Strategy for PodDisruptionBudget {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for PodDisruptionBudget {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::PodDisruptionBudget>(val, check_strict, root)
     }
+}
 
+impl Strategy for PodDisruptionBudget {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::policy_v1::POD_DISRUPTION_BUDGET)
     }

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::Column;
 use crate::resource::Strategy;
@@ -29,11 +30,18 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct ClusterRoleBinding;
 
-impl Strategy for ClusterRoleBinding {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for ClusterRoleBinding {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::ClusterRoleBinding>(val, check_strict, root)
     }
+}
 
+impl Strategy for ClusterRoleBinding {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::rbac_v1::CLUSTER_ROLE_BINDING)
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::default_nil;
 use crate::error::FieldError;
 use crate::meta::first_generation;
@@ -42,11 +43,18 @@ pub fn system_objects() -> impl Iterator<Item = Value> {
 #[derive(Debug)]
 pub struct PriorityClass;
 
-impl Strategy for PriorityClass {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for PriorityClass {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::PriorityClass>(val, check_strict, root)
     }
+}
 
+impl Strategy for PriorityClass {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::scheduling_v1::PRIORITY_CLASS)
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
+use crate::decode::GoType;
 use crate::defaults::fields::default_nil;
 use crate::error::FieldError;
 use crate::printers::{storage as printer, Column};
@@ -31,11 +32,18 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct StorageClass;
 
-impl Strategy for StorageClass {
-    fn decode(&self, val: &Val, check_strict: bool, root: (&str, &str)) -> Result<Outcome, String> {
+impl GoType for StorageClass {
+    fn decode_into(
+        &self,
+        val: &Val,
+        check_strict: bool,
+        root: (&str, &str),
+    ) -> Result<Outcome, String> {
         walk::<k8s::StorageClass>(val, check_strict, root)
     }
+}
 
+impl Strategy for StorageClass {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::storage_v1::STORAGE_CLASS)
     }

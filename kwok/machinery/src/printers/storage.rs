@@ -1,0 +1,160 @@
+//! Storage: StorageClasses, PersistentVolumes and PersistentVolumeClaims (`printStorageClass`,
+//! `printPersistentVolume`, `printPersistentVolumeClaim` in printers.go).
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::column::Column;
+use super::docs;
+use super::values::{age, arr_at, name};
+
+pub const STORAGE_CLASS_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Provisioner", "string", docs::SC_PROVISIONER),
+    Column::new("ReclaimPolicy", "string", docs::SC_RECLAIM_POLICY),
+    Column::new("VolumeBindingMode", "string", docs::SC_BINDING_MODE),
+    Column::new("AllowVolumeExpansion", "string", docs::SC_EXPANSION),
+    Column::age(),
+];
+
+pub const PERSISTENT_VOLUME_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Capacity", "string", docs::PV_CAPACITY),
+    Column::new("Access Modes", "string", docs::PV_ACCESS_MODES),
+    Column::new("Reclaim Policy", "string", docs::PV_RECLAIM_POLICY),
+    Column::new("Status", "string", docs::PV_STATUS),
+    Column::new("Claim", "string", docs::PV_CLAIM),
+    Column::new("StorageClass", "string", docs::PV_STORAGE_CLASS),
+    Column::new("VolumeAttributesClass", "string", docs::PV_ATTRIBUTES_CLASS),
+    Column::new("Reason", "string", docs::PV_REASON),
+    Column::age(),
+    Column::new("VolumeMode", "string", docs::PV_VOLUME_MODE).wide(),
+];
+
+pub const PERSISTENT_VOLUME_CLAIM_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Status", "string", docs::PVC_STATUS),
+    Column::new("Volume", "string", docs::PVC_VOLUME),
+    Column::new("Capacity", "string", docs::PVC_CAPACITY),
+    Column::new("Access Modes", "string", docs::PVC_ACCESS_MODES),
+    Column::new("StorageClass", "string", docs::PVC_STORAGE_CLASS),
+    Column::new(
+        "VolumeAttributesClass",
+        "string",
+        docs::PVC_ATTRIBUTES_CLASS,
+    ),
+    Column::age(),
+    Column::new("VolumeMode", "string", docs::PVC_VOLUME_MODE).wide(),
+];
+
+/// `IsDefaultAnnotation` of a StorageClass.
+pub fn is_default_class(class: &Value) -> bool {
+    let a = &class["metadata"]["annotations"];
+    a["storageclass.kubernetes.io/is-default-class"] == "true"
+        || a["storageclass.beta.kubernetes.io/is-default-class"] == "true"
+}
+
+pub fn storage_class_cells(class: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let mut shown = class["metadata"]["name"].as_str().unwrap_or("").to_string();
+    if is_default_class(class) {
+        shown.push_str(" (default)");
+    }
+    vec![
+        Value::from(shown),
+        Value::from(class["provisioner"].as_str().unwrap_or("")),
+        Value::from(class["reclaimPolicy"].as_str().unwrap_or("Delete")),
+        Value::from(class["volumeBindingMode"].as_str().unwrap_or("Immediate")),
+        Value::from(class["allowVolumeExpansion"].as_bool().unwrap_or(false)),
+        age(class, now),
+    ]
+}
+
+/// `GetAccessModesAsString`: each mode once, in a fixed order.
+fn access_modes(modes: &[Value]) -> String {
+    let has = |m: &str| modes.iter().any(|x| x == m);
+    [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .iter()
+    .filter(|(m, _)| has(m))
+    .map(|(_, short)| *short)
+    .collect::<Vec<_>>()
+    .join(",")
+}
+
+fn phase(obj: &Value) -> String {
+    if crate::meta::is_deleting(obj) {
+        "Terminating".into()
+    } else {
+        obj["status"]["phase"].as_str().unwrap_or("").to_string()
+    }
+}
+
+/// `GetPersistentVolumeClass` / `GetPersistentVolumeClaimClass`: the beta annotation wins.
+fn class_of(obj: &Value, spec_class: &Value) -> String {
+    obj["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"]
+        .as_str()
+        .or_else(|| spec_class.as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+fn unset(v: &Value) -> Value {
+    Value::from(v.as_str().unwrap_or("<unset>"))
+}
+
+pub fn persistent_volume_cells(pv: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let spec = &pv["spec"];
+    let claim = if spec["claimRef"].is_object() {
+        format!(
+            "{}/{}",
+            spec["claimRef"]["namespace"].as_str().unwrap_or(""),
+            spec["claimRef"]["name"].as_str().unwrap_or("")
+        )
+    } else {
+        String::new()
+    };
+    vec![
+        name(pv),
+        Value::from(spec["capacity"]["storage"].as_str().unwrap_or("0")),
+        Value::from(access_modes(arr_at(pv, &["spec", "accessModes"]))),
+        Value::from(spec["persistentVolumeReclaimPolicy"].as_str().unwrap_or("")),
+        Value::from(phase(pv)),
+        Value::from(claim),
+        Value::from(class_of(pv, &spec["storageClassName"])),
+        unset(&spec["volumeAttributesClassName"]),
+        Value::from(pv["status"]["reason"].as_str().unwrap_or("")),
+        age(pv, now),
+        unset(&spec["volumeMode"]),
+    ]
+}
+
+pub fn persistent_volume_claim_cells(pvc: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let spec = &pvc["spec"];
+    let volume = spec["volumeName"].as_str().unwrap_or("");
+    let (capacity, modes) = if volume.is_empty() {
+        (String::new(), String::new())
+    } else {
+        (
+            pvc["status"]["capacity"]["storage"]
+                .as_str()
+                .unwrap_or("0")
+                .to_string(),
+            access_modes(arr_at(pvc, &["status", "accessModes"])),
+        )
+    };
+    vec![
+        name(pvc),
+        Value::from(phase(pvc)),
+        Value::from(volume),
+        Value::from(capacity),
+        Value::from(modes),
+        Value::from(class_of(pvc, &spec["storageClassName"])),
+        unset(&spec["volumeAttributesClassName"]),
+        age(pvc, now),
+        unset(&spec["volumeMode"]),
+    ]
+}
