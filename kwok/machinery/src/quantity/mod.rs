@@ -120,6 +120,34 @@ impl Dec {
         exact
     }
 
+    /// `big.Int.Int64()` of the unscaled value: its magnitude's low 64 bits, negated when the
+    /// value is negative.
+    fn low_64_bits(&self) -> i64 {
+        let magnitude = self.digits.bytes().fold(0u64, |acc, d| {
+            acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0'))
+        });
+        let value = magnitude as i64;
+        if self.negative {
+            value.wrapping_neg()
+        } else {
+            value
+        }
+    }
+
+    /// The magnitude's digits divided by 10^`places` (`big.Int.DivMod` of the unscaled value):
+    /// the quotient's low 64 bits, and whether nothing was left over.
+    fn divided_by_power_of_ten(&self, places: i64) -> (i64, bool) {
+        let keep = usize::try_from(places)
+            .ok()
+            .and_then(|p| self.digits.len().checked_sub(p))
+            .unwrap_or(0);
+        let (quotient, rest) = self.digits.split_at(keep);
+        let magnitude = quotient.bytes().fold(0u64, |acc, d| {
+            acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0'))
+        });
+        (magnitude as i64, rest.bytes().all(|d| d == b'0'))
+    }
+
     /// Magnitude as an integer when it has no fractional part and fits.
     fn to_u128(&self) -> Option<u128> {
         if self.is_zero() {
@@ -138,7 +166,9 @@ impl Dec {
         Some(v)
     }
 
-    /// Compare magnitudes.
+    /// Compare magnitudes: by the place of the leading digit, then digit by digit, the shorter
+    /// read on with zeros. Nothing is scaled: an exponent may be anywhere in i32 (a learner's
+    /// `1e2147483647`), and padding to a common exponent would write billions of zeros.
     fn cmp_abs(&self, other: &Dec) -> Ordering {
         match (self.is_zero(), other.is_zero()) {
             (true, true) => return Ordering::Equal,
@@ -146,10 +176,20 @@ impl Dec {
             (false, true) => return Ordering::Greater,
             _ => {}
         }
-        let e = self.exp.min(other.exp);
-        let a = format!("{}{}", self.digits, "0".repeat((self.exp - e) as usize));
-        let b = format!("{}{}", other.digits, "0".repeat((other.exp - e) as usize));
-        a.len().cmp(&b.len()).then_with(|| a.cmp(&b))
+        // Digits carry no leading zeros, so the leading digit stands at 10^(len + exp - 1).
+        let place = |d: &Dec| d.digits.len() as i64 + i64::from(d.exp);
+        place(self).cmp(&place(other)).then_with(|| {
+            let (a, b) = (self.digits.as_bytes(), other.digits.as_bytes());
+            let common = a.len().min(b.len());
+            a[..common].cmp(&b[..common]).then_with(|| {
+                let nonzero = |rest: &[u8]| rest.iter().any(|&d| d != b'0');
+                match (nonzero(&a[common..]), nonzero(&b[common..])) {
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                    _ => Ordering::Equal,
+                }
+            })
+        })
     }
 
     fn cmp(&self, other: &Dec) -> Ordering {
@@ -165,11 +205,14 @@ impl Dec {
     /// multiple of three (moving down, as Go's truncating `%` does).
     fn canonical_base10(&self) -> (String, i32) {
         let trimmed = self.digits.trim_end_matches('0');
-        let mut exp = self.exp + (self.digits.len() - trimmed.len()) as i32;
+        // int32 as in Go, wrapping alike.
+        let mut exp = self
+            .exp
+            .wrapping_add((self.digits.len() - trimmed.len()) as i32);
         let mut digits = trimmed.to_string();
         while exp % 3 != 0 {
             digits.push('0');
-            exp -= 1;
+            exp = exp.wrapping_sub(1);
         }
         let sign = if self.negative { "-" } else { "" };
         (format!("{sign}{digits}"), exp)
@@ -183,6 +226,9 @@ pub struct Quantity {
     format: Format,
     /// The input string when it was already canonical (`q.s` in Go), reused on output.
     original: Option<String>,
+    /// Held as Go holds it on `ParseQuantity`'s fast path, an `int64Amount` (else an `inf.Dec`):
+    /// the two overflow differently when scaled ([`Quantity::milli_value`]).
+    int64_amount: bool,
 }
 
 /// `parseQuantityString`: (positive, value, num, denom, suffix).
@@ -311,6 +357,7 @@ impl Quantity {
                 value: Dec::zero(),
                 format: Format::DecimalSI,
                 original: Some("0".into()),
+                int64_amount: true,
             });
         }
         let (positive, _value, num, denom, suffix) = split(s)?;
@@ -333,7 +380,8 @@ impl Quantity {
             }
         }
         if precision >= 0 {
-            scale -= denom.len() as i32;
+            // Go's int32 arithmetic wraps, here as there (`1e-2147483648` scales past it).
+            scale = scale.wrapping_sub(denom.len() as i32);
             if scale >= -9 {
                 let shifted = format!("{num}{denom}");
                 let value: i64 = shifted.parse().map_err(|_| ERR_NUMERIC)?;
@@ -353,6 +401,7 @@ impl Quantity {
                         value,
                         format,
                         original,
+                        int64_amount: true,
                     });
                 }
             }
@@ -361,7 +410,8 @@ impl Quantity {
         // Slow path: exact decimal arithmetic, rounded up to nano, binary values capped at 2^63-1.
         let mut amount = Dec::new(!positive, &format!("{num}{denom}"), -(denom.len() as i32));
         if base == 10 {
-            amount.exp += exponent;
+            // `amount.Scale() - inf.Scale(exponent)`: int32, wrapping as Go's does.
+            amount.exp = amount.exp.wrapping_add(exponent);
         } else {
             for _ in 0..exponent.max(0) {
                 amount.mul_small(2);
@@ -385,6 +435,7 @@ impl Quantity {
             value: amount,
             format,
             original: None,
+            int64_amount: false,
         })
     }
 
@@ -409,6 +460,7 @@ impl Quantity {
             value: Dec::new(nano < 0, &digits, -9),
             format,
             original: None,
+            int64_amount: false,
         }
     }
 
@@ -472,9 +524,46 @@ impl Quantity {
         )
     }
 
-    /// `Quantity.MilliValue()`, rounded up.
+    /// `Quantity.MilliValue()`, rounded up, and past int64 what Go's answers: an
+    /// `int64Amount` scaled by 10, 100, 1000, 10^6 or 10^9 wraps and by other powers gives 0
+    /// (`positiveScaleInt64`); an `inf.Dec` (`scaledValue`) gives the low 64 bits of the
+    /// result. So `8Ei` (capped at 2^63 - 1) reads as -1000 milli and `1e18` as 0, and the
+    /// fractional-bytes warning, which asks `MilliValue() % 1000`, passes them in silence.
     pub fn milli_value(&self) -> i64 {
-        Amount(self.nano_units()).milli_value()
+        let unscaled = self.value.low_64_bits();
+        if self.int64_amount {
+            // `int64Amount{value, scale}.AsScaledInt64(Milli)`.
+            let scale = i64::from(self.value.exp);
+            if scale < -3 {
+                negative_scale_int64(unscaled, -3 - scale)
+            } else {
+                positive_scale_int64(unscaled, scale + 3)
+            }
+        } else {
+            // `scaledValue(unscaled, scale, 3)` with the `inf.Dec` scale, -exp.
+            let dif = -i64::from(self.value.exp) - 3;
+            if dif <= 0 {
+                // `int64(math.Pow10(-dif))`: past 10^18 the float does not fit, and amd64
+                // converts it to the minimum int64.
+                let factor = u32::try_from(-dif)
+                    .ok()
+                    .and_then(|e| 10i64.checked_pow(e))
+                    .unwrap_or(i64::MIN);
+                unscaled.wrapping_mul(factor)
+            } else {
+                let (quotient, exact) = self.value.divided_by_power_of_ten(dif);
+                let quotient = if self.value.negative {
+                    quotient.wrapping_neg()
+                } else {
+                    quotient
+                };
+                if exact {
+                    quotient
+                } else {
+                    quotient.wrapping_add(1)
+                }
+            }
+        }
     }
 
     /// The value in nano-units, the smallest a Quantity holds (parsing rounds up to it);
@@ -486,7 +575,7 @@ impl Quantity {
         // ParseQuantity rounds every value up to a nano-unit, so the exponent is at least -9.
         debug_assert!(self.value.exp >= -9, "{:?} finer than nano", self.value);
         let digits = self.value.digits.parse::<i128>().unwrap_or(i128::MAX);
-        let magnitude = u32::try_from(self.value.exp + 9)
+        let magnitude = u32::try_from(i64::from(self.value.exp) + 9)
             .ok()
             .and_then(|e| 10i128.checked_pow(e))
             .map_or(i128::MAX, |scale| digits.saturating_mul(scale));
@@ -504,6 +593,16 @@ impl Quantity {
     /// `Quantity.Cmp`: compare the values.
     pub fn compare(&self, other: &Quantity) -> Ordering {
         self.value.cmp(&other.value)
+    }
+
+    /// `Quantity.RoundUp`: the value rounded away from zero to at most `-scale` decimals; true
+    /// when it already had no more (and keeps its text). A rounded quantity forgets its text.
+    pub fn round_up(&mut self, scale: i32) -> bool {
+        if self.value.exp >= scale {
+            return true;
+        }
+        self.original = None;
+        self.value.round_up_to(scale.wrapping_neg())
     }
 
     /// Whole units (`MilliValue() % 1000 == 0`).
@@ -572,6 +671,65 @@ impl Quantity {
     }
 }
 
+/// `positiveScaleInt64`: `base` × 10^`scale`; by 10, 100, 1000, 10^6 and 10^9 the product
+/// wraps as `int64Multiply`'s does (its overflow flag is not read), by any other power an
+/// overflow gives 0.
+fn positive_scale_int64(base: i64, scale: i64) -> i64 {
+    let multiply = |a: i64, b: i64| -> (i64, bool) {
+        if a == 0 || b == 0 || a == 1 || b == 1 {
+            return (a.wrapping_mul(b), true);
+        }
+        if a == i64::MIN || b == i64::MIN {
+            return (0, false);
+        }
+        let c = a.wrapping_mul(b);
+        (c, c.wrapping_div(b) == a)
+    };
+    match scale {
+        0 => base,
+        1 => multiply(base, 10).0,
+        2 => multiply(base, 100).0,
+        3 => multiply(base, 1000).0,
+        6 => multiply(base, 1_000_000).0,
+        9 => multiply(base, 1_000_000_000).0,
+        _ => {
+            let mut value = base;
+            for _ in 0..scale {
+                let (next, ok) = multiply(value, 10);
+                if !ok {
+                    return 0;
+                }
+                value = next;
+            }
+            value
+        }
+    }
+}
+
+/// `negativeScaleInt64`: `base` / 10^`scale`, a remainder rounding away from zero.
+fn negative_scale_int64(base: i64, scale: i64) -> i64 {
+    let mut value = base;
+    let mut fraction = false;
+    for _ in 0..scale {
+        if !fraction && value % 10 != 0 {
+            fraction = true;
+        }
+        value /= 10;
+        if value == 0 {
+            return match (fraction, base > 0) {
+                (false, _) => 0,
+                (true, true) => 1,
+                (true, false) => -1,
+            };
+        }
+    }
+    match (fraction, base > 0) {
+        (false, _) => value,
+        (true, true) => value + 1,
+        (true, false) => value - 1,
+    }
+}
+
 /// Parse and canonicalize in one step, as decoding a quantity field does.
 pub fn canonicalize(s: &str) -> Result<String, &'static str> {
     Quantity::parse(s.trim()).map(|q| q.canonical())
@@ -629,6 +787,59 @@ mod tests {
         assert!(one.is_integer());
         assert!(!a.is_integer());
         assert!(Quantity::parse("-1").unwrap().is_negative());
+    }
+
+    /// Exponents that wrap Go's int32 wrap here too (in every build, never a panic), and
+    /// values far apart compare without being scaled to each other.
+    #[test]
+    fn exponents_at_the_ends_of_int32_neither_panic_nor_allocate() {
+        let q = |s: &str| Quantity::parse(s).expect(s);
+        // `0.5e-2147483648`: the scale, 1 - (-2^31), wraps to -(2^31 - 1) as Go's does.
+        assert_eq!(
+            q("0.5e-2147483648").compare(&q("5e2147483647")),
+            Ordering::Equal
+        );
+        assert_eq!(q("1e2147483647").compare(&q("1")), Ordering::Greater);
+        assert_eq!(q("1").compare(&q("1e2147483647")), Ordering::Less);
+        assert_eq!(q("1e-2147483648").compare(&q("1n")), Ordering::Equal);
+        assert_eq!(q("-1e2147483647").compare(&q("1n")), Ordering::Less);
+        assert!(q("1e2147483647").canonical().ends_with("e2147483646"));
+        assert_eq!(q("1e2147483647").nano_units(), i128::MAX);
+    }
+
+    /// `MilliValue()` as Go answers it, overflow included (what kube-apiserver v1.32.13's
+    /// fractional-bytes warning shows: tests/differential/sessions/quantities.yaml).
+    #[test]
+    fn milli_values_overflow_as_gos_do() {
+        let q = |s: &str| Quantity::parse(s).expect(s);
+        assert_eq!(q("1").milli_value(), 1000);
+        assert_eq!(q("1.5").milli_value(), 1500);
+        assert_eq!(q("100m").milli_value(), 100);
+        assert_eq!(q("1n").milli_value(), 1);
+        assert_eq!(q("-1n").milli_value(), -1);
+        assert_eq!(q("0.0001").milli_value(), 1);
+        assert_eq!(
+            q("1Ei").milli_value(),
+            1_152_921_504_606_846_976i64.wrapping_mul(1000)
+        );
+        // `8Ei` is capped at 2^63 - 1 as an inf.Dec: times 1000, wrapped.
+        assert_eq!(q("8Ei").milli_value(), -1000);
+        assert_eq!(q("9223372036854775807").milli_value(), -1000);
+        // `1e18` is int64Amount{1, 18}: scaled by 10^21, which overflows to 0.
+        assert_eq!(q("1e18").milli_value(), 0);
+        assert_ne!(q("99999999999999999999").milli_value() % 1000, 0);
+        assert_eq!(q("1200e-6").milli_value(), 2);
+    }
+
+    #[test]
+    fn magnitudes_compare_digit_by_digit() {
+        let q = |s: &str| Quantity::parse(s).expect(s);
+        assert_eq!(q("1200m").compare(&q("1.2")), Ordering::Equal);
+        assert_eq!(q("1201m").compare(&q("1.2")), Ordering::Greater);
+        assert_eq!(q("1.19").compare(&q("1200m")), Ordering::Less);
+        assert_eq!(q("100").compare(&q("1e2")), Ordering::Equal);
+        assert_eq!(q("99").compare(&q("1e2")), Ordering::Less);
+        assert_eq!(q("1Ki").compare(&q("1k")), Ordering::Greater);
     }
 
     #[test]
