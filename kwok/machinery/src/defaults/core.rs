@@ -5,6 +5,7 @@ use base64::Engine;
 use serde_json::{json, Map, Value};
 
 use super::fields::{child, default_nil, default_zero, each, existing, str_of};
+use super::resources;
 
 /// `SetDefaults_Namespace` (the `kubernetes.io/metadata.name` label) and
 /// `SetDefaults_NamespaceStatus`. The `kubernetes` finalizer is the strategy's.
@@ -56,6 +57,8 @@ pub fn node(obj: &mut Map<String, Value>) {
     let Some(status) = child(obj, "status") else {
         return;
     };
+    resources::resource_list(status, "capacity");
+    resources::resource_list(status, "allocatable");
     if status.get("allocatable").is_none_or(Value::is_null) {
         if let Some(capacity) = status.get("capacity").filter(|c| c.is_object()).cloned() {
             status.insert("allocatable".into(), capacity);

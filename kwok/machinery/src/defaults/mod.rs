@@ -13,5 +13,6 @@ pub mod fields;
 mod image;
 pub mod pod;
 pub mod rbac;
+pub mod resources;
 pub mod services;
 pub mod workloads;

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::fields::{child, default_nil, default_zero, each, existing, is_nil, is_zero, str_of};
 use super::image::default_pull_policy;
+use super::resources;
 
 /// `SetDefaults_PodSpec` and everything under it; `is_pod` adds `SetDefaults_Pod`, which pod
 /// templates do not get.
@@ -20,8 +21,10 @@ pub fn pod_spec(spec: &mut Map<String, Value>, is_pod: bool) {
     for key in ["containers", "initContainers", "ephemeralContainers"] {
         for c in each(spec, key) {
             container(c);
+            resources::requirements(c, "resources");
         }
     }
+    resources::resource_list(spec, "overhead");
     for v in each(spec, "volumes") {
         volume(v);
     }

@@ -103,6 +103,7 @@ pub fn stateful_set(obj: &mut Map<String, Value>) {
         let claim_spec = claim.entry("spec").or_insert_with(|| json!({}));
         if let Some(claim_spec) = claim_spec.as_object_mut() {
             default_nil(claim_spec, "volumeMode", json!("Filesystem"));
+            super::resources::requirements(claim_spec, "resources");
         }
         let status = claim.entry("status").or_insert_with(|| json!({}));
         if let Some(status) = status.as_object_mut() {

@@ -45,7 +45,8 @@ impl Strategy for LimitRange {
         Some(&crate::protobuf::schema::core_v1::LIMIT_RANGE)
     }
 
-    /// `SetDefaults_LimitRangeItem` for each item.
+    /// `SetDefaults_LimitRangeItem` for each item, and its resource lists rounded up to milli
+    /// scale.
     fn default(&self, obj: &mut Map<String, Value>) {
         let items = obj
             .get_mut("spec")
@@ -54,6 +55,15 @@ impl Strategy for LimitRange {
         for item in items.into_iter().flatten() {
             if let Some(item) = item.as_object_mut() {
                 default_item(item);
+                for list in [
+                    "max",
+                    "min",
+                    "default",
+                    "defaultRequest",
+                    "maxLimitRequestRatio",
+                ] {
+                    crate::defaults::resources::resource_list(item, list);
+                }
             }
         }
     }

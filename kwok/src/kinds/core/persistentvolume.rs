@@ -49,9 +49,11 @@ impl Strategy for PersistentVolume {
         Some(&crate::protobuf::schema::core_v1::PERSISTENT_VOLUME)
     }
 
-    /// `SetDefaults_PersistentVolume` and `SetDefaults_HostPathVolumeSource`.
+    /// `SetDefaults_PersistentVolume` and `SetDefaults_HostPathVolumeSource`; the capacity
+    /// rounded up to milli scale.
     fn default(&self, obj: &mut Map<String, Value>) {
         if let Some(spec) = child(obj, "spec") {
+            crate::defaults::resources::resource_list(spec, "capacity");
             default_zero(spec, "persistentVolumeReclaimPolicy", json!("Retain"));
             default_nil(spec, "volumeMode", json!("Filesystem"));
             if let Some(host_path) = existing(spec, "hostPath") {

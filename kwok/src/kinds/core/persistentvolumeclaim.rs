@@ -9,6 +9,7 @@ use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
 use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil};
+use crate::defaults::resources;
 use crate::error::FieldError;
 use crate::meta::keep;
 use crate::printers::{storage as printer, Column};
@@ -30,13 +31,17 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     strategy: &PersistentVolumeClaim,
 };
 
-/// `SetDefaults_PersistentVolumeClaim(Spec)`: phase Pending, volume mode Filesystem.
+/// `SetDefaults_PersistentVolumeClaim(Spec)`: phase Pending, volume mode Filesystem; its
+/// resource lists rounded up to milli scale.
 pub(crate) fn default_claim(obj: &mut Map<String, Value>) {
     if let Some(spec) = child(obj, "spec") {
         default_nil(spec, "volumeMode", json!("Filesystem"));
+        resources::requirements(spec, "resources");
     }
     let status = obj.entry("status").or_insert_with(|| json!({}));
     if let Some(status) = status.as_object_mut() {
+        resources::resource_list(status, "capacity");
+        resources::resource_list(status, "allocatedResources");
         if status
             .get("phase")
             .and_then(Value::as_str)

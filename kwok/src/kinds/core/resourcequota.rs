@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::{walk, Outcome};
@@ -48,6 +48,18 @@ impl GoType for ResourceQuota {
 impl Strategy for ResourceQuota {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
         Some(&crate::protobuf::schema::core_v1::RESOURCE_QUOTA)
+    }
+
+    /// `SetDefaults_ResourceList` on the hard limits and the status: rounded up to milli scale.
+    fn default(&self, obj: &mut Map<String, Value>) {
+        use crate::defaults::resources::resource_list;
+        if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
+            resource_list(spec, "hard");
+        }
+        if let Some(status) = obj.get_mut("status").and_then(Value::as_object_mut) {
+            resource_list(status, "hard");
+            resource_list(status, "used");
+        }
     }
 
     /// `resourcequota.Status = api.ResourceQuotaStatus{}`.
