@@ -123,10 +123,7 @@ impl Dec {
     /// `big.Int.Int64()` of the unscaled value: its magnitude's low 64 bits, negated when the
     /// value is negative.
     fn low_64_bits(&self) -> i64 {
-        let magnitude = self.digits.bytes().fold(0u64, |acc, d| {
-            acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0'))
-        });
-        let value = magnitude as i64;
+        let value = low_64_bits_of(&self.digits);
         if self.negative {
             value.wrapping_neg()
         } else {
@@ -142,10 +139,7 @@ impl Dec {
             .and_then(|p| self.digits.len().checked_sub(p))
             .unwrap_or(0);
         let (quotient, rest) = self.digits.split_at(keep);
-        let magnitude = quotient.bytes().fold(0u64, |acc, d| {
-            acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0'))
-        });
-        (magnitude as i64, rest.bytes().all(|d| d == b'0'))
+        (low_64_bits_of(quotient), rest.bytes().all(|d| d == b'0'))
     }
 
     /// Magnitude as an integer when it has no fractional part and fits.
@@ -669,6 +663,14 @@ impl Quantity {
             None => format!("{number}e{exp}"),
         }
     }
+}
+
+/// The low 64 bits of the whole number a string of decimal digits writes, as an int64 (what
+/// `big.Int.Int64()` keeps of a magnitude past it).
+fn low_64_bits_of(digits: &str) -> i64 {
+    digits.bytes().fold(0u64, |acc, d| {
+        acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0'))
+    }) as i64
 }
 
 /// `positiveScaleInt64`: `base` × 10^`scale`; by 10, 100, 1000, 10^6 and 10^9 the product

@@ -52,11 +52,12 @@ impl Strategy for ResourceQuota {
 
     /// `SetDefaults_ResourceList` on the hard limits and the status: rounded up to milli scale.
     fn default(&self, obj: &mut Map<String, Value>) {
+        use crate::defaults::fields::existing;
         use crate::defaults::resources::resource_list;
-        if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
+        if let Some(spec) = existing(obj, "spec") {
             resource_list(spec, "hard");
         }
-        if let Some(status) = obj.get_mut("status").and_then(Value::as_object_mut) {
+        if let Some(status) = existing(obj, "status") {
             resource_list(status, "hard");
             resource_list(status, "used");
         }
