@@ -11,7 +11,9 @@ mod remotecommand;
 pub mod request_info;
 pub mod respond;
 pub mod route;
+mod spdy;
 pub mod table;
+mod upgrade;
 pub mod watch;
 
 use std::net::SocketAddr;
