@@ -1,6 +1,7 @@
-//! kwok's debugging configuration resources (`kwok.x-k8s.io/v1alpha1`): `Logs`, `Exec` and
-//! `Attach` for one pod, `ClusterLogs`, `ClusterExec` and `ClusterAttach` for the pods a selector
-//! names (`pkg/apis/v1alpha1/{,cluster_}{logs,exec,attach}_types.go`).
+//! kwok's debugging configuration resources (`kwok.x-k8s.io/v1alpha1`): `Logs`, `Exec`,
+//! `Attach` and `PortForward` for one pod, `ClusterLogs`, `ClusterExec`, `ClusterAttach` and
+//! `ClusterPortForward` for the pods a selector names
+//! (`pkg/apis/v1alpha1/{,cluster_}{logs,exec,attach,port_forward}_types.go`).
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -77,26 +78,58 @@ pub struct AttachConfig {
     pub logs_file: Option<String>,
 }
 
-/// The entries of the three kinds, each naming the containers it applies to.
-trait ForContainers {
-    fn containers(&self) -> &[String];
+/// Where a forwarded port's connections go (`v1alpha1.Forward`): a command whose stdin and
+/// stdout are the connection, else an address kwok dials.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Forward {
+    /// The pod's ports this applies to; none means every port without a forward of its own.
+    #[serde(default)]
+    pub ports: Vec<i32>,
+    #[serde(default)]
+    pub target: Option<ForwardTarget>,
+    #[serde(default)]
+    pub command: Vec<String>,
 }
 
-impl ForContainers for Log {
-    fn containers(&self) -> &[String] {
-        &self.containers
+/// `v1alpha1.ForwardTarget`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ForwardTarget {
+    pub port: i32,
+    #[serde(default)]
+    pub address: String,
+}
+
+/// The entries of every kind name what they apply to (containers, or ports); an entry naming
+/// nothing applies to whatever no entry names.
+trait Keyed {
+    fn names(&self, key: &str) -> bool;
+    fn names_none(&self) -> bool;
+}
+
+macro_rules! keyed_by_container {
+    ($($kind:ty),*) => {$(
+        impl Keyed for $kind {
+            fn names(&self, key: &str) -> bool {
+                self.containers.iter().any(|c| c == key)
+            }
+            fn names_none(&self) -> bool {
+                self.containers.is_empty()
+            }
+        }
+    )*};
+}
+
+keyed_by_container!(Log, ExecTarget, AttachConfig);
+
+impl Keyed for Forward {
+    fn names(&self, key: &str) -> bool {
+        key.parse::<i32>()
+            .is_ok_and(|port| self.ports.contains(&port))
     }
-}
-
-impl ForContainers for ExecTarget {
-    fn containers(&self) -> &[String] {
-        &self.containers
-    }
-}
-
-impl ForContainers for AttachConfig {
-    fn containers(&self) -> &[String] {
-        &self.containers
+    fn names_none(&self) -> bool {
+        self.ports.is_empty()
     }
 }
 
@@ -140,7 +173,7 @@ struct Selected {
     selector: Option<ObjectSelector>,
 }
 
-/// The document's entries: `spec.<field>` (`logs`, `execs` or `attaches`).
+/// The document's entries: `spec.<field>` (`logs`, `execs`, `attaches` or `forwards`).
 fn entries<T: DeserializeOwned>(document: &Value, field: &str) -> Result<Vec<T>, String> {
     let Some(list) = document["spec"].get(field) else {
         return Err(format!("missing field `spec.{field}`"));
@@ -170,7 +203,7 @@ enum Missing {
     NoRule,
 }
 
-impl<T: DeserializeOwned + ForContainers> Rules<T> {
+impl<T: DeserializeOwned + Keyed> Rules<T> {
     fn add_pod(&mut self, document: &Value, field: &str) -> Result<(), String> {
         let doc: Document = serde_json::from_value(document.clone()).map_err(|e| e.to_string())?;
         // Not defaulted: kwok matches a rule without a namespace to no pod.
@@ -197,12 +230,12 @@ impl<T: DeserializeOwned + ForContainers> Rules<T> {
             .iter()
             .find(|(ns, name, _)| name == pod && ns == namespace)
         {
-            return for_container(container, entries).ok_or(Missing::NotInPodRule);
+            return for_key(container, entries).ok_or(Missing::NotInPodRule);
         }
         self.by_selector
             .iter()
             .filter(|(selector, _)| selector.as_ref().is_none_or(|s| s.matches(pod, namespace)))
-            .find_map(|(_, entries)| for_container(container, entries))
+            .find_map(|(_, entries)| for_key(container, entries))
             .ok_or(Missing::NoRule)
     }
 
@@ -217,6 +250,7 @@ pub struct Config {
     logs: Rules<Log>,
     execs: Rules<ExecTarget>,
     attaches: Rules<AttachConfig>,
+    forwards: Rules<Forward>,
 }
 
 impl Config {
@@ -234,6 +268,8 @@ impl Config {
             "ClusterExec" => self.execs.add_cluster(document, "execs"),
             "Attach" => self.attaches.add_pod(document, "attaches"),
             "ClusterAttach" => self.attaches.add_cluster(document, "attaches"),
+            "PortForward" => self.forwards.add_pod(document, "forwards"),
+            "ClusterPortForward" => self.forwards.add_cluster(document, "forwards"),
             _ => return Ok(false),
         };
         added.map_err(|e| format!("a kwok {kind} document: {e}"))?;
@@ -241,7 +277,10 @@ impl Config {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.logs.is_empty() && self.execs.is_empty() && self.attaches.is_empty()
+        self.logs.is_empty()
+            && self.execs.is_empty()
+            && self.attaches.is_empty()
+            && self.forwards.is_empty()
     }
 
     /// `getPodLogs`, with kwok's texts for a container nothing declares.
@@ -289,6 +328,23 @@ impl Config {
             pod,
         )
     }
+
+    /// `getPodsForward`, with kwok's texts (which name the port where the others name the
+    /// container).
+    pub fn forward(&self, pod: &str, namespace: &str, port: u16) -> Result<&Forward, String> {
+        self.forwards
+            .find(pod, namespace, &port.to_string())
+            .map_err(|missing| {
+                let what = match missing {
+                    Missing::NotInPodRule => "forward not found",
+                    Missing::NoRule => "no forward found",
+                };
+                format!(
+                    "{what} for port {port} in pod {}",
+                    crate::error::go_quote(&format!("{namespace}/{pod}"))
+                )
+            })
+    }
 }
 
 /// A lookup's entry, or kwok's text for why there is none: `texts` names the pod rule without
@@ -320,11 +376,11 @@ fn not_found(what: &str, container: &str, namespace: &str, pod: &str) -> String 
 
 /// `findLogInLogs` and its twins: the entry naming the container, else the first that names
 /// none.
-fn for_container<'a, T: ForContainers>(container: &str, entries: &'a [T]) -> Option<&'a T> {
+fn for_key<'a, T: Keyed>(key: &str, entries: &'a [T]) -> Option<&'a T> {
     entries
         .iter()
-        .find(|e| e.containers().iter().any(|c| c == container))
-        .or_else(|| entries.iter().find(|e| e.containers().is_empty()))
+        .find(|e| e.names(key))
+        .or_else(|| entries.iter().find(|e| e.names_none()))
 }
 
 #[cfg(test)]
@@ -467,5 +523,42 @@ mod tests {
             "{error}"
         );
         assert!(config.is_empty());
+    }
+
+    #[test]
+    fn a_forward_is_found_by_port_as_kwok_finds_it_and_missing_ones_named() {
+        let config = config(&[
+            json!({"apiVersion": API_VERSION, "kind": "PortForward",
+                   "metadata": {"name": "own", "namespace": "ns"},
+                   "spec": {"forwards": [{"ports": [80], "command": ["cat", "a"]}]}}),
+            json!({"apiVersion": API_VERSION, "kind": "ClusterPortForward",
+                   "metadata": {"name": "picky"},
+                   "spec": {"selector": {"matchNamespaces": ["ns"]},
+                            "forwards": [{"ports": [9400], "target": {"port": 1}}]}}),
+            json!({"apiVersion": API_VERSION, "kind": "ClusterPortForward",
+                   "metadata": {"name": "all"},
+                   "spec": {"forwards": [{"command": ["cat", "b"]},
+                                         {"ports": [443], "command": ["cat", "c"]}]}}),
+        ]);
+        let command = |pod: &str, port: u16| {
+            config
+                .forward(pod, "ns", port)
+                .map(|f| f.command.last().cloned().unwrap_or_else(|| "target".into()))
+        };
+        assert_eq!(command("own", 80), Ok("a".into()));
+        // A pod's own document decides alone.
+        assert_eq!(
+            command("own", 81),
+            Err(r#"forward not found for port 81 in pod "ns/own""#.into())
+        );
+        assert_eq!(command("other", 9400), Ok("target".into()));
+        // A named port wins over an entry naming none, whatever their order.
+        assert_eq!(command("other", 443), Ok("c".into()));
+        assert_eq!(command("other", 8080), Ok("b".into()));
+        let none = Config::default();
+        assert_eq!(
+            none.forward("p", "ns", 80).unwrap_err(),
+            r#"no forward found for port 80 in pod "ns/p""#
+        );
     }
 }

@@ -6,6 +6,7 @@ mod discovery_aggregated;
 mod handlers;
 pub mod in_flight;
 pub mod openapi;
+mod portforward;
 pub mod query;
 mod remotecommand;
 pub mod request_info;
@@ -98,7 +99,7 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
         return respond::error(&attributes.forbidden(&user.name, &decision.reason));
     }
     parts.extensions.insert(user);
-    // Exec and attach stream over an upgraded connection: they read no body.
+    // Exec, attach and port forwarding stream over an upgraded connection: they read no body.
     let streams = match &target {
         route::Target::Resource(path) => remotecommand::action_of(path),
         _ => None,
@@ -106,6 +107,9 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
     match (streams, target) {
         (Some(action), route::Target::Resource(path)) => {
             remotecommand::serve(server.clone(), parts, path, action).await
+        }
+        (None, route::Target::Resource(path)) if portforward::is_port_forward(&path) => {
+            portforward::serve(server.clone(), parts, path).await
         }
         (_, target) => respond_to(&server, parts, body, target, pretty).await,
     }

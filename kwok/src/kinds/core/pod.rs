@@ -75,6 +75,14 @@ pub static RESOURCE: ResourceDef = ResourceDef {
             verbs: &["get"],
             body: None,
         },
+        SubresourceDef {
+            name: "portforward",
+            kind: "PodPortForwardOptions",
+            group: "",
+            version: "",
+            verbs: &["create", "get"],
+            body: None,
+        },
     ],
     strategy: &Pod,
 };
