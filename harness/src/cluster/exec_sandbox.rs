@@ -28,6 +28,8 @@ pub struct SandboxedExec {
     path: String,
     /// What the command must not see (the lab's reference, the reference cache).
     hidden: Vec<PathBuf>,
+    /// Directories of what the lab declares that a command reads (the port replies).
+    declared_data: Vec<PathBuf>,
     /// The commands running now (see [`AT_ONCE`]).
     running: Arc<(Mutex<usize>, Condvar)>,
 }
@@ -42,8 +44,15 @@ impl SandboxedExec {
         SandboxedExec {
             path,
             hidden,
+            declared_data: Vec::new(),
             running: Arc::default(),
         }
+    }
+
+    /// Keeps `dir` readable to every command (the sandbox keeps what the environment names).
+    pub fn reading(mut self, dir: PathBuf) -> SandboxedExec {
+        self.declared_data.push(dir);
+        self
     }
 
     /// Waits for a turn among [`AT_ONCE`]; the turn ends when the guard drops.
@@ -102,6 +111,14 @@ impl kwok::debugging::ExecRunner for SandboxedExec {
             snippet.push_str(&shell_quoted(arg));
         }
         let mut env = vec![("PATH".to_string(), self.path.clone())];
+        if let Ok(dirs) = std::env::join_paths(&self.declared_data) {
+            if !self.declared_data.is_empty() {
+                env.push((
+                    "PROCTOR_DECLARED_DATA".to_string(),
+                    dirs.to_string_lossy().into_owned(),
+                ));
+            }
+        }
         env.extend(call.env.iter().cloned());
         let spec = RunSpec {
             program: PathBuf::new(),

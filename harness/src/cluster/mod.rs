@@ -19,6 +19,7 @@ pub mod nodes;
 pub mod object_query;
 pub mod pod_exec;
 pub mod pod_logs;
+pub mod pod_port_forward;
 pub mod target;
 pub mod upstream;
 

@@ -16,7 +16,8 @@ use super::names::generated_name;
 use super::nodes::NodeTemplate;
 use super::pod_exec::PodExecFiles;
 use super::pod_logs::PodLogFiles;
-use crate::scenario::model::{PodExecSpec, PodLogsSpec};
+use super::pod_port_forward::PodPortForwardFiles;
+use crate::scenario::model::{PodExecSpec, PodLogsSpec, PodPortForwardSpec};
 use crate::scenario::Perturbation;
 
 /// Saved whole-cluster state.
@@ -118,13 +119,14 @@ pub enum ClusterKind {
     Kwokctl,
 }
 
-/// What a private cluster starts with: its nodes, and the container logs and commands its fake
-/// nodes serve.
+/// What a private cluster starts with: its nodes, and the container logs, commands and port
+/// replies its fake nodes serve.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterSetup {
     pub nodes: Vec<NodeTemplate>,
     pub logs: Vec<PodLogsSpec>,
     pub exec: Vec<PodExecSpec>,
+    pub port_forward: Vec<PodPortForwardSpec>,
     /// What a command run through `kubectl exec` must not see (the lab's reference, the
     /// reference cache), as for a learner's script.
     pub hidden: Vec<PathBuf>,
@@ -145,6 +147,8 @@ pub struct Target {
     _logs: Option<PodLogFiles>,
     /// The declared commands the cluster runs while it runs.
     _exec: Option<PodExecFiles>,
+    /// The declared port replies the cluster reads while it runs.
+    _port_forward: Option<PodPortForwardFiles>,
     kubectl: Kubectl,
     /// Holds the generated kubeconfig of an embedded cluster.
     _scratch: Option<tempfile::TempDir>,
@@ -182,10 +186,14 @@ impl Target {
     ) -> anyhow::Result<Target> {
         let logs = PodLogFiles::write(&setup.logs)?;
         let exec = PodExecFiles::write(&setup.exec)?;
-        let runner = super::exec_sandbox::SandboxedExec::new(
+        let port_forward = PodPortForwardFiles::write(&setup.port_forward)?;
+        let mut runner = super::exec_sandbox::SandboxedExec::new(
             exec.as_ref().map(PodExecFiles::bin),
             setup.hidden.clone(),
         );
+        if let Some(port_forward) = &port_forward {
+            runner = runner.reading(port_forward.dir());
+        }
         let mut config = kwok::ClusterConfig {
             nodes: setup.nodes.iter().map(NodeTemplate::to_object).collect(),
             exec_runner: std::sync::Arc::new(runner),
@@ -194,7 +202,8 @@ impl Target {
         let documents = logs
             .iter()
             .flat_map(PodLogFiles::documents)
-            .chain(exec.iter().flat_map(PodExecFiles::documents));
+            .chain(exec.iter().flat_map(PodExecFiles::documents))
+            .chain(port_forward.iter().flat_map(PodPortForwardFiles::documents));
         for document in documents {
             config
                 .debugging
@@ -217,6 +226,7 @@ impl Target {
             backend: Backend::Embedded(Box::new(cluster)),
             _logs: logs,
             _exec: exec,
+            _port_forward: port_forward,
             kube_cache: discovery_cache(&kubectl).await,
             kubectl,
             _scratch: None,
@@ -263,6 +273,10 @@ impl Target {
         if let Some(exec) = &exec {
             kwok_config.push_str(&exec.yaml()?);
         }
+        let port_forward = PodPortForwardFiles::write(&setup.port_forward)?;
+        if let Some(port_forward) = &port_forward {
+            kwok_config.push_str(&port_forward.yaml()?);
+        }
         let commands = exec.as_ref().map(PodExecFiles::bin);
         let cluster =
             KwokctlCluster::create(&upstream, kubeconfig, &kwok_config, commands.as_deref())
@@ -272,6 +286,7 @@ impl Target {
             backend: Backend::Kwokctl(Box::new(cluster)),
             _logs: logs,
             _exec: exec,
+            _port_forward: port_forward,
             kube_cache: None,
             kubectl,
             _scratch: None,
@@ -341,6 +356,7 @@ impl Target {
             backend: Backend::External,
             _logs: None,
             _exec: None,
+            _port_forward: None,
             kube_cache: discovery_cache(&kubectl).await,
             kubectl,
             _scratch: None,

@@ -76,13 +76,14 @@ impl ReferenceRun {
     }
 }
 
-/// What a private cluster for the lab starts with: its nodes, its declared container logs and
-/// commands, and what those commands must not see (as the lab's scripts must not).
+/// What a private cluster for the lab starts with: its nodes, its declared container logs,
+/// commands and port replies, and what those commands must not see (as the lab's scripts must not).
 pub fn starting_setup(lab: &Lab) -> ClusterSetup {
     ClusterSetup {
         nodes: starting_nodes(lab),
         logs: lab.scenario.cluster.logs.clone(),
         exec: lab.scenario.cluster.exec.clone(),
+        port_forward: lab.scenario.cluster.port_forward.clone(),
         hidden: super::exec::hidden_paths(lab),
     }
 }

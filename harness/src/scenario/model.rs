@@ -115,6 +115,10 @@ pub struct ClusterSpec {
     /// kwokctl alike; the first entry that selects a pod and has its container decides.
     #[serde(default)]
     pub exec: Vec<PodExecSpec>,
+    /// What the fake nodes' pods answer on their ports (`kubectl port-forward`), on the embedded
+    /// cluster and on kwokctl alike; the first entry that selects a pod and has its port decides.
+    #[serde(default)]
+    pub port_forward: Vec<PodPortForwardSpec>,
 }
 
 /// One declaration of container logs, as kwok's `ClusterLogs` selects pods: by namespace and
@@ -163,6 +167,28 @@ pub struct PodExecSpec {
     /// Variables the commands see.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+}
+
+/// One declaration of what a pod's ports answer through `kubectl port-forward`, as kwok's
+/// `ClusterPortForward` selects pods: by namespace and exact pod name, then by port. A connection
+/// to a declared port reads `reply` at once (what a server there would send: an HTTP response
+/// with its `Content-Length`, a banner) and ends when the client closes its side; what the
+/// client sends is not read. A port nothing declares answers kwok's `no forward found ...`, and
+/// kubectl's forward ends with `lost connection to pod`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PodPortForwardSpec {
+    /// The pods' namespaces; none means every namespace.
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+    /// Exact pod names; none means every pod of those namespaces.
+    #[serde(default)]
+    pub pods: Vec<String>,
+    /// The pod's ports (the remote side of `kubectl port-forward`); none means every port.
+    #[serde(default)]
+    pub ports: Vec<std::num::NonZeroU16>,
+    /// What a connection reads.
+    pub reply: String,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
