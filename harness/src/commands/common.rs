@@ -81,6 +81,11 @@ impl Globals {
                 "cluster.exec",
                 "commands",
             )),
+            (!cluster.port_forward.is_empty()).then_some((
+                "what pods' ports answer",
+                "cluster.portForward",
+                "port forwards",
+            )),
         ];
         if let (Runtime::Kubeconfig, Some((what, key, own))) =
             (runtime, declared.into_iter().flatten().next())
