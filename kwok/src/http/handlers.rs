@@ -104,13 +104,7 @@ fn not_found(path: &str) -> Response {
 
 /// `http.NotFound`: plain text, no Status.
 fn page_not_found() -> Response {
-    let mut r = ok_text("404 page not found\n");
-    *r.status_mut() = StatusCode::NOT_FOUND;
-    r.headers_mut().insert(
-        "X-Content-Type-Options",
-        HeaderValue::from_static("nosniff"),
-    );
-    r
+    respond::go_http_error(StatusCode::NOT_FOUND, "404 page not found\n")
 }
 
 fn ok_text(s: &'static str) -> Response {

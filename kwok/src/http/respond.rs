@@ -199,6 +199,22 @@ pub async fn prettified(r: Response) -> Response {
     r
 }
 
+/// Go's `http.Error`: the text as it is, as plain text the client must not sniff.
+pub fn go_http_error(code: StatusCode, text: impl Into<String>) -> Response {
+    let mut r = Response::new(Body::from(text.into()));
+    *r.status_mut() = code;
+    let headers = r.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
 pub fn error(e: &ApiError) -> Response {
     let code = StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     value(code, &e.to_status())

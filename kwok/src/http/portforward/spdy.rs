@@ -5,11 +5,11 @@
 
 use std::collections::HashMap;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
 use super::Located;
-use crate::debugging::port_forward::{self, Upstream};
+use crate::error::go_quote;
 use crate::http::spdy::frame::CANCEL;
 use crate::http::spdy::header_block::{self, Headers};
 use crate::http::spdy::session::{self, Writer};
@@ -38,21 +38,16 @@ fn check(headers: &Headers) -> Result<(u16, bool), String> {
     if port.is_empty() {
         return Err("\"port\" header is required".into());
     }
-    let parsed: u16 = port.parse().map_err(|e: std::num::ParseIntError| {
-        let why = match e.kind() {
-            std::num::IntErrorKind::PosOverflow => "value out of range",
-            _ => "invalid syntax",
-        };
-        format!("unable to parse {port:?} as a port: strconv.ParseUint: parsing {port:?}: {why}")
-    })?;
+    let parsed = super::parse_port(port)
+        .map_err(|why| format!("unable to parse {} as a port: {why}", go_quote(port)))?;
     if parsed == 0 {
-        return Err(format!("port {port:?} must be > 0"));
+        return Err(format!("port {} must be > 0", go_quote(port)));
     }
     match header_block::get(headers, "streamtype") {
         None | Some("") => Err("\"streamType\" header is required".into()),
         Some("error") => Ok((parsed, true)),
         Some("data") => Ok((parsed, false)),
-        Some(other) => Err(format!("invalid stream type {other:?}")),
+        Some(other) => Err(format!("invalid stream type {}", go_quote(other))),
     }
 }
 
@@ -140,88 +135,17 @@ async fn forward(
     // The client never writes on the error stream; it closes its side at once.
     tokio::spawn(async move { while error.data.recv().await.is_some() {} });
     let port = data.port;
-    let upstream = match server.debugging.forward(pod, namespace, port) {
-        Ok(forward) => port_forward::open(forward).await,
-        Err(why) => Err(why),
-    };
-    let outcome = match upstream {
-        Err(why) => Err(why),
-        Ok(Upstream::Dialed(tcp)) => {
-            pump(tcp, data.data, writer, data.id).await;
-            Ok(())
-        }
-        Ok(Upstream::Command(command)) => {
-            run_command(server, command, data.data, writer, data.id).await
-        }
-    };
+    let to_client = |bytes: &[u8]| writer.data(data.id, bytes);
+    let outcome = super::forward(server, pod, namespace, port, data.data, to_client).await;
     // kwok closes the data stream as its forward returns, then the kubelet's handler writes the
     // error and resets the error stream, or closes it.
     writer.finish(data.id);
     match outcome {
         Ok(()) => writer.finish(error.id),
         Err(why) => {
-            let text =
-                format!("error forwarding port {port} to pod {pod}/{namespace}, uid : {why}");
-            writer.data(error.id, text.as_bytes());
+            writer.data(error.id, why.as_bytes());
             writer.reset(error.id, CANCEL);
         }
-    }
-}
-
-/// Copies both ways until each side is done: the client's bytes to the target (its end closing
-/// the target's write side), the target's to the client.
-async fn pump(
-    tcp: tokio::net::TcpStream,
-    mut from_client: mpsc::Receiver<Vec<u8>>,
-    writer: &Writer,
-    id: u32,
-) {
-    let (mut read, mut write) = tcp.into_split();
-    let to_target = async move {
-        while let Some(bytes) = from_client.recv().await {
-            if write.write_all(&bytes).await.is_err() {
-                break;
-            }
-        }
-        let _ = write.shutdown().await;
-    };
-    let to_client = async {
-        let mut buf = vec![0u8; 32 * 1024];
-        loop {
-            match read.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if !writer.data(id, &buf[..n]) {
-                        break;
-                    }
-                }
-            }
-        }
-    };
-    tokio::join!(to_target, to_client);
-}
-
-/// A command's forward (see [`port_forward`]): its output, then the client's end awaited.
-async fn run_command(
-    server: &Server,
-    command: Vec<String>,
-    mut from_client: mpsc::Receiver<Vec<u8>>,
-    writer: &Writer,
-    id: u32,
-) -> Result<(), String> {
-    let call = port_forward::command_call(command);
-    let runner = server.exec_runner.clone();
-    let output = {
-        let call = call.clone();
-        tokio::task::spawn_blocking(move || runner.run(&call))
-            .await
-            .map_err(|e| e.to_string())?
-    };
-    writer.data(id, &output.stdout);
-    while from_client.recv().await.is_some() {}
-    match output.error(&call, false) {
-        None => Ok(()),
-        Some(why) => Err(why),
     }
 }
 

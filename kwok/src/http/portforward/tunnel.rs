@@ -1,30 +1,26 @@
 //! Port forwarding tunnelled through a WebSocket, as kube-apiserver serves kubectl 1.31 and
 //! later (`PortForwardWebsockets`, `streamtunnel.go`): the client asks for the subprotocol
 //! `SPDY/3.1+portforward.k8s.io` and then speaks SPDY inside binary messages, whose boundaries
-//! mean nothing — the messages are one byte stream each way.
+//! mean nothing — the messages are one byte stream each way. A WebSocket asking for no tunnel
+//! speaks the kubelet's channels instead (`websocket`).
 
 use std::sync::Arc;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
 use super::Located;
 use crate::error::ApiError;
+use crate::http::respond::go_http_error;
 use crate::http::Server;
 
 /// `portforward.WebsocketsSPDYTunnelingPrefix` and the protocol it carries.
 const PREFIX: &str = "SPDY/3.1+";
 const TUNNELED: &str = "SPDY/3.1+portforward.k8s.io";
-
-fn text(status: u16, body: &str) -> Response {
-    let mut response = body.to_string().into_response();
-    *response.status_mut() =
-        axum::http::StatusCode::from_u16(status).unwrap_or(axum::http::StatusCode::BAD_REQUEST);
-    response
-}
 
 pub(super) async fn serve(server: Arc<Server>, mut parts: Parts, located: Located) -> Response {
     let asked = crate::http::upgrade::websocket_protocols(&parts);
@@ -34,16 +30,12 @@ pub(super) async fn serve(server: Arc<Server>, mut parts: Parts, located: Locate
         .map(|p| &p[PREFIX.len()..])
         .collect();
     if tunneled.is_empty() {
-        // The kubelet's own WebSocket protocol (`?ports=`), which clients other than kubectl
-        // speak, is not served.
-        return crate::http::respond::error(&ApiError::bad_request(format!(
-            "port forwarding over WebSocket needs the {TUNNELED} subprotocol; requested: {asked:?}"
-        )));
+        return super::websocket::serve(server, parts, located).await;
     }
     if !tunneled.contains(&super::spdy::PROTOCOL) {
-        return text(
-            403,
-            &format!(
+        return go_http_error(
+            StatusCode::FORBIDDEN,
+            format!(
                 "unable to upgrade: unable to negotiate protocol: client supports [{}], server accepts [{}]\n",
                 tunneled.join(" "),
                 super::spdy::PROTOCOL
@@ -51,10 +43,7 @@ pub(super) async fn serve(server: Arc<Server>, mut parts: Parts, located: Locate
         );
     }
     let Ok(upgrade) = WebSocketUpgrade::from_request_parts(&mut parts, &()).await else {
-        return text(
-            400,
-            "unable to upgrade: no tunneling spdy protocols provided\n",
-        );
+        return crate::http::respond::error(&ApiError::bad_request("Upgrade request required"));
     };
     upgrade
         .protocols([TUNNELED])

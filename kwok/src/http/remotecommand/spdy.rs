@@ -92,28 +92,20 @@ impl Channels {
             .iter()
             .filter(|wanted| **wanted)
             .count();
-        let mut channels = Channels {
-            protocol,
-            writer,
-            incoming: mpsc::channel(1).1,
-            error: None,
-            stdout: None,
-            stderr: None,
-            stdin: None,
-            opened: Vec::new(),
-        };
+        let (mut error, mut stdout, mut stderr, mut stdin) = (None, None, None, None);
+        let mut opened = Vec::new();
         let mut received = 0;
         while received < expected {
             let stream = incoming.recv().await?;
-            channels.writer.reply(stream.id);
-            channels.opened.push(stream.id);
+            writer.reply(stream.id);
+            opened.push(stream.id);
             let kind = header_block::get(&stream.headers, "streamtype").unwrap_or_default();
             match kind {
-                "error" => channels.error = Some(stream.id),
-                "stdout" => channels.stdout = Some(stream.id),
-                "stderr" => channels.stderr = Some(stream.id),
+                "error" => error = Some(stream.id),
+                "stdout" => stdout = Some(stream.id),
+                "stderr" => stderr = Some(stream.id),
                 "stdin" => {
-                    channels.stdin = Some(stream.data);
+                    stdin = Some(stream.data);
                     received += 1;
                     continue;
                 }
@@ -127,15 +119,23 @@ impl Channels {
             drain(stream.data);
             received += 1;
         }
-        // The first protocol's server never reported errors: it reset the error stream and
-        // closed its side of stdin as soon as the streams were there.
+        // The first protocol's server never reported errors: it reset the error stream as soon
+        // as the streams were there.
         if protocol == "channel.k8s.io" {
-            if let Some(id) = channels.error.take() {
-                channels.writer.reset(id, CANCEL);
+            if let Some(id) = error.take() {
+                writer.reset(id, CANCEL);
             }
         }
-        channels.incoming = incoming;
-        Some(channels)
+        Some(Channels {
+            protocol,
+            writer,
+            incoming,
+            error,
+            stdout,
+            stderr,
+            stdin,
+            opened,
+        })
     }
 
     pub(super) fn send(&mut self, channel: u8, data: &[u8]) -> bool {
@@ -163,12 +163,37 @@ impl Channels {
     }
 
     /// The client is gone when its connection ends; a stream it opens meanwhile is answered
-    /// and left.
+    /// and left, and what it types on stdin (an attach's) is read and dropped.
     pub(super) async fn left(&mut self) {
-        while let Some(stream) = self.incoming.recv().await {
-            self.writer.reply(stream.id);
-            self.opened.push(stream.id);
-            drain(stream.data);
+        let Channels {
+            incoming,
+            stdin,
+            writer,
+            opened,
+            ..
+        } = self;
+        loop {
+            let typed = async {
+                match stdin.as_mut() {
+                    Some(stdin) => stdin.recv().await.is_none(),
+                    None => std::future::pending().await,
+                }
+            };
+            let stdin_ended = tokio::select! {
+                stream = incoming.recv() => match stream {
+                    None => return,
+                    Some(stream) => {
+                        writer.reply(stream.id);
+                        opened.push(stream.id);
+                        drain(stream.data);
+                        false
+                    }
+                },
+                ended = typed => ended,
+            };
+            if stdin_ended {
+                *stdin = None;
+            }
         }
     }
 

@@ -7,6 +7,8 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 
+use crate::http::respond::go_http_error;
+
 /// `httpstream.HeaderProtocolVersion`.
 pub const PROTOCOL_VERSION: &str = "X-Stream-Protocol-Version";
 const ACCEPTED_VERSIONS: &str = "X-Accepted-Stream-Protocol-Versions";
@@ -39,21 +41,6 @@ fn requested(parts: &Parts) -> Vec<String> {
         .map(|p| p.trim().to_string())
         .filter(|p| !p.is_empty())
         .collect()
-}
-
-fn text(status: StatusCode, body: String) -> Response {
-    let mut response = Response::new(Body::from(body));
-    *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
 }
 
 /// Go's `%v` of a string slice: `[a b]`.
@@ -106,7 +93,7 @@ pub fn accept(
     let asked = requested(parts);
     if asked.is_empty() {
         return Err(match caller {
-            Caller::RemoteCommand => text(
+            Caller::RemoteCommand => go_http_error(
                 StatusCode::BAD_REQUEST,
                 format!("unable to upgrade: {PROTOCOL_VERSION} is required\n"),
             ),
@@ -126,7 +113,7 @@ pub fn accept(
             Caller::RemoteCommand => line.repeat(2),
             Caller::PortForward => line,
         };
-        let mut response = text(StatusCode::FORBIDDEN, body);
+        let mut response = go_http_error(StatusCode::FORBIDDEN, body);
         for accepted in supported {
             response
                 .headers_mut()
@@ -142,7 +129,7 @@ pub fn accept(
             .is_some_and(|v| v.to_ascii_lowercase().contains(token))
     };
     if !has(header::CONNECTION, "upgrade") || !has(header::UPGRADE, "spdy/3.1") {
-        return Err(text(
+        return Err(go_http_error(
             StatusCode::BAD_REQUEST,
             format!(
                 "unable to upgrade: missing upgrade headers in request: {}\n",
@@ -152,9 +139,9 @@ pub fn accept(
     }
     // An HTTP/2 request cannot switch protocols; kubectl dials HTTP/1.1 for this.
     let Some(on_upgrade) = parts.extensions.remove::<hyper::upgrade::OnUpgrade>() else {
-        return Err(text(
+        return Err(go_http_error(
             StatusCode::BAD_REQUEST,
-            "unable to upgrade: the connection cannot switch protocols\n".into(),
+            "unable to upgrade: the connection cannot switch protocols\n",
         ));
     };
     let mut response = Response::new(Body::empty());
