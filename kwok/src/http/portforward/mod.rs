@@ -195,6 +195,10 @@ async fn run_command(
     let call = port_forward::command_call(command);
     let runner = server.exec_runner.clone();
     let output = {
+        // Counted while the command runs, as an exec's is: the client is waiting on the reply.
+        // An open forward with nothing on its way is not a request in flight: a script that
+        // left one open and hangs must still look idle to the grader's hang cutoff.
+        let _in_flight = server.in_flight.enter();
         let call = call.clone();
         tokio::task::spawn_blocking(move || runner.run(&call))
             .await

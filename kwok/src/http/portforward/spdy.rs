@@ -57,7 +57,6 @@ pub(super) async fn run<IO>(server: &std::sync::Arc<Server>, located: &Located, 
 where
     IO: AsyncRead + AsyncWrite + Send + 'static,
 {
-    let _in_flight = server.in_flight.enter();
     let (mut incoming, writer) = session::serve(io);
     let mut pairs: HashMap<String, Pair> = HashMap::new();
     let mut opened = Vec::new();

@@ -63,7 +63,6 @@ pub(super) async fn serve(server: Arc<Server>, mut parts: Parts, located: Locate
     let base64 = protocol.is_some_and(|p| p.contains("base64"));
     upgrade
         .on_upgrade(move |socket| async move {
-            let _in_flight = server.in_flight.enter();
             run(&server, &located, socket, ports, base64).await;
         })
         .into_response()
