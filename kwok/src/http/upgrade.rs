@@ -32,12 +32,12 @@ pub fn kind(parts: &Parts) -> Kind {
     }
 }
 
-/// The WebSocket subprotocols a client asks for, in its order (`Sec-WebSocket-Protocol`,
-/// comma-separated, over any number of lines).
-pub fn websocket_protocols(parts: &Parts) -> Vec<String> {
+/// The values a header lists, in order: every line of it, split at commas (Go's way of reading
+/// `Sec-WebSocket-Protocol` and `X-Stream-Protocol-Version`).
+pub fn listed(parts: &Parts, name: &str) -> Vec<String> {
     parts
         .headers
-        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+        .get_all(name)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
@@ -46,17 +46,29 @@ pub fn websocket_protocols(parts: &Parts) -> Vec<String> {
         .collect()
 }
 
+/// The WebSocket subprotocols a client asks for, in its order.
+pub fn websocket_protocols(parts: &Parts) -> Vec<String> {
+    listed(parts, header::SEC_WEBSOCKET_PROTOCOL.as_str())
+}
+
+/// A request's head with these headers, for tests of what reads them.
+#[cfg(test)]
+pub(crate) fn request_parts(headers: &[(&str, &str)]) -> Parts {
+    let mut request = axum::http::Request::builder().uri("/");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request
+        .body(())
+        .map(|r| r.into_parts().0)
+        .unwrap_or_else(|e| panic!("a request with {headers:?}: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parts(headers: &[(&str, &str)]) -> Parts {
-        let mut request = axum::http::Request::builder().uri("/");
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request.body(()).unwrap().into_parts().0
-    }
+    use super::request_parts as parts;
 
     #[test]
     fn connection_decides_an_upgrade_and_upgrade_its_kind() {

@@ -186,23 +186,25 @@ pub fn encode(frame: &Frame, headers: &mut Encoder) -> Result<Vec<u8>, String> {
             body.extend(block(h, headers)?);
             control(SYN_STREAM, *flags, &body)
         }
+        // The two carry the same: a stream id, then its headers.
         Frame::SynReply {
             stream_id,
             flags,
             headers: h,
-        } => {
-            let mut body = stream_id.to_be_bytes().to_vec();
-            body.extend(block(h, headers)?);
-            control(SYN_REPLY, *flags, &body)
         }
-        Frame::Headers {
+        | Frame::Headers {
             stream_id,
             flags,
             headers: h,
         } => {
+            let kind = if matches!(frame, Frame::SynReply { .. }) {
+                SYN_REPLY
+            } else {
+                HEADERS
+            };
             let mut body = stream_id.to_be_bytes().to_vec();
             body.extend(block(h, headers)?);
-            control(HEADERS, *flags, &body)
+            control(kind, *flags, &body)
         }
         Frame::RstStream { stream_id, status } => {
             let mut body = stream_id.to_be_bytes().to_vec();

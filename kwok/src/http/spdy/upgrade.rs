@@ -30,19 +30,6 @@ pub struct Accepted {
     pub on_upgrade: hyper::upgrade::OnUpgrade,
 }
 
-/// Every protocol the client lists, in its order: each header line split at commas.
-fn requested(parts: &Parts) -> Vec<String> {
-    parts
-        .headers
-        .get_all(PROTOCOL_VERSION)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|p| p.trim().to_string())
-        .filter(|p| !p.is_empty())
-        .collect()
-}
-
 /// Go's `%v` of a string slice: `[a b]`.
 fn go_list<S: AsRef<str>>(items: &[S]) -> String {
     let words: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
@@ -90,7 +77,7 @@ pub fn accept(
     supported: &[&'static str],
     caller: Caller,
 ) -> Result<Accepted, Response> {
-    let asked = requested(parts);
+    let asked = crate::http::upgrade::listed(parts, PROTOCOL_VERSION);
     if asked.is_empty() {
         return Err(match caller {
             Caller::RemoteCommand => go_http_error(
@@ -161,13 +148,7 @@ pub fn accept(
 mod tests {
     use super::*;
 
-    fn parts(headers: &[(&str, &str)]) -> Parts {
-        let mut request = axum::http::Request::builder().uri("/");
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request.body(()).unwrap().into_parts().0
-    }
+    use crate::http::upgrade::request_parts as parts;
 
     async fn body(response: Response) -> String {
         let bytes = axum::body::to_bytes(response.into_body(), 1 << 16)
