@@ -1,6 +1,7 @@
 //! The HTTP front of the API server: authentication, routing, content negotiation and the verb
 //! handlers over [`Api`].
 
+mod channel_frame;
 pub mod discovery;
 mod discovery_aggregated;
 mod handlers;

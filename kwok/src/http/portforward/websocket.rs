@@ -15,6 +15,7 @@ use futures::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
 
 use super::Located;
+use crate::http::channel_frame::encode as frame;
 use crate::http::respond::go_http_error;
 use crate::http::Server;
 
@@ -66,21 +67,6 @@ pub(super) async fn serve(server: Arc<Server>, mut parts: Parts, located: Locate
             run(&server, &located, socket, ports, base64).await;
         })
         .into_response()
-}
-
-/// A frame on a channel, as the protocol spells it.
-fn frame(channel: u8, data: &[u8], base64: bool) -> Message {
-    if base64 {
-        use base64::Engine;
-        let mut text = String::from(char::from(b'0' + channel));
-        text.push_str(&base64::engine::general_purpose::STANDARD.encode(data));
-        Message::Text(text.into())
-    } else {
-        let mut bytes = Vec::with_capacity(data.len() + 1);
-        bytes.push(channel);
-        bytes.extend_from_slice(data);
-        Message::Binary(bytes.into())
-    }
 }
 
 async fn run(
@@ -141,15 +127,9 @@ async fn run(
                         break;
                     }
                 };
-                let Some((&channel, rest)) = bytes.split_first() else { continue };
-                let (channel, data) = if base64 {
-                    use base64::Engine;
-                    match base64::engine::general_purpose::STANDARD.decode(rest) {
-                        Ok(data) => (channel.wrapping_sub(b'0'), data),
-                        Err(_) => continue,
-                    }
-                } else {
-                    (channel, rest.to_vec())
+                let Some((channel, data)) = crate::http::channel_frame::decode(&bytes, base64)
+                else {
+                    continue;
                 };
                 // Only a data channel is written to; an empty message says nothing.
                 if channel % 2 != 0 || data.is_empty() {

@@ -97,17 +97,7 @@ impl Channels {
     }
 
     pub(super) async fn send(&mut self, channel: u8, data: &[u8]) -> bool {
-        let message = if self.base64() {
-            use base64::Engine;
-            let mut text = String::from(char::from(b'0' + channel));
-            text.push_str(&base64::engine::general_purpose::STANDARD.encode(data));
-            Message::Text(text.into())
-        } else {
-            let mut frame = Vec::with_capacity(data.len() + 1);
-            frame.push(channel);
-            frame.extend_from_slice(data);
-            Message::Binary(frame.into())
-        };
+        let message = crate::http::channel_frame::encode(channel, data, self.base64());
         self.socket.send(message).await.is_ok()
     }
 
@@ -123,23 +113,15 @@ impl Channels {
                 Some(Ok(Message::Text(text))) => text.as_bytes().to_vec(),
                 Some(Ok(_)) => continue,
             };
-            let Some((&channel, rest)) = data.split_first() else {
-                continue;
-            };
-            if self.protocol == V5 && channel == STREAM_CLOSE {
-                if rest == [STDIN] {
+            if self.protocol == V5 && data.first() == Some(&STREAM_CLOSE) {
+                if data[1..] == [STDIN] {
                     return Some(input);
                 }
                 continue;
             }
-            let (channel, rest) = if self.base64() {
-                use base64::Engine;
-                let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(rest) else {
-                    continue;
-                };
-                (channel.wrapping_sub(b'0'), decoded)
-            } else {
-                (channel, rest.to_vec())
+            let Some((channel, rest)) = crate::http::channel_frame::decode(&data, self.base64())
+            else {
+                continue;
             };
             if channel == STDIN {
                 input.extend_from_slice(&rest);
