@@ -98,6 +98,10 @@ impl Cluster {
         let addr = listener.local_addr().context("reading the bound address")?;
         api.bootstrap_serving(addr.port())
             .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
+        if config.debugging.serves_metrics() {
+            crate::debugging::metrics::register(&api, addr.port())
+                .map_err(|e| anyhow::anyhow!("registering the metrics API: {e}"))?;
+        }
         for node in &config.nodes {
             api.create(&registry::NODES, "", node.clone(), &WriteOptions::default())
                 .map_err(|e| anyhow::anyhow!("creating node: {e}"))?;

@@ -381,6 +381,12 @@ pub(crate) trait Strategy: GoType + Debug {
         None
     }
 
+    /// Whether objects of the kind are kept (and discovery gives their storage version hash):
+    /// not for kinds answered from elsewhere, such as the metrics API's.
+    fn stored(&self) -> bool {
+        true
+    }
+
     /// The resource whose storage holds this kind's objects, when the kind is a view of another's
     /// (the apiserver stores one object and converts it to the version a request names).
     fn storage(&self) -> Option<&'static ResourceDef> {

@@ -1,11 +1,13 @@
 //! kwok's debugging configuration resources (`kwok.x-k8s.io/v1alpha1`): `Logs`, `Exec`,
-//! `Attach` and `PortForward` for one pod, `ClusterLogs`, `ClusterExec`, `ClusterAttach` and
-//! `ClusterPortForward` for the pods a selector names
-//! (`pkg/apis/v1alpha1/{,cluster_}{logs,exec,attach,port_forward}_types.go`).
+//! `Attach`, `PortForward` and `ResourceUsage` for one pod, `ClusterLogs`, `ClusterExec`,
+//! `ClusterAttach`, `ClusterPortForward` and `ClusterResourceUsage` for the pods a selector names
+//! (`pkg/apis/v1alpha1/{,cluster_}{logs,exec,attach,port_forward,resource_usage}_types.go`).
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
+
+use crate::quantity::Quantity;
 
 pub const API_VERSION: &str = "kwok.x-k8s.io/v1alpha1";
 
@@ -101,11 +103,75 @@ pub struct ForwardTarget {
     pub address: String,
 }
 
+/// What some containers use (`v1alpha1.ResourceUsageContainer`): per resource name, a value.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceUsageContainer {
+    #[serde(default)]
+    pub containers: Vec<String>,
+    #[serde(default)]
+    pub usage: std::collections::BTreeMap<String, ResourceUsageValue>,
+}
+
+/// `v1alpha1.ResourceUsageValue`: a quantity, or a CEL expression kwok evaluates.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceUsageValue {
+    #[serde(default)]
+    pub value: Option<String>,
+    #[serde(default)]
+    pub expression: Option<String>,
+}
+
+impl ResourceUsageContainer {
+    /// What the entry says of `resource` (`evaluateContainerResourceUsage` with a value): none
+    /// is zero, as kwok reads it.
+    pub fn quantity(&self, resource: &str) -> Quantity {
+        self.usage
+            .get(resource)
+            .and_then(|u| u.value.as_deref())
+            .and_then(|v| Quantity::parse(v).ok())
+            .unwrap_or_else(Quantity::zero)
+    }
+}
+
+impl Keyed for ResourceUsageContainer {
+    fn names(&self, key: &str) -> bool {
+        self.containers.iter().any(|c| c == key)
+    }
+    fn names_none(&self) -> bool {
+        self.containers.is_empty()
+    }
+    /// Values are checked when the document is read: the embedded cluster has no CEL, so an
+    /// expression (which kwok would evaluate) is refused rather than read as zero.
+    fn check(&self) -> Result<(), String> {
+        for (resource, value) in &self.usage {
+            match (&value.value, &value.expression) {
+                (Some(v), _) => {
+                    Quantity::parse(v).map_err(|e| format!("usage.{resource}.value {v:?}: {e}"))?;
+                }
+                (None, Some(_)) => {
+                    return Err(format!(
+                        "usage.{resource}.expression: CEL expressions are evaluated by kwok only; \
+                         give a value"
+                    ))
+                }
+                (None, None) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The entries of every kind name what they apply to (containers, or ports); an entry naming
 /// nothing applies to whatever no entry names.
 trait Keyed {
     fn names(&self, key: &str) -> bool;
     fn names_none(&self) -> bool;
+    /// What serde cannot check of an entry.
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 macro_rules! keyed_by_container {
@@ -174,11 +240,18 @@ struct Selected {
 }
 
 /// The document's entries: `spec.<field>` (`logs`, `execs`, `attaches` or `forwards`).
-fn entries<T: DeserializeOwned>(document: &Value, field: &str) -> Result<Vec<T>, String> {
+fn entries<T: DeserializeOwned + Keyed>(document: &Value, field: &str) -> Result<Vec<T>, String> {
     let Some(list) = document["spec"].get(field) else {
         return Err(format!("missing field `spec.{field}`"));
     };
-    serde_json::from_value(list.clone()).map_err(|e| format!("spec.{field}: {e}"))
+    let entries: Vec<T> =
+        serde_json::from_value(list.clone()).map_err(|e| format!("spec.{field}: {e}"))?;
+    for (i, entry) in entries.iter().enumerate() {
+        entry
+            .check()
+            .map_err(|e| format!("spec.{field}[{i}].{e}"))?;
+    }
+    Ok(entries)
 }
 
 /// One kind's rules: per pod (`Logs`) and per selector (`ClusterLogs`), each in the order given.
@@ -251,6 +324,7 @@ pub struct Config {
     execs: Rules<ExecTarget>,
     attaches: Rules<AttachConfig>,
     forwards: Rules<Forward>,
+    usages: Rules<ResourceUsageContainer>,
 }
 
 impl Config {
@@ -270,6 +344,8 @@ impl Config {
             "ClusterAttach" => self.attaches.add_cluster(document, "attaches"),
             "PortForward" => self.forwards.add_pod(document, "forwards"),
             "ClusterPortForward" => self.forwards.add_cluster(document, "forwards"),
+            "ResourceUsage" => self.usages.add_pod(document, "usages"),
+            "ClusterResourceUsage" => self.usages.add_cluster(document, "usages"),
             _ => return Ok(false),
         };
         added.map_err(|e| format!("a kwok {kind} document: {e}"))?;
@@ -281,6 +357,25 @@ impl Config {
             && self.execs.is_empty()
             && self.attaches.is_empty()
             && self.forwards.is_empty()
+            && self.usages.is_empty()
+    }
+
+    /// Whether pods' resource usage is declared: kwokctl runs metrics-server (built to read
+    /// kwok's usage) only when asked, and so the embedded cluster serves `metrics.k8s.io` only
+    /// then.
+    pub fn serves_metrics(&self) -> bool {
+        !self.usages.is_empty()
+    }
+
+    /// `getResourceUsage`: the usage entry for a container; `None` where kwok finds none (and
+    /// reads zero).
+    pub fn usage(
+        &self,
+        pod: &str,
+        namespace: &str,
+        container: &str,
+    ) -> Option<&ResourceUsageContainer> {
+        self.usages.find(pod, namespace, container).ok()
     }
 
     /// `getPodLogs`, with kwok's texts for a container nothing declares.

@@ -12,6 +12,7 @@ mod cri_log;
 pub mod exec;
 pub(crate) mod location;
 pub mod logs;
+pub mod metrics;
 pub mod port_forward;
 
 pub use config::Config;

@@ -63,7 +63,8 @@ pub(super) fn served_groups(
             None => extra.push((res.group, vec![res.version])),
         }
     }
-    extra.sort_by_key(|(g, _)| *g);
+    // Custom resources' APIServices rank 1000, metrics-server's 100: lower ranks last.
+    extra.sort_by_key(|(g, _)| (*g == crate::kinds::metrics::GROUP, *g));
     out.extend(extra);
     out
 }
@@ -114,11 +115,11 @@ fn entry(res: &ResourceDef) -> Value {
 
 /// `discovery.StorageVersionHash` of the group, version and kind the resource is stored as:
 /// the first 8 bytes of their SHA-256, in base64. Kinds without storage (reviews, bindings:
-/// create-only) have none.
+/// create-only; metrics) have none.
 fn storage_version_hash(res: &ResourceDef) -> Option<String> {
     use base64::Engine;
     use sha2::{Digest, Sha256};
-    if !res.has_verb("get") {
+    if !res.has_verb("get") || !res.strategy.stored() {
         return None;
     }
     let (group, version) = res

@@ -18,7 +18,7 @@ use crate::options::Warnings;
 
 pub fn handle(server: &Server, parts: &Parts, target: Target, body: &[u8]) -> Response {
     let store = server.api.store();
-    let custom = || crate::kinds::custom::served(store);
+    let custom = || server.served_beside_built_in();
     let query = Query::parse(parts.uri.query());
     let get = parts.method == Method::GET;
     match target {
@@ -208,6 +208,9 @@ fn resource(
             server, parts, query, &path, sub, name, body, format, warnings,
         );
     }
+    if crate::kinds::metrics::is_metrics(res) {
+        return metrics(server, parts, query, &path, format);
+    }
     if res.verbs == ["create"] && method == Method::POST && name.is_none() {
         // A review: answered from who asks, never stored.
         let json = json_body(parts, body)?;
@@ -324,6 +327,82 @@ fn resource(
             Ok(respond::list(res, &l, Format::Json))
         }
         (m, _) => Err(ApiError::method_not_supported(res, &m.to_lowercase())),
+    }
+}
+
+/// `metrics.k8s.io`: answered from the declared usage, as metrics-server answers (get and list;
+/// its lists carry no resource version).
+fn metrics(
+    server: &Server,
+    parts: &Parts,
+    query: &Query,
+    path: &ResourcePath,
+    format: Format,
+) -> ApiResult<Response> {
+    use crate::debugging::metrics as usage;
+    let (api, config, now) = (&server.api, &server.debugging, chrono::Utc::now());
+    let res = path.res;
+    let pods = std::ptr::eq(res, &crate::kinds::metrics::PODS);
+    if parts.method != Method::GET {
+        // No route serves another method: go-restful's answer.
+        return Err(ApiError::new(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+        )
+        .with_details(serde_json::json!({})));
+    }
+    if path.watch_prefix || query.flag("watch") {
+        return Err(ApiError::method_not_supported(res, "watch"));
+    }
+    let namespace = path.namespace.as_deref();
+    match path.name.as_deref() {
+        None => {
+            let opts = query.list_options()?;
+            let items = if pods {
+                usage::list_pods(api, config, namespace, &opts, now)?
+            } else {
+                usage::list_nodes(api, config, &opts, now)?
+            };
+            if let Format::Json = format {
+                // Converted from metrics-server's internal list, whose items carry no type.
+                let items: Vec<serde_json::Value> = items
+                    .into_iter()
+                    .map(|mut item| {
+                        if let Some(fields) = item.as_object_mut() {
+                            fields.remove("kind");
+                            fields.remove("apiVersion");
+                        }
+                        item
+                    })
+                    .collect();
+                return Ok(respond::value(
+                    StatusCode::OK,
+                    &serde_json::json!({
+                        "kind": format!("{}List", res.kind),
+                        "apiVersion": format!("{}/{}", res.group, res.version),
+                        "metadata": {},
+                        "items": items,
+                    }),
+                ));
+            }
+            let list = crate::api::ObjectList {
+                items: items.into_iter().map(crate::store::Object::new).collect(),
+                resource_version: 0,
+                continue_token: None,
+                remaining: None,
+            };
+            Ok(respond::list(res, &list, format))
+        }
+        Some(name) => {
+            let object = if pods {
+                usage::get_pod(api, config, namespace.unwrap_or_default(), name, now)?
+            } else {
+                usage::get_node(api, config, name, now)?
+            };
+            let object = crate::store::Object::new(object);
+            Ok(respond::object(StatusCode::OK, res, &object, format))
+        }
     }
 }
 

@@ -53,6 +53,33 @@ pub struct Server {
     pub ca: Arc<crate::tls::ClusterCa>,
 }
 
+impl Server {
+    /// What is served beside the built-in kinds: the custom resources, then the metrics API
+    /// where usage is declared (metrics-server's APIService ranks below every definition's).
+    pub(crate) fn served_beside_built_in(&self) -> Vec<&'static crate::resource::ResourceDef> {
+        let mut served = crate::kinds::custom::served(self.api.store());
+        if self.debugging.serves_metrics() {
+            served.extend(crate::kinds::metrics::RESOURCES);
+        }
+        served
+    }
+
+    /// A metrics resource by group, version and plural, where usage is declared.
+    fn metrics_resource(
+        &self,
+        group: &str,
+        version: &str,
+        plural: &str,
+    ) -> Option<&'static crate::resource::ResourceDef> {
+        if !self.debugging.serves_metrics() {
+            return None;
+        }
+        crate::kinds::metrics::RESOURCES
+            .into_iter()
+            .find(|r| r.group == group && r.version == version && r.plural == plural)
+    }
+}
+
 pub fn router(server: Arc<Server>) -> Router {
     Router::new().fallback(dispatch).with_state(server)
 }
@@ -73,7 +100,9 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request<Body>) -> Resp
     let query = query::Query::parse(parts.uri.query());
     let watch = query.flag("watch");
     let store = server.api.store();
-    let lookup = |g: &str, v: &str, p: &str| crate::kinds::custom::find(store, g, v, p);
+    let lookup = |g: &str, v: &str, p: &str| {
+        crate::kinds::custom::find(store, g, v, p).or_else(|| server.metrics_resource(g, v, p))
+    };
     // Routed once: the authorizer and the handler read the same target.
     let target = route::parse(parts.uri.path(), &lookup);
     // The serializer's pretty form, for API answers (not a watch's stream, nor the documents

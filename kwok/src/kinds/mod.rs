@@ -22,6 +22,7 @@ pub mod core;
 pub mod custom;
 pub mod discovery;
 pub mod events;
+pub mod metrics;
 pub mod networking;
 pub mod node;
 pub mod policy;

@@ -442,6 +442,16 @@ impl Quantity {
         Quantity::from_nano(i128::from(units) * 1_000_000_000, Format::DecimalSI)
     }
 
+    /// `resource.NewScaledQuantity(nanos, -9)`: an amount in nano-units, printed canonically.
+    pub fn from_nano_units(nanos: i128) -> Quantity {
+        Quantity::from_nano(nanos, Format::DecimalSI)
+    }
+
+    /// `resource.NewQuantity(n, BinarySI)`: whole units printed with binary suffixes.
+    pub fn binary_units(units: i64) -> Quantity {
+        Quantity::from_nano(i128::from(units) * 1_000_000_000, Format::BinarySI)
+    }
+
     /// The zero value `resource.Quantity{Format: DecimalSI}`, which prints as `0`.
     pub fn zero() -> Quantity {
         Quantity::from_units(0)
@@ -767,6 +777,24 @@ mod tests {
         assert_eq!(c("-1"), "-1");
         assert_eq!(c("0.5Ki"), "512");
         assert_eq!(c("1.1Ki"), "1126400m");
+    }
+
+    /// metrics-server builds its usages with `NewScaledQuantity(nanocores, -9)` and
+    /// `NewQuantity(bytes, BinarySI)`; `String()` prints them canonically.
+    #[test]
+    fn constructed_quantities_print_canonically() {
+        assert_eq!(Quantity::from_nano_units(100_000_000).canonical(), "100m");
+        assert_eq!(
+            Quantity::from_nano_units(100_010_000).canonical(),
+            "100010u"
+        );
+        assert_eq!(Quantity::from_nano_units(2_000_000_000).canonical(), "2");
+        assert_eq!(Quantity::from_nano_units(1).canonical(), "1n");
+        assert_eq!(Quantity::binary_units(104_857_600).canonical(), "100Mi");
+        // `CanonicalizeBytes` prints a binary amount under 1024 in DecimalSI.
+        assert_eq!(Quantity::binary_units(1_000).canonical(), "1k");
+        assert_eq!(Quantity::binary_units(1_536).canonical(), "1536");
+        assert_eq!(Quantity::binary_units(3 << 30).canonical(), "3Gi");
     }
 
     #[test]
