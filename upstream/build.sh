@@ -8,6 +8,8 @@
 #                every verb on every served kind, for the differential suite
 #   helm/        helm (helm.sh/helm/v3), a client the differential suite drives through a chart's
 #                whole life
+#   metrics-server/  metrics-server (sigs.k8s.io/metrics-server), which kwokctl runs to serve
+#                metrics.k8s.io from the resource usage kwok reports
 # kubectl is not built: kwokctl runs the one on PATH (it looks there first), which Proctor needs
 # anyway; building it too cost about 200 more packages.
 #
@@ -40,13 +42,14 @@ kube_version="$(pinned kubernetes k8s.io/kubernetes)"
 etcd_version="$(pinned kubernetes go.etcd.io/etcd/server/v3)"
 kwok_version="$(pinned kwok sigs.k8s.io/kwok)"
 helm_version="$(pinned helm helm.sh/helm/v3)"
+metrics_server_version="$(pinned metrics-server sigs.k8s.io/metrics-server)"
 go_version="$(go env GOVERSION)"
 
-hash="$(cat "$here"/kubernetes/go.{mod,sum} "$here"/kubernetes/clientgo-probe/*.go "$here"/kwok/go.{mod,sum} "$here"/helm/go.{mod,sum} "$0" | { echo "$go_version"; cat; } | sha256sum | cut -c1-12)"
+hash="$(cat "$here"/kubernetes/go.{mod,sum} "$here"/kubernetes/clientgo-probe/*.go "$here"/kwok/go.{mod,sum} "$here"/helm/go.{mod,sum} "$here"/metrics-server/go.{mod,sum} "$0" | { echo "$go_version"; cat; } | sha256sum | cut -c1-12)"
 root="${PROCTOR_UPSTREAM:-${XDG_CACHE_HOME:-$HOME/.cache}/proctor-upstream}"
 key="kubernetes-${kube_version}-etcd-${etcd_version}-kwok-${kwok_version}-${hash}"
 out="$root/$key"
-binaries=(kube-apiserver kube-controller-manager kube-scheduler etcd kwok kwokctl client-go-probe helm)
+binaries=(kube-apiserver kube-controller-manager kube-scheduler etcd kwok kwokctl client-go-probe helm metrics-server)
 
 # Each binary must start and say its version.
 check() {
@@ -59,6 +62,7 @@ check() {
   "$bin/kwokctl" --version | grep -q "${kwok_version#v}"
   { "$bin/client-go-probe" 2>&1 || true; } | grep -q "usage: client-go-probe"
   "$bin/helm" version --short | grep -q "^${helm_version}"
+  "$bin/metrics-server" --version | grep -qx "$metrics_server_version"
 }
 
 if [ "$force" = 0 ] && [ -f "$out/complete" ]; then
@@ -106,7 +110,7 @@ for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
 done
 
 t=$SECONDS
-echo "[1/3] kube-apiserver, kube-controller-manager, kube-scheduler ($kube_version), etcd ($etcd_version)" >&2
+echo "[1/4] kube-apiserver, kube-controller-manager, kube-scheduler ($kube_version), etcd ($etcd_version)" >&2
 (cd "$here/kubernetes" && go build -v -trimpath -ldflags "-s -w $ldflags" -o "$work/bin/" \
   k8s.io/kubernetes/cmd/kube-apiserver \
   k8s.io/kubernetes/cmd/kube-controller-manager \
@@ -117,16 +121,24 @@ echo "[1/3] kube-apiserver, kube-controller-manager, kube-scheduler ($kube_versi
 echo "  done in $((SECONDS - t)) s" >&2
 
 t=$SECONDS
-echo "[2/3] kwok, kwokctl ($kwok_version)" >&2
+echo "[2/4] kwok, kwokctl ($kwok_version)" >&2
 kwok_ldflags="-X sigs.k8s.io/kwok/pkg/consts.Version=${kwok_version} -X sigs.k8s.io/kwok/pkg/consts.KubeVersion=${kube_version#v}"
 (cd "$here/kwok" && go build -v -trimpath -ldflags "-s -w $kwok_ldflags" -o "$work/bin/" \
   sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok/cmd/kwokctl 2>&1 | progress kwok)
 echo "  done in $((SECONDS - t)) s" >&2
 
 t=$SECONDS
-echo "[3/3] helm ($helm_version)" >&2
+echo "[3/4] helm ($helm_version)" >&2
 (cd "$here/helm" && go build -v -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" \
   -o "$work/bin/helm" helm.sh/helm/v3/cmd/helm 2>&1 | progress helm)
+echo "  done in $((SECONDS - t)) s" >&2
+
+t=$SECONDS
+echo "[4/4] metrics-server ($metrics_server_version)" >&2
+# Stamped as its Makefile stamps a release, so kwokctl reads the version it runs.
+(cd "$here/metrics-server" && go build -v -trimpath \
+  -ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$metrics_server_version" \
+  -o "$work/bin/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server 2>&1 | progress metrics-server)
 echo "  done in $((SECONDS - t)) s" >&2
 
 # The stages kwokctl gives kwok by default (kwok's runtime/cluster.go, getDefaultNodeStages with a
@@ -149,6 +161,7 @@ kubernetes $kube_version
 etcd $etcd_version
 kwok $kwok_version
 helm $helm_version
+metrics-server $metrics_server_version
 go $go_version
 EOF
 touch "$work/complete"

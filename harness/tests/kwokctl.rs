@@ -170,6 +170,10 @@ fn main() {
             "a_pod_logs_lab_selftests_on_both_runtimes",
             a_pod_logs_lab_selftests_on_both_runtimes,
         ),
+        (
+            "a_usage_lab_selftests_on_both_runtimes",
+            a_usage_lab_selftests_on_both_runtimes,
+        ),
     ] {
         trials.push(libtest_mimic::Trial::test(name, move || {
             test();
@@ -377,6 +381,13 @@ fn a_pod_logs_lab_selftests_on_both_runtimes() {
         "podlogs",
         &["perfect", "whole-log", "current-log", "guessed-gpus"],
     );
+}
+
+/// A lab whose steps read what its containers use through `kubectl top`
+/// (`tests/fixtures/labs/usage`) selftests on both runtimes: kwok under kwokctl is given the same
+/// `ClusterResourceUsage` documents as the embedded cluster, and metrics-server reads them.
+fn a_usage_lab_selftests_on_both_runtimes() {
+    fixture_lab_selftests_on_both_runtimes("usage", &["perfect", "by-cpu", "cpu-column"]);
 }
 
 /// The fixture lab selftests with `--cluster both`, and its reference, empty and bundled

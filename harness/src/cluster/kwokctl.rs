@@ -145,12 +145,15 @@ impl KwokctlCluster {
     /// Creates a cluster whose kubeconfig is written to `kubeconfig` (default: in its work dir),
     /// with `kwok_config` (kwok configuration documents, such as `ClusterLogs`) added to the
     /// stages kwok is given, and `commands` (a lab's declared commands) first on kwok's `PATH`,
-    /// where it looks up what `kubectl exec` runs.
+    /// where it looks up what `kubectl exec` runs. With `metrics_server`, kwokctl also runs
+    /// metrics-server, registered as the `metrics.k8s.io` APIService, which reads the resource
+    /// usage kwok reports per node.
     pub async fn create(
         upstream: &Upstream,
         kubeconfig: Option<&Path>,
         kwok_config: &str,
         commands: Option<&Path>,
+        metrics_server: bool,
     ) -> anyhow::Result<KwokctlCluster> {
         sweep_orphans(&upstream.binary("kwokctl")).await;
         // 0700: it holds the cluster's keys and kwok's configuration, and in the unprivileged-uid
@@ -223,6 +226,10 @@ impl KwokctlCluster {
             ("etcd", "etcd"),
         ] {
             args.extend(binary(flag, name));
+        }
+        if metrics_server {
+            args.push("--enable-metrics-server".into());
+            args.extend(binary("metrics-server", "metrics-server"));
         }
         let turn = creation_turn(&cluster.kwokctl).await;
         tracing::info!(name = %cluster.name, "creating a kwokctl cluster");

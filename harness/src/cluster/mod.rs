@@ -20,6 +20,7 @@ pub mod object_query;
 pub mod pod_exec;
 pub mod pod_logs;
 pub mod pod_port_forward;
+pub mod pod_usage;
 pub mod target;
 pub mod upstream;
 

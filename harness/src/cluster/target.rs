@@ -17,7 +17,8 @@ use super::nodes::NodeTemplate;
 use super::pod_exec::PodExecFiles;
 use super::pod_logs::PodLogFiles;
 use super::pod_port_forward::PodPortForwardFiles;
-use crate::scenario::model::{PodExecSpec, PodLogsSpec, PodPortForwardSpec};
+use super::pod_usage;
+use crate::scenario::model::{PodExecSpec, PodLogsSpec, PodPortForwardSpec, PodUsageSpec};
 use crate::scenario::Perturbation;
 
 /// Saved whole-cluster state.
@@ -127,6 +128,7 @@ pub struct ClusterSetup {
     pub logs: Vec<PodLogsSpec>,
     pub exec: Vec<PodExecSpec>,
     pub port_forward: Vec<PodPortForwardSpec>,
+    pub usage: Vec<PodUsageSpec>,
     /// What a command run through `kubectl exec` must not see (the lab's reference, the
     /// reference cache), as for a learner's script.
     pub hidden: Vec<PathBuf>,
@@ -158,6 +160,9 @@ pub struct Target {
     kube_cache: Option<tempfile::TempDir>,
     /// The last state fingerprint seen and since when it has not changed (see [`Target::quiet_for`]).
     quiet: std::sync::Mutex<Option<(String, std::time::Instant)>>,
+    /// Whether the fake nodes it makes name where kwok serves their resource metrics (usage is
+    /// declared, so metrics-server reads them under kwokctl; the same on both runtimes).
+    metrics_paths: bool,
 }
 
 impl Target {
@@ -187,6 +192,7 @@ impl Target {
         let logs = PodLogFiles::write(&setup.logs)?;
         let exec = PodExecFiles::write(&setup.exec)?;
         let port_forward = PodPortForwardFiles::write(&setup.port_forward)?;
+        let usage = pod_usage::documents(&setup.usage);
         let mut runner = super::exec_sandbox::SandboxedExec::new(
             exec.as_ref().map(PodExecFiles::bin),
             setup.hidden.clone(),
@@ -194,8 +200,13 @@ impl Target {
         if let Some(port_forward) = &port_forward {
             runner = runner.reading(port_forward.dir());
         }
+        let metrics_paths = !setup.usage.is_empty();
         let mut config = kwok::ClusterConfig {
-            nodes: setup.nodes.iter().map(NodeTemplate::to_object).collect(),
+            nodes: setup
+                .nodes
+                .iter()
+                .map(|node| node_object(node, metrics_paths))
+                .collect(),
             exec_runner: std::sync::Arc::new(runner),
             ..Default::default()
         };
@@ -203,7 +214,8 @@ impl Target {
             .iter()
             .flat_map(PodLogFiles::documents)
             .chain(exec.iter().flat_map(PodExecFiles::documents))
-            .chain(port_forward.iter().flat_map(PodPortForwardFiles::documents));
+            .chain(port_forward.iter().flat_map(PodPortForwardFiles::documents))
+            .chain(&usage);
         for document in documents {
             config
                 .debugging
@@ -232,6 +244,7 @@ impl Target {
             _scratch: None,
             injected: Default::default(),
             quiet: Default::default(),
+            metrics_paths,
         })
     }
 
@@ -277,10 +290,18 @@ impl Target {
         if let Some(port_forward) = &port_forward {
             kwok_config.push_str(&port_forward.yaml()?);
         }
+        let usage = pod_usage::documents(&setup.usage);
+        kwok_config.push_str(&super::kwok_documents::yaml_stream(&usage)?);
+        let metrics_paths = !usage.is_empty();
         let commands = exec.as_ref().map(PodExecFiles::bin);
-        let cluster =
-            KwokctlCluster::create(&upstream, kubeconfig, &kwok_config, commands.as_deref())
-                .await?;
+        let cluster = KwokctlCluster::create(
+            &upstream,
+            kubeconfig,
+            &kwok_config,
+            commands.as_deref(),
+            metrics_paths,
+        )
+        .await?;
         let kubectl = Kubectl::new(cluster.kubeconfig());
         let target = Target {
             backend: Backend::Kwokctl(Box::new(cluster)),
@@ -292,6 +313,7 @@ impl Target {
             _scratch: None,
             injected: Default::default(),
             quiet: Default::default(),
+            metrics_paths,
         };
         // From here on `target` deletes the cluster when it is dropped.
         let start = super::kwokctl::CREATE_TIMEOUT;
@@ -362,6 +384,7 @@ impl Target {
             _scratch: None,
             injected: Default::default(),
             quiet: Default::default(),
+            metrics_paths: false,
         })
     }
 
@@ -531,7 +554,7 @@ impl Target {
         for node in nodes {
             if !existing.contains(&node.name) {
                 self.kubectl
-                    .create(&node.to_object())
+                    .create(&node_object(node, self.metrics_paths))
                     .await
                     .with_context(|| format!("creating node {}", node.name))?;
             }
@@ -542,7 +565,8 @@ impl Target {
     /// Adds a node made from `perturbation` with a fresh random name; returns the name.
     pub async fn inject(&self, perturbation: &Perturbation) -> anyhow::Result<String> {
         let name = generated_name(&perturbation.name_prefix);
-        let node = NodeTemplate::from_perturbation(name.clone(), perturbation).to_object();
+        let template = NodeTemplate::from_perturbation(name.clone(), perturbation);
+        let node = node_object(&template, self.metrics_paths);
         match &self.backend {
             #[cfg(feature = "embedded")]
             Backend::Embedded(cluster) => super::in_process::create_node(cluster.api(), node),
@@ -822,4 +846,15 @@ pods:
         );
         target.shutdown().await;
     }
+}
+
+/// A node as the cluster is given it: a fake one names where kwok serves its resource metrics
+/// when usage is declared.
+fn node_object(template: &NodeTemplate, metrics_paths: bool) -> serde_json::Value {
+    let mut node = template.to_object();
+    if metrics_paths && template.managed {
+        node["metadata"]["annotations"][pod_usage::METRICS_PATH_ANNOTATION] =
+            serde_json::json!(pod_usage::metrics_path(&template.name));
+    }
+    node
 }

@@ -1,6 +1,6 @@
 //! Where the upstream binaries are: built once per machine by `upstream/build.sh` from the Go
 //! modules pinned in the repository (kube-apiserver, kube-controller-manager, kube-scheduler,
-//! etcd, kwok, kwokctl). kubectl is the one on PATH. Nothing here builds or downloads them.
+//! etcd, kwok, kwokctl, metrics-server). kubectl is the one on PATH. Nothing here builds or downloads them.
 
 use std::path::{Path, PathBuf};
 
@@ -8,13 +8,14 @@ use std::path::{Path, PathBuf};
 pub const BUILD_COMMAND: &str = "upstream/build.sh";
 
 /// Every binary `kwokctl --runtime binary` is given, and kwokctl itself.
-pub const BINARIES: [&str; 6] = [
+pub const BINARIES: [&str; 7] = [
     "kube-apiserver",
     "kube-controller-manager",
     "kube-scheduler",
     "etcd",
     "kwok",
     "kwokctl",
+    "metrics-server",
 ];
 
 /// The directory holding the binaries: `$PROCTOR_UPSTREAM_BIN`, else `current/bin` of

@@ -86,6 +86,11 @@ impl Globals {
                 "cluster.portForward",
                 "port forwards",
             )),
+            (!cluster.usage.is_empty()).then_some((
+                "what containers use",
+                "cluster.usage",
+                "metrics",
+            )),
         ];
         if let (Runtime::Kubeconfig, Some((what, key, own))) =
             (runtime, declared.into_iter().flatten().next())

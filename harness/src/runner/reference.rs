@@ -84,6 +84,7 @@ pub fn starting_setup(lab: &Lab) -> ClusterSetup {
         logs: lab.scenario.cluster.logs.clone(),
         exec: lab.scenario.cluster.exec.clone(),
         port_forward: lab.scenario.cluster.port_forward.clone(),
+        usage: lab.scenario.cluster.usage.clone(),
         hidden: super::exec::hidden_paths(lab),
     }
 }

@@ -119,6 +119,11 @@ pub struct ClusterSpec {
     /// cluster and on kwokctl alike; the first entry that selects a pod and has its port decides.
     #[serde(default)]
     pub port_forward: Vec<PodPortForwardSpec>,
+    /// What the fake nodes' containers use (`kubectl top`), on the embedded cluster and on
+    /// kwokctl alike (where metrics-server is run to read it); the first entry that selects a
+    /// pod and has its container decides. Declaring any serves the metrics API.
+    #[serde(default)]
+    pub usage: Vec<PodUsageSpec>,
 }
 
 /// One declaration of container logs, as kwok's `ClusterLogs` selects pods: by namespace and
@@ -189,6 +194,31 @@ pub struct PodPortForwardSpec {
     pub ports: Vec<std::num::NonZeroU16>,
     /// What a connection reads.
     pub reply: String,
+}
+
+/// One declaration of what containers use, as kwok's `ClusterResourceUsage` selects pods: by
+/// namespace and exact pod name, then by container. `kubectl top pod` shows a running pod once
+/// every container of it has both CPU and memory; `kubectl top node` sums the pods on a node.
+/// On kwokctl, metrics-server measures CPU as a rate between two scrapes 15 s apart, so it shows
+/// a pod about 30 s after the pod starts, and the CPU within a millicore or so of the value.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PodUsageSpec {
+    /// The pods' namespaces; none means every namespace.
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+    /// Exact pod names; none means every pod of those namespaces.
+    #[serde(default)]
+    pub pods: Vec<String>,
+    /// The containers; none means every container of the selected pods.
+    #[serde(default)]
+    pub containers: Vec<String>,
+    /// CPU in use, a quantity (`250m`, `1.5`).
+    #[serde(default)]
+    pub cpu: Option<String>,
+    /// Memory in use, a quantity (`64Mi`, `1.5Gi`).
+    #[serde(default)]
+    pub memory: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]

@@ -193,6 +193,32 @@ fn validate_cluster(scenario: &Scenario, scenario_dir: &Path, problems: &mut Pro
             }
         }
     }
+    for (index, usage) in scenario.cluster.usage.iter().enumerate() {
+        let declared = [("cpu", &usage.cpu), ("memory", &usage.memory)];
+        for (resource, value) in declared {
+            let Some(value) = value else { continue };
+            match graders::quantity::Amount::parse(value) {
+                Ok(amount) if amount.is_negative() => problems.add(
+                    &format!("cluster.usage[{index}].{resource}"),
+                    None,
+                    format!("{value:?} is negative: a usage is zero or more"),
+                ),
+                Ok(_) => {}
+                Err(e) => problems.add(
+                    &format!("cluster.usage[{index}].{resource}"),
+                    None,
+                    format!("{value:?} is not a quantity: {e}"),
+                ),
+            }
+        }
+        if usage.cpu.is_none() && usage.memory.is_none() {
+            problems.add(
+                &format!("cluster.usage[{index}]"),
+                None,
+                "declares neither cpu nor memory".to_string(),
+            );
+        }
+    }
     for (index, starter) in scenario.starter.iter().enumerate() {
         if !scenario_dir.join(&starter.from).is_file() {
             problems.add(
@@ -578,6 +604,11 @@ steps:
         title: a pattern without expected
         file: {path: out/q.txt, compare: pattern}
   - title: Numbered by its position
+cluster:
+  usage:
+    - cpu: 250x
+      memory: -1Mi
+    - namespaces: [shop]
 ";
 
     fn problems() -> Vec<ScenarioError> {
@@ -611,6 +642,16 @@ steps:
         let problems = problems();
         let problem = find(&problems, "duplicate check id \"a\" in step 1");
         assert_eq!(problem.location, Some((16, 7)));
+    }
+
+    #[test]
+    fn declared_usage_is_a_quantity_of_something() {
+        let problems = problems();
+        let cpu = find(&problems, "\"250x\" is not a quantity");
+        assert_eq!(cpu.path, "cluster.usage[0].cpu");
+        find(&problems, "\"-1Mi\" is negative");
+        let empty = find(&problems, "declares neither cpu nor memory");
+        assert_eq!(empty.path, "cluster.usage[1]");
     }
 
     #[test]

@@ -266,7 +266,7 @@ pub async fn restore() {
 async fn restore_both_ways(upstream: &proctor::cluster::upstream::Upstream) -> anyhow::Result<()> {
     use anyhow::Context;
     let mut cluster =
-        proctor::cluster::kwokctl::KwokctlCluster::create(upstream, None, "", None).await?;
+        proctor::cluster::kwokctl::KwokctlCluster::create(upstream, None, "", None, false).await?;
     let target = Target::external(cluster.kubeconfig()).await?;
     target.ensure_nodes(&NodeTemplate::plain(3)).await?;
     // A lab-sized state: labelled nodes, a Deployment's pods, twenty ConfigMaps.
