@@ -221,6 +221,20 @@ pub fn register(api: &Api, port: u16) -> ApiResult<()> {
     Ok(())
 }
 
+/// What has no metrics, named as metrics-server's storages are registered
+/// (`metrics.Resource("podmetrics")`, `metrics.Resource("nodemetrics")`), not as they are served.
+fn no_metrics(resource: &str, name: &str) -> ApiError {
+    ApiError::new(
+        404,
+        "NotFound",
+        format!(
+            "{resource}.{GROUP} {} not found",
+            crate::error::go_quote(name)
+        ),
+    )
+    .with_details(json!({"name": name, "group": GROUP, "kind": resource}))
+}
+
 /// `podMetrics.List`: sorted by namespace, then name.
 pub fn list_pods(
     api: &Api,
@@ -251,7 +265,7 @@ pub fn get_pod(
         return Err(ApiError::not_found(&registry::PODS, name));
     };
     pod_metrics(config, &pod.value, now)
-        .ok_or_else(|| ApiError::not_found(&PODS, &format!("{namespace}/{name}")))
+        .ok_or_else(|| no_metrics("podmetrics", &format!("{namespace}/{name}")))
 }
 
 /// `nodeMetrics.List`: nodes by label selector, in name order.
@@ -290,7 +304,7 @@ pub fn get_node(api: &Api, config: &Config, name: &str, now: DateTime<Utc>) -> A
         .with_details(json!({"name": name, "kind": "node"})));
     };
     let pods = api.store().list(&registry::PODS, None).0;
-    node_metrics(config, &node.value, &pods, now).ok_or_else(|| ApiError::not_found(&NODES, name))
+    node_metrics(config, &node.value, &pods, now).ok_or_else(|| no_metrics("nodemetrics", name))
 }
 
 #[cfg(test)]
