@@ -91,7 +91,7 @@ progress() {
 
 started=$SECONDS
 echo "building the upstream control plane ($key) into $out" >&2
-echo "  a first build compiles about 3,300 packages: about 7 minutes on 2 cores, plus the module downloads" >&2
+echo "  a first build compiles about 4,100 packages: about 10 minutes on 2 cores, plus the module downloads" >&2
 
 # Version stamps as the projects' own release builds set them (Kubernetes: hack/lib/version.sh,
 # so /version and `--version` say the release; kwok: hack/releases.sh with the git tag, so its fake
