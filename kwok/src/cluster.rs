@@ -144,7 +144,7 @@ impl Cluster {
         let handle = task;
         let controllers = if config.controllers {
             Some(
-                crate::controllers::start(api.clone(), cert.ca.clone(), rx)
+                crate::controllers::start(api.clone(), cert.ca.clone(), &config.debugging, rx)
                     .context("starting the controllers' thread")?,
             )
         } else {

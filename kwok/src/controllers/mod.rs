@@ -286,11 +286,13 @@ async fn run(
     }
 }
 
-/// Start every controller of the embedded cluster; `root_ca` is the PEM of the cluster's CA.
+/// Start every controller of the embedded cluster; `ca` is the cluster's CA, `usage` the
+/// declared resource usage the autoscaler reads through the metrics API.
 /// They stop on [`Handle::stop`] or when `shutdown` changes.
 pub fn start(
     api: Api,
     ca: Arc<crate::tls::ClusterCa>,
+    usage: &crate::debugging::Config,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> std::io::Result<Handle> {
     let busy = Arc::new(AtomicUsize::new(0));
@@ -324,7 +326,9 @@ pub fn start(
         Box::new(persistentvolume::PersistentVolumeController::default()),
         Box::new(ephemeral_volume::EphemeralVolumeController::default()),
         Box::new(volume_protection::VolumeProtection),
-        Box::new(podautoscaler::HorizontalPodAutoscalerController::default()),
+        Box::new(podautoscaler::HorizontalPodAutoscalerController::reading(
+            usage,
+        )),
     ];
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -1,7 +1,9 @@
 //! The horizontal pod autoscaler (`pkg/controller/podautoscaler/horizontal.go`,
-//! `reconcileAutoscaler`), in a cluster with no metrics API: it reads the target's scale, keeps
-//! the replica count within `minReplicas`..`maxReplicas`, and otherwise reports — in its
-//! conditions, status and events, with upstream's words — that no metric can be read. Every
+//! `reconcileAutoscaler`): it reads the target's scale, keeps the replica count within
+//! `minReplicas`..`maxReplicas`, and scales on resource metrics where the cluster serves the
+//! metrics API (declared usage, [`replicas`]), through the stabilization window and rate limits
+//! of [`normalize`]. Other metrics (custom, external) and resource metrics without the API are
+//! reported — in its conditions, status and events, with upstream's words — as unreadable. Every
 //! autoscaler is looked at when it changes and every 15 seconds
 //! (`--horizontal-pod-autoscaler-sync-period`).
 
@@ -9,6 +11,11 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+mod normalize;
+mod replicas;
+
+use normalize::Histories;
 
 use super::events::Recorder;
 use super::{Controller, Pass};
@@ -30,6 +37,9 @@ pub struct HorizontalPodAutoscalerController {
     recorder: Recorder,
     dirty: Option<BTreeSet<(String, String)>>,
     last_full: Instant,
+    histories: Histories,
+    /// The declared usage the metrics API serves, when it is served.
+    metrics: Option<crate::debugging::Config>,
 }
 
 impl Default for HorizontalPodAutoscalerController {
@@ -38,6 +48,19 @@ impl Default for HorizontalPodAutoscalerController {
             recorder: Recorder::new(COMPONENT),
             dirty: None,
             last_full: Instant::now(),
+            histories: Histories::default(),
+            metrics: None,
+        }
+    }
+}
+
+impl HorizontalPodAutoscalerController {
+    /// An autoscaler reading resource metrics from `usage` where it declares any, as the
+    /// embedded API server serves them.
+    pub fn reading(usage: &crate::debugging::Config) -> Self {
+        Self {
+            metrics: usage.serves_metrics().then(|| usage.clone()),
+            ..Self::default()
         }
     }
 }
@@ -175,15 +198,70 @@ fn metric_failure(spec: &Value) -> (String, String, String) {
     }
 }
 
+/// A Resource or ContainerResource metric's type and what the calculator reads of it.
+fn resource_target(spec: &Value) -> Option<(&'static str, replicas::ResourceTarget<'_>)> {
+    match spec["type"].as_str()? {
+        "Resource" => Some((
+            "Resource",
+            replicas::ResourceTarget {
+                resource: spec["resource"]["name"].as_str()?,
+                container: None,
+                target: &spec["resource"]["target"],
+            },
+        )),
+        "ContainerResource" => Some((
+            "ContainerResource",
+            replicas::ResourceTarget {
+                resource: spec["containerResource"]["name"].as_str()?,
+                container: Some(spec["containerResource"]["container"].as_str()?),
+                target: &spec["containerResource"]["target"],
+            },
+        )),
+        _ => None,
+    }
+}
+
+/// A resource metric that could not be computed: the event reason, the error, and the error
+/// `computeReplicasForMetric` wraps it in.
+fn resource_failure(
+    ty: &str,
+    source: &replicas::ResourceTarget,
+    err: String,
+) -> (String, String, String) {
+    match source.container {
+        Some(container) if ty == "ContainerResource" => {
+            let outer = format!("failed to get {container} container metric value: {err}");
+            ("FailedGetContainerResourceMetric".into(), err, outer)
+        }
+        _ => {
+            let outer = format!(
+                "failed to get {} resource metric value: {err}",
+                source.resource
+            );
+            ("FailedGetResourceMetric".into(), err, outer)
+        }
+    }
+}
+
+/// `MetricStatus` of a computed resource metric.
+fn resource_status(ty: &str, source: &replicas::ResourceTarget, current: Value) -> Value {
+    match source.container {
+        Some(container) => json!({"type": ty, "containerResource": {
+            "name": source.resource, "container": container, "current": current}}),
+        None => json!({"type": ty, "resource": {"name": source.resource, "current": current}}),
+    }
+}
+
 impl HorizontalPodAutoscalerController {
     fn event(&self, api: &Api, hpa: &Value, type_: &str, reason: &str, message: &str) {
         self.recorder.event(api, &HPAS, hpa, type_, reason, message);
     }
 
     /// `reconcileAutoscaler`.
-    fn reconcile_one(&self, api: &Api, original: &Value, pass: &mut Pass) {
+    fn reconcile_one(&mut self, api: &Api, original: &Value, pass: &mut Pass) {
         let mut hpa = original.clone();
         let ns = meta::namespace(original).to_string();
+        let key = format!("{ns}/{}", meta::name(original));
         let spec = original["spec"].clone();
         let target = &spec["scaleTargetRef"];
         let kind = target["kind"].as_str().unwrap_or("");
@@ -220,9 +298,12 @@ impl HorizontalPodAutoscalerController {
             "the HPA controller was able to get the target's current scale",
         );
         let current = scale["spec"]["replicas"].as_i64().unwrap_or(0);
+        self.histories.record_initial(&key, current);
         let min = spec["minReplicas"].as_i64().unwrap_or(1);
         let max = spec["maxReplicas"].as_i64().unwrap_or(0);
-        let (desired, reason) = if current == 0 && min != 0 {
+        let desired_before = original["status"]["desiredReplicas"].as_i64().unwrap_or(0);
+        let mut statuses = Value::Null;
+        let (desired, reason, rescale) = if current == 0 && min != 0 {
             set_condition(
                 &mut hpa,
                 "ScalingActive",
@@ -230,20 +311,14 @@ impl HorizontalPodAutoscalerController {
                 "ScalingDisabled",
                 "scaling is disabled since the replica count of the target is zero",
             );
-            (0, None)
+            (0, String::new(), false)
         } else if current > max {
-            (
-                max,
-                Some("Current number of replicas above Spec.MaxReplicas"),
-            )
+            let reason = "Current number of replicas above Spec.MaxReplicas";
+            (max, reason.to_string(), true)
         } else if current < min {
-            (
-                min,
-                Some("Current number of replicas below Spec.MinReplicas"),
-            )
+            let reason = "Current number of replicas below Spec.MinReplicas";
+            (min, reason.to_string(), true)
         } else {
-            // computeReplicasForMetrics: no metric can be read here.
-            let desired_before = original["status"]["desiredReplicas"].as_i64().unwrap_or(0);
             let selector = scale["status"]["selector"].as_str().unwrap_or("");
             if selector.is_empty() {
                 self.event(
@@ -272,34 +347,44 @@ impl HorizontalPodAutoscalerController {
                 return;
             }
             let metrics = spec["metrics"].as_array().cloned().unwrap_or_default();
-            let mut first: Option<(String, String, String)> = None;
-            for m in &metrics {
-                let (reason, err, outer) = metric_failure(m);
-                self.event(api, &hpa, "Warning", &reason, &err);
-                first.get_or_insert((reason, err, outer));
+            let computed =
+                self.replicas_for_metrics(api, &mut hpa, &ns, selector, current, &metrics);
+            let (proposed, metric, computed_statuses) = match computed {
+                Ok(found) => found,
+                Err((failed_statuses, message)) => {
+                    set_status(
+                        &mut hpa,
+                        current,
+                        desired_before,
+                        json!(failed_statuses),
+                        false,
+                    );
+                    self.write_status(api, original, hpa.clone(), pass);
+                    self.event(
+                        api,
+                        &hpa,
+                        "Warning",
+                        "FailedComputeMetricsReplicas",
+                        &message,
+                    );
+                    return;
+                }
+            };
+            statuses = json!(computed_statuses);
+            let reason = match proposed.cmp(&current) {
+                std::cmp::Ordering::Greater => format!("{metric} above target"),
+                std::cmp::Ordering::Less => "All metrics below target".to_string(),
+                std::cmp::Ordering::Equal => String::new(),
+            };
+            let (desired, conditions) =
+                self.histories
+                    .normalize(&key, &spec["behavior"], current, proposed, min, max);
+            for (ty, status, why, message) in conditions {
+                set_condition(&mut hpa, ty, status, why, message);
             }
-            let statuses: Vec<Value> = metrics.iter().map(|_| json!({"type": ""})).collect();
-            if let Some((reason, err, outer)) = first {
-                set_condition(
-                    &mut hpa,
-                    "ScalingActive",
-                    "False",
-                    &reason,
-                    &format!("the HPA was unable to compute the replica count: {err}"),
-                );
-                set_status(&mut hpa, current, desired_before, json!(statuses), false);
-                self.write_status(api, original, hpa.clone(), pass);
-                let n = metrics.len();
-                let msg =
-                    format!("invalid metrics ({n} invalid out of {n}), first error is: {outer}");
-                self.event(api, &hpa, "Warning", "FailedComputeMetricsReplicas", &msg);
-                return;
-            }
-            (current, None)
+            (desired, reason, desired != current)
         };
-        // Outside the bounds the count is always changed; inside them nothing was computed.
-        let rescale = reason.is_some();
-        if let (true, Some(reason)) = (rescale, reason) {
+        if rescale {
             let body = json!({"spec": {"replicas": desired}});
             match set_scale(api, res, &ns, name, &body, &WriteOptions::default()) {
                 Ok(_) => {
@@ -319,6 +404,8 @@ impl HorizontalPodAutoscalerController {
                         "SuccessfulRescale",
                         &format!("New size: {desired}; reason: {reason}"),
                     );
+                    self.histories
+                        .store_scale_event(&key, &spec["behavior"], current, desired);
                 }
                 Err(e) => {
                     self.event(
@@ -341,17 +428,84 @@ impl HorizontalPodAutoscalerController {
                             e.message
                         ),
                     );
-                    let desired_before =
-                        original["status"]["desiredReplicas"].as_i64().unwrap_or(0);
-                    set_status(&mut hpa, current, desired_before, Value::Null, false);
+                    set_status(&mut hpa, current, desired_before, statuses, false);
                     self.write_status(api, original, hpa, pass);
                     return;
                 }
             }
         }
         let desired = if rescale { desired } else { current };
-        set_status(&mut hpa, current, desired, Value::Null, rescale);
+        set_status(&mut hpa, current, desired, statuses, rescale);
         self.write_status(api, original, hpa, pass);
+    }
+
+    /// `computeReplicasForMetrics` with a valid selector: the highest proposal, the metric that
+    /// made it and every metric's status; or, when every metric failed (or some failed and the
+    /// rest would scale down), the statuses and the error. Resource metrics are read from the
+    /// metrics API where usage is declared; no custom or external metrics API is served.
+    #[allow(clippy::type_complexity)]
+    fn replicas_for_metrics(
+        &self,
+        api: &Api,
+        hpa: &mut Value,
+        ns: &str,
+        selector: &str,
+        current: i64,
+        metrics: &[Value],
+    ) -> Result<(i64, String, Vec<Value>), (Vec<Value>, String)> {
+        let mut statuses = Vec::with_capacity(metrics.len());
+        let (mut replicas, mut metric) = (0, String::new());
+        let mut invalid = 0;
+        let mut first: Option<(String, String, String)> = None;
+        for m in metrics {
+            let outcome = match (&self.metrics, resource_target(m)) {
+                (Some(config), Some((ty, source))) => {
+                    replicas::resource_replicas(api, config, ns, selector, current, &source)
+                        .map(|proposal| (ty, source, proposal))
+                        .map_err(|err| resource_failure(ty, &source, err))
+                }
+                _ => Err(metric_failure(m)),
+            };
+            match outcome {
+                Ok((ty, source, proposal)) => {
+                    statuses.push(resource_status(ty, &source, proposal.current));
+                    if replicas == 0 || proposal.replicas > replicas {
+                        replicas = proposal.replicas;
+                        metric = proposal.metric;
+                    }
+                }
+                Err((reason, err, outer)) => {
+                    self.event(api, hpa, "Warning", &reason, &err);
+                    statuses.push(json!({"type": ""}));
+                    invalid += 1;
+                    first.get_or_insert((reason, err, outer));
+                }
+            }
+        }
+        if let Some((reason, err, outer)) = first {
+            if invalid >= metrics.len() || replicas < current {
+                set_condition(
+                    hpa,
+                    "ScalingActive",
+                    "False",
+                    &reason,
+                    &format!("the HPA was unable to compute the replica count: {err}"),
+                );
+                let n = metrics.len();
+                let message = format!(
+                    "invalid metrics ({invalid} invalid out of {n}), first error is: {outer}"
+                );
+                return Err((statuses, message));
+            }
+        }
+        set_condition(
+            hpa,
+            "ScalingActive",
+            "True",
+            "ValidMetricFound",
+            &format!("the HPA was able to successfully calculate a replica count from {metric}"),
+        );
+        Ok((replicas, metric, statuses))
     }
 
     /// `updateStatusIfNeeded`.
@@ -399,7 +553,8 @@ impl Controller for HorizontalPodAutoscalerController {
             self.dirty = None;
         }
         let dirty = self.dirty.replace(BTreeSet::new());
-        if dirty.is_none() {
+        let full = dirty.is_none();
+        if full {
             self.last_full = Instant::now();
         }
         let hpas: Vec<Value> = match dirty {
@@ -418,6 +573,13 @@ impl Controller for HorizontalPodAutoscalerController {
         };
         for hpa in hpas.iter().filter(|h| !meta::is_deleting(h)) {
             self.reconcile_one(api, hpa, &mut pass);
+        }
+        if full {
+            let live: BTreeSet<String> = hpas
+                .iter()
+                .map(|h| format!("{}/{}", meta::namespace(h), meta::name(h)))
+                .collect();
+            self.histories.forget(&|key| live.contains(key));
         }
         pass.wake(Some(RESYNC.saturating_sub(self.last_full.elapsed())));
         pass
@@ -504,6 +666,89 @@ mod tests {
         let status = api.store().get(&HPAS, "default", "web").expect("hpa").value["status"].clone();
         assert_eq!(status["currentMetrics"], json!([{"type": ""}]));
         assert_eq!(status["desiredReplicas"], 2);
+    }
+
+    /// With usage declared the autoscaler reads the metrics API: one pod using 250m of its 100m
+    /// request against a 50% target wants five, and without a behavior may only go to four.
+    #[test]
+    fn declared_usage_scales_on_cpu_utilization() {
+        let api = api();
+        let w = WriteOptions::default();
+        let template = json!({"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx",
+                "resources": {"requests": {"cpu": "100m"}}}]}});
+        let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}, "template": template}});
+        api.create(&registry::DEPLOYMENTS, "default", deploy, &w)
+            .expect("deployment");
+        let long_ago = "2020-01-01T00:00:00Z";
+        let mut pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-1", "labels": {"app": "web"}},
+            "spec": {"nodeName": "n1", "containers": template["spec"]["containers"].clone()}});
+        pod = api
+            .create(&registry::PODS, "default", pod, &w)
+            .expect("pod")
+            .value
+            .clone();
+        pod["status"] = json!({"phase": "Running", "startTime": long_ago,
+            "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": long_ago}]});
+        api.update_status(&registry::PODS, pod).expect("running");
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "maxReplicas": 10,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 50}}}]}});
+        api.create(&HPAS, "default", hpa, &w).expect("hpa");
+        let mut usage = crate::debugging::Config::default();
+        usage
+            .add_document(&json!({"apiVersion": "kwok.x-k8s.io/v1alpha1",
+                "kind": "ClusterResourceUsage", "metadata": {"name": "all"},
+                "spec": {"usages": [{"usage": {"cpu": {"value": "250m"},
+                                               "memory": {"value": "10Mi"}}}]}}))
+            .expect("usage");
+        let mut ctrl = HorizontalPodAutoscalerController::reading(&usage);
+        assert!(!ctrl.reconcile(&api).failed());
+        let replicas = api
+            .store()
+            .get(&registry::DEPLOYMENTS, "default", "web")
+            .expect("d")
+            .value["spec"]["replicas"]
+            .as_i64();
+        assert_eq!(replicas, Some(4));
+        let status = api.store().get(&HPAS, "default", "web").expect("hpa").value["status"].clone();
+        assert_eq!(
+            status["currentMetrics"],
+            json!([{"type": "Resource", "resource": {"name": "cpu",
+                "current": {"averageValue": "250m", "averageUtilization": 250}}}])
+        );
+        assert_eq!(
+            (
+                status["currentReplicas"].clone(),
+                status["desiredReplicas"].clone()
+            ),
+            (json!(1), json!(4))
+        );
+        assert_eq!(
+            conditions(&api),
+            vec![
+                (
+                    "AbleToScale".into(),
+                    "True".into(),
+                    "SucceededRescale".into()
+                ),
+                (
+                    "ScalingActive".into(),
+                    "True".into(),
+                    "ValidMetricFound".into()
+                ),
+                (
+                    "ScalingLimited".into(),
+                    "True".into(),
+                    "ScaleUpLimit".into()
+                ),
+            ]
+        );
     }
 
     #[test]
