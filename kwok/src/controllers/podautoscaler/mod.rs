@@ -149,30 +149,24 @@ fn scale_error(res: &ResourceDef, name: &str, e: crate::ApiError) -> String {
 fn metric_failure(spec: &Value) -> (String, String, String) {
     let ty = spec["type"].as_str().unwrap_or("");
     match ty {
-        "Resource" | "ContainerResource" => {
-            let src = if ty == "Resource" {
-                &spec["resource"]
-            } else {
-                &spec["containerResource"]
-            };
-            let name = src["name"].as_str().unwrap_or("");
-            let what = if src["target"]["averageValue"].is_null() {
-                "utilization"
-            } else {
-                "usage"
-            };
-            let err = format!(
-                "failed to get {name} {what}: unable to get metrics for resource {name}: {NO_RESOURCE_METRICS}"
-            );
-            if ty == "Resource" {
-                let outer = format!("failed to get {name} resource metric value: {err}");
-                ("FailedGetResourceMetric".into(), err, outer)
-            } else {
-                let container = src["container"].as_str().unwrap_or("");
-                let outer = format!("failed to get {container} container metric value: {err}");
-                ("FailedGetContainerResourceMetric".into(), err, outer)
+        "Resource" | "ContainerResource" => match resource_target(spec) {
+            Some((ty, source)) => {
+                let name = source.resource;
+                let what = if source.target["averageValue"].is_null() {
+                    "utilization"
+                } else {
+                    "usage"
+                };
+                let err = format!(
+                    "failed to get {name} {what}: unable to get metrics for resource {name}: {NO_RESOURCE_METRICS}"
+                );
+                resource_failure(ty, &source, err)
             }
-        }
+            None => {
+                let err = format!("invalid {ty} metric source");
+                ("InvalidMetricSourceType".into(), err.clone(), err)
+            }
+        },
         "Pods" => {
             let metric = spec["pods"]["metric"]["name"].as_str().unwrap_or("");
             let err = format!("unable to get metric {metric}: {NO_CUSTOM_METRICS}");
@@ -336,14 +330,7 @@ impl HorizontalPodAutoscalerController {
                     "the HPA target's scale is missing a selector",
                 );
                 set_status(&mut hpa, current, desired_before, Value::Null, false);
-                self.write_status(api, original, hpa.clone(), pass);
-                self.event(
-                    api,
-                    &hpa,
-                    "Warning",
-                    "FailedComputeMetricsReplicas",
-                    "selector is required",
-                );
+                self.failed_metrics(api, original, hpa, "selector is required", pass);
                 return;
             }
             let metrics = spec["metrics"].as_array().cloned().unwrap_or_default();
@@ -359,14 +346,7 @@ impl HorizontalPodAutoscalerController {
                         json!(failed_statuses),
                         false,
                     );
-                    self.write_status(api, original, hpa.clone(), pass);
-                    self.event(
-                        api,
-                        &hpa,
-                        "Warning",
-                        "FailedComputeMetricsReplicas",
-                        &message,
-                    );
+                    self.failed_metrics(api, original, hpa, &message, pass);
                     return;
                 }
             };
@@ -506,6 +486,12 @@ impl HorizontalPodAutoscalerController {
             &format!("the HPA was able to successfully calculate a replica count from {metric}"),
         );
         Ok((replicas, metric, statuses))
+    }
+
+    /// No replica count could be computed: the status is written, then the event says why.
+    fn failed_metrics(&self, api: &Api, original: &Value, hpa: Value, why: &str, pass: &mut Pass) {
+        self.write_status(api, original, hpa.clone(), pass);
+        self.event(api, &hpa, "Warning", "FailedComputeMetricsReplicas", why);
     }
 
     /// `updateStatusIfNeeded`.

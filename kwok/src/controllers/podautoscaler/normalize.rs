@@ -125,6 +125,18 @@ struct History {
     scale_downs: Vec<ScaleEvent>,
 }
 
+impl History {
+    /// Keeps the newest recommendation in place of one that fell out of every window (`old`),
+    /// else beside the others.
+    fn record(&mut self, old: Option<usize>, replicas: i64, at: Instant) {
+        let newest = Recommendation { replicas, at };
+        match old {
+            Some(i) => self.recommendations[i] = newest,
+            None => self.recommendations.push(newest),
+        }
+    }
+}
+
 /// Every autoscaler's history, by `namespace/name`.
 #[derive(Debug, Default)]
 pub struct Histories(HashMap<String, History>);
@@ -274,14 +286,7 @@ fn stabilize(history: &mut History, proposed: i64, now: Instant) -> i64 {
             highest = rec.replicas;
         }
     }
-    let newest = Recommendation {
-        replicas: proposed,
-        at: now,
-    };
-    match old {
-        Some(i) => history.recommendations[i] = newest,
-        None => history.recommendations.push(newest),
-    }
+    history.record(old, proposed, now);
     highest
 }
 
@@ -311,14 +316,7 @@ fn stabilize_with_behaviors(
         }
     }
     let recommendation = current.max(up_rec).min(down_rec);
-    let newest = Recommendation {
-        replicas: proposed,
-        at: now,
-    };
-    match old {
-        Some(i) => history.recommendations[i] = newest,
-        None => history.recommendations.push(newest),
-    }
+    history.record(old, proposed, now);
     if proposed >= current {
         (
             recommendation,
@@ -334,10 +332,10 @@ fn stabilize_with_behaviors(
     }
 }
 
-/// `convertDesiredReplicasWithRules`.
-fn with_rules(current: i64, desired: i64, min: i64, max: i64) -> (i64, &'static str, &'static str) {
-    let limit = (SCALE_UP_LIMIT_FACTOR * current as f64).max(SCALE_UP_LIMIT_MINIMUM) as i64;
-    let (maximum, reason, message) = if max > limit {
+/// The highest count a scale-up may reach: the rate's `limit`, or `maxReplicas` when that is
+/// lower, with the ScalingLimited reason each gives.
+fn scale_up_ceiling(limit: i64, max: i64) -> (i64, &'static str, &'static str) {
+    if max > limit {
         (
             limit,
             "ScaleUpLimit",
@@ -349,7 +347,13 @@ fn with_rules(current: i64, desired: i64, min: i64, max: i64) -> (i64, &'static 
             "TooManyReplicas",
             "the desired replica count is more than the maximum replica count",
         )
-    };
+    }
+}
+
+/// `convertDesiredReplicasWithRules`.
+fn with_rules(current: i64, desired: i64, min: i64, max: i64) -> (i64, &'static str, &'static str) {
+    let limit = (SCALE_UP_LIMIT_FACTOR * current as f64).max(SCALE_UP_LIMIT_MINIMUM) as i64;
+    let (maximum, reason, message) = scale_up_ceiling(limit, max);
     if desired < min {
         return (
             min,
@@ -417,19 +421,7 @@ fn with_behavior_rate(
 ) -> (i64, &'static str, &'static str) {
     if desired > current {
         let limit = rate_limit(history, up, current, true, now).max(current);
-        let (maximum, reason, message) = if max > limit {
-            (
-                limit,
-                "ScaleUpLimit",
-                "the desired replica count is increasing faster than the maximum scale rate",
-            )
-        } else {
-            (
-                max,
-                "TooManyReplicas",
-                "the desired replica count is more than the maximum replica count",
-            )
-        };
+        let (maximum, reason, message) = scale_up_ceiling(limit, max);
         if desired > maximum {
             return (maximum, reason, message);
         }
