@@ -121,19 +121,38 @@ fn parse_group_version(gv: &str) -> Result<&str, String> {
     }
 }
 
-/// `RESTMappings(GroupKind)`: a served resource of the group and kind with a scale subresource.
-fn target_resource(group: &str, kind: &str) -> Result<&'static ResourceDef, String> {
+/// `RESTMappings(GroupKind)`: the served resource of the group and kind, built-in or custom
+/// (its preferred version first, as discovery orders them).
+fn target_resource(api: &Api, group: &str, kind: &str) -> Result<&'static ResourceDef, String> {
     registry::RESOURCES
         .iter()
         .copied()
         .find(|r| r.group == group && r.kind == kind && !crate::convert::is_view(r))
+        .or_else(|| {
+            crate::kinds::custom::served(api.store())
+                .into_iter()
+                .find(|r| r.group == group && r.kind == kind)
+        })
         .ok_or_else(|| format!("no matches for kind {kind:?} in group {group:?}"))
 }
 
-/// The scale client's error: a missing target is reported by the scale subresource, as
-/// `deployments/scale.apps "web" not found`.
+/// What the scale client sends for a resource without a scale subresource, or a namespaced path
+/// to a cluster-scoped one: a request no route serves.
+const NO_SCALE_ROUTE: &str = "the server could not find the requested resource";
+
+/// `scaleForResourceMappings`: the target's Scale through its scale subresource.
+fn read_scale(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> Result<Value, String> {
+    if res.subresource("scale").is_none() || !res.namespaced {
+        return Err(NO_SCALE_ROUTE.to_string());
+    }
+    get_scale(api, res, ns, name).map_err(|e| scale_error(res, name, e))
+}
+
+/// The scale client's error: a missing built-in target is reported by the scale subresource's
+/// storage, as `deployments/scale.apps "web" not found`; a custom resource's scale answers with
+/// its own NotFound, as a client reading it sees it.
 fn scale_error(res: &ResourceDef, name: &str, e: crate::ApiError) -> String {
-    if e.code != 404 {
+    if e.code != 404 || res.strategy.custom() {
         return e.message;
     }
     let group = if res.group.is_empty() {
@@ -261,12 +280,8 @@ impl HorizontalPodAutoscalerController {
         let kind = target["kind"].as_str().unwrap_or("");
         let name = target["name"].as_str().unwrap_or("");
         let scale = parse_group_version(target["apiVersion"].as_str().unwrap_or(""))
-            .and_then(|group| target_resource(group, kind))
-            .and_then(|res| {
-                get_scale(api, res, &ns, name)
-                    .map(|s| (res, s))
-                    .map_err(|e| scale_error(res, name, e))
-            });
+            .and_then(|group| target_resource(api, group, kind))
+            .and_then(|res| read_scale(api, res, &ns, name).map(|s| (res, s)));
         let (res, scale) = match scale {
             Ok(found) => found,
             Err(err) => {
@@ -652,6 +667,49 @@ mod tests {
         let status = api.store().get(&HPAS, "default", "web").expect("hpa").value["status"].clone();
         assert_eq!(status["currentMetrics"], json!([{"type": ""}]));
         assert_eq!(status["desiredReplicas"], 2);
+    }
+
+    /// A target is found among the custom resources too, and only a namespaced kind with a
+    /// scale subresource can be scaled.
+    #[test]
+    fn targets_are_read_through_their_scale_subresource() {
+        let api = api();
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "trainers.ml.example.com"},
+            "spec": {"group": "ml.example.com", "scope": "Namespaced",
+                "names": {"kind": "Trainer", "plural": "trainers", "singular": "trainer"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+                                               "statusReplicasPath": ".status.replicas"}},
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "x-kubernetes-preserve-unknown-fields": true}}}]}});
+        let w = WriteOptions::default();
+        let created = api
+            .create(&registry::CUSTOMRESOURCEDEFINITIONS, "", crd, &w)
+            .expect("crd");
+        let mut established = created.value.clone();
+        established["status"] = json!({"conditions": [
+            {"type": "Established", "status": "True"}, {"type": "NamesAccepted", "status": "True"}],
+            "acceptedNames": {"kind": "Trainer", "plural": "trainers", "singular": "trainer"}});
+        api.update_status(&registry::CUSTOMRESOURCEDEFINITIONS, established)
+            .expect("established");
+        let trainers = target_resource(&api, "ml.example.com", "Trainer").expect("served");
+        assert_eq!(trainers.plural, "trainers");
+        let trainer = json!({"apiVersion": "ml.example.com/v1", "kind": "Trainer",
+            "metadata": {"name": "bert"}, "spec": {"replicas": 3}});
+        api.create(trainers, "default", trainer, &w)
+            .expect("trainer");
+        let scale = read_scale(&api, trainers, "default", "bert").expect("scale");
+        assert_eq!(scale["spec"]["replicas"], 3);
+        assert_eq!(
+            target_resource(&api, "ml.example.com", "Widget").unwrap_err(),
+            r#"no matches for kind "Widget" in group "ml.example.com""#
+        );
+        let configmaps = target_resource(&api, "", "ConfigMap").expect("built in");
+        assert_eq!(
+            read_scale(&api, configmaps, "default", "x").unwrap_err(),
+            NO_SCALE_ROUTE
+        );
     }
 
     /// With usage declared the autoscaler reads the metrics API: one pod using 250m of its 100m
