@@ -136,14 +136,19 @@ fn target_resource(api: &Api, group: &str, kind: &str) -> Result<&'static Resour
         .ok_or_else(|| format!("no matches for kind {kind:?} in group {group:?}"))
 }
 
-/// What the scale client sends for a resource without a scale subresource, or a namespaced path
-/// to a cluster-scoped one: a request no route serves.
+/// What the scale client reports for a resource without a scale subresource, or a namespaced
+/// path to a cluster-scoped one: a request no route serves. Built-in groups answer with a Status;
+/// a custom group's handler with a bare 404, which client-go words with the request.
 const NO_SCALE_ROUTE: &str = "the server could not find the requested resource";
 
 /// `scaleForResourceMappings`: the target's Scale through its scale subresource.
 fn read_scale(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> Result<Value, String> {
     if res.subresource("scale").is_none() || !res.namespaced {
-        return Err(NO_SCALE_ROUTE.to_string());
+        return Err(if res.strategy.custom() {
+            format!("{NO_SCALE_ROUTE} (get {} {name})", res.plural)
+        } else {
+            NO_SCALE_ROUTE.to_string()
+        });
     }
     get_scale(api, res, ns, name).map_err(|e| scale_error(res, name, e))
 }
