@@ -216,12 +216,8 @@ impl Target {
             .chain(exec.iter().flat_map(PodExecFiles::documents))
             .chain(port_forward.iter().flat_map(PodPortForwardFiles::documents))
             .chain(&usage);
-        for document in documents {
-            config
-                .debugging
-                .add_document(document)
-                .map_err(anyhow::Error::msg)?;
-        }
+        config.debugging =
+            kwok::debugging::Config::from_documents(documents).map_err(anyhow::Error::msg)?;
         if let Some(bind) = bind {
             config.bind = bind;
         }

@@ -328,6 +328,18 @@ pub struct Config {
 }
 
 impl Config {
+    /// The configuration of `documents`, taken in order (kinds this does not serve are left);
+    /// the first malformed document is the error.
+    pub fn from_documents<'a>(
+        documents: impl IntoIterator<Item = &'a Value>,
+    ) -> Result<Config, String> {
+        let mut config = Config::default();
+        for document in documents {
+            config.add_document(document)?;
+        }
+        Ok(config)
+    }
+
     /// Takes one kwok configuration document; `Ok(false)` for a kind this does not serve
     /// (stages and the like, which kwok's configuration file holds beside them).
     pub fn add_document(&mut self, document: &Value) -> Result<bool, String> {
@@ -484,11 +496,7 @@ mod tests {
     use serde_json::json;
 
     fn config(documents: &[Value]) -> Config {
-        let mut config = Config::default();
-        for d in documents {
-            config.add_document(d).expect("document");
-        }
-        config
+        Config::from_documents(documents).expect("documents")
     }
 
     fn file(log: Result<&Log, String>) -> Result<String, String> {

@@ -312,11 +312,7 @@ mod tests {
     use super::*;
 
     fn config(documents: &[Value]) -> Config {
-        let mut config = Config::default();
-        for d in documents {
-            config.add_document(d).expect("document");
-        }
-        config
+        Config::from_documents(documents).expect("documents")
     }
 
     fn pod(name: &str, node: &str, containers: &[&str]) -> Value {
