@@ -131,6 +131,12 @@ pub static GROUPS: &[(&str, &str)] = &[
     ("discovery.k8s.io", "v1"),
 ];
 
+/// Whether a built-in API serves `group` (the core group included): paths under any other group
+/// fall through the built-in handlers (custom resources' included) to a bare 404.
+pub fn is_built_in_group(group: &str) -> bool {
+    group.is_empty() || GROUPS.iter().any(|(g, _)| *g == group)
+}
+
 /// Look a resource up by group, version and plural name.
 pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static ResourceDef> {
     RESOURCES

@@ -89,7 +89,7 @@ fn outside_built_in_groups(path: &str) -> bool {
         return false;
     };
     let group = rest.split('/').next().unwrap_or("");
-    !group.is_empty() && !crate::registry::GROUPS.iter().any(|(g, _)| *g == group)
+    !crate::registry::is_built_in_group(group)
 }
 
 /// The 404 of a path nothing serves: a Status from the built-in API's routes, Go's plain

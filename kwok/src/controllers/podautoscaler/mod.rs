@@ -144,10 +144,10 @@ const NO_SCALE_ROUTE: &str = "the server could not find the requested resource";
 /// `scaleForResourceMappings`: the target's Scale through its scale subresource.
 fn read_scale(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> Result<Value, String> {
     if res.subresource("scale").is_none() || !res.namespaced {
-        return Err(if res.strategy.custom() {
-            format!("{NO_SCALE_ROUTE} (get {} {name})", res.plural)
-        } else {
+        return Err(if registry::is_built_in_group(res.group) {
             NO_SCALE_ROUTE.to_string()
+        } else {
+            format!("{NO_SCALE_ROUTE} (get {} {name})", res.plural)
         });
     }
     get_scale(api, res, ns, name).map_err(|e| scale_error(res, name, e))
