@@ -140,7 +140,7 @@ pub struct Follower {
 impl Follower {
     /// A follower of what `path` gains from now on (kwok's attach: a tail of 0, followed).
     pub fn from_end(path: PathBuf) -> ApiResult<Follower> {
-        let data = read_log_file(&path, 0)?;
+        let data = read_log_file(&path, 0).map_err(ApiError::bad_request)?;
         let options = LogOptions::new(
             &PodLogOptions {
                 tail_lines: Some(0),
@@ -206,9 +206,20 @@ pub fn pod_log(
             follow: None,
         });
     }
-    let log = config
-        .pod_log(name, namespace, &container)
-        .map_err(ApiError::bad_request)?;
+    container_log(config, namespace, name, &container, &opts).map_err(ApiError::bad_request)
+}
+
+/// The fake kubelet's `GetContainerLogs` (kwok's `debugging_logs.go`): the log its `Logs` and
+/// `ClusterLogs` documents name for the container, whether or not such a pod exists. An error is
+/// the text the kubelet answers with.
+pub fn container_log(
+    config: &Config,
+    namespace: &str,
+    pod: &str,
+    container: &str,
+    opts: &PodLogOptions,
+) -> Result<Answer, String> {
+    let log = config.pod_log(pod, namespace, container)?;
     let file = if opts.previous {
         &log.previous_logs_file
     } else {
@@ -216,7 +227,7 @@ pub fn pod_log(
     };
     // `filepath.EvalSymlinks("")` is ".", which opens as a directory and fails when read.
     let path = PathBuf::from(file.as_deref().filter(|f| !f.is_empty()).unwrap_or("."));
-    let options = LogOptions::new(&opts, Utc::now());
+    let options = LogOptions::new(opts, Utc::now());
     let data = read_log_file(&path, options.tail)?;
     let start = tail_start(&data, options.tail);
     let mut reader = Reader::new(options);
@@ -237,13 +248,13 @@ pub fn pod_log(
             text.extend_from_slice(error.as_bytes());
             Ok(Answer { text, follow: None })
         }
-        Err(error) => Err(ApiError::bad_request(error)),
+        Err(error) => Err(error),
     }
 }
 
 /// The file `ReadLogs` reads, with its errors worded as Go's `os` package words them; `tail`
 /// decides which read fails first on a directory (the tail's search or the first line's).
-fn read_log_file(path: &std::path::Path, tail: i64) -> ApiResult<Vec<u8>> {
+fn read_log_file(path: &std::path::Path, tail: i64) -> Result<Vec<u8>, String> {
     let shown = path.display().to_string();
     let quoted = go_quote(&shown);
     if path.is_dir() {
@@ -251,21 +262,17 @@ fn read_log_file(path: &std::path::Path, tail: i64) -> ApiResult<Vec<u8>> {
             0.. => format!("failed to tail {tail} lines of log file {quoted}"),
             _ => format!("failed to read log file {quoted}"),
         };
-        return Err(ApiError::bad_request(format!(
-            "{reading}: read {shown}: is a directory"
-        )));
+        return Err(format!("{reading}: read {shown}: is a directory"));
     }
-    std::fs::read(path).map_err(|e| {
-        ApiError::bad_request(match e.kind() {
-            std::io::ErrorKind::NotFound => format!(
-                "failed to try resolving symlinks in path {quoted}: lstat {shown}: no such file \
+    std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "failed to try resolving symlinks in path {quoted}: lstat {shown}: no such file \
                  or directory"
-            ),
-            std::io::ErrorKind::PermissionDenied => {
-                format!("failed to open log file {quoted}: open {shown}: permission denied")
-            }
-            _ => format!("failed to open log file {quoted}: open {shown}: {e}"),
-        })
+        ),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("failed to open log file {quoted}: open {shown}: permission denied")
+        }
+        _ => format!("failed to open log file {quoted}: open {shown}: {e}"),
     })
 }
 

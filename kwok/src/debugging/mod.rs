@@ -10,6 +10,7 @@
 pub mod config;
 mod cri_log;
 pub mod exec;
+pub mod kubelet;
 pub(crate) mod location;
 pub mod logs;
 pub mod metrics;
