@@ -137,6 +137,23 @@ pub const fn status(kind: &'static str) -> SubresourceDef {
     parent_body("status", kind)
 }
 
+/// The verbs of a proxy subresource: `proxyMethods` (GET, POST, PUT, PATCH, DELETE, HEAD,
+/// OPTIONS) as discovery names them.
+pub const PROXY_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
+
+/// A `proxy` subresource (`pods/proxy`, `nodes/proxy`, `services/proxy`), whose options kind is
+/// `<Kind>ProxyOptions`.
+pub const fn proxy(options_kind: &'static str) -> SubresourceDef {
+    SubresourceDef {
+        name: "proxy",
+        kind: options_kind,
+        group: "",
+        version: "",
+        verbs: PROXY_VERBS,
+        body: None,
+    }
+}
+
 /// A subresource read and written as the parent kind (`status`, a request's `approval`).
 pub const fn parent_body(name: &'static str, kind: &'static str) -> SubresourceDef {
     SubresourceDef {

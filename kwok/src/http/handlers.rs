@@ -118,7 +118,7 @@ fn ok_text(s: &'static str) -> Response {
 
 /// A container's log as text; a followed one streams what the file gains until the client
 /// leaves or the server stops.
-fn log_response(
+pub(super) fn log_response(
     answer: crate::debugging::logs::Answer,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> Response {
@@ -197,6 +197,10 @@ fn resource(
     let res = path.res;
     let ns_owned = path.namespace.clone().unwrap_or_default();
     let ns = ns_owned.as_str();
+    // A proxied request's answer is whatever answers there, whatever the client accepts.
+    if path.proxied.is_some() {
+        return super::proxy::serve(server, parts, query, &path);
+    }
     let format = respond::negotiate(&parts.headers, query.get("includeObject"))?;
     let method = &parts.method;
     let name = path.name.as_deref();

@@ -8,6 +8,7 @@ mod handlers;
 pub mod in_flight;
 pub mod openapi;
 mod portforward;
+mod proxy;
 pub mod query;
 mod remotecommand;
 pub mod request_info;

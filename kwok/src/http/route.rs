@@ -32,6 +32,9 @@ pub struct ResourcePath {
     pub subresource: Option<String>,
     /// `/watch/` prefix form (deprecated but served).
     pub watch_prefix: bool,
+    /// What follows a `proxy` subresource (`PodProxyOptions.Path`): empty for `.../proxy`, `/`
+    /// for `.../proxy/`, else the rest of the path with its trailing slash kept.
+    pub proxied: Option<String>,
 }
 
 fn decode_segment(s: &str) -> Option<String> {
@@ -85,13 +88,23 @@ pub fn parse(path: &str, lookup: Lookup) -> Target {
             group: g.to_string(),
             version: v.to_string(),
         },
-        ["api", v, rest @ ..] => resource("", v, rest, lookup),
-        ["apis", g, v, rest @ ..] => resource(g, v, rest, lookup),
+        ["api", v, rest @ ..] => resource("", v, rest, trailing_slash(path), lookup),
+        ["apis", g, v, rest @ ..] => resource(g, v, rest, trailing_slash(path), lookup),
         _ => Target::Unknown,
     }
 }
 
-fn resource(group: &str, version: &str, rest: &[&str], lookup: Lookup) -> Target {
+fn trailing_slash(path: &str) -> bool {
+    path.len() > 1 && path.ends_with('/')
+}
+
+fn resource(
+    group: &str,
+    version: &str,
+    rest: &[&str],
+    trailing_slash: bool,
+    lookup: Lookup,
+) -> Target {
     let (watch_prefix, rest) = match rest.first() {
         Some(&"watch") => (true, &rest[1..]),
         _ => (false, rest),
@@ -105,10 +118,23 @@ fn resource(group: &str, version: &str, rest: &[&str], lookup: Lookup) -> Target
         }
         _ => (None, rest),
     };
-    let (plural, name, sub) = match rest {
-        [p] => (*p, None, None),
-        [p, n] => (*p, Some(n.to_string()), None),
-        [p, n, s] => (*p, Some(n.to_string()), Some(s.to_string())),
+    let (plural, name, sub, proxied) = match rest {
+        [p] => (*p, None, None, None),
+        [p, n] => (*p, Some(n.to_string()), None, None),
+        // A connecter's path goes on past its subresource (`rest.Connecter` with a path option).
+        [p, n, "proxy", tail @ ..] => {
+            let mut proxied = String::new();
+            for segment in tail {
+                proxied.push('/');
+                proxied.push_str(segment);
+            }
+            if trailing_slash {
+                proxied.push('/');
+            }
+            let proxy = Some("proxy".to_string());
+            (*p, Some(n.to_string()), proxy, Some(proxied))
+        }
+        [p, n, s] => (*p, Some(n.to_string()), Some(s.to_string()), None),
         _ => return Target::Unknown,
     };
     let Some(res) =
@@ -130,6 +156,7 @@ fn resource(group: &str, version: &str, rest: &[&str], lookup: Lookup) -> Target
         name,
         subresource: sub,
         watch_prefix,
+        proxied,
     })
 }
 
@@ -180,5 +207,39 @@ mod tests {
             Target::Unknown
         );
         assert_eq!(parse("/api/v1/nodes/%zz", BUILT_IN), Target::Unknown);
+    }
+
+    #[test]
+    fn a_proxy_keeps_the_path_it_passes_on() {
+        let proxied = |path: &str| match parse(path, BUILT_IN) {
+            Target::Resource(p) => (p.subresource, p.proxied),
+            other => panic!("{path}: {other:?}"),
+        };
+        let proxy = || Some("proxy".to_string());
+        assert_eq!(
+            proxied("/api/v1/namespaces/d/pods/web:8080/proxy"),
+            (proxy(), Some(String::new()))
+        );
+        assert_eq!(
+            proxied("/api/v1/namespaces/d/services/https:web:443/proxy/"),
+            (proxy(), Some("/".into()))
+        );
+        assert_eq!(
+            proxied("/api/v1/nodes/n1/proxy/containerLogs/ns/p/c/"),
+            (proxy(), Some("/containerLogs/ns/p/c/".into()))
+        );
+        assert_eq!(
+            proxied("/api/v1/nodes/n1/status"),
+            (Some("status".into()), None)
+        );
+        // Only the kinds with a proxy take a path past their subresource.
+        assert_eq!(
+            parse("/api/v1/namespaces/d/secrets/s/proxy/x", BUILT_IN),
+            Target::Unknown
+        );
+        assert_eq!(
+            parse("/api/v1/nodes/n1/status/x", BUILT_IN),
+            Target::Unknown
+        );
     }
 }

@@ -8,6 +8,7 @@ mod kube_client;
 mod kubectl_exec;
 mod kubectl_nodes;
 mod kubectl_pods;
+mod kubectl_proxy;
 mod kubectl_workloads;
 mod lab_gpudrv;
 mod lab_gpuops;

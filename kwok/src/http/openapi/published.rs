@@ -173,7 +173,10 @@ mod tests {
             "/api/v1/namespaces/{namespace}/podtemplates"
         ));
         assert!(!path_is_served("/api/v1/componentstatuses/{name}"));
-        assert!(!path_is_served("/api/v1/nodes/{name}/proxy/{path}"));
+        assert!(path_is_served("/api/v1/nodes/{name}/proxy/{path}"));
+        assert!(path_is_served(
+            "/api/v1/namespaces/{namespace}/services/{name}/proxy"
+        ));
         let doc = &published().documents["api/v1"];
         let doc: Value = serde_json::from_slice(&doc.json).expect("json");
         let paths = doc["paths"].as_object().expect("paths");

@@ -11,7 +11,7 @@ use crate::error::FieldError;
 use crate::meta::keep;
 use crate::printers::{nodes as printer, Column};
 use crate::resource::Strategy;
-use crate::resource::{status, ResourceDef, FULL_VERBS};
+use crate::resource::{proxy, status, ResourceDef, FULL_VERBS};
 use crate::validation::core as validation;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
@@ -24,7 +24,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     short_names: &["no"],
     categories: &[],
     verbs: FULL_VERBS,
-    subresources: &[status("Node")],
+    subresources: &[proxy("NodeProxyOptions"), status("Node")],
     strategy: &Node,
 };
 

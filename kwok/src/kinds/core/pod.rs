@@ -11,7 +11,7 @@ use crate::defaults::{fields, pod as defaults};
 use crate::error::FieldError;
 use crate::meta::{keep, keep_meta};
 use crate::printers::{pods as printer, Column};
-use crate::resource::{status, ResourceDef, SubresourceDef, FULL_VERBS};
+use crate::resource::{proxy, status, ResourceDef, SubresourceDef, FULL_VERBS};
 use crate::resource::{Deletion, Strategy};
 use crate::validation::pod as validation;
 
@@ -83,6 +83,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
             verbs: &["create", "get"],
             body: None,
         },
+        proxy("PodProxyOptions"),
     ],
     strategy: &Pod,
 };

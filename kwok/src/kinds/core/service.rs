@@ -14,7 +14,7 @@ use crate::error::{ApiError, FieldError};
 use crate::gofmt::go_syntax;
 use crate::printers::{services as printer, Column};
 use crate::resource::Strategy;
-use crate::resource::{status, ResourceDef, FULL_VERBS};
+use crate::resource::{proxy, status, ResourceDef, FULL_VERBS};
 use crate::resource::{Allocation, StoredObjects};
 use crate::validation::services as validation;
 
@@ -28,7 +28,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
     short_names: &["svc"],
     categories: &["all"],
     verbs: FULL_VERBS,
-    subresources: &[status("Service")],
+    subresources: &[proxy("ServiceProxyOptions"), status("Service")],
     strategy: &Service,
 };
 
