@@ -82,6 +82,22 @@ pub fn lint(lab: &Lab, text: &str, served: &[ServedResource]) -> Vec<ScenarioErr
     let mut given: BTreeSet<PathBuf> = scenario.starter.iter().map(|s| plain(&s.to)).collect();
     for (index, step) in scenario.steps.iter().enumerate() {
         given.extend(step.artifacts.iter().map(|artifact| plain(artifact)));
+        for reader in early_exiting_readers(&step.reference) {
+            problems.push(
+                ScenarioError::new(
+                    &file,
+                    format!("steps[{index}].reference"),
+                    format!(
+                        "pipes into `{reader}`, which can exit before the command it reads has \
+                         finished writing; under the reference's pipefail the step then fails \
+                         at random (exit 141, SIGPIPE), more often on a loaded machine. Read \
+                         the whole output instead: `sed -n 1p`, `awk 'NR == 1'`, \
+                         `grep ... >/dev/null`"
+                    ),
+                )
+                .at(locate_item(text, index, None)),
+            );
+        }
         for used in scenario_files(&step.reference) {
             if !lab.dir.join(&used).exists() {
                 problems.push(
@@ -246,6 +262,37 @@ fn closest<'a>(text: &str, candidates: impl Iterator<Item = &'a str>) -> String 
         .unwrap_or_default()
 }
 
+/// The readers a reference shell pipes into that may stop reading early (`head`, `grep -q`,
+/// `grep -m N`): the writer then dies of SIGPIPE, which `pipefail` makes the pipeline's status,
+/// depending on which of the two got the CPU first.
+fn early_exiting_readers(shell: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in shell.lines() {
+        // The stages after the first `|` of each pipeline (`||` is not a pipe).
+        let stages = line.split("||").flat_map(|list| list.split('|').skip(1));
+        for stage in stages {
+            let words: Vec<&str> = stage.split_whitespace().collect();
+            let early = match words.as_slice() {
+                ["head", ..] => true,
+                ["grep", options @ ..] => {
+                    options.iter().take_while(|w| w.starts_with('-')).any(|w| {
+                        matches!(*w, "-q" | "--quiet" | "--silent" | "-m" | "--max-count")
+                            || w.starts_with("--max-count=")
+                            || (w.starts_with('-')
+                                && !w.starts_with("--")
+                                && (w.contains('q') || w.contains('m')))
+                    })
+                }
+                _ => false,
+            };
+            if early {
+                found.push(words.iter().take(2).copied().collect::<Vec<_>>().join(" "));
+            }
+        }
+    }
+    found
+}
+
 /// The scenario files a reference shell names literally (`"$SCENARIO_DIR/reference/x.yaml"`);
 /// paths built from variables or globs are left alone.
 fn scenario_files(shell: &str) -> Vec<PathBuf> {
@@ -344,6 +391,21 @@ leases                                           coordination.k8s.io/v1         
         );
         assert_eq!(closest("nodez", names()), " (did you mean nodes?)");
         assert_eq!(closest("configmaps", names()), "");
+    }
+
+    #[test]
+    fn readers_that_stop_early_are_named() {
+        let shell = "kubectl get pods --no-headers | head -1 | cut -d' ' -f1 > out/a.txt\n\
+                     kubectl get nodes | grep -q gpu && echo yes\n\
+                     kubectl get nodes | grep -m1 -e gpu\n\
+                     kubectl get pods | sed -n 1p | awk '{print $1}'\n\
+                     true || head -1 file\n\
+                     kubectl get pods | grep -v Running | sort\n";
+        assert_eq!(
+            early_exiting_readers(shell),
+            vec!["head -1", "grep -q", "grep -m1"]
+        );
+        assert!(early_exiting_readers("kubectl top pod | awk 'NR == 1 {print $1}'").is_empty());
     }
 
     #[test]
