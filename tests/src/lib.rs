@@ -72,6 +72,19 @@ impl Run {
     }
 }
 
+/// A cluster's configuration with fake nodes of these names.
+fn nodes_config(names: &[&str]) -> ClusterConfig {
+    let mut config = ClusterConfig::default();
+    for n in names {
+        config.nodes.push(kwok::cluster::fake_node(
+            n,
+            &Default::default(),
+            &Default::default(),
+        ));
+    }
+    config
+}
+
 /// An embedded cluster with its own runtime, kubeconfig and kubectl cache dir.
 pub struct TestCluster {
     cluster: Option<Cluster>,
@@ -83,14 +96,15 @@ pub struct TestCluster {
 impl TestCluster {
     /// A cluster with fake nodes of these names (kwok-managed, unlabelled).
     pub fn with_nodes(names: &[&str]) -> Self {
-        let mut config = ClusterConfig::default();
-        for n in names {
-            config.nodes.push(kwok::cluster::fake_node(
-                n,
-                &Default::default(),
-                &Default::default(),
-            ));
-        }
+        Self::start(nodes_config(names))
+    }
+
+    /// The same, with what kwok's documents (`ClusterLogs`, `ClusterExec`, ...) declare its
+    /// nodes serve, as a lab's declarations do.
+    pub fn with_kwok_documents(names: &[&str], documents: &[serde_json::Value]) -> Self {
+        let mut config = nodes_config(names);
+        config.debugging =
+            kwok::debugging::Config::from_documents(documents).expect("kwok documents");
         Self::start(config)
     }
 

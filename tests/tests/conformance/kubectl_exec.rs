@@ -3,7 +3,6 @@
 //! behind kube-apiserver v1.32.13 (kwokctl) given the same documents; the differential session
 //! `exec` compares the two clusters side by side.
 
-use kwok::ClusterConfig;
 use proctor_tests::TestCluster;
 use serde_json::json;
 
@@ -28,24 +27,15 @@ spec:
 "#;
 
 fn cluster(work_dir: &std::path::Path) -> TestCluster {
-    let mut config = ClusterConfig::default();
-    config.nodes.push(kwok::cluster::fake_node(
-        "n1",
-        &Default::default(),
-        &Default::default(),
-    ));
-    config
-        .debugging
-        .add_document(&json!({
-            "apiVersion": "kwok.x-k8s.io/v1alpha1",
-            "kind": "ClusterExec",
-            "metadata": {"name": "all"},
-            "spec": {"selector": {"matchNamespaces": ["default"]},
-                     "execs": [{"local": {"workDir": work_dir,
-                                          "envs": [{"name": "GREETING", "value": "hello"}]}}]},
-        }))
-        .expect("ClusterExec");
-    let c = TestCluster::start(config);
+    let exec = json!({
+        "apiVersion": "kwok.x-k8s.io/v1alpha1",
+        "kind": "ClusterExec",
+        "metadata": {"name": "all"},
+        "spec": {"selector": {"matchNamespaces": ["default"]},
+                 "execs": [{"local": {"workDir": work_dir,
+                                      "envs": [{"name": "GREETING", "value": "hello"}]}}]},
+    });
+    let c = TestCluster::with_kwok_documents(&["n1"], &[exec]);
     c.kubectl_stdin(&["apply", "-f", "-"], PODS).ok();
     c.kubectl(&["wait", "--for=condition=Ready", "pod/p1", "--timeout=30s"])
         .ok();

@@ -3,7 +3,6 @@
 //! objects; what a fake node's kubelet answers is kwok v0.7.0's server (`healthz.go`,
 //! `debugging_logs.go`). The differential session `proxy` compares the two clusters side by side.
 
-use kwok::ClusterConfig;
 use proctor_tests::TestCluster;
 use serde_json::json;
 
@@ -49,22 +48,13 @@ fn cluster(logs: &std::path::Path) -> TestCluster {
         "2026-01-02T03:04:05.000000000Z stdout F serving on :8080\n",
     )
     .expect("log file");
-    let mut config = ClusterConfig::default();
-    config.nodes.push(kwok::cluster::fake_node(
-        "n1",
-        &Default::default(),
-        &Default::default(),
-    ));
-    config
-        .debugging
-        .add_document(&json!({
-            "apiVersion": "kwok.x-k8s.io/v1alpha1",
-            "kind": "ClusterLogs",
-            "metadata": {"name": "all"},
-            "spec": {"logs": [{"containers": ["web"], "logsFile": file}]},
-        }))
-        .expect("ClusterLogs");
-    let c = TestCluster::start(config);
+    let logs = json!({
+        "apiVersion": "kwok.x-k8s.io/v1alpha1",
+        "kind": "ClusterLogs",
+        "metadata": {"name": "all"},
+        "spec": {"logs": [{"containers": ["web"], "logsFile": file}]},
+    });
+    let c = TestCluster::with_kwok_documents(&["n1"], &[logs]);
     c.kubectl_stdin(&["apply", "-f", "-"], OBJECTS).ok();
     c.kubectl(&["wait", "--for=condition=Ready", "pod/web", "--timeout=30s"])
         .ok();
