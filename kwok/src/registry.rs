@@ -55,6 +55,8 @@ pub use kinds::rbac::clusterrolebinding::RESOURCE as CLUSTERROLEBINDINGS;
 pub use kinds::rbac::role::RESOURCE as ROLES;
 pub use kinds::rbac::rolebinding::RESOURCE as ROLEBINDINGS;
 pub use kinds::scheduling::priorityclass::RESOURCE as PRIORITYCLASSES;
+pub use kinds::storage::csidriver::RESOURCE as CSIDRIVERS;
+pub use kinds::storage::csinode::RESOURCE as CSINODES;
 pub use kinds::storage::storageclass::RESOURCE as STORAGECLASSES;
 
 /// Every served resource, in discovery order.
@@ -100,6 +102,8 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &CLUSTERROLES,
     &ROLEBINDINGS,
     &ROLES,
+    &CSIDRIVERS,
+    &CSINODES,
     &STORAGECLASSES,
     &CUSTOMRESOURCEDEFINITIONS,
     &PRIORITYCLASSES,

@@ -60,7 +60,7 @@ var roots = []any{
 	policyv1.Eviction{}, policyv1.PodDisruptionBudget{},
 	rbacv1.ClusterRole{}, rbacv1.ClusterRoleBinding{}, rbacv1.Role{}, rbacv1.RoleBinding{},
 	schedulingv1.PriorityClass{},
-	storagev1.StorageClass{},
+	storagev1.CSIDriver{}, storagev1.CSINode{}, storagev1.StorageClass{},
 	authenticationv1.TokenRequest{}, authenticationv1.TokenReview{}, authenticationv1.SelfSubjectReview{},
 	authorizationv1.SelfSubjectAccessReview{}, authorizationv1.SubjectAccessReview{},
 	authorizationv1.LocalSubjectAccessReview{}, authorizationv1.SelfSubjectRulesReview{},

@@ -1,5 +1,6 @@
-//! Storage: StorageClasses, PersistentVolumes and PersistentVolumeClaims (`printStorageClass`,
-//! `printPersistentVolume`, `printPersistentVolumeClaim` in printers.go).
+//! Storage: StorageClasses, CSIDrivers, CSINodes, PersistentVolumes and PersistentVolumeClaims
+//! (`printStorageClass`, `printCSIDriver`, `printCSINode`, `printPersistentVolume`,
+//! `printPersistentVolumeClaim` in printers.go).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -14,6 +15,39 @@ pub const STORAGE_CLASS_COLUMNS: &[Column] = &[
     Column::new("ReclaimPolicy", "string", docs::SC_RECLAIM_POLICY),
     Column::new("VolumeBindingMode", "string", docs::SC_BINDING_MODE),
     Column::new("AllowVolumeExpansion", "string", docs::SC_EXPANSION),
+    Column::age(),
+];
+
+pub const CSI_DRIVER_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new(
+        "AttachRequired",
+        "boolean",
+        docs::CSI_DRIVER_ATTACH_REQUIRED,
+    ),
+    Column::new(
+        "PodInfoOnMount",
+        "boolean",
+        docs::CSI_DRIVER_POD_INFO_ON_MOUNT,
+    ),
+    Column::new(
+        "StorageCapacity",
+        "boolean",
+        docs::CSI_DRIVER_STORAGE_CAPACITY,
+    ),
+    Column::new("TokenRequests", "string", docs::CSI_DRIVER_TOKEN_REQUESTS),
+    Column::new(
+        "RequiresRepublish",
+        "boolean",
+        docs::CSI_DRIVER_REQUIRES_REPUBLISH,
+    ),
+    Column::new("Modes", "string", docs::CSI_DRIVER_MODES),
+    Column::age(),
+];
+
+pub const CSI_NODE_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column::new("Drivers", "integer", docs::CSI_NODE_DRIVERS),
     Column::age(),
 ];
 
@@ -157,4 +191,44 @@ pub fn persistent_volume_claim_cells(pvc: &Value, now: DateTime<Utc>) -> Vec<Val
         age(pvc, now),
         unset(&spec["volumeMode"]),
     ]
+}
+
+/// `printCSIDriver`: the booleans as their defaults when unset, the token audiences (`<unset>`
+/// without a list), the lifecycle modes (`<none>`).
+pub fn csi_driver_cells(driver: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let spec = &driver["spec"];
+    let flag = |key: &str, unset: bool| Value::from(spec[key].as_bool().unwrap_or(unset));
+    let tokens = match spec.get("tokenRequests").and_then(Value::as_array) {
+        None => "<unset>".to_string(),
+        Some(requests) => requests
+            .iter()
+            .map(|r| r["audience"].as_str().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    let modes = arr_at(driver, &["spec", "volumeLifecycleModes"])
+        .iter()
+        .map(|m| m.as_str().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(",");
+    vec![
+        name(driver),
+        flag("attachRequired", true),
+        flag("podInfoOnMount", false),
+        flag("storageCapacity", false),
+        Value::from(tokens),
+        flag("requiresRepublish", false),
+        Value::from(if modes.is_empty() {
+            "<none>".to_string()
+        } else {
+            modes
+        }),
+        age(driver, now),
+    ]
+}
+
+/// `printCSINode`: how many drivers the node has registered.
+pub fn csi_node_cells(node: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let drivers = arr_at(node, &["spec", "drivers"]).len();
+    vec![name(node), Value::from(drivers), age(node, now)]
 }

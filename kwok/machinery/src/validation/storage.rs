@@ -1,4 +1,5 @@
-//! Storage: StorageClasses (pkg/apis/storage/validation), PersistentVolumeClaims and
+//! Storage: StorageClasses, CSIDrivers and CSINodes (pkg/apis/storage/validation),
+//! PersistentVolumeClaims and
 //! PersistentVolumes (core validation `ValidatePersistentVolumeClaim`, `ValidatePersistentVolume`
 //! and their updates).
 
@@ -6,9 +7,12 @@ use serde_json::Value;
 
 use super::labels::label_selector;
 use super::meta::{object_meta, object_meta_update};
-use super::path::{forbidden, invalid, no_backsteps, not_supported, required, too_long, Path};
+use super::path::{
+    duplicate, forbidden, invalid, no_backsteps, not_supported, required, too_long, Path,
+};
 use super::read::{list, s};
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 use crate::quantity::Quantity;
 
@@ -267,9 +271,7 @@ fn source(name: &str, src: &Value, spec: &Value, p: &Path) -> Vec<FieldError> {
             }
         }
         "csi" => {
-            if s(src, "driver").is_empty() {
-                errs.push(required(&sp.child("driver"), ""));
-            }
+            errs.extend(csi_driver_name(s(src, "driver"), &sp.child("driver")));
             if s(src, "volumeHandle").is_empty() {
                 errs.push(required(&sp.child("volumeHandle"), ""));
             }
@@ -463,6 +465,235 @@ pub fn storage_class_update(new: &Value, old: &Value) -> Vec<FieldError> {
     errs
 }
 
+/// `ValidateCSIDriverName` of core validation: what names a driver in a volume source or a
+/// CSINode.
+fn csi_driver_name(name: &str, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if name.is_empty() {
+        errs.push(required(p, ""));
+    }
+    if name.len() > 63 {
+        errs.push(too_long(p, 63));
+    }
+    for m in names::dns1123_subdomain(&name.to_lowercase()) {
+        errs.push(invalid(p, go_quote(name), m));
+    }
+    errs
+}
+
+/// `ValidateCSIDriver`.
+pub fn csi_driver(obj: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta(obj, false, names::name_is_dns_subdomain, true);
+    errs.extend(csi_driver_spec(&obj["spec"]));
+    errs
+}
+
+/// `ValidateCSIDriverUpdate`: the metadata update, the spec, and two fields fixed once created
+/// (the first under the path upstream spells `attachedRequired`).
+pub fn csi_driver_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    let (spec, old_spec) = (&new["spec"], &old["spec"]);
+    errs.extend(csi_driver_spec(spec));
+    if spec.get("attachRequired") != old_spec.get("attachRequired") {
+        let value = spec
+            .get("attachRequired")
+            .map_or("null".into(), Value::to_string);
+        errs.push(invalid(
+            &Path::new("spec").child("attachedRequired"),
+            value,
+            "field is immutable",
+        ));
+    }
+    if spec.get("volumeLifecycleModes") != old_spec.get("volumeLifecycleModes") {
+        let value = go_syntax::named_string_slice(
+            spec.get("volumeLifecycleModes"),
+            "[]storage.VolumeLifecycleMode",
+        );
+        errs.push(invalid(
+            &Path::new("spec").child("volumeLifecycleModes"),
+            value,
+            "field is immutable",
+        ));
+    }
+    errs
+}
+
+const FS_GROUP_POLICIES: &[&str] = &["File", "None", "ReadWriteOnceWithFSType"];
+const LIFECYCLE_MODES: &[&str] = &["Persistent", "Ephemeral"];
+
+/// `validateCSIDriverSpec`.
+fn csi_driver_spec(spec: &Value) -> Vec<FieldError> {
+    let p = Path::new("spec");
+    let mut errs = Vec::new();
+    let unset = |key: &str| spec.get(key).is_none_or(Value::is_null);
+    for (key, shown) in [
+        ("attachRequired", "attachedRequired"),
+        ("podInfoOnMount", "podInfoOnMount"),
+        ("storageCapacity", "storageCapacity"),
+    ] {
+        if unset(key) {
+            errs.push(required(&p.child(shown), ""));
+        }
+    }
+    if let Some(policy) = spec.get("fsGroupPolicy").and_then(Value::as_str) {
+        if !FS_GROUP_POLICIES.contains(&policy) {
+            errs.push(not_supported(
+                &p.child("fsGroupPolicy"),
+                go_quote(policy),
+                FS_GROUP_POLICIES,
+            ));
+        }
+    }
+    errs.extend(token_requests(
+        list(spec, "tokenRequests"),
+        &p.child("tokenRequests"),
+    ));
+    for mode in list(spec, "volumeLifecycleModes") {
+        let mode = mode.as_str().unwrap_or_default();
+        if !LIFECYCLE_MODES.contains(&mode) {
+            errs.push(not_supported(
+                &p.child("volumeLifecycleModes"),
+                go_quote(mode),
+                LIFECYCLE_MODES,
+            ));
+        }
+    }
+    if unset("seLinuxMount") {
+        errs.push(required(&p.child("seLinuxMount"), ""));
+    }
+    errs
+}
+
+/// `validateTokenRequests`: one request per audience, each token lasting from 10 minutes to 2^32
+/// seconds.
+fn token_requests(requests: &[Value], p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut audiences = std::collections::HashSet::new();
+    for (i, request) in requests.iter().enumerate() {
+        let rp = p.index(i);
+        let audience = s(request, "audience");
+        if !audiences.insert(audience) {
+            errs.push(duplicate(&rp.child("audience"), go_quote(audience)));
+            continue;
+        }
+        let Some(seconds) = request.get("expirationSeconds").and_then(Value::as_i64) else {
+            continue;
+        };
+        let ep = rp.child("expirationSeconds");
+        if seconds < 600 {
+            let detail = "may not specify a duration less than 10 minutes";
+            errs.push(invalid(&ep, seconds.to_string(), detail));
+        }
+        if seconds > 1 << 32 {
+            let detail = "may not specify a duration larger than 2^32 seconds";
+            errs.push(invalid(&ep, seconds.to_string(), detail));
+        }
+    }
+    errs
+}
+
+/// `csiNodeIDLongerMaxLength`: CSINodes are validated with `AllowLongNodeID` (192 without).
+const CSI_NODE_ID_MAX_LENGTH: usize = 256;
+
+/// `ValidateCSINode`: named as a node is, each driver named once, with a node ID, a count that
+/// is not negative, and distinct qualified topology keys (whose errors name the driver).
+pub fn csi_node(obj: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta(obj, false, names::name_is_dns_subdomain, true);
+    let drivers_path = Path::new("spec").child("drivers");
+    let mut names_seen = std::collections::HashSet::new();
+    for (i, driver) in list(&obj["spec"], "drivers").iter().enumerate() {
+        let dp = drivers_path.index(i);
+        let name = s(driver, "name");
+        errs.extend(csi_driver_name(name, &dp.child("name")));
+        let node_id = s(driver, "nodeID");
+        if node_id.is_empty() {
+            errs.push(required(&dp.child("nodeID"), ""));
+        }
+        if node_id.len() > CSI_NODE_ID_MAX_LENGTH {
+            errs.push(invalid(
+                &dp.child("nodeID"),
+                go_quote(node_id),
+                format!("must be {CSI_NODE_ID_MAX_LENGTH} characters or less"),
+            ));
+        }
+        if let Some(count) = driver["allocatable"]["count"].as_i64().filter(|c| *c < 0) {
+            errs.push(invalid(
+                &dp.child("allocatable").child("count"),
+                count.to_string(),
+                "must be greater than or equal to 0",
+            ));
+        }
+        if !names_seen.insert(name) {
+            errs.push(duplicate(&dp.child("name"), go_quote(name)));
+        }
+        let mut keys = std::collections::HashSet::new();
+        for key in list(driver, "topologyKeys") {
+            let key = key.as_str().unwrap_or_default();
+            if key.is_empty() {
+                errs.push(required(&dp, ""));
+            }
+            if !keys.insert(key) {
+                errs.push(duplicate(&dp, go_quote(key)));
+            }
+            for m in names::qualified_name(key) {
+                errs.push(invalid(&dp, go_quote(key), m));
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidateCSINode` then `ValidateCSINodeUpdate`: a driver that stays may not change. The error
+/// names the path `CSINodeDriver` and dumps the new driver as Go prints the struct.
+pub fn csi_node_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = csi_node(new);
+    errs.extend(object_meta_update(new, old, true));
+    let new_drivers = list(&new["spec"], "drivers");
+    for old_driver in list(&old["spec"], "drivers") {
+        let same_name = new_drivers
+            .iter()
+            .filter(|d| d["name"] == old_driver["name"] && !same_driver(d, old_driver));
+        for changed in same_name {
+            errs.push(invalid(
+                &Path::new("CSINodeDriver"),
+                csi_node_driver_dump(changed),
+                "field is immutable",
+            ));
+        }
+    }
+    errs
+}
+
+/// `Semantic.DeepEqual` of two drivers: an empty list of topology keys equals none (null).
+fn same_driver(a: &Value, b: &Value) -> bool {
+    let norm = |d: &Value| {
+        let mut d = d.clone();
+        if list(&d, "topologyKeys").is_empty() {
+            if let Some(m) = d.as_object_mut() {
+                m.remove("topologyKeys");
+            }
+        }
+        d
+    };
+    norm(a) == norm(b)
+}
+
+/// `%#v` of a `storage.CSINodeDriver`. Its `Allocatable` is a pointer, which Go prints as an
+/// address; the address is left out.
+fn csi_node_driver_dump(d: &Value) -> String {
+    let allocatable = if d["allocatable"].is_object() {
+        "(*storage.VolumeNodeResources)(0x…)"
+    } else {
+        "(*storage.VolumeNodeResources)(nil)"
+    };
+    format!(
+        "storage.CSINodeDriver{{Name:{}, NodeID:{}, TopologyKeys:{}, Allocatable:{allocatable}}}",
+        go_quote(s(d, "name")),
+        go_quote(s(d, "nodeID")),
+        go_syntax::string_slice(d.get("topologyKeys")),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -480,6 +711,72 @@ mod tests {
                 "spec.accessModes: Unsupported value: \"Sometimes\": supported values: \"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\"",
                 "spec.resources[storage]: Invalid value: \"0\": must be greater than zero",
             ]
+        );
+    }
+
+    /// The texts kube-apiserver v1.32.13 answered for the same objects (differential session
+    /// `csi`).
+    #[test]
+    fn a_csi_driver_is_checked_as_upstream_checks_it() {
+        let driver = json!({"metadata": {"name": "d.example.com"}, "spec": {
+            "attachRequired": true, "podInfoOnMount": false, "storageCapacity": false,
+            "seLinuxMount": false, "fsGroupPolicy": "Sometimes",
+            "volumeLifecycleModes": ["Persistent", "Forever"],
+            "tokenRequests": [{"audience": "a", "expirationSeconds": 60}, {"audience": "a"},
+                              {"audience": "b", "expirationSeconds": 4_294_967_297_i64}]}});
+        assert_eq!(
+            messages(csi_driver(&driver)),
+            [
+                "spec.fsGroupPolicy: Unsupported value: \"Sometimes\": supported values: \"File\", \"None\", \"ReadWriteOnceWithFSType\"",
+                "spec.tokenRequests[0].expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes",
+                "spec.tokenRequests[1].audience: Duplicate value: \"a\"",
+                "spec.tokenRequests[2].expirationSeconds: Invalid value: 4294967297: may not specify a duration larger than 2^32 seconds",
+                "spec.volumeLifecycleModes: Unsupported value: \"Forever\": supported values: \"Persistent\", \"Ephemeral\"",
+            ]
+        );
+        let old = json!({"metadata": {"name": "d"}, "spec": {
+            "attachRequired": false, "podInfoOnMount": true, "storageCapacity": true,
+            "seLinuxMount": true, "volumeLifecycleModes": ["Persistent", "Ephemeral"]}});
+        let mut new = old.clone();
+        new["spec"]["attachRequired"] = json!(true);
+        new["spec"]["volumeLifecycleModes"] = json!(["Persistent"]);
+        assert_eq!(
+            messages(csi_driver_update(&new, &old)),
+            [
+                "spec.attachedRequired: Invalid value: true: field is immutable",
+                "spec.volumeLifecycleModes: Invalid value: []storage.VolumeLifecycleMode{\"Persistent\"}: field is immutable",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_csi_nodes_drivers_are_checked_and_fixed_once_registered() {
+        let node = json!({"metadata": {"name": "bad"}, "spec": {"drivers": [
+            {"name": "Not_A_Driver", "nodeID": "", "allocatable": {"count": -1},
+             "topologyKeys": ["", "zone", "zone"]},
+            {"name": "Not_A_Driver", "nodeID": "x"}]}});
+        let found = messages(csi_node(&node));
+        for expected in [
+            "spec.drivers[0].nodeID: Required value",
+            "spec.drivers[0].allocatable.count: Invalid value: -1: must be greater than or equal to 0",
+            "spec.drivers[0]: Required value",
+            "spec.drivers[0]: Duplicate value: \"zone\"",
+            "spec.drivers[1].name: Duplicate value: \"Not_A_Driver\"",
+        ] {
+            assert!(found.iter().any(|m| m == expected), "{expected} in {found:#?}");
+        }
+        let long = json!({"metadata": {"name": "n"}, "spec": {"drivers": [
+            {"name": "d.example.com", "nodeID": "a".repeat(256)}]}});
+        assert!(csi_node(&long).is_empty());
+        let old = json!({"metadata": {"name": "n"}, "spec": {"drivers": [
+            {"name": "d.example.com", "nodeID": "n", "topologyKeys": ["zone"]},
+            {"name": "e.example.com", "nodeID": "n", "topologyKeys": null}]}});
+        let mut new = old.clone();
+        new["spec"]["drivers"][0]["nodeID"] = json!("other");
+        new["spec"]["drivers"][1]["topologyKeys"] = json!([]);
+        assert_eq!(
+            messages(csi_node_update(&new, &old)),
+            ["CSINodeDriver: Invalid value: storage.CSINodeDriver{Name:\"d.example.com\", NodeID:\"other\", TopologyKeys:[]string{\"zone\"}, Allocatable:(*storage.VolumeNodeResources)(nil)}: field is immutable"]
         );
     }
 

@@ -4,7 +4,7 @@
 //! Only the paths that lead to a tagged field are spelled out here; every other field behaves as an
 //! untagged one would (maps merge recursively, lists are replaced), which is what the Go lookup
 //! yields for untagged fields. Tags are those of k8s.io/api `core/v1/types.go`, `apps/v1/types.go`,
-//! `policy/v1/types.go` and k8s.io/apimachinery `meta/v1/types.go`.
+//! `policy/v1/types.go`, `storage/v1/types.go` and k8s.io/apimachinery `meta/v1/types.go`.
 
 /// The non-`retainKeys` part of a field's `patchStrategy` tag. `retainKeys` itself only matters
 /// when a client builds a patch; the server just obeys the `$retainKeys` directive it is sent.
@@ -192,6 +192,16 @@ pub static SERVICE: Schema = Schema::Struct(&[
 pub static API_SERVICE: Schema = Schema::Struct(&[
     plain("metadata", &OBJECT_META),
     plain("status", &CONDITIONS_BY_TYPE),
+]);
+
+// --- storage.k8s.io/v1 -----------------------------------------------------------------------
+
+static CSI_NODE_SPEC: Schema = Schema::Struct(&[merge("drivers", "name", &UNTAGGED)]);
+
+/// `CSINodeSpec.drivers` merge by `name`.
+pub static CSI_NODE: Schema = Schema::Struct(&[
+    plain("metadata", &OBJECT_META),
+    plain("spec", &CSI_NODE_SPEC),
 ]);
 
 /// Kinds whose only tagged fields are in their metadata (ConfigMap, Secret, Event, Lease, ...).

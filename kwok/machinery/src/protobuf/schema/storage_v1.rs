@@ -2,8 +2,51 @@
 //! types (field numbers from their `protobuf` tags, JSON names and presence from their `json`
 //! tags and Go types): not edited by hand.
 
-use super::Kind::{Bool, Msg, Str};
+use super::Kind::{Bool, Msg, Str, I32, I64};
 use super::{core_v1, keep, list, map, message, meta_v1, Message};
+
+pub static CSI_DRIVER: Message = message(
+    "CSIDriver",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&CSI_DRIVER_SPEC)),
+    ],
+);
+
+pub static CSI_DRIVER_SPEC: Message = message(
+    "CSIDriverSpec",
+    &[
+        keep(1, "attachRequired", Bool),
+        keep(2, "podInfoOnMount", Bool),
+        list(3, "volumeLifecycleModes", Str),
+        keep(4, "storageCapacity", Bool),
+        keep(5, "fsGroupPolicy", Str),
+        list(6, "tokenRequests", Msg(&TOKEN_REQUEST)),
+        keep(7, "requiresRepublish", Bool),
+        keep(8, "seLinuxMount", Bool),
+    ],
+);
+
+pub static CSI_NODE: Message = message(
+    "CSINode",
+    &[
+        keep(1, "metadata", Msg(&meta_v1::OBJECT_META)),
+        keep(2, "spec", Msg(&CSI_NODE_SPEC)),
+    ],
+);
+
+pub static CSI_NODE_DRIVER: Message = message(
+    "CSINodeDriver",
+    &[
+        keep(1, "name", Str),
+        keep(2, "nodeID", Str),
+        list(3, "topologyKeys", Str),
+        keep(4, "allocatable", Msg(&VOLUME_NODE_RESOURCES)),
+    ],
+);
+
+pub static CSI_NODE_SPEC: Message =
+    message("CSINodeSpec", &[list(1, "drivers", Msg(&CSI_NODE_DRIVER))]);
 
 pub static STORAGE_CLASS: Message = message(
     "StorageClass",
@@ -22,3 +65,11 @@ pub static STORAGE_CLASS: Message = message(
         ),
     ],
 );
+
+pub static TOKEN_REQUEST: Message = message(
+    "TokenRequest",
+    &[keep(1, "audience", Str), keep(2, "expirationSeconds", I64)],
+);
+
+pub static VOLUME_NODE_RESOURCES: Message =
+    message("VolumeNodeResources", &[keep(1, "count", I32)]);
