@@ -10,6 +10,24 @@
 //! Subresource bodies that are not resources of their own (`autoscaling/v1` Scale, `policy/v1`
 //! Eviction) are kinds here too, with only the facets a body needs.
 
+/// A kind whose bodies decode into the k8s-openapi type that stands in for its Go type
+/// (`GoType` by the walker, which reports what Go's decoder would).
+macro_rules! decodes_as {
+    ($kind:ty, $go_type:ty) => {
+        impl crate::decode::GoType for $kind {
+            fn decode_into(
+                &self,
+                val: &crate::decode::json::Val,
+                check_strict: bool,
+                root: (&str, &str),
+            ) -> Result<crate::decode::walker::Outcome, String> {
+                crate::decode::walker::walk::<$go_type>(val, check_strict, root)
+            }
+        }
+    };
+}
+pub(crate) use decodes_as;
+
 pub mod apiextensions;
 pub mod apiregistration;
 pub mod apps;

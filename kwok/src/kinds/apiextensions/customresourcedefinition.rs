@@ -5,9 +5,6 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil, default_zero, str_of};
 use crate::error::FieldError;
 use crate::meta::{first_generation, next_generation_if};
@@ -93,16 +90,7 @@ pub(crate) fn set_condition(
     }
 }
 
-impl GoType for CustomResourceDefinition {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::CustomResourceDefinition>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(CustomResourceDefinition, k8s::CustomResourceDefinition);
 
 impl Strategy for CustomResourceDefinition {
     /// `strategy.GetResetFields`, `statusStrategy.GetResetFields`.

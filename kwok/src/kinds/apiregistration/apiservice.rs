@@ -9,9 +9,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{keep, keep_meta};
 use crate::printers::{apiregistration as printer, Column};
@@ -103,16 +100,7 @@ pub fn local_available() -> Value {
 #[derive(Debug)]
 pub struct ApiService;
 
-impl GoType for ApiService {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::APIService>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(ApiService, k8s::APIService);
 
 impl Strategy for ApiService {
     /// `apiServerStrategy.GetResetFields`, `apiServerStatusStrategy.GetResetFields`.

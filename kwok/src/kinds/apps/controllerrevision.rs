@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::apps::v1 as k8s;
 use serde_json::Value;
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::{workloads as printer, Column};
 use crate::resource::Strategy;
@@ -30,16 +27,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct ControllerRevision;
 
-impl GoType for ControllerRevision {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::ControllerRevision>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(ControllerRevision, k8s::ControllerRevision);
 
 impl Strategy for ControllerRevision {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

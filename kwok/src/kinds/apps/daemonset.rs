@@ -8,9 +8,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::apps::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
@@ -58,16 +55,7 @@ fn set_template_generation(obj: &mut Value, generation: i64) {
     }
 }
 
-impl GoType for DaemonSet {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::DaemonSet>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(DaemonSet, k8s::DaemonSet);
 
 impl Strategy for DaemonSet {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

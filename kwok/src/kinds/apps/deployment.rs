@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::apps::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{
     field_changed, first_generation, keep, keep_meta, meta_map_changed, next_generation_if,
@@ -36,16 +33,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Deployment;
 
-impl GoType for Deployment {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Deployment>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Deployment, k8s::Deployment);
 
 impl Strategy for Deployment {
     /// `deploymentStrategy.GetResetFields`, `deploymentStatusStrategy.GetResetFields`.

@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::apps::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
 use crate::printers::{workloads as printer, Column};
@@ -34,16 +31,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct StatefulSet;
 
-impl GoType for StatefulSet {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::StatefulSet>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(StatefulSet, k8s::StatefulSet);
 
 impl Strategy for StatefulSet {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -4,9 +4,6 @@
 use k8s_openapi::api::autoscaling::v1 as k8s;
 use serde_json::Value;
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::resource::Strategy;
 use crate::resource::SubresourceDef;
@@ -27,16 +24,7 @@ pub const fn subresource() -> SubresourceDef {
 #[derive(Debug)]
 pub struct Scale;
 
-impl GoType for Scale {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Scale>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Scale, k8s::Scale);
 
 impl Strategy for Scale {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::batch::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
 use crate::printers::{batch as printer, Column};
@@ -34,16 +31,7 @@ pub const SCHEDULED_TIMESTAMP_ANNOTATION: &str = "batch.kubernetes.io/cronjob-sc
 #[derive(Debug)]
 pub struct CronJob;
 
-impl GoType for CronJob {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::CronJob>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(CronJob, k8s::CronJob);
 
 impl Strategy for CronJob {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::batch::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::child;
 use crate::error::FieldError;
 use crate::meta;
@@ -72,16 +69,7 @@ fn template_labels(obj: &Value) -> Option<&Value> {
         .filter(|l| l.is_object())
 }
 
-impl GoType for Job {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Job>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Job, k8s::Job);
 
 impl Strategy for Job {
     /// `deleteOptionWarnings`: batch/v1 orphans a Job's pods unless told otherwise.

@@ -7,9 +7,6 @@ use k8s_openapi::api::certificates::v1 as k8s;
 use serde_json::{json, Map, Value};
 
 use crate::certificate_request::{APPROVED, DENIED};
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::keep;
 use crate::printers::{certificates as printer, Column};
@@ -40,16 +37,7 @@ static SUBRESOURCES: [SubresourceDef; 2] = [
 #[derive(Debug)]
 pub struct CertificateSigningRequest;
 
-impl GoType for CertificateSigningRequest {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::CertificateSigningRequest>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(CertificateSigningRequest, k8s::CertificateSigningRequest);
 
 impl Strategy for CertificateSigningRequest {
     /// `csrStrategy.GetResetFields` (the spec too: only the requester writes it, on create),

@@ -4,9 +4,6 @@
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::Value;
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::resource::ResourceDef;
 use crate::resource::Strategy;
@@ -29,16 +26,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Binding;
 
-impl GoType for Binding {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Binding>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Binding, k8s::Binding);
 
 impl Strategy for Binding {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::{services as printer, Column};
 use crate::resource::Strategy;
@@ -31,16 +28,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Endpoints;
 
-impl GoType for Endpoints {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Endpoints>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Endpoints, k8s::Endpoints);
 
 impl Strategy for Endpoints {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

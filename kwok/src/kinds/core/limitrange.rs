@@ -4,9 +4,6 @@
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::resource::Strategy;
 use crate::resource::{ResourceDef, FULL_VERBS};
@@ -29,16 +26,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct LimitRange;
 
-impl GoType for LimitRange {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::LimitRange>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(LimitRange, k8s::LimitRange);
 
 impl Strategy for LimitRange {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{keep, restore};
 use crate::printers::{core as printer, Column};
@@ -43,16 +40,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Namespace;
 
-impl GoType for Namespace {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Namespace>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Namespace, k8s::Namespace);
 
 impl Strategy for Namespace {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

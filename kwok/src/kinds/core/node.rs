@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::keep;
 use crate::printers::{nodes as printer, Column};
@@ -33,16 +30,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Node;
 
-impl GoType for Node {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Node>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Node, k8s::Node);
 
 impl Strategy for Node {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil, default_zero, existing};
 use crate::error::FieldError;
 use crate::meta::keep;
@@ -33,16 +30,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct PersistentVolume;
 
-impl GoType for PersistentVolume {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::PersistentVolume>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(PersistentVolume, k8s::PersistentVolume);
 
 impl Strategy for PersistentVolume {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

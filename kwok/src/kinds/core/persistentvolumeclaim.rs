@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil};
 use crate::defaults::resources;
 use crate::error::FieldError;
@@ -56,16 +53,7 @@ pub(crate) fn default_claim(obj: &mut Map<String, Value>) {
 #[derive(Debug)]
 pub struct PersistentVolumeClaim;
 
-impl GoType for PersistentVolumeClaim {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::PersistentVolumeClaim>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(PersistentVolumeClaim, k8s::PersistentVolumeClaim);
 
 impl Strategy for PersistentVolumeClaim {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

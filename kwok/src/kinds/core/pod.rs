@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::{fields, pod as defaults};
 use crate::error::FieldError;
 use crate::meta::{keep, keep_meta};
@@ -91,16 +88,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Pod;
 
-impl GoType for Pod {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Pod>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Pod, k8s::Pod);
 
 impl Strategy for Pod {
     /// `podStrategy.GetResetFields`, `podStatusStrategy.GetResetFields`.

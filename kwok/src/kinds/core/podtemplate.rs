@@ -6,9 +6,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, next_generation_if};
 use crate::printers::{workloads as printer, Column};
@@ -33,16 +30,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct PodTemplate;
 
-impl GoType for PodTemplate {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::PodTemplate>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(PodTemplate, k8s::PodTemplate);
 
 impl Strategy for PodTemplate {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

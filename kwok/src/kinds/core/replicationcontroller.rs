@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil};
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
@@ -47,16 +44,7 @@ pub fn label_selector(res: &ResourceDef, obj: &Value) -> Value {
 #[derive(Debug)]
 pub struct ReplicationController;
 
-impl GoType for ReplicationController {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::ReplicationController>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(ReplicationController, k8s::ReplicationController);
 
 impl Strategy for ReplicationController {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::keep;
 use crate::printers::{core as printer, Column};
@@ -34,16 +31,7 @@ const STATUS: SubresourceDef = status("ResourceQuota");
 #[derive(Debug)]
 pub struct ResourceQuota;
 
-impl GoType for ResourceQuota {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::ResourceQuota>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(ResourceQuota, k8s::ResourceQuota);
 
 impl Strategy for ResourceQuota {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::{core as printer, Column};
 use crate::resource::Strategy;
@@ -30,16 +27,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Secret;
 
-impl GoType for Secret {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Secret>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Secret, k8s::Secret);
 
 impl Strategy for Secret {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

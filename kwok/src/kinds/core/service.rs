@@ -7,9 +7,6 @@ use k8s_openapi::api::core::v1 as k8s;
 use serde_json::{json, Map, Value};
 
 use super::service_alloc::{self as alloc, Allocated};
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::{ApiError, FieldError};
 use crate::gofmt::go_syntax;
 use crate::printers::{services as printer, Column};
@@ -478,16 +475,7 @@ fn drop_type_dependent_fields(new: &mut Value, old: &Value) {
     }
 }
 
-impl GoType for Service {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Service>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Service, k8s::Service);
 
 impl Strategy for Service {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

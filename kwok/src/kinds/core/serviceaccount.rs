@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::Value;
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::{core as printer, Column};
 use crate::resource::Strategy;
@@ -37,16 +34,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct ServiceAccount;
 
-impl GoType for ServiceAccount {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::ServiceAccount>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(ServiceAccount, k8s::ServiceAccount);
 
 impl Strategy for ServiceAccount {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

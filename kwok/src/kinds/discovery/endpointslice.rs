@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::discovery::v1 as k8s;
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{first_generation, next_generation_if};
 use crate::printers::{services as printer, Column};
@@ -48,16 +45,7 @@ fn body(obj: &Value) -> Value {
     v
 }
 
-impl GoType for EndpointSlice {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::EndpointSlice>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(EndpointSlice, k8s::EndpointSlice);
 
 impl Strategy for EndpointSlice {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

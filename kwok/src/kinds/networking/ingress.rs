@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::networking::v1 as k8s;
 use serde_json::{json, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
 use crate::printers::{networking as printer, Column};
@@ -37,16 +34,7 @@ pub struct Ingress;
 /// The annotation that named an Ingress's class before `spec.ingressClassName`.
 const CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 
-impl GoType for Ingress {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Ingress>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Ingress, k8s::Ingress);
 
 impl Strategy for Ingress {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

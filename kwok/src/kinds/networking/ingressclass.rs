@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::networking::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil, existing};
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, next_generation_if};
@@ -36,16 +33,7 @@ pub const DEFAULT_CLASS_ANNOTATION: &str = "ingressclass.kubernetes.io/is-defaul
 #[derive(Debug)]
 pub struct IngressClass;
 
-impl GoType for IngressClass {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::IngressClass>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(IngressClass, k8s::IngressClass);
 
 impl Strategy for IngressClass {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::networking::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::{child, default_nil};
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, next_generation_if};
@@ -33,16 +30,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct NetworkPolicy;
 
-impl GoType for NetworkPolicy {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::NetworkPolicy>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(NetworkPolicy, k8s::NetworkPolicy);
 
 impl Strategy for NetworkPolicy {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

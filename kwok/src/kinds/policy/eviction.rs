@@ -4,9 +4,6 @@
 use k8s_openapi::api::policy::v1 as k8s;
 use serde_json::Value;
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::resource::Strategy;
 use crate::validation::meta;
@@ -14,16 +11,7 @@ use crate::validation::meta;
 #[derive(Debug)]
 pub struct Eviction;
 
-impl GoType for Eviction {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Eviction>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Eviction, k8s::Eviction);
 
 impl Strategy for Eviction {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::policy::v1 as k8s;
 use serde_json::{json, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::meta::{field_changed, first_generation, keep, next_generation_if};
 use crate::printers::{pdb as printer, Column};
@@ -31,16 +28,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct PodDisruptionBudget;
 
-impl GoType for PodDisruptionBudget {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::PodDisruptionBudget>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(PodDisruptionBudget, k8s::PodDisruptionBudget);
 
 impl Strategy for PodDisruptionBudget {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -3,9 +3,6 @@
 use k8s_openapi::api::rbac::v1 as k8s;
 use serde_json::Value;
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::resource::Strategy;
 use crate::resource::{ResourceDef, FULL_VERBS};
@@ -28,16 +25,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct Role;
 
-impl GoType for Role {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::Role>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Role, k8s::Role);
 
 impl Strategy for Role {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

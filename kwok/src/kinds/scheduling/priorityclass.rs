@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::scheduling::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::default_nil;
 use crate::error::FieldError;
 use crate::meta::first_generation;
@@ -43,16 +40,7 @@ pub fn system_objects() -> impl Iterator<Item = Value> {
 #[derive(Debug)]
 pub struct PriorityClass;
 
-impl GoType for PriorityClass {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::PriorityClass>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(PriorityClass, k8s::PriorityClass);
 
 impl Strategy for PriorityClass {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

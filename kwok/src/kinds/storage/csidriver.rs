@@ -6,9 +6,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::storage::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::default_nil;
 use crate::error::FieldError;
 use crate::meta::{field_changed, next_generation_if};
@@ -34,16 +31,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct CsiDriver;
 
-impl GoType for CsiDriver {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::CSIDriver>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(CsiDriver, k8s::CSIDriver);
 
 impl Strategy for CsiDriver {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

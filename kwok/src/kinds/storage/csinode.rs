@@ -6,9 +6,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::storage::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::error::FieldError;
 use crate::printers::{storage as printer, Column};
 use crate::resource::Strategy;
@@ -32,16 +29,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct CsiNode;
 
-impl GoType for CsiNode {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::CSINode>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(CsiNode, k8s::CSINode);
 
 /// No generation, no status: `PrepareForCreate` and `PrepareForUpdate` change nothing.
 impl Strategy for CsiNode {

@@ -5,9 +5,6 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::storage::v1 as k8s;
 use serde_json::{json, Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
 use crate::defaults::fields::default_nil;
 use crate::error::FieldError;
 use crate::printers::{storage as printer, Column};
@@ -32,16 +29,7 @@ pub static RESOURCE: ResourceDef = ResourceDef {
 #[derive(Debug)]
 pub struct StorageClass;
 
-impl GoType for StorageClass {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        walk::<k8s::StorageClass>(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(StorageClass, k8s::StorageClass);
 
 impl Strategy for StorageClass {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
