@@ -274,13 +274,16 @@ fn early_exiting_readers(shell: &str) -> Vec<String> {
             let words: Vec<&str> = stage.split_whitespace().collect();
             let early = match words.as_slice() {
                 ["head", ..] => true,
+                // `-q`, `-m N`, short clusters holding them (`-qv`, `-m1`), or the long forms.
                 ["grep", options @ ..] => {
                     options.iter().take_while(|w| w.starts_with('-')).any(|w| {
-                        matches!(*w, "-q" | "--quiet" | "--silent" | "-m" | "--max-count")
-                            || w.starts_with("--max-count=")
-                            || (w.starts_with('-')
-                                && !w.starts_with("--")
-                                && (w.contains('q') || w.contains('m')))
+                        match w.strip_prefix("--") {
+                            Some(long) => {
+                                matches!(long, "quiet" | "silent" | "max-count")
+                                    || long.starts_with("max-count=")
+                            }
+                            None => w.contains(['q', 'm']),
+                        }
                     })
                 }
                 _ => false,

@@ -148,8 +148,7 @@ fn pod_location(api: &crate::api::Api, namespace: &str, id: &str) -> ApiResult<D
 }
 
 fn first_container_port(pod: &Value) -> Option<String> {
-    pod["spec"]["containers"]
-        .as_array()?
+    items(&pod["spec"]["containers"])
         .iter()
         .find_map(|c| c["ports"][0]["containerPort"].as_i64())
         .map(|p| p.to_string())
@@ -169,44 +168,36 @@ fn service_location(api: &crate::api::Api, namespace: &str, id: &str) -> ApiResu
     let number_name;
     if let Ok(number) = port_name.parse::<i64>() {
         let service = get_named_as(api, services, services, namespace, name)?;
-        let ports = service["spec"]["ports"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let ports = items(&service["spec"]["ports"]);
         let Some(port) = ports.iter().find(|p| p["port"].as_i64() == Some(number)) else {
-            return Err(ApiError::new(
-                503,
-                "ServiceUnavailable",
-                format!(
-                    "no service port {number} found for service {}",
-                    go_quote(name)
-                ),
-            ));
+            return Err(service_unavailable(format!(
+                "no service port {number} found for service {}",
+                go_quote(name)
+            )));
         };
         number_name = port["name"].as_str().unwrap_or_default().to_string();
         port_name = &number_name;
     }
     let endpoints = get_named_as(api, &registry::ENDPOINTS, services, namespace, name)?;
-    let subsets = endpoints["subsets"].as_array().cloned().unwrap_or_default();
+    let subsets = items(&endpoints["subsets"]);
     let no_endpoints = |of: &str| {
-        ApiError::new(
-            503,
-            "ServiceUnavailable",
-            format!("no endpoints available for service {}", go_quote(of)),
-        )
+        service_unavailable(format!(
+            "no endpoints available for service {}",
+            go_quote(of)
+        ))
     };
     if subsets.is_empty() {
         return Err(no_endpoints(name));
     }
     // Upstream starts from a random subset and address; any valid one is as unreachable.
-    for subset in &subsets {
-        let addresses = subset["addresses"].as_array().cloned().unwrap_or_default();
-        let ports = subset["ports"].as_array().cloned().unwrap_or_default();
-        for port in ports
+    for subset in subsets {
+        let named = items(&subset["ports"])
             .iter()
-            .filter(|p| p["name"].as_str().unwrap_or_default() == port_name)
-        {
-            let valid = addresses.iter().find(|a| is_pod_address(api, namespace, a));
+            .filter(|p| p["name"].as_str().unwrap_or_default() == port_name);
+        for port in named {
+            let valid = items(&subset["addresses"])
+                .iter()
+                .find(|a| is_pod_address(api, namespace, a));
             if let Some(address) = valid {
                 let ip = address["ip"].as_str().unwrap_or_default();
                 let number = port["port"].as_i64().map(|p| p.to_string());
@@ -228,9 +219,9 @@ fn is_pod_address(api: &crate::api::Api, namespace: &str, address: &Value) -> bo
         return false;
     };
     let ip = address["ip"].as_str().unwrap_or_default();
-    pod.value["status"]["podIPs"]
-        .as_array()
-        .is_some_and(|ips| ips.iter().any(|p| p["ip"].as_str() == Some(ip)))
+    items(&pod.value["status"]["podIPs"])
+        .iter()
+        .any(|p| p["ip"].as_str() == Some(ip))
 }
 
 /// `node.ResourceLocation` after `GetConnectionInfo`: the node's preferred address, which must
@@ -243,10 +234,7 @@ fn node_location(api: &crate::api::Api, id: &str) -> ApiResult<Destination> {
         )));
     };
     let node = get_named_as(api, &registry::NODES, &registry::NODES, "", name)?;
-    let addresses = node["status"]["addresses"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let addresses = items(&node["status"]["addresses"]);
     let preferred = PREFERRED_ADDRESS_TYPES.iter().find_map(|kind| {
         addresses
             .iter()
@@ -332,11 +320,17 @@ fn unreachable(host: &str, port: u16) -> ApiError {
 }
 
 fn unreachable_with(error: String) -> ApiError {
-    ApiError::new(
-        503,
-        "ServiceUnavailable",
-        format!("error trying to reach service: {error}"),
-    )
+    service_unavailable(format!("error trying to reach service: {error}"))
+}
+
+/// `apierrors.NewServiceUnavailable`.
+fn service_unavailable(message: String) -> ApiError {
+    ApiError::new(503, "ServiceUnavailable", message)
+}
+
+/// The elements of a JSON list; none when absent or not a list.
+fn items(v: &Value) -> &[Value] {
+    v.as_array().map(Vec::as_slice).unwrap_or(&[])
 }
 
 /// `netutils.ParseIPSloppy`: an IPv4 field may have leading zeros (read as decimal).
