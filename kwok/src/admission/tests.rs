@@ -1,17 +1,12 @@
 //! The admission plugins through the API, as a 1.32 apiserver answers a client's pod create.
 
-use std::sync::Arc;
-
 use serde_json::{json, Value};
 
 use crate::api::{Api, WriteOptions};
 use crate::registry::{PODS, PRIORITYCLASSES, SERVICEACCOUNTS};
-use crate::store::Store;
 
 fn api() -> Api {
-    let api = Api::new(Arc::new(Store::new()));
-    api.bootstrap().expect("system namespaces");
-    api
+    Api::bootstrapped()
 }
 
 fn create(api: &Api, pod: Value) -> Result<Value, crate::ApiError> {

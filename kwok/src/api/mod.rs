@@ -147,6 +147,15 @@ impl Api {
         self.bootstrap_serving(6443)
     }
 
+    /// A fresh in-memory cluster as it starts (the tests' usual ground).
+    #[cfg(test)]
+    pub(crate) fn bootstrapped() -> Api {
+        let api = Api::new(Arc::new(Store::new()));
+        api.bootstrap()
+            .expect("a fresh store takes the bootstrap objects");
+        api
+    }
+
     /// Create what a fresh cluster has: the system namespaces, the system PriorityClasses, and
     /// the `kubernetes` Service aimed at `secure_port`.
     pub fn bootstrap_serving(&self, secure_port: u16) -> ApiResult<()> {
@@ -933,8 +942,7 @@ mod tests {
     /// deleting a Deployment its controller was updating, found by the differential suite).
     #[test]
     fn a_delete_racing_other_writers_succeeds() {
-        let api = Api::new(Arc::new(Store::new()));
-        api.bootstrap().expect("namespaces");
+        let api = Api::bootstrapped();
         for round in 0..50 {
             let name = format!("cm-{round}");
             let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
@@ -990,8 +998,7 @@ mod tests {
     /// answers the conflict.
     #[test]
     fn a_raced_write_is_tried_again_unless_the_client_set_a_precondition() {
-        let api = Api::new(Arc::new(Store::new()));
-        api.bootstrap().expect("namespaces");
+        let api = Api::bootstrapped();
         let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}});
         let opts = WriteOptions::default();
         let created = api

@@ -536,10 +536,8 @@ pub fn finalize_namespace(api: &Api, name: &str, body: &Value) -> ApiResult<crat
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use super::*;
-    use crate::store::Store;
 
     fn pod(api: &Api, name: &str, spec: Value) {
         let pod = json!({"apiVersion": "v1", "kind": "Pod",
@@ -557,8 +555,7 @@ mod tests {
     /// `assignPod`: each refusal is a conflict on `pods/binding`.
     #[test]
     fn a_refused_binding_is_a_conflict_on_pods_binding() {
-        let api = Api::new(Arc::new(Store::new()));
-        api.bootstrap().expect("bootstrap");
+        let api = Api::bootstrapped();
         let container = json!([{"name": "c", "image": "busybox"}]);
         pod(&api, "p", json!({"containers": container}));
         bound(&api, "p", "node-a").expect("first binding");

@@ -82,14 +82,12 @@ impl Controller for ClusterRoleAggregation {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use super::*;
 
     #[test]
     fn view_edit_and_admin_collect_their_parts_in_name_order() {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("bootstrap");
+        let api = Api::bootstrapped();
         let mut controller = ClusterRoleAggregation;
         // Each pass lets one more level settle (view, then edit, then admin).
         for _ in 0..3 {

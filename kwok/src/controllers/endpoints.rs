@@ -299,7 +299,6 @@ impl Controller for EndpointsController {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use std::sync::Arc;
 
     use serde_json::{json, Value};
 
@@ -337,8 +336,7 @@ pub(crate) mod tests {
 
     #[test]
     fn ready_and_not_ready_pods_are_listed_apart_by_ip_order() {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("bootstrap");
+        let api = Api::bootstrapped();
         web_service(&api);
         let mut controller = EndpointsController::default();
         assert!(!controller.reconcile(&api).failed());

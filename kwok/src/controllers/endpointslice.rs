@@ -209,7 +209,6 @@ impl Controller for EndpointSliceController {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use serde_json::json;
 
@@ -218,8 +217,7 @@ mod tests {
 
     #[test]
     fn a_placeholder_then_one_endpoint_per_pod_with_conditions() {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("bootstrap");
+        let api = Api::bootstrapped();
         web_service(&api);
         let mut controller = EndpointSliceController;
         assert!(!controller.reconcile(&api).failed());

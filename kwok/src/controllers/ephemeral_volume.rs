@@ -109,14 +109,12 @@ impl Controller for EphemeralVolumeController {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use super::*;
 
     #[test]
     fn a_pod_gets_its_ephemeral_claim_owned_by_it() {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("bootstrap");
+        let api = Api::bootstrapped();
         let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
             "spec": {"containers": [{"name": "c", "image": "i"}],
                 "volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {

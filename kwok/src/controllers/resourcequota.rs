@@ -158,15 +158,12 @@ impl Controller for ResourceQuotaController {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use super::*;
     use crate::api::{DeleteOptions, WriteOptions};
 
     fn api() -> Api {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("bootstrap");
-        api
+        Api::bootstrapped()
     }
 
     fn status(api: &Api) -> Value {

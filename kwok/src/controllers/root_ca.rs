@@ -111,14 +111,12 @@ impl Controller for RootCaPublisher {
 mod tests {
     use super::*;
     use crate::api::DeleteOptions;
-    use std::sync::Arc;
 
     const PEM: &str = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
     #[test]
     fn every_namespace_holds_the_ca_and_edits_are_undone() {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("system namespaces");
+        let api = Api::bootstrapped();
         let mut publisher = RootCaPublisher::new(PEM);
         let pass = publisher.reconcile(&api);
         assert!(!pass.failed());

@@ -56,7 +56,6 @@ mod tests {
     use super::*;
     use crate::api::{DeleteOptions, WriteOptions};
     use serde_json::json;
-    use std::sync::Arc;
 
     fn namespaces_with_default(api: &Api) -> Vec<String> {
         api.store()
@@ -80,8 +79,7 @@ mod tests {
 
     #[test]
     fn every_active_namespace_gets_a_default_account_again_and_again() {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("system namespaces");
+        let api = Api::bootstrapped();
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "lab"}});
         api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default())
             .expect("namespace");

@@ -703,8 +703,7 @@ mod tests {
 
     #[test]
     fn ordered_ready_waits_for_each_pod_before_the_next() {
-        let api = Api::new(std::sync::Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("bootstrap");
+        let api = Api::bootstrapped();
         let set = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
             "metadata": {"name": "web"},
             "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},

@@ -1,20 +1,15 @@
 //! The CronJob controller driven pass by pass on a bare API (no other controllers) at chosen
 //! moments; the differential session `cronjobs` compares a real minute's run with upstream.
 
-use std::sync::Arc;
-
 use chrono::{DurationRound, TimeDelta};
 
 use super::*;
 use crate::controllers::replicaset::tests::events_of;
-use crate::store::Store;
 
 const NS: &str = "default";
 
 fn bare_api() -> Api {
-    let api = Api::new(Arc::new(Store::new()));
-    api.bootstrap().expect("bootstrap");
-    api
+    Api::bootstrapped()
 }
 
 fn cronjob(api: &Api, name: &str, spec: Value) -> Stored {

@@ -14,7 +14,6 @@ use crate::cluster::{fake_node, Cluster, ClusterConfig};
 use crate::controllers::Controller;
 use crate::meta;
 use crate::registry;
-use crate::store::Store;
 use crate::store::Stored;
 
 const NS: &str = "gpu-operator";
@@ -580,8 +579,7 @@ async fn failed_daemon_pods_are_replaced_with_a_warning() {
 
 /// Controllers off: the pass itself, deterministic.
 fn bare_api() -> Api {
-    let api = Api::new(std::sync::Arc::new(Store::new()));
-    api.bootstrap().expect("bootstrap");
+    let api = Api::bootstrapped();
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}});
     api.create(&registry::NAMESPACES, "", ns, &WriteOptions::default())
         .expect("namespace");

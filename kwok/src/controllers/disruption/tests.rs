@@ -1,19 +1,14 @@
-use std::sync::Arc;
-
 use super::*;
 use crate::api::subresources::evict;
 use crate::api::{PatchKind, WriteOptions};
 use crate::cluster::{Cluster, ClusterConfig};
 use crate::resource::ResourceDef;
-use crate::store::Store;
 
 const NS: &str = "default";
 
 /// Controllers off: each test drives the disruption controller's passes itself.
 fn bare_api() -> Api {
-    let api = Api::new(Arc::new(Store::new()));
-    api.bootstrap().expect("bootstrap");
-    api
+    Api::bootstrapped()
 }
 
 fn create(api: &Api, res: &'static ResourceDef, obj: Value) -> Stored {

@@ -1,17 +1,12 @@
-use std::sync::Arc;
-
 use chrono::TimeDelta;
 
 use super::*;
 use crate::api::DeleteOptions;
 use crate::podutil::{condition, parse_time};
-use crate::store::Store;
 
 /// Controllers off: each test drives the controller's passes itself, at the times it picks.
 fn bare_api() -> Api {
-    let api = Api::new(Arc::new(Store::new()));
-    api.bootstrap().expect("system namespaces");
-    api
+    Api::bootstrapped()
 }
 
 fn get(api: &Api, res: &'static crate::resource::ResourceDef, ns: &str, name: &str) -> Value {

@@ -1,8 +1,6 @@
 //! Binding, provisioning requests and release, with the phases, annotations and event texts
 //! of `pv_controller.go`.
 
-use std::sync::Arc;
-
 use serde_json::{json, Value};
 
 use super::PersistentVolumeController;
@@ -12,9 +10,7 @@ use crate::registry;
 use crate::resource::ResourceDef;
 
 fn api() -> Api {
-    let api = Api::new(Arc::new(crate::store::Store::new()));
-    api.bootstrap().expect("bootstrap");
-    api
+    Api::bootstrapped()
 }
 
 fn create(api: &Api, res: &'static ResourceDef, ns: &str, obj: Value) {

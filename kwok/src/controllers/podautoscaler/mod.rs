@@ -594,14 +594,11 @@ impl Controller for HorizontalPodAutoscalerController {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use super::*;
 
     fn api() -> Api {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("bootstrap");
-        api
+        Api::bootstrapped()
     }
 
     fn conditions(api: &Api) -> Vec<(String, String, String)> {

@@ -1,17 +1,12 @@
-use std::sync::Arc;
-
 use super::*;
 use crate::api::WriteOptions;
 use crate::meta;
-use crate::store::Store;
 
 const NS: &str = "default";
 
 /// Controllers off: each test drives the controller's passes itself, at the times it picks.
 fn bare_api() -> Api {
-    let api = Api::new(Arc::new(Store::new()));
-    api.bootstrap().expect("bootstrap");
-    api
+    Api::bootstrapped()
 }
 
 fn node(api: &Api, name: &str, taints: Value) {

@@ -556,7 +556,6 @@ impl Strategy for Service {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use serde_json::json;
 
@@ -569,8 +568,7 @@ mod tests {
 
     #[test]
     fn a_taken_cluster_ip_is_refused_and_a_put_keeps_the_allocated_one() {
-        let api = Api::new(Arc::new(crate::store::Store::new()));
-        api.bootstrap().expect("bootstrap");
+        let api = Api::bootstrapped();
         let opts = WriteOptions::default();
         let spec = json!({"clusterIP": "10.0.0.5", "ports": [{"port": 80}]});
         api.create(&SERVICES, "default", service("a", spec.clone()), &opts)

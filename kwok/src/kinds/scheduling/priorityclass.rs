@@ -84,16 +84,13 @@ impl Strategy for PriorityClass {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use crate::api::{Api, DeleteOptions, ListOptions};
     use crate::registry::PRIORITYCLASSES;
-    use crate::store::Store;
 
     #[test]
     fn a_system_class_cannot_be_deleted_by_name_but_goes_with_a_collection() {
-        let api = Api::new(Arc::new(Store::new()));
-        api.bootstrap().expect("bootstrap");
+        let api = Api::bootstrapped();
         let error = api
             .delete(
                 &PRIORITYCLASSES,
