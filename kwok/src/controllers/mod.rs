@@ -27,6 +27,7 @@ pub mod namespace;
 pub mod node_lifecycle;
 pub(crate) mod ownership;
 pub mod persistentvolume;
+pub(crate) mod pod_control;
 pub mod podautoscaler;
 pub mod replicaset;
 pub mod resourcequota;

@@ -24,8 +24,9 @@ use chrono::Utc;
 use serde_json::{json, Map, Value};
 
 use super::events::Recorder;
+use super::pod_control::PodControl;
 use super::{Controller, Pass};
-use crate::api::{Api, DeleteOptions, WriteOptions};
+use crate::api::Api;
 use crate::meta;
 use crate::registry;
 use crate::resource::ResourceDef;
@@ -33,9 +34,7 @@ use crate::selectors::LabelSelector;
 use crate::store::{Event, Stored};
 
 pub(crate) use super::ownership::{adopt, claim, controller_ref, controller_uid, release, Claim};
-pub(crate) use access::{
-    is_pod_active, namespace_terminating, parse_time, sorted, spec_replicas, status_int,
-};
+pub(crate) use access::{is_pod_active, parse_time, sorted, spec_replicas, status_int};
 use status::{calculate_status, status_changed, with_observed_generation, PodCounts};
 use victims::pods_to_delete;
 
@@ -58,6 +57,17 @@ pub struct ReplicaSetController {
 struct Ctl {
     recorder: Recorder,
     res: &'static ResourceDef,
+}
+
+impl Ctl {
+    fn pods<'a>(&'a self, api: &'a Api, rs: &'a Stored) -> PodControl<'a> {
+        PodControl {
+            api,
+            recorder: &self.recorder,
+            kind: self.res,
+            owner: &rs.value,
+        }
+    }
 }
 
 impl Default for ReplicaSetController {
@@ -331,76 +341,25 @@ pub(crate) fn pod_from_template(rs: &Value, res: &ResourceDef) -> Value {
     Value::Object(pod)
 }
 
-/// `RealPodControl.CreatePods` with its events.
+/// `manageReplicas`' create, through `RealPodControl.CreatePods`.
 fn create_pod(ctl: &Ctl, api: &Api, rs: &Stored) -> Result<(), String> {
     let pod = pod_from_template(&rs.value, ctl.res);
     if meta::labels(&pod).is_none_or(|l| l.is_empty()) {
         return Err("unable to create pods, no labels".into());
     }
-    match api.create(
-        &registry::PODS,
-        rs.namespace(),
-        pod,
-        &WriteOptions::default(),
-    ) {
-        Ok(created) => {
-            ctl.recorder.event(
-                api,
-                ctl.res,
-                &rs.value,
-                "Normal",
-                "SuccessfulCreate",
-                &format!("Created pod: {}", created.name()),
-            );
-            Ok(())
-        }
+    match ctl.pods(api, rs).create(rs.namespace(), pod) {
+        Ok(_) => Ok(()),
         // Every create fails in a terminating namespace; that is not a replica failure.
-        Err(e) if namespace_terminating(&e) => Ok(()),
-        Err(e) => {
-            ctl.recorder.event(
-                api,
-                ctl.res,
-                &rs.value,
-                "Warning",
-                "FailedCreate",
-                &format!("Error creating: {}", e.message),
-            );
-            Err(e.message)
-        }
+        Err(e) if e.has_cause("NamespaceTerminating") => Ok(()),
+        Err(e) => Err(e.message),
     }
 }
 
-/// `RealPodControl.DeletePod` with its events; a pod already gone is no error.
+/// `manageReplicas`' delete, through `RealPodControl.DeletePod`; a pod already gone is no error.
 fn delete_pod(ctl: &Ctl, api: &Api, rs: &Stored, pod: &Stored) -> Result<(), String> {
-    match api.delete(
-        &registry::PODS,
-        pod.namespace(),
-        pod.name(),
-        &DeleteOptions::default(),
-    ) {
-        Ok(_) => {
-            ctl.recorder.event(
-                api,
-                ctl.res,
-                &rs.value,
-                "Normal",
-                "SuccessfulDelete",
-                &format!("Deleted pod: {}", pod.name()),
-            );
-            Ok(())
-        }
-        Err(e) if e.code == 404 => Ok(()),
-        Err(e) => {
-            ctl.recorder.event(
-                api,
-                ctl.res,
-                &rs.value,
-                "Warning",
-                "FailedDelete",
-                &format!("Error deleting: {}", e.message),
-            );
-            Err(format!("unable to delete pods: {}", e.message))
-        }
+    match ctl.pods(api, rs).delete(pod.namespace(), pod.name()) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("unable to delete pods: {}", e.message)),
     }
 }
 

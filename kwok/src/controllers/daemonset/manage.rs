@@ -10,10 +10,10 @@ use serde_json::Value;
 use super::pass::Snapshot;
 use super::util::{node_name_of, PodBlueprint};
 use super::{Asked, DaemonSetController, Placement};
-use crate::api::{Api, DeleteOptions, WriteOptions};
+use crate::api::Api;
 use crate::controllers::ownership::{adopt, claim, release, Claim};
+use crate::controllers::pod_control::PodControl;
 pub(super) use crate::controllers::replicaset::controller_uid;
-use crate::controllers::replicaset::namespace_terminating;
 use crate::meta;
 use crate::registry;
 use crate::scheduler::node_should_run_daemon_pod;
@@ -149,6 +149,12 @@ impl DaemonSetController {
         blueprint: &PodBlueprint,
     ) -> (bool, Vec<String>) {
         let ns = ds.namespace();
+        let pods = PodControl {
+            api,
+            recorder: &self.recorder,
+            kind: &registry::DAEMONSETS,
+            owner: &ds.value,
+        };
         let mut wrote = false;
         let mut errors = Vec::new();
         let create_count = creates.len().min(BURST_REPLICAS);
@@ -158,35 +164,10 @@ impl DaemonSetController {
         while pos < create_count {
             let errors_before = errors.len();
             for node in &creates[pos..pos + batch] {
-                match api.create(
-                    &registry::PODS,
-                    ns,
-                    blueprint.pod_for(node),
-                    &WriteOptions::default(),
-                ) {
-                    Ok(pod) => {
-                        wrote = true;
-                        self.recorder.event(
-                            api,
-                            &registry::DAEMONSETS,
-                            &ds.value,
-                            "Normal",
-                            "SuccessfulCreate",
-                            &format!("Created pod: {}", pod.name()),
-                        );
-                    }
-                    Err(e) if namespace_terminating(&e) => {}
-                    Err(e) => {
-                        self.recorder.event(
-                            api,
-                            &registry::DAEMONSETS,
-                            &ds.value,
-                            "Warning",
-                            "FailedCreate",
-                            &format!("Error creating: {}", e.message),
-                        );
-                        errors.push(e.message);
-                    }
+                match pods.create(ns, blueprint.pod_for(node)) {
+                    Ok(_) => wrote = true,
+                    Err(e) if e.has_cause("NamespaceTerminating") => {}
+                    Err(e) => errors.push(e.message),
                 }
             }
             pos += batch;
@@ -197,30 +178,9 @@ impl DaemonSetController {
             batch = (2 * batch).min(create_count - pos);
         }
         for name in &deletes[..delete_count] {
-            match api.delete(&registry::PODS, ns, name, &DeleteOptions::default()) {
-                Ok(_) => {
-                    wrote = true;
-                    self.recorder.event(
-                        api,
-                        &registry::DAEMONSETS,
-                        &ds.value,
-                        "Normal",
-                        "SuccessfulDelete",
-                        &format!("Deleted pod: {name}"),
-                    );
-                }
-                Err(e) if e.code == 404 => {}
-                Err(e) => {
-                    self.recorder.event(
-                        api,
-                        &registry::DAEMONSETS,
-                        &ds.value,
-                        "Warning",
-                        "FailedDelete",
-                        &format!("Error deleting: {}", e.message),
-                    );
-                    errors.push(e.message);
-                }
+            match pods.delete(ns, name) {
+                Ok(deleted) => wrote |= deleted,
+                Err(e) => errors.push(e.message),
             }
         }
         (wrote, errors)

@@ -6,9 +6,7 @@ use serde_json::{json, Map, Value};
 use super::util::*;
 use super::DeploymentSync;
 use crate::api::WriteOptions;
-use crate::controllers::replicaset::{
-    controller_ref, controller_uid, namespace_terminating, spec_replicas,
-};
+use crate::controllers::replicaset::{controller_ref, controller_uid, spec_replicas};
 use crate::controllers::typed::template_hash;
 use crate::error::{go_quote, ApiError, ApiResult};
 use crate::meta;
@@ -125,7 +123,7 @@ impl DeploymentSync<'_> {
                         return Err(e);
                     }
                 }
-                Err(e) if namespace_terminating(&e) => return Err(e),
+                Err(e) if e.has_cause("NamespaceTerminating") => return Err(e),
                 Err(e) => {
                     let msg = format!(
                         "Failed to create new replica set {}: {}",

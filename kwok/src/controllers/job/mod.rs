@@ -31,9 +31,10 @@ use serde_json::{json, Map, Value};
 
 use super::events::Recorder;
 use super::ownership::{adopt, claim, controller_ref, release, Claim};
+use super::pod_control::PodControl;
 use super::replicaset::pod_from_template;
 use super::{just_after, Controller, Pass};
-use crate::api::{Api, DeleteOptions, WriteOptions};
+use crate::api::Api;
 use crate::meta;
 use crate::podutil::{condition, is_pod_ready, is_pod_terminal, parse_time};
 use crate::registry;
@@ -516,27 +517,10 @@ impl Sync<'_> {
             finalizers.push(TRACKING_FINALIZER.to_string());
         }
         pod["metadata"]["finalizers"] = json!(finalizers);
-        match self.api.create(
-            &registry::PODS,
-            self.job.namespace(),
-            pod,
-            &WriteOptions::default(),
-        ) {
-            Ok(p) => {
-                self.event(
-                    "Normal",
-                    "SuccessfulCreate",
-                    &format!("Created pod: {}", p.name()),
-                );
-                true
-            }
+        match self.pods().create(self.job.namespace(), pod) {
+            Ok(_) => true,
             Err(e) => {
                 if !e.has_cause("NamespaceTerminating") {
-                    self.event(
-                        "Warning",
-                        "FailedCreate",
-                        &format!("Error creating: {}", e.message),
-                    );
                     pass.fail("creating a job's pod", e);
                 }
                 false
@@ -545,27 +529,17 @@ impl Sync<'_> {
     }
 
     fn delete_pod(&self, pod: &Stored, pass: &mut Pass) {
-        let deleted = self.api.delete(
-            &registry::PODS,
-            pod.namespace(),
-            pod.name(),
-            &DeleteOptions::default(),
-        );
-        match deleted {
-            Ok(_) => self.event(
-                "Normal",
-                "SuccessfulDelete",
-                &format!("Deleted pod: {}", pod.name()),
-            ),
-            Err(e) if e.code == 404 => {}
-            Err(e) => {
-                self.event(
-                    "Warning",
-                    "FailedDelete",
-                    &format!("Error deleting: {}", e.message),
-                );
-                pass.fail("deleting a job's pod", e);
-            }
+        if let Err(e) = self.pods().delete(pod.namespace(), pod.name()) {
+            pass.fail("deleting a job's pod", e);
+        }
+    }
+
+    fn pods(&self) -> PodControl<'_> {
+        PodControl {
+            api: self.api,
+            recorder: self.recorder,
+            kind: &registry::JOBS,
+            owner: &self.job.value,
         }
     }
 

@@ -3,7 +3,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::ApiError;
 pub(crate) use crate::podutil::{is_pod_active, is_pod_ready, parse_time};
 
 /// A JSON object with its keys sorted, as Go encodes a `map[string]string`.
@@ -24,13 +23,4 @@ pub(crate) fn spec_replicas(obj: &Value) -> i64 {
 /// An integer status field (absent = 0, as Go's omitempty zero).
 pub(crate) fn status_int(obj: &Value, field: &str) -> i64 {
     obj["status"][field].as_i64().unwrap_or(0)
-}
-
-/// Did a create fail because its namespace is being deleted (`NamespaceTerminatingCause`)?
-pub(crate) fn namespace_terminating(e: &ApiError) -> bool {
-    e.details.as_ref().is_some_and(|d| {
-        d["causes"]
-            .as_array()
-            .is_some_and(|cs| cs.iter().any(|c| c["reason"] == "NamespaceTerminating"))
-    })
 }

@@ -4,6 +4,7 @@ use chrono::DateTime;
 
 use super::access::{is_pod_active, parse_time};
 use super::*;
+use crate::api::{DeleteOptions, WriteOptions};
 
 fn pod(name: &str, node: &str, phase: &str, ready: bool, restarts: i64, created: &str) -> Stored {
     let mut conditions = vec![];
