@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::error::{ApiError, ApiResult, FieldError};
-use crate::options::FieldValidation;
+use crate::options::{FieldValidation, ListOptions};
 use crate::resource::ResourceDef;
 
 /// Decode a request body into the stored form; returns the object and the warnings for
@@ -73,14 +73,47 @@ pub fn patch(
 /// A compiled selector over stored objects.
 pub type Predicate = Box<dyn Fn(&Value) -> bool + Send + Sync>;
 
-pub fn parse_label_selector(s: &str) -> ApiResult<Predicate> {
-    let sel = crate::selectors::label_selector_param(s)?;
-    Ok(Box::new(move |obj: &Value| {
-        sel.matches(crate::meta::labels(obj))
-    }))
-}
-
 pub fn parse_field_selector(res: &'static ResourceDef, s: &str) -> ApiResult<Predicate> {
     let sel = crate::selectors::field_selector_param(res, s)?;
     Ok(Box::new(move |obj: &Value| sel.matches(res, obj)))
+}
+
+/// What a list or watch selects: its `labelSelector` and `fieldSelector`, where a blank one
+/// selects everything (`SelectionPredicate`).
+pub struct Selection {
+    labels: Option<Predicate>,
+    fields: Option<Predicate>,
+}
+
+impl Selection {
+    pub fn of(res: &'static ResourceDef, opts: &ListOptions) -> ApiResult<Self> {
+        let labels = match given(&opts.label_selector) {
+            Some(s) => {
+                let sel = crate::selectors::label_selector_param(s)?;
+                Some(
+                    Box::new(move |obj: &Value| sel.matches(crate::meta::labels(obj))) as Predicate,
+                )
+            }
+            None => None,
+        };
+        let fields = match given(&opts.field_selector) {
+            Some(s) => Some(parse_field_selector(res, s)?),
+            None => None,
+        };
+        Ok(Self { labels, fields })
+    }
+
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.labels.as_ref().is_none_or(|f| f(obj)) && self.fields.as_ref().is_none_or(|f| f(obj))
+    }
+
+    /// `SelectionPredicate.Empty`: neither selector narrows anything.
+    pub fn is_everything(&self) -> bool {
+        self.labels.is_none() && self.fields.is_none()
+    }
+}
+
+/// A selector parameter that says something: absent and blank are alike.
+fn given(param: &Option<String>) -> Option<&str> {
+    param.as_deref().filter(|s| !s.trim().is_empty())
 }

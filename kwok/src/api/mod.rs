@@ -125,6 +125,29 @@ fn precondition(res: &ResourceDef, name: &str, obj: &Value) -> ApiResult<Option<
     }
 }
 
+/// A write's body must be an object.
+fn object_body(obj: &Value) -> ApiResult<()> {
+    if obj.is_object() {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(
+            "the body of the request was not an object",
+        ))
+    }
+}
+
+/// `rest.EnsureObjectNamespaceMatchesRequestNamespace`: a namespaced body names the request's
+/// namespace or none.
+fn request_namespace(res: &ResourceDef, ns: &str, obj: &Value) -> ApiResult<()> {
+    let body_ns = meta::namespace(obj);
+    if res.namespaced && !body_ns.is_empty() && body_ns != ns {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    Ok(())
+}
+
 fn store_err(e: StoreError, res: &ResourceDef, name: &str) -> ApiError {
     match e {
         StoreError::AlreadyExists => ApiError::already_exists(res, name),
@@ -216,14 +239,7 @@ impl Api {
         ns: Option<&str>,
         opts: &ListOptions,
     ) -> ApiResult<ObjectList> {
-        let labels = match &opts.label_selector {
-            Some(s) if !s.trim().is_empty() => Some(hooks::parse_label_selector(s)?),
-            _ => None,
-        };
-        let fields = match &opts.field_selector {
-            Some(s) if !s.trim().is_empty() => Some(hooks::parse_field_selector(res, s)?),
-            _ => None,
-        };
+        let selection = hooks::Selection::of(res, opts)?;
         let start = match &opts.continue_token {
             Some(t) if !t.is_empty() => Some(decode_continue(t)?),
             _ => None,
@@ -238,13 +254,9 @@ impl Api {
                 (o.namespace(), o.name()) > (sns.as_str(), sname.as_str())
             })
         });
-        let matches = |o: &Stored| {
-            labels.as_ref().is_none_or(|f| f(&o.value))
-                && fields.as_ref().is_none_or(|f| f(&o.value))
-        };
         let limit = opts.limit.filter(|l| *l > 0);
         for o in keys.by_ref() {
-            if matches(&o) {
+            if selection.matches(&o.value) {
                 items.push(o);
             }
             if limit.is_some_and(|l| items.len() >= l) {
@@ -258,7 +270,7 @@ impl Api {
         if limit.is_some() && rest > 0 {
             if let Some(last) = items.last() {
                 continue_token = Some(encode_continue(rv, last.namespace(), last.name()));
-                if labels.is_none() && fields.is_none() {
+                if selection.is_everything() {
                     remaining = Some(rest);
                 }
             }
@@ -358,20 +370,11 @@ impl Api {
         mut obj: Value,
         opts: &WriteOptions,
     ) -> ApiResult<Stored> {
-        if !obj.is_object() {
-            return Err(ApiError::bad_request(
-                "the body of the request was not an object",
-            ));
-        }
+        object_body(&obj)?;
+        request_namespace(res, ns, &obj)?;
         {
-            let body_ns = meta::namespace(&obj).to_string();
             let m = meta::meta_mut(&mut obj);
             if res.namespaced {
-                if !body_ns.is_empty() && body_ns != ns {
-                    return Err(ApiError::bad_request(
-                        "the namespace of the provided object does not match the namespace sent on the request",
-                    ));
-                }
                 m.insert("namespace".into(), json!(ns));
             } else {
                 m.remove("namespace");
@@ -463,23 +466,14 @@ impl Api {
         subresource: Option<&str>,
         opts: &WriteOptions,
     ) -> ApiResult<Stored> {
-        if !obj.is_object() {
-            return Err(ApiError::bad_request(
-                "the body of the request was not an object",
-            ));
-        }
+        object_body(&obj)?;
         let body_name = meta::name(&obj).to_string();
         if !body_name.is_empty() && body_name != name {
             return Err(ApiError::bad_request(format!(
                 "the name of the object ({body_name}) does not match the name on the request ({name})"
             )));
         }
-        let body_ns = meta::namespace(&obj).to_string();
-        if res.namespaced && !body_ns.is_empty() && body_ns != ns {
-            return Err(ApiError::bad_request(
-                "the namespace of the provided object does not match the namespace sent on the request",
-            ));
-        }
+        request_namespace(res, ns, &obj)?;
         {
             let m = meta::meta_mut(&mut obj);
             m.insert("name".into(), json!(name));

@@ -76,14 +76,7 @@ pub(crate) fn adopt(
     if let Some(list) = refs.as_array_mut() {
         list.push(owner_ref);
     }
-    api.update(
-        res,
-        obj.namespace(),
-        obj.name(),
-        v,
-        None,
-        &WriteOptions::default(),
-    )
+    write_back(api, res, obj, v)
 }
 
 /// Release `obj`: drop the owner's reference (the `$patch: delete` of `ClaimObject`).
@@ -110,11 +103,21 @@ pub(crate) fn release(
     } else {
         m.insert("ownerReferences".into(), Value::Array(keep));
     }
+    write_back(api, res, obj, v)
+}
+
+/// Store `edited`, the claim or release of `obj`, as an update at `obj`'s version.
+fn write_back(
+    api: &Api,
+    res: &'static ResourceDef,
+    obj: &Stored,
+    edited: Value,
+) -> ApiResult<Stored> {
     api.update(
         res,
         obj.namespace(),
         obj.name(),
-        v,
+        edited,
         None,
         &WriteOptions::default(),
     )

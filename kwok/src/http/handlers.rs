@@ -232,9 +232,17 @@ fn resource(
         return Ok(respond::value(StatusCode::CREATED, &answer));
     }
     match (method.as_str(), name) {
-        ("GET", None) if watching => {
+        ("GET", _) if watching => {
             require_verb(res, "watch")?;
-            let opts = query.list_options()?;
+            let mut opts = query.list_options()?;
+            if let Some(n) = name {
+                // /watch/<res>/<name>: a watch restricted to one name.
+                let sel = format!("metadata.name={n}");
+                opts.field_selector = Some(match opts.field_selector.take() {
+                    Some(f) if !f.is_empty() => format!("{f},{sel}"),
+                    _ => sel,
+                });
+            }
             super::watch::start(
                 api,
                 res,
@@ -249,23 +257,6 @@ fn resource(
             let opts = query.list_options()?;
             let list = api.list(res, path.namespace.as_deref(), &opts)?;
             Ok(respond::list(res, &list, format))
-        }
-        ("GET", Some(n)) if watching => {
-            // /watch/<res>/<name>: a watch restricted to one name.
-            let mut opts = query.list_options()?;
-            let sel = format!("metadata.name={n}");
-            opts.field_selector = Some(match opts.field_selector.take() {
-                Some(f) if !f.is_empty() => format!("{f},{sel}"),
-                _ => sel,
-            });
-            super::watch::start(
-                api,
-                res,
-                path.namespace.as_deref(),
-                &opts,
-                format,
-                server.shutdown.clone(),
-            )
         }
         ("GET", Some(n)) => {
             require_verb(res, "get")?;

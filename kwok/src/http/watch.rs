@@ -12,7 +12,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
 use futures::StreamExt;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::respond::{Format, IncludeObject};
@@ -22,13 +22,10 @@ use crate::error::{ApiError, ApiResult};
 use crate::resource::ResourceDef;
 use crate::store::{Event, EventKind};
 
-type Pred = Box<dyn Fn(&Value) -> bool + Send + Sync>;
-
 struct State {
     res: &'static ResourceDef,
     ns: Option<String>,
-    labels: Option<Pred>,
-    fields: Option<Pred>,
+    selection: hooks::Selection,
     pending: VecDeque<Event>,
     rx: tokio::sync::broadcast::Receiver<Event>,
     format: Format,
@@ -39,10 +36,6 @@ struct State {
 }
 
 impl State {
-    fn matches(&self, v: &Value) -> bool {
-        self.labels.as_ref().is_none_or(|f| f(v)) && self.fields.as_ref().is_none_or(|f| f(v))
-    }
-
     /// Translate a store event into what this watcher sees, if anything: the watch cache's rule,
     /// deciding from the object before and after the change (`cacher/cache_watcher.go`).
     fn translate(&self, ev: Event) -> Option<(EventKind, Event)> {
@@ -52,8 +45,11 @@ impl State {
                 return None;
             }
         }
-        let now = self.matches(&ev.object.value);
-        let was = ev.prev.as_ref().is_some_and(|p| self.matches(&p.value));
+        let now = self.selection.matches(&ev.object.value);
+        let was = ev
+            .prev
+            .as_ref()
+            .is_some_and(|p| self.selection.matches(&p.value));
         let kind = match (ev.kind, was, now) {
             (EventKind::Added, _, true) => EventKind::Added,
             (EventKind::Added, _, false) => return None,
@@ -112,14 +108,7 @@ pub fn start(
     format: Format,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) -> ApiResult<Response> {
-    let labels = match &opts.label_selector {
-        Some(s) if !s.trim().is_empty() => Some(hooks::parse_label_selector(s)?),
-        _ => None,
-    };
-    let fields = match &opts.field_selector {
-        Some(s) if !s.trim().is_empty() => Some(hooks::parse_field_selector(res, s)?),
-        _ => None,
-    };
+    let selection = hooks::Selection::of(res, opts)?;
     let begin = match api.watch(res, ns, opts) {
         Ok(b) => b,
         Err(e) if e.code == 410 => return Ok(gone_stream(&e)),
@@ -128,8 +117,7 @@ pub fn start(
     let state = State {
         res,
         ns: ns.map(String::from),
-        labels,
-        fields,
+        selection,
         pending: begin.initial.into(),
         rx: begin.receiver,
         format,
