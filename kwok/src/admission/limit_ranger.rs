@@ -3,7 +3,10 @@
 //! `kubernetes.io/limit-ranger` annotation), then bound each container and the pod as a whole.
 //! The first LimitRange a pod breaks refuses it. Claims are not served, so only pods pass here.
 
+use std::cmp::Ordering;
+
 use k8s_openapi::api::core::v1::Pod;
+
 use serde_json::{json, Map, Value};
 
 use super::Client;
@@ -121,76 +124,78 @@ fn milli(q: Option<&Quantity>) -> i64 {
     q.map_or(0, Quantity::milli_value)
 }
 
-/// `minConstraint`.
-fn min_constraint(
-    ty: &str,
-    name: &str,
-    enforced: &Quantity,
-    requests: &List<Quantity>,
-    limits: &List<Quantity>,
-) -> Option<String> {
-    let (req, lim) = (requests.get(name), limits.get(name));
-    let bound = enforced.canonical();
-    let Some(req) = req else {
-        return Some(format!(
-            "minimum {name} usage per {ty} is {bound}.  No request is specified"
-        ));
-    };
-    if req.milli_value() < enforced.milli_value() {
-        return Some(format!(
-            "minimum {name} usage per {ty} is {bound}, but request is {}",
-            req.canonical()
-        ));
-    }
-    lim.filter(|l| l.milli_value() < enforced.milli_value())
-        .map(|l| {
-            format!(
-                "minimum {name} usage per {ty} is {bound}, but limit is {}",
-                l.canonical()
-            )
-        })
+/// One kind of bound a LimitRange item sets on each resource it names.
+#[derive(Clone, Copy)]
+enum Constraint {
+    /// `minConstraint`: a request is needed; it, then the limit, may not be below the bound.
+    Min,
+    /// `maxConstraint`: a limit is needed; it, then the request, may not be above the bound.
+    Max,
+    /// `limitRequestRatioConstraint`.
+    Ratio,
 }
 
-/// `maxConstraint`.
-fn max_constraint(
-    ty: &str,
-    name: &str,
-    enforced: &Quantity,
-    requests: &List<Quantity>,
-    limits: &List<Quantity>,
-) -> Option<String> {
-    let (req, lim) = (requests.get(name), limits.get(name));
-    let bound = enforced.canonical();
-    let Some(lim) = lim else {
-        return Some(format!(
-            "maximum {name} usage per {ty} is {bound}.  No limit is specified"
-        ));
-    };
-    if lim.milli_value() > enforced.milli_value() {
-        return Some(format!(
-            "maximum {name} usage per {ty} is {bound}, but limit is {}",
-            lim.canonical()
-        ));
+impl Constraint {
+    /// The LimitRange item's field holding this kind of bound.
+    fn key(self) -> &'static str {
+        match self {
+            Constraint::Min => "min",
+            Constraint::Max => "max",
+            Constraint::Ratio => "maxLimitRequestRatio",
+        }
     }
-    req.filter(|r| r.milli_value() > enforced.milli_value())
-        .map(|r| {
-            format!(
-                "maximum {name} usage per {ty} is {bound}, but request is {}",
-                r.canonical()
-            )
-        })
+
+    /// Why the `name` resource of a `ty` (Container or Pod) breaks the bound `enforced`.
+    fn check(
+        self,
+        ty: &str,
+        name: &str,
+        enforced: &Quantity,
+        requests: &List<Quantity>,
+        limits: &List<Quantity>,
+    ) -> Option<String> {
+        let (req, lim) = (requests.get(name), limits.get(name));
+        let bound = enforced.canonical();
+        let (word, beyond, needed, other) = match self {
+            Constraint::Min => ("minimum", Ordering::Less, ("request", req), ("limit", lim)),
+            Constraint::Max => (
+                "maximum",
+                Ordering::Greater,
+                ("limit", lim),
+                ("request", req),
+            ),
+            Constraint::Ratio => return ratio(ty, name, &bound, enforced, milli(req), milli(lim)),
+        };
+        let Some(value) = needed.1 else {
+            let needed = needed.0;
+            return Some(format!(
+                "{word} {name} usage per {ty} is {bound}.  No {needed} is specified"
+            ));
+        };
+        [(needed.0, Some(value)), other]
+            .into_iter()
+            .find_map(|(what, q)| {
+                q.filter(|q| q.milli_value().cmp(&enforced.milli_value()) == beyond)
+                    .map(|q| (what, q))
+            })
+            .map(|(what, q)| {
+                format!(
+                    "{word} {name} usage per {ty} is {bound}, but {what} is {}",
+                    q.canonical()
+                )
+            })
+    }
 }
 
-/// `limitRequestRatioConstraint`.
-fn ratio_constraint(
+/// `limitRequestRatioConstraint`, on the request and limit in milli-units.
+fn ratio(
     ty: &str,
     name: &str,
+    bound: &str,
     enforced: &Quantity,
-    requests: &List<Quantity>,
-    limits: &List<Quantity>,
+    req: i64,
+    lim: i64,
 ) -> Option<String> {
-    let (req, lim) = (milli(requests.get(name)), milli(limits.get(name)));
-    let bound = enforced.canonical();
     if req == 0 {
         return Some(format!("{name} max limit to request ratio per {ty} is {bound}, but no request is specified or request is 0"));
     }
@@ -219,15 +224,9 @@ fn bounds(
     errs: &mut Vec<String>,
 ) {
     let ty = item["type"].as_str().unwrap_or("");
-    type Constraint = fn(&str, &str, &Quantity, &List<Quantity>, &List<Quantity>) -> Option<String>;
-    let checks: [(&str, Constraint); 3] = [
-        ("min", min_constraint),
-        ("max", max_constraint),
-        ("maxLimitRequestRatio", ratio_constraint),
-    ];
-    for (key, check) in checks {
-        for (name, enforced) in quantities(&item[key]) {
-            errs.extend(check(ty, &name, &enforced, requests, limits));
+    for constraint in [Constraint::Min, Constraint::Max, Constraint::Ratio] {
+        for (name, enforced) in quantities(&item[constraint.key()]) {
+            errs.extend(constraint.check(ty, &name, &enforced, requests, limits));
         }
     }
 }
