@@ -177,6 +177,14 @@ pub fn next_generation_if(new: &mut Value, old: &Value, changed: bool) {
     }
 }
 
+/// The `PrepareForUpdate` most kinds with a status subresource share: `newObj.Status =
+/// oldObj.Status`, and a new generation when the spec changed.
+pub fn keep_status_bump_generation_on_spec(new: &mut Value, old: &Value) {
+    keep(new, old, "status");
+    let changed = field_changed(new, old, "spec");
+    next_generation_if(new, old, changed);
+}
+
 /// `apiequality.Semantic.DeepEqual` of one top-level field.
 pub fn field_changed(new: &Value, old: &Value, key: &str) -> bool {
     new.get(key) != old.get(key)

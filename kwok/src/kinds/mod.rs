@@ -11,9 +11,11 @@
 //! Eviction) are kinds here too, with only the facets a body needs.
 
 /// A kind whose bodies decode into the k8s-openapi type that stands in for its Go type
-/// (`GoType` by the walker, which reports what Go's decoder would).
+/// (`GoType` by the walker, which reports what Go's decoder would). A strategy that serves
+/// several versions or kinds picks its [`Decode`](crate::decode::Decode) from itself:
+/// `decodes_as!(Kind, |this| if this.v1 { walk::<V1> } else { walk::<V2> })`.
 macro_rules! decodes_as {
-    ($kind:ty, $go_type:ty) => {
+    ($kind:ty, |$this:ident| $pick:expr) => {
         impl crate::decode::GoType for $kind {
             fn decode_into(
                 &self,
@@ -21,12 +23,38 @@ macro_rules! decodes_as {
                 check_strict: bool,
                 root: (&str, &str),
             ) -> Result<crate::decode::walker::Outcome, String> {
-                crate::decode::walker::walk::<$go_type>(val, check_strict, root)
+                let $this = self;
+                let decode: crate::decode::Decode = $pick;
+                decode(val, check_strict, root)
             }
         }
     };
+    ($kind:ty, $go_type:ty) => {
+        crate::kinds::decodes_as!($kind, |_this| crate::decode::walker::walk::<$go_type>);
+    };
 }
 pub(crate) use decodes_as;
+
+/// The `WarningsOnCreate` and `WarningsOnUpdate` of the workloads whose pods come from
+/// `spec.template` — Deployments, ReplicaSets, ReplicationControllers — which upstream spells
+/// out in each strategy: the name, then the template on create; the template when the spec
+/// changed.
+macro_rules! spec_template_warnings {
+    () => {
+        fn warnings_on_create(&self, obj: &serde_json::Value) -> Vec<String> {
+            crate::warnings::pod::workload_on_create(obj)
+        }
+
+        fn warnings_on_update(
+            &self,
+            new: &serde_json::Value,
+            old: &serde_json::Value,
+        ) -> Vec<String> {
+            crate::warnings::pod::spec_template_on_update(new, old)
+        }
+    };
+}
+pub(crate) use spec_template_warnings;
 
 pub mod apiextensions;
 pub mod apiregistration;

@@ -61,6 +61,9 @@ impl FieldValidation {
     }
 }
 
+/// Decoding into one Go type: the object a body round-trips to, and the strict problems.
+pub type Decode = fn(&Val, bool, (&str, &str)) -> Result<Outcome, String>;
+
 /// A kind's Go type, as a request body decodes into it (each kind's strategy is one).
 pub trait GoType: Sync {
     /// Decode `val` into the type: the object it round-trips to, and the strict problems.

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::FieldError;
 use crate::meta;
-use crate::meta::{field_changed, first_generation, keep, next_generation_if};
+use crate::meta::{first_generation, keep, keep_status_bump_generation_on_spec};
 use crate::printers::{workloads as printer, Column};
 use crate::resource::Strategy;
 use crate::resource::{status, ResourceDef, FULL_VERBS};
@@ -93,9 +93,7 @@ impl Strategy for DaemonSet {
     /// The status and the template generation stay (`Spec.TemplateGeneration = old`); a spec
     /// change bumps the generation, a template change the template generation too.
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
-        keep(new, old, "status");
-        let changed = field_changed(new, old, "spec");
-        next_generation_if(new, old, changed);
+        keep_status_bump_generation_on_spec(new, old);
         let template_changed = new["spec"]["template"] != old["spec"]["template"];
         set_template_generation(
             new,

@@ -59,13 +59,7 @@ impl Strategy for Deployment {
         first_generation(obj);
     }
 
-    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        crate::warnings::pod::workload_on_create(obj)
-    }
-
-    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        crate::warnings::pod::spec_template_on_update(new, old)
-    }
+    crate::kinds::spec_template_warnings!();
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validation::validate_create(Workload::Deployment, obj)

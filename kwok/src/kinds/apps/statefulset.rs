@@ -5,7 +5,7 @@ use k8s_openapi::api::apps::v1 as k8s;
 use serde_json::{json, Map, Value};
 
 use crate::error::FieldError;
-use crate::meta::{field_changed, first_generation, keep, next_generation_if};
+use crate::meta::{first_generation, keep_status_bump_generation_on_spec};
 use crate::printers::{workloads as printer, Column};
 use crate::resource::Strategy;
 use crate::resource::{status, ResourceDef, FULL_VERBS};
@@ -66,9 +66,7 @@ impl Strategy for StatefulSet {
 
     /// The status stays; only a spec change is a new generation.
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
-        keep(new, old, "status");
-        let changed = field_changed(new, old, "spec");
-        next_generation_if(new, old, changed);
+        keep_status_bump_generation_on_spec(new, old);
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {

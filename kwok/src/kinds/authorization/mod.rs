@@ -4,16 +4,14 @@
 
 use serde_json::Value;
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
+use crate::decode::walker::walk;
 use crate::error::FieldError;
 use crate::protobuf::schema::Message;
 use crate::protobuf::schema::{authentication_v1, authorization_v1};
 use crate::resource::ResourceDef;
 use crate::resource::Strategy;
 
-type Decode = fn(&Val, bool, (&str, &str)) -> Result<Outcome, String>;
+use crate::decode::Decode;
 
 /// A review kind: only its body's type.
 pub struct Review {
@@ -27,16 +25,7 @@ impl std::fmt::Debug for Review {
     }
 }
 
-impl GoType for Review {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        (self.decode)(val, check_strict, root)
-    }
-}
+crate::kinds::decodes_as!(Review, |this| this.decode);
 
 impl Strategy for Review {
     fn protobuf(&self) -> Option<&'static Message> {

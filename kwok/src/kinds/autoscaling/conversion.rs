@@ -21,6 +21,20 @@ fn put(m: &mut Map<String, Value>, k: &str, v: &Value) {
     }
 }
 
+/// A non-pointer int32 of `v`: Go's zero when absent.
+fn int32(v: &Value, key: &str) -> Value {
+    v.get(key).cloned().unwrap_or(json!(0))
+}
+
+/// The converted object's kind, version and metadata.
+fn head(api_version: &str, metadata: Value) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("kind".into(), json!("HorizontalPodAutoscaler"));
+    out.insert("apiVersion".into(), json!(api_version));
+    out.insert("metadata".into(), metadata);
+    out
+}
+
 fn obj(pairs: &[(&str, &Value)]) -> Value {
     let mut m = Map::new();
     for (k, v) in pairs {
@@ -343,19 +357,13 @@ pub(crate) fn v2_to_v1(hpa: &Value) -> Value {
             .find_map(|m| m["resource"]["current"].get("averageUtilization"))
             .cloned()
     });
-    let mut out = Map::new();
-    out.insert("kind".into(), json!("HorizontalPodAutoscaler"));
-    out.insert("apiVersion".into(), json!("autoscaling/v1"));
-    out.insert("metadata".into(), with_annotations(&hpa["metadata"], anns));
+    let mut out = head("autoscaling/v1", with_annotations(&hpa["metadata"], anns));
     out.insert(
         "spec".into(),
         obj(&[
             ("scaleTargetRef", &spec["scaleTargetRef"]),
             ("minReplicas", &spec["minReplicas"]),
-            (
-                "maxReplicas",
-                &spec.get("maxReplicas").cloned().unwrap_or(json!(0)),
-            ),
+            ("maxReplicas", &int32(spec, "maxReplicas")),
             (
                 "targetCPUUtilizationPercentage",
                 &cpu.map(|m| m["resource"]["target"]["averageUtilization"].clone())
@@ -369,14 +377,8 @@ pub(crate) fn v2_to_v1(hpa: &Value) -> Value {
             obj(&[
                 ("observedGeneration", &status["observedGeneration"]),
                 ("lastScaleTime", &status["lastScaleTime"]),
-                (
-                    "currentReplicas",
-                    &status.get("currentReplicas").cloned().unwrap_or(json!(0)),
-                ),
-                (
-                    "desiredReplicas",
-                    &status.get("desiredReplicas").cloned().unwrap_or(json!(0)),
-                ),
+                ("currentReplicas", &int32(status, "currentReplicas")),
+                ("desiredReplicas", &int32(status, "desiredReplicas")),
                 (
                     "currentCPUUtilizationPercentage",
                     &current_cpu.unwrap_or(Value::Null),
@@ -417,11 +419,8 @@ pub(crate) fn v1_to_v2(hpa: &Value) -> Value {
         .map(|b| behavior_from_internal(&b))
         .filter(|b| b.as_object().is_some_and(|o| !o.is_empty()))
         .unwrap_or(Value::Null);
-    let mut out = Map::new();
-    out.insert("kind".into(), json!("HorizontalPodAutoscaler"));
-    out.insert("apiVersion".into(), json!("autoscaling/v2"));
-    out.insert(
-        "metadata".into(),
+    let mut out = head(
+        "autoscaling/v2",
         with_annotations(meta, annotations_without_round_trip(meta)),
     );
     out.insert(
@@ -429,10 +428,7 @@ pub(crate) fn v1_to_v2(hpa: &Value) -> Value {
         obj(&[
             ("scaleTargetRef", &spec["scaleTargetRef"]),
             ("minReplicas", &spec["minReplicas"]),
-            (
-                "maxReplicas",
-                &spec.get("maxReplicas").cloned().unwrap_or(json!(0)),
-            ),
+            ("maxReplicas", &int32(spec, "maxReplicas")),
             ("metrics", &json!(metrics)),
             ("behavior", &behavior),
         ]),
@@ -463,10 +459,7 @@ pub(crate) fn v1_to_v2(hpa: &Value) -> Value {
         put(&mut st, "observedGeneration", &status["observedGeneration"]);
         put(&mut st, "lastScaleTime", &status["lastScaleTime"]);
         put(&mut st, "currentReplicas", &replicas);
-        st.insert(
-            "desiredReplicas".into(),
-            status.get("desiredReplicas").cloned().unwrap_or(json!(0)),
-        );
+        st.insert("desiredReplicas".into(), int32(status, "desiredReplicas"));
         st.insert("currentMetrics".into(), current);
         put(&mut st, "conditions", &conditions);
         out.insert("status".into(), Value::Object(st));

@@ -8,9 +8,7 @@ use k8s_openapi::api::autoscaling::{v1 as k8s_v1, v2 as k8s_v2};
 use serde_json::{json, Map, Value};
 
 use super::conversion::{v1_to_v2, v2_to_v1, DEFAULT_CPU_UTILIZATION};
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
+use crate::decode::walker::walk;
 use crate::defaults::fields::{default_nil, existing};
 use crate::error::FieldError;
 use crate::meta::keep;
@@ -102,20 +100,11 @@ fn default_v2(obj: &mut Map<String, Value>) {
     }
 }
 
-impl GoType for HorizontalPodAutoscaler {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        if self.v1 {
-            walk::<k8s_v1::HorizontalPodAutoscaler>(val, check_strict, root)
-        } else {
-            walk::<k8s_v2::HorizontalPodAutoscaler>(val, check_strict, root)
-        }
-    }
-}
+crate::kinds::decodes_as!(HorizontalPodAutoscaler, |this| if this.v1 {
+    walk::<k8s_v1::HorizontalPodAutoscaler>
+} else {
+    walk::<k8s_v2::HorizontalPodAutoscaler>
+});
 
 impl Strategy for HorizontalPodAutoscaler {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

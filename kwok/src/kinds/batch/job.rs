@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use crate::defaults::fields::child;
 use crate::error::FieldError;
 use crate::meta;
-use crate::meta::{field_changed, first_generation, keep, next_generation_if};
+use crate::meta::{first_generation, keep_status_bump_generation_on_spec};
 use crate::printers::{batch as printer, Column};
 use crate::resource::Strategy;
 use crate::resource::{status, ResourceDef, FULL_VERBS};
@@ -117,9 +117,7 @@ impl Strategy for Job {
 
     /// The status stays; a spec change bumps the generation.
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
-        keep(new, old, "status");
-        let changed = field_changed(new, old, "spec");
-        next_generation_if(new, old, changed);
+        keep_status_bump_generation_on_spec(new, old);
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {

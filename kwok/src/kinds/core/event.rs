@@ -7,9 +7,7 @@ use chrono::{DateTime, Utc};
 use k8s_openapi::api::{core::v1 as core_v1, events::v1 as events_v1};
 use serde_json::{Map, Value};
 
-use crate::decode::json::Val;
-use crate::decode::walker::{walk, Outcome};
-use crate::decode::GoType;
+use crate::decode::walker::walk;
 use crate::error::FieldError;
 use crate::kinds::events::conversion::{event_core_to_v1, event_v1_to_core};
 use crate::printers::{events as printer, Column};
@@ -37,20 +35,11 @@ pub struct Event {
     pub events_api: bool,
 }
 
-impl GoType for Event {
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String> {
-        if self.events_api {
-            walk::<events_v1::Event>(val, check_strict, root)
-        } else {
-            walk::<core_v1::Event>(val, check_strict, root)
-        }
-    }
-}
+crate::kinds::decodes_as!(Event, |this| if this.events_api {
+    walk::<events_v1::Event>
+} else {
+    walk::<core_v1::Event>
+});
 
 impl Strategy for Event {
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -3,18 +3,10 @@
 //! does with the request's group version ([`crate::kinds::core::event`]).
 
 use crate::kinds::core::event::Event;
-use crate::resource::{ResourceDef, FULL_VERBS};
+use crate::resource::ResourceDef;
 
 pub static RESOURCE: ResourceDef = ResourceDef {
     group: "events.k8s.io",
-    version: "v1",
-    kind: "Event",
-    plural: "events",
-    singular: "event",
-    namespaced: true,
-    short_names: &["ev"],
-    categories: &[],
-    verbs: FULL_VERBS,
-    subresources: &[],
     strategy: &Event { events_api: true },
+    ..crate::kinds::core::event::RESOURCE
 };
