@@ -95,6 +95,18 @@ mod tests {
     use crate::registry::{NODES, PODS};
     use crate::store::Store;
 
+    /// `snap` written out and read back, which must give the same document and `objects`
+    /// objects, restored into an empty store.
+    fn read_back(snap: &Snapshot, objects: usize) -> Store {
+        let doc = to_json(snap);
+        let back = from_json(&doc).expect("reads back");
+        assert_eq!(back.len(), objects);
+        assert_eq!(to_json(&back), doc);
+        let store = Store::new();
+        store.restore(&back);
+        store
+    }
+
     #[test]
     fn round_trips_every_object() {
         let store = Store::new();
@@ -104,15 +116,8 @@ mod tests {
         store
             .create(&PODS, json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "x"}, "spec": {"nodeName": "n1"}}))
             .unwrap();
-        let snap = store.snapshot();
-        let doc = to_json(&snap);
-        let back = from_json(&doc).expect("reads back");
-        assert_eq!(back.len(), 2);
-        assert_eq!(to_json(&back), doc);
-
         // Restoring the read-back snapshot into an empty store recreates both objects.
-        let other = Store::new();
-        other.restore(&back);
+        let other = read_back(&store.snapshot(), 2);
         let node = other.get(&NODES, "", "n1").expect("node restored");
         assert_eq!(node.value["metadata"]["labels"]["a"], "b");
         let pod = other.get(&PODS, "x", "p").expect("pod restored");
@@ -134,12 +139,7 @@ mod tests {
         let policy = json!({"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy",
             "metadata": {"name": "cluster-policy"}, "spec": {"devicePlugin": {"config": {"name": "ts"}}}});
         let snap = Snapshot::from_objects(vec![(&CUSTOMRESOURCEDEFINITIONS, crd), (res, policy)]);
-        let doc = to_json(&snap);
-        let back = from_json(&doc).expect("reads back");
-        assert_eq!(back.len(), 2);
-        assert_eq!(to_json(&back), doc);
-        let other = Store::new();
-        other.restore(&back);
+        let other = read_back(&snap, 2);
         let got = other.get(res, "", "cluster-policy").expect("restored");
         assert_eq!(got.value["spec"]["devicePlugin"]["config"]["name"], "ts");
     }

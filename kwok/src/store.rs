@@ -559,6 +559,10 @@ mod tests {
         json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}})
     }
 
+    fn node(name: &str) -> Value {
+        json!({"metadata": {"name": name}})
+    }
+
     #[test]
     fn lists_in_etcd_key_order_and_versions_grow() {
         let s = Store::new();
@@ -580,15 +584,11 @@ mod tests {
     #[test]
     fn compare_and_swap_refuses_stale_versions() {
         let s = Store::new();
-        let o = s
-            .create(&NODES, json!({"metadata": {"name": "n"}}))
-            .unwrap();
+        let o = s.create(&NODES, node("n")).unwrap();
         let rv = o.resource_version();
-        s.update(&NODES, json!({"metadata": {"name": "n"}}), Some(rv))
-            .unwrap();
+        s.update(&NODES, node("n"), Some(rv)).unwrap();
         assert_eq!(
-            s.update(&NODES, json!({"metadata": {"name": "n"}}), Some(rv))
-                .unwrap_err(),
+            s.update(&NODES, node("n"), Some(rv)).unwrap_err(),
             StoreError::Conflict
         );
     }
@@ -596,12 +596,9 @@ mod tests {
     #[test]
     fn watch_resumes_from_a_version_and_restore_emits_changes() {
         let s = Store::new();
-        let o = s
-            .create(&NODES, json!({"metadata": {"name": "a"}}))
-            .unwrap();
+        let o = s.create(&NODES, node("a")).unwrap();
         let snap = s.snapshot();
-        s.create(&NODES, json!({"metadata": {"name": "b"}}))
-            .unwrap();
+        s.create(&NODES, node("b")).unwrap();
         let (missed, _rx) = s.watch_from(o.resource_version());
         assert_eq!(missed.unwrap().len(), 1);
         let mut rx = s.subscribe();

@@ -1,12 +1,11 @@
 //! Decode behaviour against the apiserver's texts (docs/kubernetes-behaviors.md 5.3, apiserver handlers,
 //! encoding/json and sigs.k8s.io/json).
 
-use serde_json::{json, Value};
-
-use crate::error::ApiError;
+use serde_json::json;
 
 use crate::decode::*;
 use crate::registry::{DAEMONSETS, DEPLOYMENTS, PODDISRUPTIONBUDGETS, PODS, SECRETS};
+use crate::resource::ResourceDef;
 
 fn ds_body(spec_extra: &str) -> String {
     format!(
@@ -17,8 +16,9 @@ fn ds_body(spec_extra: &str) -> String {
     )
 }
 
-fn err_message(r: Result<(Value, Vec<String>), ApiError>) -> (u16, String) {
-    match r {
+/// The code and message of a body the decoder must refuse.
+fn refused(res: &'static ResourceDef, body: &[u8], validation: FieldValidation) -> (u16, String) {
+    match decode_body(res, body, validation) {
         Ok(v) => panic!("expected an error, got {v:?}"),
         Err(e) => (e.code, e.message),
     }
@@ -30,33 +30,21 @@ fn yaml_true_in_node_selector_is_a_go_type_error() {
       "spec":{"selector":{"matchLabels":{"app":"x"}},
         "template":{"metadata":{"labels":{"app":"x"}},
           "spec":{"nodeSelector":{"gpu":true},"containers":[{"name":"c","image":"busybox"}]}}}}"#;
-    let (code, msg) = err_message(decode_body(
-        &DAEMONSETS,
-        body.as_bytes(),
-        FieldValidation::Strict,
-    ));
+    let (code, msg) = refused(&DAEMONSETS, body.as_bytes(), FieldValidation::Strict);
     assert_eq!(code, 400);
     assert_eq!(
         msg,
         "DaemonSet in version \"v1\" cannot be handled as a DaemonSet: json: cannot unmarshal bool into Go struct field PodSpec.spec.template.spec.nodeSelector of type string"
     );
     // A type error fails whatever the field validation.
-    let (code, _) = err_message(decode_body(
-        &DAEMONSETS,
-        body.as_bytes(),
-        FieldValidation::Ignore,
-    ));
+    let (code, _) = refused(&DAEMONSETS, body.as_bytes(), FieldValidation::Ignore);
     assert_eq!(code, 400);
 }
 
 #[test]
 fn unknown_field_strict_warn_ignore() {
     let body = ds_body(r#""foo":1,"#);
-    let (code, msg) = err_message(decode_body(
-        &DAEMONSETS,
-        body.as_bytes(),
-        FieldValidation::Strict,
-    ));
+    let (code, msg) = refused(&DAEMONSETS, body.as_bytes(), FieldValidation::Strict);
     assert_eq!(code, 400);
     assert_eq!(
         msg,
@@ -81,7 +69,7 @@ fn unknown_field_strict_warn_ignore() {
 fn unknown_fields_in_lists_and_duplicates_are_joined() {
     let body = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","name":"q"},
       "spec":{"containers":[{"name":"c","image":"i"},{"name":"d","image":"i","foo":"x"}],"bar":true}}"#;
-    let (_, msg) = err_message(decode_body(&PODS, body.as_bytes(), FieldValidation::Strict));
+    let (_, msg) = refused(&PODS, body.as_bytes(), FieldValidation::Strict);
     assert_eq!(
         msg,
         "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: duplicate field \"metadata.name\", unknown field \"spec.containers[1].foo\", unknown field \"spec.bar\""
@@ -117,7 +105,7 @@ fn go_type_names_in_type_errors() {
         ),
     ];
     for (body, want) in cases {
-        let (_, msg) = err_message(decode_body(&PODS, body.as_bytes(), FieldValidation::Strict));
+        let (_, msg) = refused(&PODS, body.as_bytes(), FieldValidation::Strict);
         assert_eq!(
             msg,
             format!("Pod in version \"v1\" cannot be handled as a Pod: {want}"),
@@ -125,11 +113,7 @@ fn go_type_names_in_type_errors() {
         );
     }
     let body = r#"{"kind":"Deployment","apiVersion":"apps/v1","spec":{"replicas":1.5}}"#;
-    let (_, msg) = err_message(decode_body(
-        &DEPLOYMENTS,
-        body.as_bytes(),
-        FieldValidation::Strict,
-    ));
+    let (_, msg) = refused(&DEPLOYMENTS, body.as_bytes(), FieldValidation::Strict);
     assert_eq!(
         msg,
         "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32"
@@ -146,7 +130,7 @@ fn quantities_are_checked_and_canonical() {
     assert_eq!(res["limits"], json!({"cpu": "1"}));
 
     let bad = r#"{"kind":"Pod","apiVersion":"v1","spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"lots"}}}]}}"#;
-    let (_, msg) = err_message(decode_body(&PODS, bad.as_bytes(), FieldValidation::Strict));
+    let (_, msg) = refused(&PODS, bad.as_bytes(), FieldValidation::Strict);
     assert_eq!(
         msg,
         "Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -173,11 +157,11 @@ fn int_or_string_both_ways() {
     assert_eq!(obj["spec"]["minAvailable"], json!(2));
     let bad =
         r#"{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","spec":{"maxUnavailable":true}}"#;
-    let (_, msg) = err_message(decode_body(
+    let (_, msg) = refused(
         &PODDISRUPTIONBUDGETS,
         bad.as_bytes(),
         FieldValidation::Strict,
-    ));
+    );
     assert_eq!(
         msg,
         "PodDisruptionBudget in version \"v1\" cannot be handled as a PodDisruptionBudget: json: cannot unmarshal bool into Go struct field PodDisruptionBudgetSpec.spec.maxUnavailable of type int32"
@@ -186,17 +170,13 @@ fn int_or_string_both_ways() {
 
 #[test]
 fn malformed_json_and_missing_type_meta() {
-    let (code, msg) = err_message(decode_body(&PODS, b"x", FieldValidation::Strict));
+    let (code, msg) = refused(&PODS, b"x", FieldValidation::Strict);
     assert_eq!(code, 400);
     assert_eq!(
         msg,
         "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of value (78)"
     );
-    let (_, msg) = err_message(decode_body(
-        &PODS,
-        br#"{"kind": 5}"#,
-        FieldValidation::Strict,
-    ));
+    let (_, msg) = refused(&PODS, br#"{"kind": 5}"#, FieldValidation::Strict);
     assert_eq!(
         msg,
         "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string ({\"kind\": 5})"
@@ -216,32 +196,20 @@ fn malformed_json_and_missing_type_meta() {
 #[test]
 fn wrong_type_for_the_url() {
     let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}"#;
-    let (_, msg) = err_message(decode_body(
-        &DEPLOYMENTS,
-        pod.as_bytes(),
-        FieldValidation::Strict,
-    ));
+    let (_, msg) = refused(&DEPLOYMENTS, pod.as_bytes(), FieldValidation::Strict);
     assert_eq!(
         msg,
         "Pod in version \"v1\" cannot be handled as a Deployment: converting (v1.Pod) to (apps.Deployment): unknown conversion"
     );
     let old = r#"{"apiVersion":"apps/v1beta2","kind":"Deployment","metadata":{"name":"d"}}"#;
-    let (code, msg) = err_message(decode_body(
-        &DEPLOYMENTS,
-        old.as_bytes(),
-        FieldValidation::Strict,
-    ));
+    let (code, msg) = refused(&DEPLOYMENTS, old.as_bytes(), FieldValidation::Strict);
     assert_eq!(code, 400);
     assert_eq!(
         msg,
         "the API version in the data (apps/v1beta2) does not match the expected API version (apps/v1)"
     );
     let unknown = r#"{"apiVersion":"apps/v1","kind":"Gadget"}"#;
-    let (_, msg) = err_message(decode_body(
-        &DEPLOYMENTS,
-        unknown.as_bytes(),
-        FieldValidation::Strict,
-    ));
+    let (_, msg) = refused(&DEPLOYMENTS, unknown.as_bytes(), FieldValidation::Strict);
     assert_eq!(
         msg,
         "Gadget in version \"v1\" cannot be handled as a Deployment: no kind \"Gadget\" is registered for version \"apps/v1\" in scheme \"k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30\""
@@ -251,11 +219,7 @@ fn wrong_type_for_the_url() {
 #[test]
 fn secret_data_is_base64_checked() {
     let bad = r#"{"apiVersion":"v1","kind":"Secret","data":{"k":"not base64"}}"#;
-    let (_, msg) = err_message(decode_body(
-        &SECRETS,
-        bad.as_bytes(),
-        FieldValidation::Strict,
-    ));
+    let (_, msg) = refused(&SECRETS, bad.as_bytes(), FieldValidation::Strict);
     assert_eq!(msg, "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte 3");
     let ok =
         r#"{"apiVersion":"v1","kind":"Secret","data":{"k":"aGVsbG8="},"stringData":{"a":"b"}}"#;
@@ -325,7 +289,7 @@ fn times_are_normalized_and_checked() {
         json!("2024-01-02T02:04:05Z")
     );
     let bad = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"creationTimestamp":"today"}}"#;
-    let (_, msg) = err_message(decode_body(&PODS, bad.as_bytes(), FieldValidation::Strict));
+    let (_, msg) = refused(&PODS, bad.as_bytes(), FieldValidation::Strict);
     assert_eq!(
         msg,
         "Pod in version \"v1\" cannot be handled as a Pod: parsing time \"today\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"today\" as \"2006\""
@@ -424,7 +388,9 @@ fn kubectl_generated_bodies_pass_the_whole_pipeline() {
 #[test]
 fn yaml_bodies() {
     let body = b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector:\n    gpu: true\n  containers: []\n";
-    let (_, msg) = err_message(decode_yaml_body(&PODS, body, FieldValidation::Strict));
+    let msg = decode_yaml_body(&PODS, body, FieldValidation::Strict)
+        .expect_err("a bool label value is refused")
+        .message;
     assert_eq!(
         msg,
         "Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal bool into Go struct field PodSpec.spec.nodeSelector of type string"

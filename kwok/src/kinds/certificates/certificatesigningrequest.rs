@@ -228,7 +228,7 @@ mod tests {
     use crate::api::{Api, WriteOptions};
     use crate::certificate_request::encoded_for_tests;
     use crate::registry::CERTIFICATESIGNINGREQUESTS as CSRS;
-    use crate::store::Store;
+    use crate::store::{Store, Stored};
     use crate::user::UserInfo;
 
     fn csr(name: &str, organization: &str, usages: Value) -> Value {
@@ -250,17 +250,16 @@ mod tests {
         }
     }
 
+    /// Alice asks for a client certificate for jane of the developers.
+    fn alice_asks_for_jane(api: &Api) -> Stored {
+        let request = csr("jane", "developers", json!(["client auth"]));
+        api.create(&CSRS, "", request, &as_user("alice"))
+            .expect("created")
+    }
+
     #[test]
     fn a_request_records_who_sent_it_whatever_it_claims_and_starts_pending() {
-        let api = Api::new(Arc::new(Store::new()));
-        let created = api
-            .create(
-                &CSRS,
-                "",
-                csr("jane", "developers", json!(["client auth"])),
-                &as_user("alice"),
-            )
-            .expect("created");
+        let created = alice_asks_for_jane(&Api::new(Arc::new(Store::new())));
         assert_eq!(created.value["spec"]["username"], "alice");
         assert_eq!(
             created.value["spec"]["groups"],
@@ -272,14 +271,7 @@ mod tests {
     #[test]
     fn the_main_resource_changes_metadata_only_and_approval_changes_conditions_only() {
         let api = Api::new(Arc::new(Store::new()));
-        let stored = api
-            .create(
-                &CSRS,
-                "",
-                csr("jane", "developers", json!(["client auth"])),
-                &as_user("alice"),
-            )
-            .expect("created");
+        let stored = alice_asks_for_jane(&api);
         let mut edited = stored.value.clone();
         edited["spec"]["signerName"] = json!("example.com/other");
         edited["metadata"]["labels"] = json!({"team": "gpu"});
