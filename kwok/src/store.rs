@@ -216,9 +216,31 @@ impl Default for Store {
 }
 
 /// Stamp `resourceVersion` into an object.
-fn stamp(value: &mut Value, rv: u64) {
+/// `value` as stored at revision `rv`.
+fn stamped(mut value: Value, rv: u64) -> Stored {
     if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
+    }
+    Object::new(value)
+}
+
+/// The table of a resource that has objects; none is `NotFound` for a write that needs one.
+fn existing_table<'a>(
+    inner: &'a mut Inner,
+    res: &'static ResourceDef,
+) -> Result<&'a mut Table, StoreError> {
+    match inner.tables.by_resource.get_mut(&table_key(res)) {
+        Some((_, t)) => Ok(t),
+        None => Err(StoreError::NotFound),
+    }
+}
+
+/// etcd's compare on `mod_revision`: the object must exist, and with `expect_rv`, be at it.
+fn at_version(old: Option<&Stored>, expect_rv: Option<u64>) -> Result<(), StoreError> {
+    let old = old.ok_or(StoreError::NotFound)?;
+    match expect_rv {
+        Some(expect) if old.resource_version() != expect => Err(StoreError::Conflict),
+        _ => Ok(()),
     }
 }
 
@@ -333,9 +355,25 @@ impl Store {
         let _ = self.events.send(event);
     }
 
+    /// Commit a write of `view`'s storage and answer the object as `view` shows it.
+    fn committed(
+        &self,
+        inner: &mut Inner,
+        kind: EventKind,
+        view: &'static ResourceDef,
+        obj: Stored,
+        prev: Option<Stored>,
+        rv: u64,
+    ) -> Stored {
+        inner.rv = rv;
+        let answer = from_storage(view, &obj);
+        self.commit(inner, kind, convert::storage(view), obj, prev, rv);
+        answer
+    }
+
     /// Insert a new object; fails if the key exists.
     pub fn create(&self, view: &'static ResourceDef, value: Value) -> Result<Stored, StoreError> {
-        let (res, mut value) = (convert::storage(view), convert::into_storage(view, value));
+        let (res, value) = (convert::storage(view), convert::into_storage(view, value));
         let key = key_of(&value);
         let mut inner = self.write();
         let rv = inner.rv + 1;
@@ -348,12 +386,9 @@ impl Store {
         if table.contains_key(&key) {
             return Err(StoreError::AlreadyExists);
         }
-        stamp(&mut value, rv);
-        let obj = Object::new(value);
+        let obj = stamped(value, rv);
         table.insert(key, obj.clone());
-        inner.rv = rv;
-        self.commit(&mut inner, EventKind::Added, res, obj.clone(), None, rv);
-        Ok(from_storage(view, &obj))
+        Ok(self.committed(&mut inner, EventKind::Added, view, obj, None, rv))
     }
 
     /// Replace an existing object. With `expect_rv`, the stored object must still be at that
@@ -364,28 +399,15 @@ impl Store {
         value: Value,
         expect_rv: Option<u64>,
     ) -> Result<Stored, StoreError> {
-        let (res, mut value) = (convert::storage(view), convert::into_storage(view, value));
+        let (res, value) = (convert::storage(view), convert::into_storage(view, value));
         let key = key_of(&value);
         let mut inner = self.write();
         let rv = inner.rv + 1;
-        let table = match inner.tables.by_resource.get_mut(&table_key(res)) {
-            Some((_, t)) => t,
-            None => return Err(StoreError::NotFound),
-        };
-        let Some(old) = table.get(&key) else {
-            return Err(StoreError::NotFound);
-        };
-        if let Some(expect) = expect_rv {
-            if old.resource_version() != expect {
-                return Err(StoreError::Conflict);
-            }
-        }
-        stamp(&mut value, rv);
-        let obj = Object::new(value);
+        let table = existing_table(&mut inner, res)?;
+        at_version(table.get(&key), expect_rv)?;
+        let obj = stamped(value, rv);
         let prev = table.insert(key, obj.clone());
-        inner.rv = rv;
-        self.commit(&mut inner, EventKind::Modified, res, obj.clone(), prev, rv);
-        Ok(from_storage(view, &obj))
+        Ok(self.committed(&mut inner, EventKind::Modified, view, obj, prev, rv))
     }
 
     /// Remove an object; with `expect_rv`, only if unchanged since.
@@ -400,37 +422,14 @@ impl Store {
         let key = (ns.to_string(), name.to_string());
         let mut inner = self.write();
         let rv = inner.rv + 1;
-        let table = match inner.tables.by_resource.get_mut(&table_key(res)) {
-            Some((_, t)) => t,
-            None => return Err(StoreError::NotFound),
-        };
-        match table.get(&key) {
-            None => return Err(StoreError::NotFound),
-            Some(old) => {
-                if let Some(expect) = expect_rv {
-                    if old.resource_version() != expect {
-                        return Err(StoreError::Conflict);
-                    }
-                }
-            }
-        }
+        let table = existing_table(&mut inner, res)?;
+        at_version(table.get(&key), expect_rv)?;
         let Some(old) = table.remove(&key) else {
             return Err(StoreError::NotFound);
         };
         // A deleted object is reported at the deletion's revision, as the watch cache does.
-        let mut value = old.value.clone();
-        stamp(&mut value, rv);
-        let obj = Object::new(value);
-        inner.rv = rv;
-        self.commit(
-            &mut inner,
-            EventKind::Deleted,
-            res,
-            obj.clone(),
-            Some(old),
-            rv,
-        );
-        Ok(from_storage(view, &obj))
+        let obj = stamped(old.value.clone(), rv);
+        Ok(self.committed(&mut inner, EventKind::Deleted, view, obj, Some(old), rv))
     }
 
     /// Subscribe to changes after `since`. Returns the missed events still in the history window
@@ -524,13 +523,10 @@ impl Store {
                     let Some(old) = table.remove(&key) else {
                         continue;
                     };
-                    let mut v = old.value.clone();
-                    stamp(&mut v, rv);
-                    (Object::new(v), Some(old))
+                    (stamped(old.value.clone(), rv), Some(old))
                 }
-                (_, Some(mut v)) => {
-                    stamp(&mut v, rv);
-                    let obj = Object::new(v);
+                (_, Some(v)) => {
+                    let obj = stamped(v, rv);
                     let prev = table.insert(key, obj.clone());
                     (obj, prev)
                 }
