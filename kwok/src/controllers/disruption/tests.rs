@@ -37,15 +37,14 @@ fn pod(api: &Api, name: &str, owner: Option<&Stored>, ready: bool) -> Stored {
     v["status"]["phase"] = json!("Running");
     v["status"]["conditions"] = json!([{"type": "Ready", "status": if ready {"True"} else {"False"},
         "lastProbeTime": null, "lastTransitionTime": meta::now()}]);
-    api.update(
-        &registry::PODS,
-        NS,
-        name,
-        v,
-        Some("status"),
-        &WriteOptions::default(),
-    )
-    .expect("pod status")
+    write_status(api, &registry::PODS, name, v)
+}
+
+/// Write `v` as the status of `name` in the test namespace.
+fn write_status(api: &Api, res: &'static ResourceDef, name: &str, v: Value) -> Stored {
+    let opts = WriteOptions::default();
+    api.update(res, NS, name, v, Some("status"), &opts)
+        .expect("status written")
 }
 
 /// Deployment `web` (replicas 3) → ReplicaSet → 3 Ready pods.
@@ -297,15 +296,7 @@ fn writes_happen_only_on_change_and_transition_time_only_on_flips() {
         .expect("pdb");
     let mut v = stored.value.clone();
     v["status"]["conditions"][0]["lastTransitionTime"] = json!("2020-01-01T00:00:00Z");
-    api.update(
-        &registry::PODDISRUPTIONBUDGETS,
-        NS,
-        "web-pdb",
-        v,
-        Some("status"),
-        &WriteOptions::default(),
-    )
-    .expect("status");
+    write_status(&api, &registry::PODDISRUPTIONBUDGETS, "web-pdb", v);
     assert!(!ctrl.reconcile(&api).failed());
     assert_eq!(
         condition(&api)["lastTransitionTime"],
@@ -315,15 +306,7 @@ fn writes_happen_only_on_change_and_transition_time_only_on_flips() {
     let p = api.get(&registry::PODS, NS, "web-0").expect("pod");
     let mut unready = p.value.clone();
     unready["status"]["conditions"][0]["status"] = json!("False");
-    api.update(
-        &registry::PODS,
-        NS,
-        "web-0",
-        unready,
-        Some("status"),
-        &WriteOptions::default(),
-    )
-    .expect("status");
+    write_status(&api, &registry::PODS, "web-0", unready);
     assert!(!ctrl.reconcile(&api).failed());
     assert_eq!(numbers(&api), [0, 2, 2, 3]);
     let c = condition(&api);
@@ -352,15 +335,7 @@ fn disrupted_pods_hold_for_two_minutes_and_are_pruned() {
         .expect("pdb");
     let mut v = stored.value.clone();
     v["status"]["disruptedPods"] = json!({"web-0": fresh, "web-1": stale, "gone": fresh});
-    api.update(
-        &registry::PODDISRUPTIONBUDGETS,
-        NS,
-        "web-pdb",
-        v,
-        Some("status"),
-        &WriteOptions::default(),
-    )
-    .expect("status");
+    write_status(&api, &registry::PODDISRUPTIONBUDGETS, "web-pdb", v);
     let next = ctrl.reconcile(&api);
     let status = pdb_status(&api);
     assert_eq!(status["disruptedPods"], json!({"web-0": fresh}));
@@ -390,15 +365,7 @@ fn a_stale_disruption_target_is_reset() {
         json!({"type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
         "lastTransitionTime": "2020-01-01T00:00:00Z", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}),
     );
-    api.update(
-        &registry::PODS,
-        NS,
-        "web-0",
-        v,
-        Some("status"),
-        &WriteOptions::default(),
-    )
-    .expect("status");
+    write_status(&api, &registry::PODS, "web-0", v);
     assert!(!DisruptionController::default().reconcile(&api).failed());
     let p = api.get(&registry::PODS, NS, "web-0").expect("pod");
     let c = p.value["status"]["conditions"]

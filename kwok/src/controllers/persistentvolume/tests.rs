@@ -18,6 +18,14 @@ fn create(api: &Api, res: &'static ResourceDef, ns: &str, obj: Value) {
         .expect("create");
 }
 
+fn add_volume(api: &Api, volume: Value) {
+    create(api, &registry::PERSISTENTVOLUMES, "", volume);
+}
+
+fn add_claim(api: &Api, claim: Value) {
+    create(api, &registry::PERSISTENTVOLUMECLAIMS, "default", claim);
+}
+
 fn get(api: &Api, res: &'static ResourceDef, ns: &str, name: &str) -> Value {
     api.store()
         .get(res, ns, name)
@@ -71,24 +79,9 @@ fn events(api: &Api, name: &str) -> Vec<(String, String, String)> {
 #[test]
 fn a_claim_binds_to_the_smallest_fitting_volume() {
     let api = api();
-    create(
-        &api,
-        &registry::PERSISTENTVOLUMES,
-        "",
-        volume("big", "10Gi", "", "Retain", "/data/big"),
-    );
-    create(
-        &api,
-        &registry::PERSISTENTVOLUMES,
-        "",
-        volume("small", "2Gi", "", "Retain", "/data/small"),
-    );
-    create(
-        &api,
-        &registry::PERSISTENTVOLUMECLAIMS,
-        "default",
-        claim("data", "1Gi", Some("")),
-    );
+    add_volume(&api, volume("big", "10Gi", "", "Retain", "/data/big"));
+    add_volume(&api, volume("small", "2Gi", "", "Retain", "/data/small"));
+    add_claim(&api, claim("data", "1Gi", Some("")));
     let mut ctrl = PersistentVolumeController::default();
     settle(&api, &mut ctrl);
     let pv = get(&api, &registry::PERSISTENTVOLUMES, "", "small");
@@ -150,12 +143,7 @@ fn claims_without_a_volume_say_why() {
         ("intree", "intree"),
         ("gone", "gone"),
     ] {
-        create(
-            &api,
-            &registry::PERSISTENTVOLUMECLAIMS,
-            "default",
-            claim(name, "1Gi", Some(class)),
-        );
+        add_claim(&api, claim(name, "1Gi", Some(class)));
     }
     let mut ctrl = PersistentVolumeController::default();
     settle(&api, &mut ctrl);
@@ -210,15 +198,10 @@ fn claims_without_a_volume_say_why() {
 #[test]
 fn a_claim_naming_a_volume_binds_it_or_says_why_not() {
     let api = api();
-    create(
-        &api,
-        &registry::PERSISTENTVOLUMES,
-        "",
-        volume("pv1", "1Gi", "", "Retain", "/data/1"),
-    );
+    add_volume(&api, volume("pv1", "1Gi", "", "Retain", "/data/1"));
     let mut small = claim("toobig", "5Gi", Some(""));
     small["spec"]["volumeName"] = json!("pv1");
-    create(&api, &registry::PERSISTENTVOLUMECLAIMS, "default", small);
+    add_claim(&api, small);
     let mut fits = claim("fits", "1Gi", Some(""));
     fits["spec"]["volumeName"] = json!("pv1");
     let mut ctrl = PersistentVolumeController::default();
@@ -231,7 +214,7 @@ fn a_claim_naming_a_volume_binds_it_or_says_why_not() {
             "Cannot bind to requested volume \"pv1\": requested PV is too small".into()
         )]
     );
-    create(&api, &registry::PERSISTENTVOLUMECLAIMS, "default", fits);
+    add_claim(&api, fits);
     settle(&api, &mut ctrl);
     let pv = get(&api, &registry::PERSISTENTVOLUMES, "", "pv1");
     assert_eq!(pv["spec"]["claimRef"]["name"], "fits");
@@ -249,24 +232,9 @@ fn a_claim_naming_a_volume_binds_it_or_says_why_not() {
 #[test]
 fn a_deleted_claim_releases_or_fails_its_volume() {
     let api = api();
-    create(
-        &api,
-        &registry::PERSISTENTVOLUMES,
-        "",
-        volume("keep", "1Gi", "a", "Retain", "/data/k"),
-    );
-    create(
-        &api,
-        &registry::PERSISTENTVOLUMES,
-        "",
-        volume("drop", "1Gi", "b", "Delete", "/data/d"),
-    );
-    create(
-        &api,
-        &registry::PERSISTENTVOLUMES,
-        "",
-        volume("tmp", "1Gi", "c", "Delete", "/tmp/t"),
-    );
+    add_volume(&api, volume("keep", "1Gi", "a", "Retain", "/data/k"));
+    add_volume(&api, volume("drop", "1Gi", "b", "Delete", "/data/d"));
+    add_volume(&api, volume("tmp", "1Gi", "c", "Delete", "/tmp/t"));
     for (name, class) in [("ka", "a"), ("kb", "b"), ("kc", "c")] {
         create(
             &api,

@@ -76,26 +76,19 @@ fn metric_spec_to_v1(m: &Value) -> Value {
             ]),
         );
     }
-    if let Some(r) = m.get("resource").filter(|v| v.is_object()) {
-        out.insert(
-            "resource".into(),
-            obj(&[
-                ("name", &r["name"]),
-                ("targetAverageUtilization", &t(r)["averageUtilization"]),
-                ("targetAverageValue", &t(r)["averageValue"]),
-            ]),
-        );
-    }
-    if let Some(r) = m.get("containerResource").filter(|v| v.is_object()) {
-        out.insert(
-            "containerResource".into(),
-            obj(&[
-                ("name", &r["name"]),
-                ("targetAverageUtilization", &t(r)["averageUtilization"]),
-                ("targetAverageValue", &t(r)["averageValue"]),
-                ("container", &r["container"]),
-            ]),
-        );
+    // A resource source has no container; `obj` leaves the null out.
+    for key in ["resource", "containerResource"] {
+        if let Some(r) = m.get(key).filter(|v| v.is_object()) {
+            out.insert(
+                key.into(),
+                obj(&[
+                    ("name", &r["name"]),
+                    ("targetAverageUtilization", &t(r)["averageUtilization"]),
+                    ("targetAverageValue", &t(r)["averageValue"]),
+                    ("container", &r["container"]),
+                ]),
+            );
+        }
     }
     if let Some(e) = m.get("external").filter(|v| v.is_object()) {
         out.insert(
@@ -199,49 +192,46 @@ fn metric_spec_to_v2(m: &Value) -> Value {
 
 /// A v2 `MetricStatus` in v1's shape.
 fn metric_status_to_v1(m: &Value) -> Value {
-    let mut out = Map::new();
-    out.insert("type".into(), m["type"].clone());
-    for key in ["resource", "containerResource"] {
-        if let Some(r) = m.get(key).filter(|v| v.is_object()) {
-            let average = r["current"]
-                .get("averageValue")
-                .cloned()
-                .unwrap_or_else(|| json!("0"));
-            out.insert(
-                key.into(),
-                obj(&[
-                    ("name", &r["name"]),
-                    (
-                        "currentAverageUtilization",
-                        &r["current"]["averageUtilization"],
-                    ),
-                    ("currentAverageValue", &average),
-                    ("container", &r["container"]),
-                ]),
-            );
-        }
-    }
-    Value::Object(out)
+    metric_status(m, |r| {
+        let average = r["current"]
+            .get("averageValue")
+            .cloned()
+            .unwrap_or_else(|| json!("0"));
+        obj(&[
+            ("name", &r["name"]),
+            (
+                "currentAverageUtilization",
+                &r["current"]["averageUtilization"],
+            ),
+            ("currentAverageValue", &average),
+            ("container", &r["container"]),
+        ])
+    })
 }
 
 /// A v1 `MetricStatus` back in v2's shape.
 fn metric_status_to_v2(m: &Value) -> Value {
+    metric_status(m, |r| {
+        let current = obj(&[
+            ("averageValue", &r["currentAverageValue"]),
+            ("averageUtilization", &r["currentAverageUtilization"]),
+        ]);
+        obj(&[
+            ("name", &r["name"]),
+            ("container", &r["container"]),
+            ("current", &current),
+        ])
+    })
+}
+
+/// A `MetricStatus` in the other version's shape: its type, and its resource or container
+/// resource source through `convert` (the sources a status is kept for here).
+fn metric_status(m: &Value, convert: impl Fn(&Value) -> Value) -> Value {
     let mut out = Map::new();
     out.insert("type".into(), m["type"].clone());
     for key in ["resource", "containerResource"] {
         if let Some(r) = m.get(key).filter(|v| v.is_object()) {
-            let current = obj(&[
-                ("averageValue", &r["currentAverageValue"]),
-                ("averageUtilization", &r["currentAverageUtilization"]),
-            ]);
-            out.insert(
-                key.into(),
-                obj(&[
-                    ("name", &r["name"]),
-                    ("container", &r["container"]),
-                    ("current", &current),
-                ]),
-            );
+            out.insert(key.into(), convert(r));
         }
     }
     Value::Object(out)
