@@ -29,7 +29,7 @@ pub mod podresources;
 pub mod podutil;
 pub mod printers;
 pub mod protobuf;
-pub mod quantity;
+pub use quantity;
 pub mod resource_names;
 pub mod scheduler;
 pub mod selectors;

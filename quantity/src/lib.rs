@@ -4,6 +4,9 @@
 //!
 //! Values are exact decimals (digits × 10^exp): no floating point, like the Go type. The
 //! scheduler's sums read them as nano-unit [`Amount`]s.
+//!
+//! One crate below both the embedded cluster and the graders, so that an expectation such as
+//! `{$gte: 1Gi}` reads a learner's value exactly as the server parsed and stored it.
 
 mod amount;
 mod list;
