@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use libtest_mimic::{Arguments, Failed, Trial};
 use proctor::cluster::upstream::Upstream;
 use proctor::cluster::Target;
-use proctor::runner::reference::{copy_starter, REFERENCE_LIB};
+use proctor::runner::reference::run::{copy_starter, REFERENCE_LIB};
 use proctor::runner::{prepare_cluster, starting_setup};
 use proctor::scenario::Lab;
 use proctor_tests::differential::accepted::{self, Accepted, Status};

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::report::model::{now, points, total, PROCTOR_VERSION};
 use crate::report::Report;
-use crate::runner::grade::NOT_GRADED;
+use crate::runner::flows::grade::NOT_GRADED;
 use crate::scenario::{Lab, Mode};
 
 /// How a submission's grading ended.

@@ -78,7 +78,7 @@ pub fn plan(
     reports: &Path,
     resume: bool,
 ) -> (Vec<Row>, Vec<Pending>) {
-    let reference_key = crate::runner::reference_cache::cache_key(lab);
+    let reference_key = crate::runner::reference::cache::cache_key(lab);
     let max = max_score(lab);
     let mut known = Vec::new();
     let mut pending = Vec::new();

@@ -17,7 +17,7 @@ use crate::cli::{BatchArgs, GradeArgs, DEFAULT_REPORTS};
 use crate::cluster::{ClusterKind, Target};
 use crate::report::model::points;
 use crate::report::{style::Stream, Silent, Style};
-use crate::runner::shadow::grading_reference;
+use crate::runner::reference::shadow::grading_reference;
 use crate::scenario::Lab;
 
 /// The environment variable a Kubernetes Indexed Job gives each pod.
@@ -36,7 +36,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs, dir: &Path) -> anyhow::Res
     let roster = options.roster.as_deref().map(Roster::read).transpose()?;
     super::common::refuse_readable(&lab, dir, "the class's submissions")?;
     refuse_one_lab_folder(&lab, dir)?;
-    crate::runner::preflight::check(&lab).await?;
+    crate::runner::flows::preflight::check(&lab).await?;
     let mut all = submissions::list(dir)?;
     refuse_unknown_names(&options.only, &all, dir)?;
     if all.is_empty() {

@@ -6,8 +6,8 @@ use super::common::{emit, refuse_another_labs_cluster, Globals, Verdict};
 use crate::cli::CheckArgs;
 use crate::cluster::guard::guarded;
 use crate::cluster::Target;
-use crate::runner::reference::copy_starter;
-use crate::runner::shadow::shadow_reference;
+use crate::runner::reference::run::copy_starter;
+use crate::runner::reference::shadow::shadow_reference;
 use crate::runner::{self_check, CheckOptions};
 
 pub async fn run(globals: &Globals, args: &CheckArgs) -> anyhow::Result<Verdict> {

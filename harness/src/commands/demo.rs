@@ -5,7 +5,7 @@ use super::common::{emit, private_cluster, Globals, Verdict};
 use crate::cli::DemoArgs;
 use crate::report::{model::points, style::Stream, Style};
 use crate::runner::grade;
-use crate::runner::shadow::grading_reference;
+use crate::runner::reference::shadow::grading_reference;
 use crate::scenario::lab::submissions_in;
 use crate::scenario::lookup::list_labs;
 
@@ -34,7 +34,7 @@ pub async fn run(globals: &Globals, args: &DemoArgs) -> anyhow::Result<Verdict> 
     let mut rows = Vec::new();
     for name in &names {
         let lab = globals.lab(name)?;
-        crate::runner::preflight::check(&lab).await?;
+        crate::runner::flows::preflight::check(&lab).await?;
         let cases = match &args.cases {
             Some(root) => submissions_in(&root.join(lab.name()), &lab.dir.join("submissions"))?,
             None => lab.bundled_submissions()?,

@@ -6,7 +6,7 @@ use super::common::{emit, private_cluster, Globals, Verdict};
 use crate::cli::GradeArgs;
 use crate::cluster::guard::guarded;
 use crate::cluster::Target;
-use crate::runner::shadow::grading_reference;
+use crate::runner::reference::shadow::grading_reference;
 use crate::runner::{grade, prepare_cluster};
 
 pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict> {
@@ -26,7 +26,7 @@ pub async fn run(globals: &Globals, args: &GradeArgs) -> anyhow::Result<Verdict>
         bail!("submission {} is not a directory", submission.display());
     }
     super::common::refuse_readable(&lab, submission, "the submission")?;
-    crate::runner::preflight::check(&lab).await?;
+    crate::runner::flows::preflight::check(&lab).await?;
     let mut progress = globals.progress(args.output.quiet);
     let target = match &args.kubeconfig {
         Some(kubeconfig) => Target::external(kubeconfig).await?,

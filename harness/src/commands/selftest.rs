@@ -29,7 +29,7 @@ pub async fn run(globals: &Globals, args: &SelftestArgs) -> anyhow::Result<Verdi
     let mut total = 0;
     for (on, lab) in &labs {
         let runtime = on.runtime().name();
-        crate::runner::preflight::check(lab).await?;
+        crate::runner::flows::preflight::check(lab).await?;
         let mut progress = on.progress(false);
         let Some(target) = private_cluster(on, lab).await? else {
             return Ok(Verdict::Interrupted);

@@ -10,7 +10,7 @@ use super::common::{Globals, Verdict};
 use crate::cli::UpArgs;
 use crate::cluster::{kept, ClusterKind, ClusterSetup, NodeTemplate, Target};
 use crate::interrupt::interrupted;
-use crate::runner::reference::copy_starter;
+use crate::runner::reference::run::copy_starter;
 use crate::runner::{prepare_cluster, starting_setup};
 
 pub async fn run(globals: &Globals, args: &UpArgs) -> anyhow::Result<Verdict> {

@@ -97,7 +97,7 @@ struct Run {
     learner_output: String,
 }
 
-/// The learner's run dir is R_n without the reference's answers (see [`crate::runner::answers`]),
+/// The learner's run dir is R_n without the reference's answers (see [`crate::runner::reference::answers`]),
 /// with the learner's script overlaid, plus the learner's files that it does not have (helpers the
 /// script sources, the learner's own answers); data files stay the reference's, so both scripts
 /// see the same state.

@@ -1,4 +1,4 @@
-//! Reference runs reused from the cache ([`super::reference_cache`]): the shadow reference of
+//! Reference runs reused from the cache ([`crate::runner::reference::cache`]): the shadow reference of
 //! `check` mode (R_0..R_N, computed on a private embedded cluster, since the learner's cluster is
 //! theirs) and the grading reference of `grade` on the embedded cluster (R_n and S_n). A learner
 //! self-checks often and a class is graded submission after submission; the reference is the same
@@ -6,10 +6,12 @@
 
 use std::path::Path;
 
-use super::reference::{run_reference, ReferenceDirs, ReferenceRun};
-use super::reference_cache::{entry_for, load_dirs, load_run, lock_entry, store, EntryLock};
 use crate::cluster::{ClusterKind, Target};
 use crate::report::Progress;
+use crate::runner::reference::cache::{
+    entry_for, load_dirs, load_run, lock_entry, store, EntryLock,
+};
+use crate::runner::reference::run::{run_reference, ReferenceDirs, ReferenceRun};
 use crate::runner::{prepare_cluster, starting_setup};
 use crate::scenario::Lab;
 

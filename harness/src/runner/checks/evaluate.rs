@@ -4,15 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::checks::file::check_file;
-use super::checks::manifest::check_manifest;
-use super::checks::object::check_object;
-use super::checks::script::{check_script, ScriptEnv};
-use super::checks::Outcome;
-use super::exec::Exec;
-use super::hints::hints_for;
 use crate::cluster::Target;
 use crate::report::{CheckReport, Progress, StepReport};
+use crate::runner::checks::file::check_file;
+use crate::runner::checks::hints::hints_for;
+use crate::runner::checks::manifest::check_manifest;
+use crate::runner::checks::object::check_object;
+use crate::runner::checks::script::{check_script, ScriptEnv};
+use crate::runner::checks::Outcome;
+use crate::runner::exec::Exec;
 use crate::scenario::{Check, CheckKind, Feedback, Lab, Step};
 
 /// Where a check is evaluated.
@@ -23,7 +23,7 @@ pub struct Setting<'a> {
     pub learner_dir: &'a Path,
     /// R_n for the step being checked.
     pub reference_dir: &'a Path,
-    /// Files of R_n the learner's script runs do not get ([`super::answers`]).
+    /// Files of R_n the learner's script runs do not get ([`crate::runner::reference::answers`]).
     pub answers: &'a [PathBuf],
     /// What the step's replay printed when it failed, to explain missing objects.
     pub replay_note: Option<&'a str>,

@@ -9,12 +9,12 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::grade::grade;
-use super::reference::{copy_starter, ReferenceRun};
-use super::self_check::{self_check, CheckOptions};
-use super::shadow::grading_reference;
 use crate::cluster::Target;
 use crate::report::{Progress, Report, Silent};
+use crate::runner::flows::grade::grade;
+use crate::runner::flows::self_check::{self_check, CheckOptions};
+use crate::runner::reference::run::{copy_starter, ReferenceRun};
+use crate::runner::reference::shadow::grading_reference;
 use crate::scenario::Lab;
 use crate::tree::copy_dir;
 

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use super::exec::{describe_exit, succeeded, transcript, Exec};
-use super::workdir::{copy_dir, copy_file};
 use crate::cluster::{ClusterSetup, NodeTemplate, Snapshot, Target};
 use crate::report::Progress;
+use crate::runner::exec::{describe_exit, succeeded, transcript, Exec};
+use crate::runner::workdir::{copy_dir, copy_file};
 use crate::sandbox::ExitStatus;
 use crate::scenario::Lab;
 
@@ -85,7 +85,7 @@ pub fn starting_setup(lab: &Lab) -> ClusterSetup {
         exec: lab.scenario.cluster.exec.clone(),
         port_forward: lab.scenario.cluster.port_forward.clone(),
         usage: lab.scenario.cluster.usage.clone(),
-        hidden: super::exec::hidden_paths(lab),
+        hidden: crate::runner::exec::hidden_paths(lab),
     }
 }
 
@@ -149,7 +149,7 @@ const NAME_THE_FAILING_COMMAND: &str = concat!(
 /// The helpers every reference step can call (`wait_until`, `field_is`, ...), and strict mode:
 /// shipped with Proctor rather than copied into each lab. Public for whoever runs a step's
 /// reference itself (the differential suite), which must run it after the same prelude.
-pub const REFERENCE_LIB: &str = include_str!("reference_lib.sh");
+pub const REFERENCE_LIB: &str = include_str!("lib.sh");
 
 /// The line [`NAME_THE_FAILING_COMMAND`] writes before the failing line's number.
 const FAILED_AT_LINE: &str = "proctor: failed at line: ";

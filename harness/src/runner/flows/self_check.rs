@@ -4,11 +4,11 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::answers::hidden_answers;
-use super::evaluate::{evaluate_to_report, push_step, Setting};
-use super::reference::ReferenceDirs;
 use crate::cluster::Target;
 use crate::report::{Progress, Report};
+use crate::runner::checks::evaluate::{evaluate_to_report, push_step, Setting};
+use crate::runner::reference::answers::hidden_answers;
+use crate::runner::reference::run::ReferenceDirs;
 use crate::scenario::{Lab, Mode, Visibility};
 
 pub struct CheckOptions {

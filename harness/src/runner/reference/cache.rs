@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::reference::{ReferenceDirs, ReferenceRun, ReferenceState};
-use super::workdir::copy_dir;
 use crate::cluster::Snapshot;
+use crate::runner::reference::run::{ReferenceDirs, ReferenceRun, ReferenceState};
+use crate::runner::workdir::copy_dir;
 use crate::sandbox::on_path;
 use crate::scenario::Lab;
 

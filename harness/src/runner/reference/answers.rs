@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::workdir::read_lab_file;
+use crate::runner::workdir::read_lab_file;
 use crate::scenario::Scenario;
 
 /// The files of R_{index+1} hidden from the learner's runs of step `index` (0-based).

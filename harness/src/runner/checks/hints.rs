@@ -4,7 +4,7 @@
 
 use regex::Regex;
 
-use super::checks::Outcome;
+use crate::runner::checks::Outcome;
 use crate::scenario::Check;
 
 pub fn hints_for(check: &Check, outcome: &Outcome) -> Vec<String> {

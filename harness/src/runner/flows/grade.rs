@@ -9,15 +9,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use super::answers::hidden_answers;
-use super::checks::Outcome;
-use super::evaluate::{evaluate_to_report, judged_before_step, push_step, report_line, Setting};
-use super::exec::{describe_exit, succeeded, transcript, Exec};
-use super::reference::ReferenceRun;
-use super::workdir::scratch_copy;
 use crate::cluster::Target;
 use crate::report::model::{now, steps_not_judged, PROCTOR_VERSION};
 use crate::report::{CheckReport, Progress, Report};
+use crate::runner::checks::evaluate::{
+    evaluate_to_report, judged_before_step, push_step, report_line, Setting,
+};
+use crate::runner::checks::Outcome;
+use crate::runner::exec::{describe_exit, succeeded, transcript, Exec};
+use crate::runner::reference::answers::hidden_answers;
+use crate::runner::reference::run::ReferenceRun;
+use crate::runner::workdir::scratch_copy;
 use crate::scenario::{Check, Lab, Mode, Step};
 
 pub async fn grade(
@@ -36,7 +38,7 @@ pub async fn grade(
         Err(refused) => return Ok(refused_report(lab, original, &refused, started)),
     };
     let submission = taken.path();
-    super::preflight::cluster_reachable(lab, target).await?;
+    crate::runner::flows::preflight::cluster_reachable(lab, target).await?;
     let budget = Budget {
         started,
         total: lab.scenario.limits.grade.0,
