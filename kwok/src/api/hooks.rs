@@ -19,7 +19,8 @@ pub fn decode(
 
 /// Re-decode a patched object: failures are 422 on the `patch` field, quoting the patch the way
 /// the apiserver does (the patched JSON for JSON and merge patches, Go's `%+v` of the strategic
-/// patch).
+/// patch) and worded as its decoder does (encoding/json, or the unstructured converter for a
+/// strategic merge patch).
 pub fn decode_patched(
     res: &'static ResourceDef,
     patched: &Value,
@@ -34,7 +35,10 @@ pub fn decode_patched(
             .unwrap_or_default(),
         _ => String::from_utf8_lossy(&encoded).into_owned(),
     };
-    crate::decode::decode_patched(res, &encoded, &quoted, validation)
+    // A strategic merge patch's result goes from a map to the object through the unstructured
+    // converter (`applyPatchToObject`); the other patches' results are decoded as JSON.
+    let unstructured = kind == PatchKind::Strategic;
+    crate::decode::decode_patched(res, &encoded, &quoted, validation, unstructured)
 }
 
 /// Scheme defaulting, on create and update alike.

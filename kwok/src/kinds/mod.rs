@@ -20,12 +20,12 @@ macro_rules! decodes_as {
             fn decode_into(
                 &self,
                 val: &crate::decode::json::Val,
-                check_strict: bool,
+                how: crate::decode::Decoding,
                 root: (&str, &str),
             ) -> Result<crate::decode::walker::Outcome, String> {
                 let $this = self;
                 let decode: crate::decode::Decode = $pick;
-                decode(val, check_strict, root)
+                decode(val, how, root)
             }
         }
     };

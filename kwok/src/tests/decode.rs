@@ -4,7 +4,9 @@
 use serde_json::json;
 
 use crate::decode::*;
-use crate::registry::{DAEMONSETS, DEPLOYMENTS, PODDISRUPTIONBUDGETS, PODS, SECRETS};
+use crate::registry::{
+    CONFIGMAPS, DAEMONSETS, DEPLOYMENTS, PODDISRUPTIONBUDGETS, PODS, SECRETS, SERVICES,
+};
 use crate::resource::ResourceDef;
 
 fn ds_body(spec_extra: &str) -> String {
@@ -270,6 +272,7 @@ fn patched_objects_fail_on_the_patch_field() {
         patched,
         "map[spec:map[foo:1]]",
         FieldValidation::Strict,
+        true,
     )
     .unwrap_err();
     assert_eq!(e.code, 422);
@@ -277,6 +280,121 @@ fn patched_objects_fail_on_the_patch_field() {
         e.details.as_ref().unwrap()["causes"][0],
         json!({"reason": "FieldValueInvalid", "field": "patch",
                "message": "Invalid value: \"map[spec:map[foo:1]]\": strict decoding error: unknown field \"spec.foo\""})
+    );
+}
+
+/// Why the unstructured converter refuses a strategic merge patch's result: the texts of
+/// apimachinery v0.32.13's `FromUnstructuredWithValidation` for each of these maps.
+#[test]
+fn a_strategic_patch_result_is_refused_as_the_unstructured_converter_words_it() {
+    let cases: &[(&'static ResourceDef, &str, &str)] = &[
+        (
+            &CONFIGMAPS,
+            r#"{"data":{"b":2}}"#,
+            "cannot convert int64 to string",
+        ),
+        (
+            &CONFIGMAPS,
+            r#"{"data":{"b":2.5}}"#,
+            "unrecognized type: string",
+        ),
+        (
+            &CONFIGMAPS,
+            r#"{"data":{"b":true}}"#,
+            "unrecognized type: string",
+        ),
+        (
+            &CONFIGMAPS,
+            r#"{"data":"x"}"#,
+            "cannot restore map from string",
+        ),
+        (
+            &CONFIGMAPS,
+            r#"{"data":["x"]}"#,
+            "cannot restore map from slice",
+        ),
+        (
+            &CONFIGMAPS,
+            r#"{"metadata":"x"}"#,
+            "cannot restore struct from: string",
+        ),
+        (
+            &DEPLOYMENTS,
+            r#"{"spec":{"replicas":"3"}}"#,
+            "unrecognized type: int32",
+        ),
+        (
+            &DEPLOYMENTS,
+            r#"{"spec":{"replicas":2.5}}"#,
+            "cannot convert float64 to int32",
+        ),
+        (
+            &DEPLOYMENTS,
+            r#"{"spec":{"paused":"yes"}}"#,
+            "unrecognized type: bool",
+        ),
+        (
+            &DEPLOYMENTS,
+            r#"{"spec":{"template":{"spec":{"containers":{"a":1}}}}}"#,
+            "cannot restore slice from map",
+        ),
+        (
+            &PODS,
+            r#"{"status":{"phase":5}}"#,
+            "cannot convert int64 to v1.PodPhase",
+        ),
+        (
+            &PODS,
+            r#"{"metadata":{"creationTimestamp":5}}"#,
+            "json: cannot unmarshal number into Go value of type string",
+        ),
+        (
+            &SERVICES,
+            r#"{"spec":{"ports":[{"port":80,"targetPort":true}]}}"#,
+            "json: cannot unmarshal bool into Go value of type int32",
+        ),
+        (
+            &SECRETS,
+            r#"{"data":{"a":5}}"#,
+            "cannot restore slice from int64",
+        ),
+        (
+            &SECRETS,
+            r#"{"data":{"a":"%%%"}}"#,
+            "error decoding from json: illegal base64 data at input byte 0",
+        ),
+    ];
+    for (res, patched, why) in cases {
+        let e = decode_patched(*res, patched.as_bytes(), "p", FieldValidation::Strict, true)
+            .expect_err(patched);
+        let cause = &e.details.as_ref().expect("causes")["causes"][0]["message"];
+        assert_eq!(
+            cause,
+            &json!(format!("Invalid value: \"p\": {why}")),
+            "{patched}"
+        );
+    }
+}
+
+/// What the converter takes that encoding/json refuses: a whole float for an integer, and an
+/// int64 wrapped to the field's width as Go's conversion wraps it.
+#[test]
+fn the_unstructured_converter_fills_integers_as_go_converts() {
+    let replicas = |patched: &str| {
+        let (obj, _) = decode_patched(
+            &DEPLOYMENTS,
+            patched.as_bytes(),
+            "p",
+            FieldValidation::Strict,
+            true,
+        )
+        .expect(patched);
+        obj["spec"]["replicas"].clone()
+    };
+    assert_eq!(replicas(r#"{"spec":{"replicas":2.0}}"#), json!(2));
+    assert_eq!(
+        replicas(r#"{"spec":{"replicas":3000000000}}"#),
+        json!(-1294967296)
     );
 }
 

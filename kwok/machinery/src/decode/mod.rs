@@ -21,6 +21,7 @@ use crate::error::{go_quote, ApiError, FieldError};
 use gvk::Gvk;
 use json::Val;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions;
+pub use walker::Decoding;
 use walker::Outcome;
 
 /// `?fieldValidation=`: what to do with unknown and duplicate fields.
@@ -62,17 +63,12 @@ impl FieldValidation {
 }
 
 /// Decoding into one Go type: the object a body round-trips to, and the strict problems.
-pub type Decode = fn(&Val, bool, (&str, &str)) -> Result<Outcome, String>;
+pub type Decode = fn(&Val, Decoding, (&str, &str)) -> Result<Outcome, String>;
 
 /// A kind's Go type, as a request body decodes into it (each kind's strategy is one).
 pub trait GoType: Sync {
     /// Decode `val` into the type: the object it round-trips to, and the strict problems.
-    fn decode_into(
-        &self,
-        val: &Val,
-        check_strict: bool,
-        root: (&str, &str),
-    ) -> Result<Outcome, String>;
+    fn decode_into(&self, val: &Val, how: Decoding, root: (&str, &str)) -> Result<Outcome, String>;
 }
 
 /// What names the type a request body must decode to (a served resource, by its kind).
@@ -185,6 +181,7 @@ pub fn decode_patched(
     patched: &[u8],
     patch_value: &str,
     validation: FieldValidation,
+    unstructured: bool,
 ) -> Result<(Value, Vec<String>), ApiError> {
     let target = res.body_type();
     let patch_error = |msg: String| {
@@ -201,11 +198,14 @@ pub fn decode_patched(
         Val::Null => Val::Obj(Vec::new()),
         v => v,
     };
-    match target.go_type.decode_into(
-        &val,
-        validation != FieldValidation::Ignore,
-        (&target.api_version(), target.kind),
-    ) {
+    let how = Decoding {
+        strict: validation != FieldValidation::Ignore,
+        unstructured,
+    };
+    match target
+        .go_type
+        .decode_into(&val, how, (&target.api_version(), target.kind))
+    {
         Err(msg) => Err(patch_error(msg)),
         Ok(outcome) => {
             let warnings = strict_outcome(&outcome.strict, validation).map_err(patch_error)?;
@@ -240,7 +240,11 @@ pub fn decode_delete_options(body: &[u8]) -> Result<Value, ApiError> {
         Val::Null => Val::Obj(Vec::new()),
         v => v,
     };
-    match walker::walk::<DeleteOptions>(&val, false, ("meta.k8s.io/v1", "DeleteOptions")) {
+    match walker::walk::<DeleteOptions>(
+        &val,
+        Decoding::json(false),
+        ("meta.k8s.io/v1", "DeleteOptions"),
+    ) {
         Ok(outcome) => Ok(outcome.object),
         Err(msg) => Err(server_error(msg)),
     }
@@ -308,10 +312,11 @@ fn decode_val(
     };
     let api_version = target.api_version();
     let check_strict = validation != FieldValidation::Ignore;
-    match target
-        .go_type
-        .decode_into(&val, check_strict, (&api_version, target.kind))
-    {
+    match target.go_type.decode_into(
+        &val,
+        Decoding::json(check_strict),
+        (&api_version, target.kind),
+    ) {
         Err(msg) => Err(cannot_handle(&actual, target, &msg)),
         Ok(outcome) => {
             let warnings = strict_outcome(&outcome.strict, validation)

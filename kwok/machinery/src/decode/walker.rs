@@ -67,6 +67,8 @@ enum Shape {
 /// Shared state of one decode.
 pub struct Walk {
     check_strict: bool,
+    /// Type errors as `runtime.DefaultUnstructuredConverter` words them ([`Decoding`]).
+    unstructured: bool,
     strict: RefCell<Vec<String>>,
     fatal: RefCell<Option<String>>,
     out: RefCell<Vec<Value>>,
@@ -129,11 +131,12 @@ impl Walk {
 /// k8s-openapi visitor insists on; the body's own values are kept in the output.
 pub fn walk<T: DeserializeOwned>(
     val: &Val,
-    check_strict: bool,
+    how: Decoding,
     root: (&str, &str),
 ) -> Result<Outcome, String> {
     let walk = Walk {
-        check_strict,
+        check_strict: how.strict,
+        unstructured: how.unstructured,
         strict: RefCell::new(Vec::new()),
         fatal: RefCell::new(None),
         out: RefCell::new(Vec::new()),
@@ -156,6 +159,40 @@ pub fn walk<T: DeserializeOwned>(
         }),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// How a body is read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Decoding {
+    /// Report unknown and duplicate fields (`fieldValidation` Warn or Strict).
+    pub strict: bool,
+    /// Read as `runtime.DefaultUnstructuredConverter.FromUnstructured` reads the result of a
+    /// strategic merge patch, not as encoding/json reads a body: a value of the wrong type is
+    /// named by Go kinds, without a field (`cannot convert int64 to string`), and a whole float
+    /// fills an integer.
+    pub unstructured: bool,
+}
+
+impl Decoding {
+    /// A request body, read by encoding/json.
+    pub fn json(strict: bool) -> Self {
+        Decoding {
+            strict,
+            unstructured: false,
+        }
+    }
+}
+
+/// What a value of the wrong type was to fill, as the unstructured converter tells them apart.
+#[derive(Clone, Copy)]
+enum Dest {
+    /// A bool, number or string of this Go kind (`int32`, `string` for `v1.PodPhase`).
+    Scalar(&'static str),
+    Map,
+    Slice,
+    Struct,
+    /// A type with its own `UnmarshalJSON` (Time, IntOrString), handed the value's JSON.
+    Custom,
 }
 
 /// Where a value sits: the sigs.k8s.io/json path, Go's error context, and its Go type when known.
@@ -232,6 +269,10 @@ struct Node<'a> {
     root: Option<(&'a str, &'a str)>,
 }
 
+fn is_integer_kind(kind: &str) -> bool {
+    kind.starts_with("int") || kind.starts_with("uint")
+}
+
 /// Parse a JSON integer literal as Go's strconv.ParseInt/ParseUint do (no fraction, no exponent).
 fn go_int(lit: &str) -> Option<i128> {
     let digits = lit.strip_prefix('-').unwrap_or(lit);
@@ -249,8 +290,12 @@ impl<'a> Node<'a> {
             .unwrap_or_else(|| default.to_string())
     }
 
-    /// encoding/json's `UnmarshalTypeError` with the decoder's error context.
-    fn type_error(&self, value: &str, go_type: &str) -> WalkError {
+    /// encoding/json's `UnmarshalTypeError` with the decoder's error context, or in an
+    /// unstructured decode the converter's error for `dest`.
+    fn type_error(&self, value: &str, go_type: &str, dest: Dest) -> WalkError {
+        if self.walk.unstructured {
+            return self.walk.fail(self.converter_error(go_type, dest));
+        }
         let msg = if self.pos.owner.is_empty() && self.pos.fields.is_empty() {
             format!("json: cannot unmarshal {value} into Go value of type {go_type}")
         } else {
@@ -263,15 +308,68 @@ impl<'a> Node<'a> {
         self.walk.fail(msg)
     }
 
+    /// `fromUnstructured`'s refusal of this value for `dest` (apimachinery
+    /// `pkg/runtime/converter.go`). The value is what a patch map holds: an integer that fits
+    /// is an `int64`, any other number a `float64`.
+    fn converter_error(&self, go_type: &str, dest: Dest) -> String {
+        let source = match self.val {
+            Val::Str(_) => "string",
+            Val::Bool(_) => "bool",
+            Val::Num(lit) if go_int(lit).is_some_and(|n| i64::try_from(n).is_ok()) => "int64",
+            Val::Num(_) => "float64",
+            Val::Obj(_) => "map",
+            Val::Arr(_) => "slice",
+            Val::Null => "invalid",
+        };
+        match dest {
+            // reflect's ConvertibleTo lets an integer become a string, and a float an integer;
+            // the converter then refuses both but a whole float.
+            Dest::Scalar("string") if source == "int64" => {
+                format!("cannot convert int64 to {go_type}")
+            }
+            Dest::Scalar(kind) if source == "float64" && is_integer_kind(kind) => {
+                format!("cannot convert float64 to {go_type}")
+            }
+            Dest::Scalar(kind) => format!("unrecognized type: {kind}"),
+            Dest::Map => format!("cannot restore map from {source}"),
+            Dest::Slice => format!("cannot restore slice from {source}"),
+            Dest::Struct => format!("cannot restore struct from: {source}"),
+            Dest::Custom => {
+                let value = self.val.go_kind();
+                format!("json: cannot unmarshal {value} into Go value of type {go_type}")
+            }
+        }
+    }
+
+    /// An integer as the unstructured converter fills one (`reflect.Value.Convert`): an int64
+    /// wraps to the field's width, a whole float64 is taken. `None` outside an unstructured
+    /// decode, or when the converter would refuse the number.
+    fn unstructured_integer(&self, lit: &str, min: i128, max: i128) -> Option<i128> {
+        if !self.walk.unstructured {
+            return None;
+        }
+        let n = go_int(lit)
+            .filter(|n| i64::try_from(*n).is_ok())
+            .or_else(|| {
+                let f = lit.parse::<f64>().ok()?;
+                (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i128)
+            })?;
+        // Two's complement truncation to the field's width, as Go's conversion does.
+        Some((n - min).rem_euclid(max - min + 1) + min)
+    }
+
     fn integer<'de, V: Visitor<'de>>(
         self,
         visitor: V,
-        go: &str,
+        go: &'static str,
         min: i128,
         max: i128,
     ) -> Result<V::Value, WalkError> {
         match self.val {
-            Val::Num(lit) => match go_int(lit).filter(|n| (min..=max).contains(n)) {
+            Val::Num(lit) => match self
+                .unstructured_integer(lit, min, max)
+                .or_else(|| go_int(lit).filter(|n| (min..=max).contains(n)))
+            {
                 Some(n) => {
                     if n < 0 {
                         let n = n as i64;
@@ -283,17 +381,25 @@ impl<'a> Node<'a> {
                         visitor.visit_u64(n)
                     }
                 }
-                None => Err(self.type_error(&format!("number {lit}"), &self.go_type(go))),
+                None => Err(self.type_error(
+                    &format!("number {lit}"),
+                    &self.go_type(go),
+                    Dest::Scalar(go),
+                )),
             },
             Val::Null => {
                 self.walk.emit(Shape::Scalar, Value::from(0));
                 visitor.visit_u64(0)
             }
-            other => Err(self.type_error(other.go_kind(), &self.go_type(go))),
+            other => Err(self.type_error(other.go_kind(), &self.go_type(go), Dest::Scalar(go))),
         }
     }
 
-    fn float<'de, V: Visitor<'de>>(self, visitor: V, go: &str) -> Result<V::Value, WalkError> {
+    fn float<'de, V: Visitor<'de>>(
+        self,
+        visitor: V,
+        go: &'static str,
+    ) -> Result<V::Value, WalkError> {
         match self.val {
             Val::Num(lit) => match lit.parse::<f64>().ok().filter(|f| f.is_finite()) {
                 Some(f) => {
@@ -301,13 +407,17 @@ impl<'a> Node<'a> {
                         .emit(Shape::Scalar, super::json::number_value(lit));
                     visitor.visit_f64(f)
                 }
-                None => Err(self.type_error(&format!("number {lit}"), &self.go_type(go))),
+                None => Err(self.type_error(
+                    &format!("number {lit}"),
+                    &self.go_type(go),
+                    Dest::Scalar(go),
+                )),
             },
             Val::Null => {
                 self.walk.emit(Shape::Scalar, Value::from(0));
                 visitor.visit_f64(0.0)
             }
-            other => Err(self.type_error(other.go_kind(), &self.go_type(go))),
+            other => Err(self.type_error(other.go_kind(), &self.go_type(go), Dest::Scalar(go))),
         }
     }
 
@@ -321,7 +431,11 @@ impl<'a> Node<'a> {
                 self.walk.emit(Shape::Scalar, Value::String(String::new()));
                 visitor.visit_str("")
             }
-            other => Err(self.type_error(other.go_kind(), &self.go_type("string"))),
+            other => Err(self.type_error(
+                other.go_kind(),
+                &self.go_type("string"),
+                Dest::Scalar("string"),
+            )),
         }
     }
 
@@ -332,7 +446,13 @@ impl<'a> Node<'a> {
                 self.walk.emit(Shape::Scalar, Value::Null);
                 return visitor.visit_none();
             }
-            Val::Str(s) => gobase64::decode(s.as_bytes()).map_err(|m| self.walk.fail(m))?,
+            // The converter hands the string to json.Unmarshal, whose error it wraps.
+            Val::Str(s) => {
+                gobase64::decode(s.as_bytes()).map_err(|m| match self.walk.unstructured {
+                    true => self.walk.fail(format!("error decoding from json: {m}")),
+                    false => self.walk.fail(m),
+                })?
+            }
             Val::Arr(items) => {
                 let mut bytes = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
@@ -345,15 +465,27 @@ impl<'a> Node<'a> {
                     match item {
                         Val::Num(lit) => match go_int(lit).filter(|n| (0..=255).contains(n)) {
                             Some(n) => bytes.push(n as u8),
-                            None => return Err(elem.type_error(&format!("number {lit}"), "uint8")),
+                            None => {
+                                return Err(elem.type_error(
+                                    &format!("number {lit}"),
+                                    "uint8",
+                                    Dest::Scalar("uint8"),
+                                ))
+                            }
                         },
                         Val::Null => bytes.push(0),
-                        other => return Err(elem.type_error(other.go_kind(), "uint8")),
+                        other => {
+                            return Err(elem.type_error(
+                                other.go_kind(),
+                                "uint8",
+                                Dest::Scalar("uint8"),
+                            ))
+                        }
                     }
                 }
                 bytes
             }
-            other => return Err(self.type_error(other.go_kind(), "[]uint8")),
+            other => return Err(self.type_error(other.go_kind(), "[]uint8", Dest::Slice)),
         };
         let encoded = gobase64::encode(&bytes);
         self.walk
@@ -396,7 +528,7 @@ impl<'a> Node<'a> {
                 let stand_in = if micro { EPOCH_MICRO } else { EPOCH };
                 visitor.visit_newtype_struct(StrDeserializer::<WalkError>::new(stand_in))
             }
-            other => Err(self.type_error(other.go_kind(), "string")),
+            other => Err(self.type_error(other.go_kind(), "string", Dest::Custom)),
         }
     }
 
@@ -415,13 +547,13 @@ impl<'a> Node<'a> {
                     self.walk.emit(Shape::Scalar, Value::from(n as i64));
                     visitor.visit_i32(n as i32)
                 }
-                None => Err(self.type_error(&format!("number {lit}"), "int32")),
+                None => Err(self.type_error(&format!("number {lit}"), "int32", Dest::Custom)),
             },
             Val::Null => {
                 self.walk.emit(Shape::Scalar, Value::from(0));
                 visitor.visit_i32(0)
             }
-            other => Err(self.type_error(other.go_kind(), "int32")),
+            other => Err(self.type_error(other.go_kind(), "int32", Dest::Custom)),
         }
     }
 
@@ -454,7 +586,9 @@ impl<'de> Deserializer<'de> for Node<'_> {
                 self.walk.emit(Shape::Scalar, Value::Bool(false));
                 visitor.visit_bool(false)
             }
-            other => Err(self.type_error(other.go_kind(), &self.go_type("bool"))),
+            other => {
+                Err(self.type_error(other.go_kind(), &self.go_type("bool"), Dest::Scalar("bool")))
+            }
         }
     }
 
@@ -560,7 +694,7 @@ impl<'de> Deserializer<'de> for Node<'_> {
                     Some(t) => t.clone(),
                     None => probe_seq(visitor),
                 };
-                return Err(self.type_error(other.go_kind(), &go));
+                return Err(self.type_error(other.go_kind(), &go, Dest::Slice));
             }
         };
         let collected = RefCell::new(Vec::new());
@@ -606,7 +740,7 @@ impl<'de> Deserializer<'de> for Node<'_> {
                     Some(t) => t.clone(),
                     None => probe_map(visitor),
                 };
-                return Err(self.type_error(other.go_kind(), &go));
+                return Err(self.type_error(other.go_kind(), &go, Dest::Map));
             }
         };
         let collected = RefCell::new(Map::new());
@@ -639,7 +773,7 @@ impl<'de> Deserializer<'de> for Node<'_> {
             Val::Null => NO_ENTRIES,
             other => {
                 let go = self.go_type(&gotypes::struct_type(name));
-                return Err(self.type_error(other.go_kind(), &go));
+                return Err(self.type_error(other.go_kind(), &go, Dest::Struct));
             }
         };
         let collected = RefCell::new(Map::new());

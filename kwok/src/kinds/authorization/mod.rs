@@ -46,9 +46,7 @@ const CREATE: &[&str] = &["create"];
 macro_rules! review {
     ($name:ident, $strategy:ident, $group:literal, $module:ident :: $ty:ident, $proto:ident, $plural:literal, $singular:literal, $namespaced:literal) => {
         static $strategy: Review = Review {
-            decode: |val, strict, root| {
-                walk::<k8s_openapi::api::$module::v1::$ty>(val, strict, root)
-            },
+            decode: walk::<k8s_openapi::api::$module::v1::$ty>,
             protobuf: &$proto::$strategy,
         };
         pub static $name: ResourceDef = ResourceDef {
@@ -130,8 +128,6 @@ review!(
 
 /// The `authentication.k8s.io/v1` TokenRequest body of `serviceaccounts/<name>/token`.
 pub static TOKEN_REQUEST: Review = Review {
-    decode: |val, strict, root| {
-        walk::<k8s_openapi::api::authentication::v1::TokenRequest>(val, strict, root)
-    },
+    decode: walk::<k8s_openapi::api::authentication::v1::TokenRequest>,
     protobuf: &authentication_v1::TOKEN_REQUEST,
 };

@@ -9,7 +9,7 @@ use super::columns::{self, CellPath};
 use super::schema;
 use crate::decode::json::Val;
 use crate::decode::walker::Outcome;
-use crate::decode::GoType;
+use crate::decode::{Decoding, GoType};
 use crate::error::{go_quote, FieldError};
 use crate::meta::{first_generation, next_generation_if};
 use crate::names;
@@ -51,9 +51,10 @@ impl GoType for CustomResource {
     fn decode_into(
         &self,
         val: &Val,
-        check_strict: bool,
+        how: Decoding,
         _root: (&str, &str),
     ) -> Result<Outcome, String> {
+        let check_strict = how.strict;
         let mut strict = Vec::new();
         if check_strict {
             schema::duplicates(val, "", &mut strict);

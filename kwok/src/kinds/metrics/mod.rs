@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::decode::json::Val;
 use crate::decode::walker::Outcome;
-use crate::decode::GoType;
+use crate::decode::{Decoding, GoType};
 use crate::error::FieldError;
 use crate::printers::Column;
 use crate::quantity::Quantity;
@@ -63,7 +63,7 @@ pub struct Metrics {
 
 impl GoType for Metrics {
     /// Nothing is written to these kinds: their only verbs are get and list.
-    fn decode_into(&self, _: &Val, _: bool, _: (&str, &str)) -> Result<Outcome, String> {
+    fn decode_into(&self, _: &Val, _: Decoding, _: (&str, &str)) -> Result<Outcome, String> {
         Err("metrics are read-only".into())
     }
 }
