@@ -287,86 +287,46 @@ fn patched_objects_fail_on_the_patch_field() {
 /// apimachinery v0.32.13's `FromUnstructuredWithValidation` for each of these maps.
 #[test]
 fn a_strategic_patch_result_is_refused_as_the_unstructured_converter_words_it() {
-    let cases: &[(&'static ResourceDef, &str, &str)] = &[
-        (
-            &CONFIGMAPS,
-            r#"{"data":{"b":2}}"#,
-            "cannot convert int64 to string",
-        ),
-        (
-            &CONFIGMAPS,
-            r#"{"data":{"b":2.5}}"#,
-            "unrecognized type: string",
-        ),
-        (
-            &CONFIGMAPS,
-            r#"{"data":{"b":true}}"#,
-            "unrecognized type: string",
-        ),
-        (
-            &CONFIGMAPS,
-            r#"{"data":"x"}"#,
-            "cannot restore map from string",
-        ),
-        (
-            &CONFIGMAPS,
-            r#"{"data":["x"]}"#,
-            "cannot restore map from slice",
-        ),
-        (
-            &CONFIGMAPS,
-            r#"{"metadata":"x"}"#,
-            "cannot restore struct from: string",
-        ),
-        (
-            &DEPLOYMENTS,
-            r#"{"spec":{"replicas":"3"}}"#,
-            "unrecognized type: int32",
-        ),
-        (
-            &DEPLOYMENTS,
-            r#"{"spec":{"replicas":2.5}}"#,
-            "cannot convert float64 to int32",
-        ),
-        (
-            &DEPLOYMENTS,
-            r#"{"spec":{"paused":"yes"}}"#,
-            "unrecognized type: bool",
-        ),
-        (
-            &DEPLOYMENTS,
-            r#"{"spec":{"template":{"spec":{"containers":{"a":1}}}}}"#,
-            "cannot restore slice from map",
-        ),
-        (
-            &PODS,
-            r#"{"status":{"phase":5}}"#,
-            "cannot convert int64 to v1.PodPhase",
-        ),
-        (
-            &PODS,
-            r#"{"metadata":{"creationTimestamp":5}}"#,
-            "json: cannot unmarshal number into Go value of type string",
-        ),
-        (
-            &SERVICES,
-            r#"{"spec":{"ports":[{"port":80,"targetPort":true}]}}"#,
-            "json: cannot unmarshal bool into Go value of type int32",
-        ),
-        (
-            &SECRETS,
-            r#"{"data":{"a":5}}"#,
-            "cannot restore slice from int64",
-        ),
-        (
-            &SECRETS,
-            r#"{"data":{"a":"%%%"}}"#,
-            "error decoding from json: illegal base64 data at input byte 0",
-        ),
-    ];
-    for (res, patched, why) in cases {
-        let e = decode_patched(*res, patched.as_bytes(), "p", FieldValidation::Strict, true)
-            .expect_err(patched);
+    // One case a line: the kind, the patched object, the converter's words.
+    let cases = r#"
+        ConfigMap   {"data":{"b":2}}                                   cannot convert int64 to string
+        ConfigMap   {"data":{"b":2.5}}                                 unrecognized type: string
+        ConfigMap   {"data":{"b":true}}                                unrecognized type: string
+        ConfigMap   {"data":"x"}                                       cannot restore map from string
+        ConfigMap   {"data":["x"]}                                     cannot restore map from slice
+        ConfigMap   {"metadata":"x"}                                   cannot restore struct from: string
+        Deployment  {"spec":{"replicas":"3"}}                          unrecognized type: int32
+        Deployment  {"spec":{"replicas":2.5}}                          cannot convert float64 to int32
+        Deployment  {"spec":{"paused":"yes"}}                          unrecognized type: bool
+        Deployment  {"spec":{"template":{"spec":{"containers":{"a":1}}}}} cannot restore slice from map
+        Pod         {"status":{"phase":5}}                             cannot convert int64 to v1.PodPhase
+        Pod         {"metadata":{"creationTimestamp":5}}               json: cannot unmarshal number into Go value of type string
+        Service     {"spec":{"ports":[{"port":80,"targetPort":true}]}} json: cannot unmarshal bool into Go value of type int32
+        Secret      {"data":{"a":5}}                                   cannot restore slice from int64
+        Secret      {"data":{"a":"%%%"}}                               error decoding from json: illegal base64 data at input byte 0
+    "#;
+    let resource = |kind: &str| -> &'static ResourceDef {
+        match kind {
+            "ConfigMap" => &CONFIGMAPS,
+            "Deployment" => &DEPLOYMENTS,
+            "Pod" => &PODS,
+            "Service" => &SERVICES,
+            _ => &SECRETS,
+        }
+    };
+    for line in cases.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (kind, rest) = line.split_once(' ').expect("a kind");
+        let rest = rest.trim_start();
+        let end = rest.find(' ').expect("an object");
+        let (patched, why) = (&rest[..end], rest[end..].trim());
+        let e = decode_patched(
+            resource(kind),
+            patched.as_bytes(),
+            "p",
+            FieldValidation::Strict,
+            true,
+        )
+        .expect_err(patched);
         let cause = &e.details.as_ref().expect("causes")["causes"][0]["message"];
         assert_eq!(
             cause,

@@ -35,6 +35,18 @@ fn head(api_version: &str, metadata: Value) -> Map<String, Value> {
     out
 }
 
+/// A spec in the other version: the fields both versions share, then its own.
+fn spec_of(spec: &Value, own: &[(&str, &Value)]) -> Value {
+    let max = int32(spec, "maxReplicas");
+    let mut pairs = vec![
+        ("scaleTargetRef", &spec["scaleTargetRef"]),
+        ("minReplicas", &spec["minReplicas"]),
+        ("maxReplicas", &max),
+    ];
+    pairs.extend_from_slice(own);
+    obj(&pairs)
+}
+
 fn obj(pairs: &[(&str, &Value)]) -> Value {
     let mut m = Map::new();
     for (k, v) in pairs {
@@ -348,33 +360,21 @@ pub(crate) fn v2_to_v1(hpa: &Value) -> Value {
             .cloned()
     });
     let mut out = head("autoscaling/v1", with_annotations(&hpa["metadata"], anns));
-    out.insert(
-        "spec".into(),
-        obj(&[
-            ("scaleTargetRef", &spec["scaleTargetRef"]),
-            ("minReplicas", &spec["minReplicas"]),
-            ("maxReplicas", &int32(spec, "maxReplicas")),
-            (
-                "targetCPUUtilizationPercentage",
-                &cpu.map(|m| m["resource"]["target"]["averageUtilization"].clone())
-                    .unwrap_or(Value::Null),
-            ),
-        ]),
-    );
+    let target_cpu = cpu
+        .map(|m| m["resource"]["target"]["averageUtilization"].clone())
+        .unwrap_or(Value::Null);
+    let v1_spec = spec_of(spec, &[("targetCPUUtilizationPercentage", &target_cpu)]);
+    out.insert("spec".into(), v1_spec);
     if status.is_object() {
-        out.insert(
-            "status".into(),
-            obj(&[
-                ("observedGeneration", &status["observedGeneration"]),
-                ("lastScaleTime", &status["lastScaleTime"]),
-                ("currentReplicas", &int32(status, "currentReplicas")),
-                ("desiredReplicas", &int32(status, "desiredReplicas")),
-                (
-                    "currentCPUUtilizationPercentage",
-                    &current_cpu.unwrap_or(Value::Null),
-                ),
-            ]),
-        );
+        let cpu = current_cpu.unwrap_or(Value::Null);
+        let v1_status = obj(&[
+            ("observedGeneration", &status["observedGeneration"]),
+            ("lastScaleTime", &status["lastScaleTime"]),
+            ("currentReplicas", &int32(status, "currentReplicas")),
+            ("desiredReplicas", &int32(status, "desiredReplicas")),
+            ("currentCPUUtilizationPercentage", &cpu),
+        ]);
+        out.insert("status".into(), v1_status);
     }
     Value::Object(out)
 }
@@ -413,16 +413,9 @@ pub(crate) fn v1_to_v2(hpa: &Value) -> Value {
         "autoscaling/v2",
         with_annotations(meta, annotations_without_round_trip(meta)),
     );
-    out.insert(
-        "spec".into(),
-        obj(&[
-            ("scaleTargetRef", &spec["scaleTargetRef"]),
-            ("minReplicas", &spec["minReplicas"]),
-            ("maxReplicas", &int32(spec, "maxReplicas")),
-            ("metrics", &json!(metrics)),
-            ("behavior", &behavior),
-        ]),
-    );
+    let metrics = json!(metrics);
+    let v2_spec = spec_of(spec, &[("metrics", &metrics), ("behavior", &behavior)]);
+    out.insert("spec".into(), v2_spec);
     if status.is_object() {
         let mut current: Value = Value::Null;
         if let Some(cpu) = status
