@@ -215,8 +215,7 @@ impl Default for Store {
     }
 }
 
-/// Stamp `resourceVersion` into an object.
-/// `value` as stored at revision `rv`.
+/// `value` as stored at revision `rv`: its `resourceVersion` stamped.
 fn stamped(mut value: Value, rv: u64) -> Stored {
     if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
