@@ -58,12 +58,14 @@ async fn sweep_orphans(kwokctl: &Path) {
     }
 }
 
-/// kwokctl's binary runtime gives each component a port by asking the kernel for a free one,
-/// closing it, and starting the component on it later: two clusters created at once can be
-/// given the same port, and one of them fails to start. Creations on a machine therefore take
-/// turns, holding a lock on the kwokctl binary they share (any user who may run it may open it);
-/// a cluster that is up holds its ports, so running clusters do not wait for each other. Without
-/// the lock (an unreadable binary) the creation goes ahead.
+/// kwokctl's binary runtime gives each component the first port down from 32767 that it can
+/// bind, closes it, and starts the component on it later: two clusters created at once are given
+/// the same ports, and one cluster's component fails to start, or another's answers in its place
+/// (an APIService routed to the other cluster's metrics-server). Creations on a machine therefore
+/// take turns, holding a lock on the kwokctl binary they share (any user who may run it may open
+/// it), and a turn ends once every component of the new cluster listens on its port
+/// ([`KwokctlCluster::wait_listening`]); a cluster that is up holds its ports, so running clusters
+/// do not wait for each other. Without the lock (an unreadable binary) the creation goes ahead.
 async fn creation_turn(kwokctl: &Path) -> Option<nix::fcntl::Flock<std::fs::File>> {
     let file = std::fs::File::open(kwokctl).ok()?;
     let waited = std::time::Instant::now();
@@ -237,6 +239,13 @@ impl KwokctlCluster {
         let output = cluster
             .kwokctl(&args, CREATE_TIMEOUT + Duration::from_secs(30))
             .await;
+        // The turn is held until every component listens on its port (see `creation_turn`).
+        let output = match output {
+            Ok(output) if output.status.success() => {
+                cluster.wait_listening().await.map(|()| output)
+            }
+            other => other,
+        };
         drop(turn);
         match output {
             Ok(output) if output.status.success() => {
@@ -293,6 +302,48 @@ impl KwokctlCluster {
         match std::fs::read(&log) {
             Ok(bytes) => tail(&bytes, lines),
             Err(error) => format!("({}: {error})", log.display()),
+        }
+    }
+
+    /// Waits until each component accepts connections on the ports kwokctl gave it: `kwokctl
+    /// create --wait` asks only that every process runs and that the API server answers, so the
+    /// controller manager, the scheduler, kwok and metrics-server may not have bound theirs yet,
+    /// and a cluster created meanwhile could be given the same ports. A component that never
+    /// listens is named with its log's last lines.
+    async fn wait_listening(&self) -> anyhow::Result<()> {
+        let saved = self
+            .workdir
+            .path()
+            .join("clusters")
+            .join(&self.name)
+            .join("kwok.yaml");
+        let text = std::fs::read_to_string(&saved)
+            .with_context(|| format!("reading kwokctl's configuration {}", saved.display()))?;
+        let mut waiting = component_ports(&text)
+            .with_context(|| format!("reading the ports in {}", saved.display()))?;
+        let deadline = tokio::time::Instant::now() + CREATE_TIMEOUT;
+        loop {
+            let mut still = Vec::new();
+            for (component, port) in waiting {
+                let connect = tokio::net::TcpStream::connect((std::net::Ipv4Addr::LOCALHOST, port));
+                match tokio::time::timeout(Duration::from_secs(1), connect).await {
+                    Ok(Ok(_)) => {}
+                    _ => still.push((component, port)),
+                }
+            }
+            let Some((component, port)) = still.first() else {
+                return Ok(());
+            };
+            if tokio::time::Instant::now() >= deadline {
+                anyhow::bail!(
+                    "{component} of the kwokctl cluster did not listen on port {port} within {}s; \
+                     its last lines:\n{}",
+                    CREATE_TIMEOUT.as_secs(),
+                    self.component_log_tail(component, 20)
+                );
+            }
+            waiting = still;
+            tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
 
@@ -390,6 +441,47 @@ async fn run_delete(command: std::process::Command) -> anyhow::Result<std::proce
         .context("running kwokctl delete")
 }
 
+/// The ports of the cluster's components (`components[].ports[].port`, which the binary runtime
+/// binds on the host) in kwokctl's saved configuration, a stream of documents of which one is the
+/// `KwokctlConfiguration`.
+fn component_ports(config: &str) -> anyhow::Result<Vec<(String, u16)>> {
+    #[derive(serde::Deserialize)]
+    struct Document {
+        #[serde(default)]
+        components: Vec<Component>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Component {
+        name: String,
+        #[serde(default)]
+        ports: Vec<Port>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Port {
+        port: u16,
+    }
+    for document in serde_yaml::Deserializer::from_str(config) {
+        let value = <serde_yaml::Value as serde::Deserialize>::deserialize(document)?;
+        if value.get("kind").and_then(serde_yaml::Value::as_str) != Some("KwokctlConfiguration") {
+            continue;
+        }
+        let document: Document = serde_yaml::from_value(value)?;
+        return Ok(document
+            .components
+            .into_iter()
+            .flat_map(|component| {
+                let name = component.name;
+                component
+                    .ports
+                    .into_iter()
+                    .filter(|port| port.port != 0)
+                    .map(move |port| (name.clone(), port.port))
+            })
+            .collect());
+    }
+    anyhow::bail!("no KwokctlConfiguration document")
+}
+
 fn tail(bytes: &[u8], lines: usize) -> String {
     let text = String::from_utf8_lossy(bytes);
     let all: Vec<&str> = text.lines().collect();
@@ -419,5 +511,53 @@ mod tests {
             .filter(|(name, _)| name.to_string_lossy().starts_with("CARGO"))
             .count();
         assert!(others > 0, "the test runner sets CARGO_* variables");
+    }
+
+    /// The ports of kwokctl v0.7.0's saved configuration (the shape `kwokctl create cluster
+    /// --runtime binary` writes to `clusters/<name>/kwok.yaml`): every component's, the stages
+    /// after it ignored.
+    #[test]
+    fn component_ports_are_read_from_the_saved_configuration() {
+        let saved = "apiVersion: config.kwok.x-k8s.io/v1alpha1
+components:
+- name: etcd
+  ports:
+  - name: peer-http
+    port: 32754
+    protocol: TCP
+  - name: http
+    port: 32747
+    protocol: TCP
+- name: kube-apiserver
+  ports:
+  - name: https
+    port: 32746
+    protocol: TCP
+- name: metrics-server
+  ports:
+  - hostPort: 0
+    name: https
+    port: 32740
+    protocol: TCP
+kind: KwokctlConfiguration
+options:
+  kubeApiserverPort: 32746
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: node-initialize
+";
+        let ports = component_ports(saved).unwrap();
+        assert_eq!(
+            ports,
+            [
+                ("etcd".to_string(), 32754),
+                ("etcd".to_string(), 32747),
+                ("kube-apiserver".to_string(), 32746),
+                ("metrics-server".to_string(), 32740),
+            ]
+        );
+        assert!(component_ports("kind: Stage\n").is_err());
     }
 }

@@ -21,6 +21,9 @@ use super::pod_usage;
 use crate::scenario::model::{PodExecSpec, PodLogsSpec, PodPortForwardSpec, PodUsageSpec};
 use crate::scenario::Perturbation;
 
+/// The APIService kwokctl registers for metrics-server (metrics-server's own name for it).
+const METRICS_API_SERVICE: &str = "v1beta1.metrics.k8s.io";
+
 /// Saved whole-cluster state.
 pub enum Snapshot {
     #[cfg(feature = "embedded")]
@@ -315,6 +318,9 @@ impl Target {
         let start = super::kwokctl::CREATE_TIMEOUT;
         target.kubectl.wait_ready(start).await?;
         target.wait_for_default_namespace(start).await?;
+        if metrics_paths {
+            target.wait_for_metrics_api(start).await?;
+        }
         target.ensure_nodes(&setup.nodes).await?;
         target.settle().await;
         Ok(Target {
@@ -358,6 +364,43 @@ impl Target {
                      kube-controller-manager's last lines:\n{controllers}",
                     within.as_secs(),
                     output.error_text()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// The embedded cluster serves `metrics.k8s.io` from its start; under kwokctl the API
+    /// server forwards it to metrics-server once its APIService is Available, so a script's first
+    /// `kubectl top` finds the API on either runtime.
+    async fn wait_for_metrics_api(&self, within: Duration) -> anyhow::Result<()> {
+        let deadline = tokio::time::Instant::now() + within;
+        let available = [
+            "get",
+            "apiservice",
+            METRICS_API_SERVICE,
+            "-o",
+            "jsonpath={.status.conditions[?(@.type==\"Available\")].status}",
+        ];
+        loop {
+            let output = self.kubectl.run(&available, None).await?;
+            if output.success && output.stdout.trim() == "True" {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                let log = match &self.backend {
+                    Backend::Kwokctl(cluster) => cluster.component_log_tail("metrics-server", 20),
+                    _ => String::new(),
+                };
+                anyhow::bail!(
+                    "the APIService {METRICS_API_SERVICE} was not Available within {}s{}\n\
+                     metrics-server's last lines:\n{log}",
+                    within.as_secs(),
+                    if output.success {
+                        String::new()
+                    } else {
+                        format!(": {}", output.error_text())
+                    }
                 );
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
