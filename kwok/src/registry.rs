@@ -57,7 +57,9 @@ pub use kinds::rbac::rolebinding::RESOURCE as ROLEBINDINGS;
 pub use kinds::scheduling::priorityclass::RESOURCE as PRIORITYCLASSES;
 pub use kinds::storage::csidriver::RESOURCE as CSIDRIVERS;
 pub use kinds::storage::csinode::RESOURCE as CSINODES;
+pub use kinds::storage::csistoragecapacity::RESOURCE as CSISTORAGECAPACITIES;
 pub use kinds::storage::storageclass::RESOURCE as STORAGECLASSES;
+pub use kinds::storage::volumeattachment::RESOURCE as VOLUMEATTACHMENTS;
 
 /// Every served resource, in discovery order.
 pub static RESOURCES: &[&ResourceDef] = &[
@@ -104,7 +106,9 @@ pub static RESOURCES: &[&ResourceDef] = &[
     &ROLES,
     &CSIDRIVERS,
     &CSINODES,
+    &CSISTORAGECAPACITIES,
     &STORAGECLASSES,
+    &VOLUMEATTACHMENTS,
     &CUSTOMRESOURCEDEFINITIONS,
     &PRIORITYCLASSES,
     &LEASES,

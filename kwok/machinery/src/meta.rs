@@ -163,6 +163,21 @@ pub fn keep_meta(new: &mut Value, old: &Value, key: &str) {
     restore(meta_mut(new), key, old["metadata"].get(key));
 }
 
+/// `ResetObjectMetaForStatus`: a status write changes none of the metadata the main resource
+/// owns (the deletion mark and generation, which every update keeps, are kept too).
+pub fn reset_meta_for_status(new: &mut Value, old: &Value) {
+    for key in [
+        "deletionTimestamp",
+        "generation",
+        "labels",
+        "annotations",
+        "finalizers",
+        "ownerReferences",
+    ] {
+        keep_meta(new, old, key);
+    }
+}
+
 /// `Generation = 1`, which the strategies of kinds that track spec changes set on create.
 pub fn first_generation(obj: &mut Value) {
     obj["metadata"]["generation"] = json!(1);

@@ -242,7 +242,13 @@ const REGISTERED: &[(&str, &str, &[&str])] = &[
     (
         "storage.k8s.io",
         "v1",
-        &["CSIDriver", "CSINode", "StorageClass", "VolumeAttachment"],
+        &[
+            "CSIDriver",
+            "CSINode",
+            "CSIStorageCapacity",
+            "StorageClass",
+            "VolumeAttachment",
+        ],
     ),
 ];
 

@@ -1,6 +1,8 @@
-//! Storage: StorageClasses, CSIDrivers, CSINodes, PersistentVolumes and PersistentVolumeClaims
-//! (`printStorageClass`, `printCSIDriver`, `printCSINode`, `printPersistentVolume`,
-//! `printPersistentVolumeClaim` in printers.go).
+//! Storage: StorageClasses, CSIDrivers, CSINodes, VolumeAttachments, PersistentVolumes and
+//! PersistentVolumeClaims (`printStorageClass`, `printCSIDriver`, `printCSINode`,
+//! `printVolumeAttachment`, `printPersistentVolume`, `printPersistentVolumeClaim` in
+//! printers.go). CSIStorageCapacities have the default table (their storage's
+//! `NewDefaultTableConvertor`).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -48,6 +50,18 @@ pub const CSI_DRIVER_COLUMNS: &[Column] = &[
 pub const CSI_NODE_COLUMNS: &[Column] = &[
     Column::name(),
     Column::new("Drivers", "integer", docs::CSI_NODE_DRIVERS),
+    Column::age(),
+];
+
+pub const VOLUME_ATTACHMENT_COLUMNS: &[Column] = &[
+    Column::name(),
+    Column {
+        format: "name",
+        ..Column::new("Attacher", "string", docs::VA_ATTACHER)
+    },
+    Column::new("PV", "string", docs::VA_PERSISTENT_VOLUME_NAME),
+    Column::new("Node", "string", docs::VA_NODE_NAME),
+    Column::new("Attached", "boolean", docs::VA_ATTACHED),
     Column::age(),
 ];
 
@@ -231,4 +245,19 @@ pub fn csi_driver_cells(driver: &Value, now: DateTime<Utc>) -> Vec<Value> {
 pub fn csi_node_cells(node: &Value, now: DateTime<Utc>) -> Vec<Value> {
     let drivers = arr_at(node, &["spec", "drivers"]).len();
     vec![name(node), Value::from(drivers), age(node, now)]
+}
+
+/// `printVolumeAttachment`: the attacher, the volume's name (empty for an inline volume), the
+/// node, whether it is attached.
+pub fn volume_attachment_cells(attachment: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let spec = &attachment["spec"];
+    let text = |v: &Value| Value::from(v.as_str().unwrap_or(""));
+    vec![
+        name(attachment),
+        text(&spec["attacher"]),
+        text(&spec["source"]["persistentVolumeName"]),
+        text(&spec["nodeName"]),
+        Value::from(attachment["status"]["attached"].as_bool().unwrap_or(false)),
+        age(attachment, now),
+    ]
 }

@@ -1,4 +1,5 @@
-//! Storage: StorageClasses, CSIDrivers and CSINodes (pkg/apis/storage/validation),
+//! Storage: StorageClasses, CSIDrivers, CSINodes, CSIStorageCapacities and VolumeAttachments
+//! (pkg/apis/storage/validation),
 //! PersistentVolumeClaims and
 //! PersistentVolumes (core validation `ValidatePersistentVolumeClaim`, `ValidatePersistentVolume`
 //! and their updates).
@@ -8,8 +9,9 @@ use serde_json::Value;
 use super::labels::label_selector;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{
-    duplicate, forbidden, invalid, no_backsteps, not_supported, required, too_long, Path,
+    duplicate, forbidden, invalid, no_backsteps, not_supported, required, too_long, Path, IMMUTABLE,
 };
+use super::pod::semantic_eq;
 use super::read::{list, s};
 use crate::error::{go_quote, FieldError};
 use crate::gofmt::go_syntax;
@@ -281,12 +283,31 @@ fn source(name: &str, src: &Value, spec: &Value, p: &Path) -> Vec<FieldError> {
     errs
 }
 
-/// `ValidatePersistentVolumeSpec` of a volume that is not inline.
-fn volume_spec(spec: &Value) -> Vec<FieldError> {
-    let p = Path::new("spec");
-    let mut errs = access_modes(spec, &p.child("accessModes"), "");
+/// `ValidatePersistentVolumeSpec` at `p`: a PersistentVolume's spec, or with `inline` a
+/// VolumeAttachment's inline volume, which is a CSI volume as the pod declared it (no capacity,
+/// claim, class or node affinity of its own).
+fn volume_spec(spec: &Value, p: &Path, inline: bool) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let set = |key: &str| spec.get(key).is_some_and(|v| !v.is_null());
+    if inline {
+        const INLINE: &str = "may not be specified in the context of inline volumes";
+        if set("claimRef") {
+            errs.push(forbidden(&p.child("claimRef"), INLINE));
+        }
+        if spec["capacity"].as_object().is_some_and(|c| !c.is_empty()) {
+            errs.push(forbidden(&p.child("capacity"), INLINE));
+        }
+        if !set("csi") {
+            errs.push(required(
+                &p.child("csi"),
+                "has to be specified in the context of inline volumes",
+            ));
+        }
+    }
+    errs.extend(access_modes(spec, &p.child("accessModes"), ""));
     let capacity = spec.get("capacity").and_then(Value::as_object);
     match capacity.filter(|c| !c.is_empty()) {
+        _ if inline => {}
         None => errs.push(required(&p.child("capacity"), "")),
         Some(c) => {
             for (k, v) in c {
@@ -306,7 +327,12 @@ fn volume_spec(spec: &Value) -> Vec<FieldError> {
         }
     }
     let policy = s(spec, "persistentVolumeReclaimPolicy");
-    if !policy.is_empty() && !["Delete", "Recycle", "Retain"].contains(&policy) {
+    if inline && !policy.is_empty() && policy != "Retain" {
+        errs.push(forbidden(
+            &p.child("persistentVolumeReclaimPolicy"),
+            "may only be Retain in the context of inline volumes",
+        ));
+    } else if !policy.is_empty() && !["Delete", "Recycle", "Retain"].contains(&policy) {
         errs.push(not_supported(
             &p.child("persistentVolumeReclaimPolicy"),
             go_quote(policy),
@@ -314,7 +340,12 @@ fn volume_spec(spec: &Value) -> Vec<FieldError> {
         ));
     }
     if let Some(affinity) = spec.get("nodeAffinity").filter(|v| v.is_object()) {
-        if affinity.get("required").is_none_or(Value::is_null) {
+        if inline {
+            errs.push(forbidden(
+                &p.child("nodeAffinity"),
+                "may not be specified in the context of inline volumes",
+            ));
+        } else if affinity.get("required").is_none_or(Value::is_null) {
             errs.push(required(
                 &p.child("nodeAffinity").child("required"),
                 "must specify required node constraints",
@@ -334,23 +365,35 @@ fn volume_spec(spec: &Value) -> Vec<FieldError> {
             continue;
         }
         count += 1;
-        errs.extend(source(name, src, spec, &p));
+        errs.extend(source(name, src, spec, p));
     }
     if count == 0 {
-        errs.push(required(&p, "must specify a volume type"));
+        errs.push(required(p, "must specify a volume type"));
     }
     let class = s(spec, "storageClassName");
-    if !class.is_empty() {
+    if inline && !class.is_empty() {
+        errs.push(forbidden(
+            &p.child("storageClassName"),
+            "may not be specified in the context of inline volumes",
+        ));
+    } else if !class.is_empty() {
         errs.extend(class_name(class, &p.child("storageClassName")));
     }
-    errs.extend(volume_mode(spec, &p.child("volumeMode")));
+    match spec.get("volumeMode").and_then(Value::as_str) {
+        Some(mode) if inline && mode != "Filesystem" => errs.push(forbidden(
+            &p.child("volumeMode"),
+            "may not specify volumeMode other than Filesystem in the context of inline volumes",
+        )),
+        _ if inline => {}
+        _ => errs.extend(volume_mode(spec, &p.child("volumeMode"))),
+    }
     errs
 }
 
 /// `ValidatePersistentVolume`.
 pub fn volume(obj: &Value) -> Vec<FieldError> {
     let mut errs = object_meta(obj, false, names::name_is_dns_subdomain, true);
-    errs.extend(volume_spec(&obj["spec"]));
+    errs.extend(volume_spec(&obj["spec"], &Path::new("spec"), false));
     errs
 }
 
@@ -692,6 +735,168 @@ fn csi_node_driver_dump(d: &Value) -> String {
         go_quote(s(d, "nodeID")),
         go_syntax::string_slice(d.get("topologyKeys")),
     )
+}
+
+/// `maxAttachedVolumeMetadataSize`: the attachment metadata's keys and values together.
+const ATTACHMENT_METADATA_MAX: usize = 256 * (1 << 10);
+/// `maxVolumeErrorMessageSize`.
+const VOLUME_ERROR_MESSAGE_MAX: usize = 1024;
+
+/// `ValidateVolumeAttachment` then `ValidateVolumeAttachmentV1`: an attacher that names a CSI
+/// driver, exactly one source, a node, and a status within its sizes.
+pub fn volume_attachment(obj: &Value) -> Vec<FieldError> {
+    let mut errs = volume_attachment_any_version(obj);
+    let (spec, p) = (&obj["spec"], Path::new("spec"));
+    errs.extend(csi_driver_name(s(spec, "attacher"), &p.child("attacher")));
+    let pv = spec["source"]
+        .get("persistentVolumeName")
+        .and_then(Value::as_str);
+    if let Some(pv) = pv {
+        for m in names::name_is_dns_subdomain(pv, false) {
+            errs.push(invalid(
+                &p.child("source").child("persistentVolumeName"),
+                go_quote(pv),
+                m,
+            ));
+        }
+    }
+    errs
+}
+
+/// `ValidateVolumeAttachment`.
+fn volume_attachment_any_version(obj: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta(obj, false, names::name_is_dns_subdomain, true);
+    let (spec, p) = (&obj["spec"], Path::new("spec"));
+    let attacher = s(spec, "attacher");
+    if attacher.is_empty() {
+        errs.push(required(&p.child("attacher"), ""));
+    }
+    let source = &spec["source"];
+    let sp = p.child("source");
+    let pv = source.get("persistentVolumeName").and_then(Value::as_str);
+    let inline = source.get("inlineVolumeSpec").filter(|v| !v.is_null());
+    const ONE: &str = "must specify exactly one of inlineVolumeSpec and persistentVolumeName";
+    match (pv, inline) {
+        (None, None) => errs.push(required(&sp, ONE)),
+        (Some(_), Some(_)) => errs.push(forbidden(&sp, ONE)),
+        (Some(""), None) => errs.push(required(
+            &sp.child("persistentVolumeName"),
+            "must specify non empty persistentVolumeName",
+        )),
+        (Some(_), None) => {}
+        (None, Some(inline)) => {
+            errs.extend(volume_spec(inline, &sp.child("inlineVolumeSpec"), true));
+        }
+    }
+    let node = s(spec, "nodeName");
+    for m in names::name_is_dns_subdomain(node, false) {
+        errs.push(invalid(&p.child("nodeName"), go_quote(node), m));
+    }
+    let (status, stp) = (&obj["status"], Path::new("status"));
+    let metadata: usize = status["attachmentMetadata"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+        .sum();
+    if metadata > ATTACHMENT_METADATA_MAX {
+        errs.push(too_long(
+            &stp.child("attachmentMetadata"),
+            ATTACHMENT_METADATA_MAX,
+        ));
+    }
+    for key in ["attachError", "detachError"] {
+        if s(&status[key], "message").len() > VOLUME_ERROR_MESSAGE_MAX {
+            // Upstream names the metadata's limit here, not the message's.
+            errs.push(too_long(
+                &stp.child(key).child("message"),
+                ATTACHMENT_METADATA_MAX,
+            ));
+        }
+    }
+    errs
+}
+
+/// The metadata update, then the strategy's `ValidateVolumeAttachment` and
+/// `ValidateVolumeAttachmentUpdate`, which runs the first again (its errors are listed twice,
+/// and the message names each once): the spec is fixed once created.
+pub fn volume_attachment_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    errs.extend(volume_attachment_any_version(new));
+    errs.extend(volume_attachment_any_version(new));
+    if !semantic_eq(&new["spec"], &old["spec"]) {
+        errs.push(invalid(
+            &Path::new("spec"),
+            volume_attachment_spec_dump(&new["spec"]),
+            IMMUTABLE,
+        ));
+    }
+    errs
+}
+
+/// `%#v` of an internal `storage.VolumeAttachmentSpec`.
+fn volume_attachment_spec_dump(spec: &Value) -> String {
+    let source = &spec["source"];
+    format!(
+        "storage.VolumeAttachmentSpec{{Attacher:{}, Source:storage.VolumeAttachmentSource{{\
+         PersistentVolumeName:{}, InlineVolumeSpec:{}}}, NodeName:{}}}",
+        go_syntax::string_field(spec, "attacher"),
+        go_syntax::pointer("string", source.get("persistentVolumeName")),
+        go_syntax::pointer("core.PersistentVolumeSpec", source.get("inlineVolumeSpec")),
+        go_syntax::string_field(spec, "nodeName"),
+    )
+}
+
+/// `ValidateCSIStorageCapacity`: the node topology a label selector, the class a class name,
+/// the capacity not negative.
+pub fn csi_storage_capacity(obj: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta(obj, true, names::name_is_dns_subdomain, true);
+    errs.extend(label_selector(
+        obj.get("nodeTopology"),
+        &Path::new("nodeTopology"),
+    ));
+    let class = s(obj, "storageClassName");
+    errs.extend(class_name(class, &Path::new("storageClassName")));
+    if let Some(capacity) = obj.get("capacity").and_then(Value::as_str) {
+        if let Ok(q) = Quantity::parse(capacity) {
+            if q.is_negative() {
+                errs.push(invalid(
+                    &Path::new("capacity"),
+                    go_quote(&q.canonical()),
+                    "must be greater than or equal to 0",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// The metadata update, then the strategy's `ValidateCSIStorageCapacity` and
+/// `ValidateCSIStorageCapacityUpdate`, which checks the metadata update again: what the capacity
+/// was asked for (the topology and the class) is fixed.
+pub fn csi_storage_capacity_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = object_meta_update(new, old, true);
+    errs.extend(csi_storage_capacity(new));
+    errs.extend(object_meta_update(new, old, true));
+    let topology = new.get("nodeTopology").filter(|v| !v.is_null());
+    if !semantic_eq(
+        topology.unwrap_or(&Value::Null),
+        old.get("nodeTopology").unwrap_or(&Value::Null),
+    ) {
+        errs.push(invalid(
+            &Path::new("nodeTopology"),
+            topology.map_or("null".into(), go_syntax::label_selector),
+            IMMUTABLE,
+        ));
+    }
+    if s(new, "storageClassName") != s(old, "storageClassName") {
+        errs.push(invalid(
+            &Path::new("storageClassName"),
+            go_quote(s(new, "storageClassName")),
+            IMMUTABLE,
+        ));
+    }
+    errs
 }
 
 #[cfg(test)]

@@ -42,6 +42,28 @@ pub fn selector_map(map: &Value, path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `GetWarningsForNodeSelector`: the deprecated keys of a label selector that picks nodes (a
+/// CSIStorageCapacity's topology), its expressions first; a `matchLabels` key is a child of the
+/// path, not an index. Go ranges over the map in random order; the keys are taken as written.
+pub fn label_selector(selector: &Value, path: &Path) -> Vec<String> {
+    let mut warnings = expressions(
+        &selector["matchExpressions"],
+        &path.child("matchExpressions"),
+    );
+    let labels = path.child("matchLabels");
+    for key in selector["matchLabels"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
+        if let Some(msg) = deprecated_label(key) {
+            warnings.push(format!("{}: {msg}", labels.child(key).as_str()));
+        }
+    }
+    warnings
+}
+
 /// `GetWarningsForNodeSelectorTerm`: the deprecated keys of a term's match expressions.
 pub fn selector_term(term: &Value, path: &Path) -> Vec<String> {
     expressions(&term["matchExpressions"], &path.child("matchExpressions"))

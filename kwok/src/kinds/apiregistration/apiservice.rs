@@ -10,7 +10,7 @@ use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1 as k8s;
 use serde_json::{json, Map, Value};
 
 use crate::error::FieldError;
-use crate::meta::{keep, keep_meta};
+use crate::meta::{keep, reset_meta_for_status};
 use crate::printers::{apiregistration as printer, Column};
 use crate::resource::Strategy;
 use crate::resource::{status, ResourceDef, SubresourceDef, FULL_VERBS};
@@ -148,12 +148,10 @@ impl Strategy for ApiService {
         validation::api_service_update(new, old)
     }
 
-    /// `apiServiceStatusStrategy.PrepareForUpdate`: the spec and these metadata stay.
+    /// `apiServiceStatusStrategy.PrepareForUpdate`: the spec and the metadata stay.
     fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
         keep(new, old, "spec");
-        for key in ["labels", "annotations", "finalizers", "ownerReferences"] {
-            keep_meta(new, old, key);
-        }
+        reset_meta_for_status(new, old);
     }
 
     fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {

@@ -2,4 +2,6 @@
 
 pub mod csidriver;
 pub mod csinode;
+pub mod csistoragecapacity;
 pub mod storageclass;
+pub mod volumeattachment;
