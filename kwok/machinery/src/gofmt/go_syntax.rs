@@ -8,13 +8,17 @@ use serde_json::{Map, Value};
 
 use crate::error::go_quote;
 
+/// What `field.Error` prints for a nil bad value, a nil pointer included: the string `null`,
+/// quoted as every string value is (`spec.selector: Invalid value: "null": field is immutable`).
+pub const NULL: &str = "\"null\"";
+
 /// A scalar the way `%q`/`%v` print it; objects and arrays fall back to their JSON.
 pub fn scalar(v: &Value) -> String {
     match v {
         Value::String(s) => go_quote(s),
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
-        Value::Null => "null".into(),
+        Value::Null => NULL.into(),
         other => other.to_string(),
     }
 }

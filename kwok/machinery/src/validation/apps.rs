@@ -38,7 +38,7 @@ pub fn validate_update(kind: Workload, new: &Value, old: &Value) -> Vec<FieldErr
     if !semantic_eq(ns.unwrap_or(&Value::Null), os.unwrap_or(&Value::Null)) {
         let shown = match ns.filter(|v| v.is_object()) {
             Some(sel) => render(sel),
-            None => "null".into(),
+            None => go_syntax::NULL.into(),
         };
         errs.push(invalid(&Path::of(&["spec", "selector"]), shown, IMMUTABLE));
     }
@@ -119,7 +119,7 @@ fn replicated_spec(kind: Workload, spec: &Value, p: &Path) -> Vec<FieldError> {
     let (sel, selector_errs) = required_selector(spec, p, "deployment");
     errs.extend(selector_errs);
     if !selector_parses(sel) {
-        let shown = sel.map_or("null".to_string(), render);
+        let shown = sel.map_or(go_syntax::NULL.to_string(), render);
         errs.push(invalid(
             &p.child("selector"),
             shown,

@@ -520,7 +520,7 @@ pub fn validate_job_update(new: &Value, old: &Value) -> Vec<FieldError> {
             "selector",
             ns.get("selector")
                 .filter(|s| s.is_object())
-                .map_or("null".to_string(), render),
+                .map_or(go_syntax::NULL.to_string(), render),
         ),
         ("template", "core.PodTemplateSpec{...}".to_string()),
         ("completionMode", scalar("completionMode")),

@@ -7,6 +7,7 @@ use super::labels::{annotations, labels};
 use super::path::{forbidden, invalid, nonnegative, required, too_long, Path, IMMUTABLE};
 use super::read::s;
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 /// How names of a kind are checked (`ValidateNameFunc`); the flag is "is a generateName prefix".
@@ -115,7 +116,7 @@ fn owner_references(m: &Value, p: &Path) -> Vec<FieldError> {
             } else {
                 errs.push(invalid(
                     p,
-                    crate::gofmt::go_syntax::scalar(&Value::Array(refs.clone())),
+                    go_syntax::scalar(&Value::Array(refs.clone())),
                     format!(
                         "Only one reference can have Controller set to true. Found \"true\" in references for {first_controller} and {current}"
                     ),
@@ -195,7 +196,7 @@ fn finalizers(m: &Value, p: &Path) -> Vec<FieldError> {
     if list.iter().any(|f| f == "orphan") && list.iter().any(|f| f == "foregroundDeletion") {
         errs.push(invalid(
             &p,
-            crate::gofmt::go_syntax::string_slice(m.get("finalizers")),
+            go_syntax::string_slice(m.get("finalizers")),
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
     }
@@ -233,7 +234,7 @@ pub fn object_meta_update(new: &Value, old: &Value, kube_finalizers: bool) -> Ve
         if !added.is_empty() {
             errs.push(forbidden(
                 &p.child("finalizers"),
-                format!("no new finalizers can be added if the object is being deleted, found new finalizers {}", crate::gofmt::go_syntax::string_slice(Some(&Value::from(added)))),
+                format!("no new finalizers can be added if the object is being deleted, found new finalizers {}", go_syntax::string_slice(Some(&Value::from(added)))),
             ));
         }
     }
@@ -268,7 +269,7 @@ pub fn object_meta_update(new: &Value, old: &Value, kube_finalizers: bool) -> Ve
     if n.filter(|v| !v.is_null()) != o.filter(|v| !v.is_null()) {
         let shown = n
             .and_then(Value::as_i64)
-            .map_or("null".to_string(), |v| v.to_string());
+            .map_or(go_syntax::NULL.to_string(), |v| v.to_string());
         errs.push(invalid(
             &p.child("deletionGracePeriodSeconds"),
             shown,
@@ -285,7 +286,7 @@ pub fn object_meta_update(new: &Value, old: &Value, kube_finalizers: bool) -> Ve
 /// A `metav1.Time` as `%v` prints it (`time.Time.String()`, UTC), or `null`.
 fn go_time(v: Option<&Value>) -> String {
     let Some(s) = v.and_then(Value::as_str) else {
-        return "null".into();
+        return go_syntax::NULL.into();
     };
     chrono::DateTime::parse_from_rfc3339(s)
         .map(|t| {

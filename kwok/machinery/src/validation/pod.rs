@@ -752,7 +752,7 @@ pub fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
         }
         (None, Some(_)) => errs.push(invalid(
             &sp.child("activeDeadlineSeconds"),
-            "null",
+            go_syntax::NULL,
             "must not update from a positive integer to nil value",
         )),
         _ => {}

@@ -5,6 +5,7 @@ use serde_json::Value;
 use super::meta::{object_meta, object_meta_update};
 use super::path::{forbidden, invalid, not_supported, Path, IMMUTABLE};
 use crate::error::{go_quote, FieldError};
+use crate::gofmt::go_syntax;
 use crate::names;
 
 /// `scheduling.SystemPriorityClassPrefix`.
@@ -87,7 +88,7 @@ pub fn priority_class_update(new: &Value, old: &Value) -> Vec<FieldError> {
     if new["preemptionPolicy"] != old["preemptionPolicy"] {
         let shown = new["preemptionPolicy"]
             .as_str()
-            .map_or("null".to_string(), go_quote);
+            .map_or(go_syntax::NULL.to_string(), go_quote);
         errs.push(invalid(&Path::new("preemptionPolicy"), shown, IMMUTABLE));
     }
     errs

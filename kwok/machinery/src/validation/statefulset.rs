@@ -116,7 +116,7 @@ fn spec(spec: &Value) -> Vec<FieldError> {
     if !selector_parses(sel) {
         errs.push(invalid(
             &p.child("selector"),
-            sel.map_or("null".to_string(), render),
+            sel.map_or(go_syntax::NULL.to_string(), render),
             "",
         ));
         return errs;

@@ -540,7 +540,7 @@ pub fn csi_driver_update(new: &Value, old: &Value) -> Vec<FieldError> {
     if spec.get("attachRequired") != old_spec.get("attachRequired") {
         let value = spec
             .get("attachRequired")
-            .map_or("null".into(), Value::to_string);
+            .map_or(go_syntax::NULL.into(), Value::to_string);
         errs.push(invalid(
             &Path::new("spec").child("attachedRequired"),
             value,
@@ -885,7 +885,7 @@ pub fn csi_storage_capacity_update(new: &Value, old: &Value) -> Vec<FieldError> 
     ) {
         errs.push(invalid(
             &Path::new("nodeTopology"),
-            topology.map_or("null".into(), go_syntax::label_selector),
+            topology.map_or(go_syntax::NULL.into(), go_syntax::label_selector),
             IMMUTABLE,
         ));
     }

@@ -206,7 +206,7 @@ fn type_matches(want: &str, v: &Value) -> bool {
 fn go_value(v: &Value) -> String {
     match v {
         Value::String(s) => go_quote(s),
-        Value::Null => "null".into(),
+        Value::Null => crate::gofmt::go_syntax::NULL.into(),
         other => other.to_string(),
     }
 }
