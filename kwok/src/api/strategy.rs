@@ -29,16 +29,27 @@ pub fn prepare_approval_update(res: &ResourceDef, new: &mut Value, old: &Value) 
     res.strategy.prepare_for_approval_update(new, old);
 }
 
-/// Fields of metadata only the server writes.
+/// `rest.BeforeUpdate`'s own resets, before the strategy and validation see the object: the
+/// generation is the server's; a missing uid, and the creation and deletion marks once set, are
+/// the old object's; a grace period once set stays unless the update names one. Any other
+/// change to these is `ValidateObjectMetaUpdate`'s to refuse ("field is immutable").
 fn copy_server_meta(new: &mut Value, old: &Value) {
-    for key in [
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-        "selfLink",
-    ] {
-        keep_meta(new, old, key);
+    let set = |obj: &Value, key: &str| {
+        obj["metadata"]
+            .get(key)
+            .is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+    };
+    keep_meta(new, old, "generation");
+    keep_meta(new, old, "selfLink");
+    if !set(new, "uid") {
+        keep_meta(new, old, "uid");
+    }
+    for key in ["creationTimestamp", "deletionTimestamp"] {
+        if set(old, key) {
+            keep_meta(new, old, key);
+        }
+    }
+    if set(old, "deletionGracePeriodSeconds") && !set(new, "deletionGracePeriodSeconds") {
+        keep_meta(new, old, "deletionGracePeriodSeconds");
     }
 }
