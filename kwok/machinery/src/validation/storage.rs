@@ -994,4 +994,96 @@ mod tests {
             ["spec: Required value: must specify a volume type"]
         );
     }
+
+    /// What kube-apiserver v1.32.13 answered for the same objects (differential session
+    /// `attachments`).
+    #[test]
+    fn a_volume_attachment_is_checked_as_upstream_checks_it() {
+        const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        let both = json!({"metadata": {"name": "Bad_Name"}, "spec": {
+            "attacher": "Bad_Driver", "nodeName": "Lab_Node",
+            "source": {"persistentVolumeName": "Bad_PV", "inlineVolumeSpec": {
+                "accessModes": ["ReadWriteOnce"],
+                "csi": {"driver": "hostpath.csi.k8s.io", "volumeHandle": "v1"}}}}});
+        assert_eq!(
+            messages(volume_attachment(&both)),
+            [
+                format!("metadata.name: Invalid value: \"Bad_Name\": {SUBDOMAIN}"),
+                "spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName".to_string(),
+                format!("spec.nodeName: Invalid value: \"Lab_Node\": {SUBDOMAIN}"),
+                format!("spec.attacher: Invalid value: \"Bad_Driver\": {SUBDOMAIN}"),
+                format!("spec.source.persistentVolumeName: Invalid value: \"Bad_PV\": {SUBDOMAIN}"),
+            ]
+        );
+        let inline = json!({"metadata": {"name": "inline-wrong"}, "spec": {
+            "attacher": "hostpath.csi.k8s.io", "nodeName": "lab-node-0",
+            "source": {"inlineVolumeSpec": {
+                "capacity": {"storage": "1Gi"}, "claimRef": {"name": "data", "namespace": "default"},
+                "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "fast",
+                "volumeMode": "Block", "nfs": {"server": "nfs.example.com", "path": "/exports"}}}}});
+        assert_eq!(
+            messages(volume_attachment(&inline)),
+            [
+                "spec.source.inlineVolumeSpec.claimRef: Forbidden: may not be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.capacity: Forbidden: may not be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.csi: Required value: has to be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.accessModes: Required value",
+                "spec.source.inlineVolumeSpec.persistentVolumeReclaimPolicy: Forbidden: may only be Retain in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.storageClassName: Forbidden: may not be specified in the context of inline volumes",
+                "spec.source.inlineVolumeSpec.volumeMode: Forbidden: may not specify volumeMode other than Filesystem in the context of inline volumes",
+            ]
+        );
+        // The spec is fixed; upstream prints the source's pointer as an address.
+        let old = json!({"metadata": {"name": "va", "resourceVersion": "1"}, "spec": {
+            "attacher": "hostpath.csi.k8s.io", "nodeName": "lab-node-0",
+            "source": {"persistentVolumeName": "pv-data"}}});
+        let mut moved = old.clone();
+        moved["spec"]["nodeName"] = json!("lab-node-1");
+        let errs = messages(volume_attachment_update(&moved, &old));
+        let [only] = &errs[..] else {
+            panic!("{errs:?}")
+        };
+        let (head, rest) = only.split_once("(*string)(0x").expect("a pointer");
+        let (_address, tail) = rest.split_once(')').expect("a pointer");
+        assert_eq!(
+            head,
+            "spec: Invalid value: storage.VolumeAttachmentSpec{Attacher:\"hostpath.csi.k8s.io\", Source:storage.VolumeAttachmentSource{PersistentVolumeName:"
+        );
+        assert_eq!(
+            tail,
+            ", InlineVolumeSpec:(*core.PersistentVolumeSpec)(nil)}, NodeName:\"lab-node-1\"}: field is immutable"
+        );
+    }
+
+    /// What kube-apiserver v1.32.13 answered for the same objects (differential session
+    /// `attachments`).
+    #[test]
+    fn a_csi_storage_capacity_is_checked_as_upstream_checks_it() {
+        let bad = json!({"metadata": {"name": "csisc-bad", "namespace": "default"},
+            "storageClassName": "Bad_Class",
+            "nodeTopology": {"matchExpressions": [{"key": "zone", "operator": "Maybe"}]},
+            "capacity": "-1Gi"});
+        let errs = messages(csi_storage_capacity(&bad));
+        assert_eq!(errs.len(), 3, "{errs:?}");
+        assert_eq!(
+            errs[0],
+            "nodeTopology.matchExpressions[0].operator: Invalid value: \"Maybe\": not a valid selector operator"
+        );
+        assert!(errs[1].starts_with(
+            "storageClassName: Invalid value: \"Bad_Class\": a lowercase RFC 1123 subdomain"
+        ));
+        assert_eq!(
+            errs[2],
+            "capacity: Invalid value: \"-1Gi\": must be greater than or equal to 0"
+        );
+        let old = json!({"metadata": {"name": "c", "namespace": "storage", "resourceVersion": "1"},
+            "storageClassName": "standard",
+            "nodeTopology": {"matchLabels": {"topology.hostpath.csi/node": "lab-node-0"}}});
+        let mut unset = old.clone();
+        unset["nodeTopology"] = Value::Null;
+        assert_eq!(
+            messages(csi_storage_capacity_update(&unset, &old)),
+            ["nodeTopology: Invalid value: \"null\": field is immutable"]
+        );
+    }
 }
