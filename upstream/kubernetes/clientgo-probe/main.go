@@ -24,6 +24,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -140,7 +141,15 @@ func main() {
 
 	one := intstr.FromInt32(1)
 	exercise("poddisruptionbudgets", cs.PolicyV1().PodDisruptionBudgets(ns), &policyv1.PodDisruptionBudget{ObjectMeta: meta("pdb"), Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &one, Selector: selector}})
-	exercise("storageclasses", cs.StorageV1().StorageClasses(), &storagev1.StorageClass{ObjectMeta: cluster("sc"), Provisioner: "example.com/none"})
+	storage := cs.StorageV1()
+	exercise("storageclasses", storage.StorageClasses(), &storagev1.StorageClass{ObjectMeta: cluster("sc"), Provisioner: "example.com/none"})
+	exercise("csidrivers", storage.CSIDrivers(), &storagev1.CSIDriver{ObjectMeta: cluster("driver.example.com")})
+	exercise("csinodes", storage.CSINodes(), &storagev1.CSINode{ObjectMeta: cluster("node"), Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "driver.example.com", NodeID: "node-1"}}}})
+	volume := "pv-data"
+	exercise("volumeattachments", storage.VolumeAttachments(), &storagev1.VolumeAttachment{ObjectMeta: cluster("attachment"), Spec: storagev1.VolumeAttachmentSpec{Attacher: "driver.example.com", NodeName: "typed-parking", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: &volume}}})
+	capacity := resource.MustParse("100Gi")
+	exercise("csistoragecapacities", storage.CSIStorageCapacities(ns), &storagev1.CSIStorageCapacity{ObjectMeta: meta("capacity"), StorageClassName: "standard", NodeTopology: selector, Capacity: &capacity})
+	exercise("runtimeclasses", cs.NodeV1().RuntimeClasses(), &nodev1.RuntimeClass{ObjectMeta: cluster("runtime"), Handler: "nvidia"})
 	exercise("priorityclasses", cs.SchedulingV1().PriorityClasses(), &schedulingv1.PriorityClass{ObjectMeta: cluster("prio"), Value: 1000})
 	holder := "probe"
 	exercise("leases", cs.CoordinationV1().Leases(ns), &coordinationv1.Lease{ObjectMeta: meta("lease"), Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder}})
