@@ -132,6 +132,17 @@ impl ScalePaths {
     }
 }
 
+/// The `GetResetFields` of a kind whose status strategy also resets the metadata
+/// (`ResetObjectMetaForStatus`): the main resource resets the status, the status subresource the
+/// spec and the metadata.
+pub fn status_resets_metadata(subresource: &str) -> &'static [&'static str] {
+    match subresource {
+        "" => &["status"],
+        "status" => &["metadata", "spec"],
+        _ => &[],
+    }
+}
+
 /// The `status` subresource, whose body is the parent kind.
 pub const fn status(kind: &'static str) -> SubresourceDef {
     parent_body("status", kind)

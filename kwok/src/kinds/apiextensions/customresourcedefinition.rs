@@ -95,11 +95,7 @@ crate::kinds::decodes_as!(CustomResourceDefinition, k8s::CustomResourceDefinitio
 impl Strategy for CustomResourceDefinition {
     /// `strategy.GetResetFields`, `statusStrategy.GetResetFields`.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
-        match subresource {
-            "" => &["status"],
-            "status" => &["metadata", "spec"],
-            _ => &[],
-        }
+        crate::resource::status_resets_metadata(subresource)
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

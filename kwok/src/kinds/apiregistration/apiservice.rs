@@ -105,11 +105,7 @@ crate::kinds::decodes_as!(ApiService, k8s::APIService);
 impl Strategy for ApiService {
     /// `apiServerStrategy.GetResetFields`, `apiServerStatusStrategy.GetResetFields`.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
-        match subresource {
-            "" => &["status"],
-            "status" => &["spec", "metadata"],
-            _ => &[],
-        }
+        crate::resource::status_resets_metadata(subresource)
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {

@@ -39,11 +39,7 @@ crate::kinds::decodes_as!(VolumeAttachment, k8s::VolumeAttachment);
 impl Strategy for VolumeAttachment {
     /// `volumeAttachmentStrategy.GetResetFields` and its status strategy's.
     fn reset_fields(&self, subresource: &str) -> &'static [&'static str] {
-        match subresource {
-            "" => &["status"],
-            "status" => &["metadata", "spec"],
-            _ => &[],
-        }
+        crate::resource::status_resets_metadata(subresource)
     }
 
     fn protobuf(&self) -> Option<&'static crate::protobuf::schema::Message> {
