@@ -721,19 +721,14 @@ fn same_driver(a: &Value, b: &Value) -> bool {
     norm(a) == norm(b)
 }
 
-/// `%#v` of a `storage.CSINodeDriver`. Its `Allocatable` is a pointer, which Go prints as an
-/// address; the address is left out.
+/// `%#v` of a `storage.CSINodeDriver`, its `Allocatable` a pointer.
 fn csi_node_driver_dump(d: &Value) -> String {
-    let allocatable = if d["allocatable"].is_object() {
-        "(*storage.VolumeNodeResources)(0x…)"
-    } else {
-        "(*storage.VolumeNodeResources)(nil)"
-    };
     format!(
-        "storage.CSINodeDriver{{Name:{}, NodeID:{}, TopologyKeys:{}, Allocatable:{allocatable}}}",
+        "storage.CSINodeDriver{{Name:{}, NodeID:{}, TopologyKeys:{}, Allocatable:{}}}",
         go_quote(s(d, "name")),
         go_quote(s(d, "nodeID")),
         go_syntax::string_slice(d.get("topologyKeys")),
+        go_syntax::pointer("storage.VolumeNodeResources", d.get("allocatable")),
     )
 }
 
