@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::external::{self, ObjectSet};
-use super::kubectl::Kubectl;
+use super::kubectl::{Kubectl, KubectlOutput};
 use super::kwokctl::KwokctlCluster;
 use super::names::generated_name;
 use super::nodes::NodeTemplate;
@@ -332,78 +332,83 @@ impl Target {
     /// A fresh API server accepts requests before its controllers have created `default` and its
     /// ServiceAccount, which every namespaced write of a scenario may need.
     async fn wait_for_default_namespace(&self, within: Duration) -> anyhow::Result<()> {
-        let deadline = tokio::time::Instant::now() + within;
-        loop {
-            let output = self
-                .kubectl
-                .run(
-                    &[
-                        "get",
-                        "serviceaccount",
-                        "default",
-                        "-n",
-                        "default",
-                        "-o",
-                        "name",
-                    ],
-                    None,
-                )
-                .await?;
-            if output.success {
-                return Ok(());
-            }
-            if tokio::time::Instant::now() >= deadline {
-                let controllers = match &self.backend {
-                    Backend::Kwokctl(cluster) => {
-                        cluster.component_log_tail("kube-controller-manager", 20)
-                    }
-                    _ => String::new(),
-                };
-                anyhow::bail!(
-                    "the cluster's default ServiceAccount did not appear within {}s: {}\n\
-                     kube-controller-manager's last lines:\n{controllers}",
-                    within.as_secs(),
-                    output.error_text()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(250)).await;
+        let args = [
+            "get",
+            "serviceaccount",
+            "default",
+            "-n",
+            "default",
+            "-o",
+            "name",
+        ];
+        if let Some(last) = self
+            .poll_kubectl(&args, |output| output.success, within)
+            .await?
+        {
+            anyhow::bail!(
+                "the cluster's default ServiceAccount did not appear within {}s{last}\n\
+                 kube-controller-manager's last lines:\n{}",
+                within.as_secs(),
+                self.component_log_tail("kube-controller-manager")
+            );
         }
+        Ok(())
     }
 
     /// The embedded cluster serves `metrics.k8s.io` from its start; under kwokctl the API
     /// server forwards it to metrics-server once its APIService is Available, so a script's first
     /// `kubectl top` finds the API on either runtime.
     async fn wait_for_metrics_api(&self, within: Duration) -> anyhow::Result<()> {
-        let deadline = tokio::time::Instant::now() + within;
-        let available = [
+        let args = [
             "get",
             "apiservice",
             METRICS_API_SERVICE,
             "-o",
             "jsonpath={.status.conditions[?(@.type==\"Available\")].status}",
         ];
+        let available = |output: &KubectlOutput| output.success && output.stdout.trim() == "True";
+        if let Some(last) = self.poll_kubectl(&args, available, within).await? {
+            anyhow::bail!(
+                "the APIService {METRICS_API_SERVICE} was not Available within {}s{last}\n\
+                 metrics-server's last lines:\n{}",
+                within.as_secs(),
+                self.component_log_tail("metrics-server")
+            );
+        }
+        Ok(())
+    }
+
+    /// Runs `kubectl args` every 250 ms until `ready` says its output is what a start waits
+    /// for (`None`), or past `within` gives kubectl's last complaint (`": <text>"`, empty when it
+    /// answered but not yet as hoped). A failure to run kubectl at all is passed on.
+    async fn poll_kubectl(
+        &self,
+        args: &[&str],
+        ready: impl Fn(&KubectlOutput) -> bool,
+        within: Duration,
+    ) -> anyhow::Result<Option<String>> {
+        let deadline = tokio::time::Instant::now() + within;
         loop {
-            let output = self.kubectl.run(&available, None).await?;
-            if output.success && output.stdout.trim() == "True" {
-                return Ok(());
+            let output = self.kubectl.run(args, None).await?;
+            if ready(&output) {
+                return Ok(None);
             }
             if tokio::time::Instant::now() >= deadline {
-                let log = match &self.backend {
-                    Backend::Kwokctl(cluster) => cluster.component_log_tail("metrics-server", 20),
-                    _ => String::new(),
-                };
-                anyhow::bail!(
-                    "the APIService {METRICS_API_SERVICE} was not Available within {}s{}\n\
-                     metrics-server's last lines:\n{log}",
-                    within.as_secs(),
-                    if output.success {
-                        String::new()
-                    } else {
-                        format!(": {}", output.error_text())
-                    }
-                );
+                return Ok(Some(if output.success {
+                    String::new()
+                } else {
+                    format!(": {}", output.error_text())
+                }));
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// The last lines a kwokctl cluster's `component` logged (nothing on another runtime).
+    fn component_log_tail(&self, component: &str) -> String {
+        match &self.backend {
+            Backend::Kwokctl(cluster) => cluster.component_log_tail(component, 20),
+            _ => String::new(),
         }
     }
 
